@@ -1,0 +1,27 @@
+// The local launcher behind `npm start`: fills local defaults, then starts the built server.
+// The server itself never invents a secret; this launcher keeps one generated secret in the data folder.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const env = process.env;
+const dataDir = path.resolve(env.PORTAL_DATA_DIR ?? '.data');
+mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+
+env.PORT ??= '3000';
+env.HOST ??= 'localhost';
+env.ORIGIN ??= `http://localhost:${env.PORT}`;
+env.SIWE_ALLOWED_DOMAINS ??= `localhost:${env.PORT}`;
+if (!env.DATABASE_URL) env.PGLITE_DATA_DIR ??= path.join(dataDir, 'pglite');
+
+if (!env.SESSION_PASSWORD) {
+	const file = path.join(dataDir, 'session-password');
+	if (!existsSync(file)) {
+		writeFileSync(file, randomBytes(32).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
+	}
+	chmodSync(file, 0o600);
+	env.SESSION_PASSWORD = readFileSync(file, 'utf8').trim();
+}
+
+console.log(`Member portal: http://localhost:${env.PORT} (${env.DATABASE_URL ? 'Postgres server' : 'embedded PGlite in ' + env.PGLITE_DATA_DIR})`);
+await import(path.resolve('build/index.js'));

@@ -1,0 +1,19 @@
+import type { SignedInMember } from '$lib/server/guards';
+import type { SessionData } from '$lib/server/session';
+
+declare global {
+	namespace App {
+		interface Error {
+			message: string;
+			code?: string;
+		}
+		interface Locals {
+			/** The unsealed session cookie, or null when there is none or it is not valid. */
+			session: SessionData | null;
+			/** The signed-in member, or null. Read it through requireMember() / requireAdmin(). */
+			member: SignedInMember | null;
+		}
+	}
+}
+
+export {};

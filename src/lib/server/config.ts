@@ -1,0 +1,226 @@
+import * as v from 'valibot';
+
+/** The server's validated configuration (DECISIONS.md "Configuration"). */
+export interface Config {
+	sessionPassword: string;
+	/** Older passwords, still accepted when reading cookies (rotation). */
+	sessionPasswordsPrevious: string[];
+	sessionTtlSeconds: number;
+	/** Lowercase `host` or `host:port` entries. */
+	siweAllowedDomains: string[];
+	/** Lowercase `0x` addresses. */
+	adminAddresses: ReadonlySet<string>;
+	databaseUrl: string | null;
+	pgliteDataDir: string;
+	communityPulseRepo: string | null;
+	githubToken: string | null;
+	githubApiUrl: string;
+	communityPulseTtlSeconds: number;
+	token: PublicToken | null;
+	polygonRpcUrl: string | null;
+}
+
+export interface PublicToken {
+	address: `0x${string}`;
+	symbol: string;
+	decimals: number;
+	image: string | null;
+}
+
+export class ConfigError extends Error {
+	constructor(readonly problems: { variable: string; problem: string }[]) {
+		super(
+			'Invalid configuration:\n' +
+				problems.map(({ variable, problem }) => `  - ${variable}: ${problem}`).join('\n')
+		);
+		this.name = 'ConfigError';
+	}
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const HOSTNAME = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`);
+const IPV6 = /^\[[0-9a-f:.]+\]$/;
+
+/** Splits a comma-separated list: blanks around entries trimmed, empty entries ignored. */
+export function splitList(value: string): string[] {
+	return value
+		.split(',')
+		.map((entry) => entry.trim())
+		.filter((entry) => entry !== '');
+}
+
+/** Why `entry` is not a `host` or `host:port`, or null when it is one. */
+function domainProblem(entry: string): string | null {
+	if (entry.includes('://')) return `"${entry}" has a scheme; give only host or host:port`;
+	if (/[/?#]/.test(entry)) return `"${entry}" has a path; give only host or host:port`;
+	if (entry.includes('@')) return `"${entry}" has user info; give only host or host:port`;
+	if (entry.includes('*')) return `"${entry}" has a wildcard; list each host`;
+	const match = /^(\[[^\]]*\]|[^:]+)(?::(\d+))?$/.exec(entry);
+	if (!match) return `"${entry}" is not a host or host:port`;
+	const [, host = '', port] = match;
+	if (!HOSTNAME.test(host) && !IPV6.test(host)) return `"${entry}" is not a valid host name`;
+	if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) {
+		return `"${entry}" has a port outside 1-65535`;
+	}
+	return null;
+}
+
+const optionalText = v.optional(v.pipe(v.string(), v.trim()), '');
+
+function positiveInteger(fallback: number) {
+	return v.pipe(
+		optionalText,
+		v.transform((raw) => (raw === '' ? String(fallback) : raw)),
+		v.regex(/^[1-9]\d*$/, 'must be a positive whole number'),
+		v.transform(Number),
+		v.safeInteger('must be a positive whole number')
+	);
+}
+
+function httpUrl(message: string) {
+	return v.pipe(
+		v.string(),
+		v.check((raw) => {
+			try {
+				return ['http:', 'https:'].includes(new URL(raw).protocol);
+			} catch {
+				return false;
+			}
+		}, message)
+	);
+}
+
+/** Checks every entry and reports the bad ones by value (for non-secret lists only). */
+function listOf(problemOf: (entry: string) => string | null) {
+	return v.pipe(
+		optionalText,
+		v.transform(splitList),
+		v.check(
+			(list: string[]) => list.every((entry) => problemOf(entry) === null),
+			(issue) => (issue.input as string[]).map(problemOf).filter(Boolean).join('; ')
+		)
+	);
+}
+
+const EnvSchema = v.object({
+	SESSION_PASSWORD: v.pipe(
+		optionalText,
+		v.nonEmpty('is required (a secret of at least 32 characters)'),
+		v.check((s) => s.length >= 32, 'must be at least 32 characters')
+	),
+	SESSION_PASSWORD_PREVIOUS: v.pipe(
+		optionalText,
+		v.transform(splitList),
+		v.check(
+			(list) => list.every((p) => p.length >= 32),
+			'every comma-separated entry must be at least 32 characters'
+		)
+	),
+	SESSION_TTL_SECONDS: positiveInteger(1_209_600),
+	SIWE_ALLOWED_DOMAINS: v.pipe(
+		listOf(domainProblem),
+		v.check((list) => list.length > 0, 'is required: comma-separated host or host:port entries'),
+		v.transform((list) => [...new Set(list.map((d) => d.toLowerCase()))])
+	),
+	ADMIN_ADDRESSES: v.pipe(
+		listOf((entry) => (ADDRESS.test(entry) ? null : `"${entry}" is not a 0x address of 40 hex digits`)),
+		v.transform((list) => new Set(list.map((a) => a.toLowerCase())) as ReadonlySet<string>)
+	),
+	DATABASE_URL: v.pipe(
+		optionalText,
+		v.check(
+			(url) => url === '' || /^postgres(ql)?:\/\/[^\s]+$/.test(url),
+			'must be a postgres:// or postgresql:// URL'
+		)
+	),
+	PGLITE_DATA_DIR: v.pipe(
+		optionalText,
+		v.transform((dir) => dir || '.data/pglite')
+	),
+	COMMUNITY_PULSE_REPO: v.pipe(
+		optionalText,
+		v.check(
+			(repo) => repo === '' || /^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/.test(repo),
+			'must be owner/name'
+		)
+	),
+	GITHUB_TOKEN: optionalText,
+	GITHUB_API_URL: v.pipe(
+		optionalText,
+		v.transform((url) => (url || 'https://api.github.com').replace(/\/+$/, '')),
+		httpUrl('must be an http(s) URL')
+	),
+	COMMUNITY_PULSE_TTL_SECONDS: positiveInteger(300),
+	PUBLIC_TOKEN_ADDRESS: v.pipe(
+		optionalText,
+		v.check((a) => a === '' || ADDRESS.test(a), 'must be a 0x address of 40 hex digits')
+	),
+	PUBLIC_TOKEN_SYMBOL: v.pipe(
+		optionalText,
+		v.check((s) => s.length <= 11, 'must be at most 11 characters (EIP-747)')
+	),
+	PUBLIC_TOKEN_DECIMALS: v.pipe(
+		optionalText,
+		v.check((d) => d === '' || (/^\d{1,2}$/.test(d) && Number(d) <= 36), 'must be a whole number from 0 to 36')
+	),
+	PUBLIC_TOKEN_IMAGE: v.pipe(
+		optionalText,
+		v.check((url) => url === '' || /^https?:\/\/\S+$/.test(url), 'must be an http(s) URL')
+	),
+	POLYGON_RPC_URL: v.pipe(
+		optionalText,
+		v.check((url) => url === '' || /^https?:\/\/\S+$/.test(url), 'must be an http(s) URL')
+	)
+});
+
+/**
+ * Reads and validates the environment once. Throws a ConfigError that names every bad variable;
+ * no message ever contains a variable's value except non-secret list entries.
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+	const result = v.safeParse(EnvSchema, env, { abortEarly: false });
+	const problems: { variable: string; problem: string }[] = [];
+	if (!result.success) {
+		for (const issue of result.issues) {
+			const variable = String(issue.path?.[0]?.key ?? 'environment');
+			// A valibot message may quote the received value; ours never do, so only keep ours.
+			const problem = issue.type === 'string' ? 'must be a string' : issue.message;
+			if (!problems.some((p) => p.variable === variable)) problems.push({ variable, problem });
+		}
+	}
+	const e = result.output as v.InferOutput<typeof EnvSchema>;
+	if (result.success) {
+		const tokenParts = [e.PUBLIC_TOKEN_ADDRESS, e.PUBLIC_TOKEN_SYMBOL, e.PUBLIC_TOKEN_DECIMALS];
+		if (tokenParts.some((p) => p !== '') && tokenParts.some((p) => p === '')) {
+			problems.push({
+				variable: 'PUBLIC_TOKEN_ADDRESS',
+				problem: 'PUBLIC_TOKEN_ADDRESS, PUBLIC_TOKEN_SYMBOL and PUBLIC_TOKEN_DECIMALS go together: set all three or none'
+			});
+		}
+	}
+	if (problems.length > 0) throw new ConfigError(problems);
+
+	return {
+		sessionPassword: e.SESSION_PASSWORD,
+		sessionPasswordsPrevious: e.SESSION_PASSWORD_PREVIOUS,
+		sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+		siweAllowedDomains: e.SIWE_ALLOWED_DOMAINS,
+		adminAddresses: e.ADMIN_ADDRESSES,
+		databaseUrl: e.DATABASE_URL || null,
+		pgliteDataDir: e.PGLITE_DATA_DIR,
+		communityPulseRepo: e.COMMUNITY_PULSE_REPO || null,
+		githubToken: e.GITHUB_TOKEN || null,
+		githubApiUrl: e.GITHUB_API_URL,
+		communityPulseTtlSeconds: e.COMMUNITY_PULSE_TTL_SECONDS,
+		token: e.PUBLIC_TOKEN_ADDRESS
+			? {
+					address: e.PUBLIC_TOKEN_ADDRESS as `0x${string}`,
+					symbol: e.PUBLIC_TOKEN_SYMBOL,
+					decimals: Number(e.PUBLIC_TOKEN_DECIMALS),
+					image: e.PUBLIC_TOKEN_IMAGE || null
+				}
+			: null,
+		polygonRpcUrl: e.POLYGON_RPC_URL || null
+	};
+}

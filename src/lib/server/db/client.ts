@@ -1,0 +1,83 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import postgres from 'postgres';
+import type { Config } from '../config';
+import { DatabaseUnavailableError, SchemaNotMigratedError, isDatabaseUnavailable } from './errors';
+import { applyMigrations, isSchemaCurrent } from './migrate';
+import * as schema from './schema';
+
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface DatabaseHandle {
+	kind: 'postgres' | 'pglite';
+	db: Database;
+	/**
+	 * Resolves once the database answers with a current schema. PGlite migrates itself here; a server
+	 * must have been migrated with `npm run db:migrate`. A failed check is retried on the next call.
+	 */
+	ready(): Promise<void>;
+	close(): Promise<void>;
+}
+
+export interface DbOptions {
+	migrationsFolder?: string;
+	/** Seconds to wait for a server connection before answering database_unavailable. */
+	connectTimeoutSeconds?: number;
+	/** Pool size for a Postgres server. */
+	max?: number;
+}
+
+const defaultMigrationsFolder = () => path.resolve(process.cwd(), 'drizzle');
+
+/** A Postgres server through postgres.js when DATABASE_URL is set, embedded PGlite otherwise. */
+export function createDb(
+	config: Pick<Config, 'databaseUrl' | 'pgliteDataDir'>,
+	options: DbOptions = {}
+): DatabaseHandle {
+	const migrationsFolder = options.migrationsFolder ?? defaultMigrationsFolder();
+	if (config.databaseUrl) {
+		const client = postgres(config.databaseUrl, {
+			max: options.max ?? 10,
+			connect_timeout: options.connectTimeoutSeconds ?? 3,
+			idle_timeout: 30,
+			onnotice: () => {},
+			connection: { application_name: 'member-portal', statement_timeout: 10_000 }
+		});
+		const db = drizzlePostgres(client, { schema }) as unknown as Database;
+		return {
+			kind: 'postgres',
+			db,
+			ready: memoUntilFailure(async () => {
+				if (!(await isSchemaCurrent(db))) throw new SchemaNotMigratedError();
+			}),
+			close: () => client.end({ timeout: 2 })
+		};
+	}
+
+	const dataDir = config.pgliteDataDir;
+	if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
+	const client = new PGlite(dataDir);
+	const db = drizzlePglite(client, { schema }) as unknown as Database;
+	return {
+		kind: 'pglite',
+		db,
+		ready: memoUntilFailure(() => applyMigrations(db, 'pglite', migrationsFolder)),
+		close: () => client.close()
+	};
+}
+
+/** Runs `check` once; while it fails, each later call tries again. */
+function memoUntilFailure(check: () => Promise<void>): () => Promise<void> {
+	let pending: Promise<void> | null = null;
+	return () => {
+		pending ??= check().catch((err: unknown) => {
+			pending = null;
+			throw isDatabaseUnavailable(err) ? new DatabaseUnavailableError({ cause: err }) : err;
+		});
+		return pending;
+	};
+}

@@ -1,0 +1,127 @@
+import { sql } from 'drizzle-orm';
+import {
+	bigint,
+	check,
+	index,
+	integer,
+	pgEnum,
+	pgTable,
+	primaryKey,
+	text,
+	timestamp,
+	uniqueIndex,
+	uuid
+} from 'drizzle-orm/pg-core';
+
+export const reviewState = pgEnum('review_state', ['pending', 'needs_info', 'approved', 'rejected']);
+export const allowlistState = pgEnum('allowlist_state', ['pending', 'added', 'failed']);
+export const distributionState = pgEnum('distribution_state', ['pending', 'sent', 'failed']);
+export const applicationField = pgEnum('application_field', ['review', 'allowlist', 'distribution']);
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+export const members = pgTable(
+	'members',
+	{
+		address: text('address').primaryKey(),
+		createdAt: createdAt(),
+		lastSignedInAt: timestamp('last_signed_in_at', { withTimezone: true }).notNull().defaultNow()
+	},
+	(t) => [check('members_address_lowercase', sql`${t.address} ~ '^0x[0-9a-f]{40}$'`)]
+);
+
+export const applications = pgTable(
+	'applications',
+	{
+		id: uuid('id').primaryKey().defaultRandom(),
+		applicantAddress: text('applicant_address')
+			.notNull()
+			.references(() => members.address),
+		displayName: text('display_name').notNull(),
+		motivation: text('motivation').notNull(),
+		contact: text('contact').notNull().default(''),
+		review: reviewState('review').notNull().default('pending'),
+		allowlist: allowlistState('allowlist').notNull().default('pending'),
+		distribution: distributionState('distribution').notNull().default('pending'),
+		createdAt: createdAt(),
+		updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow()
+	},
+	(t) => [
+		// One application per member whose review is not rejected.
+		uniqueIndex('applications_one_active_per_member')
+			.on(t.applicantAddress)
+			.where(sql`${t.review} <> 'rejected'`),
+		index('applications_created_at_idx').on(t.createdAt.desc(), t.id),
+		index('applications_review_idx').on(t.review, t.createdAt.desc()),
+		index('applications_allowlist_idx').on(t.allowlist, t.createdAt.desc()),
+		index('applications_distribution_idx').on(t.distribution, t.createdAt.desc()),
+		index('applications_applicant_idx').on(t.applicantAddress),
+		check('applications_display_name_length', sql`char_length(${t.displayName}) between 1 and 80`),
+		check('applications_motivation_length', sql`char_length(${t.motivation}) between 1 and 2000`),
+		check('applications_contact_length', sql`char_length(${t.contact}) <= 200`)
+	]
+);
+
+export const checkIns = pgTable(
+	'check_ins',
+	{
+		id: uuid('id').primaryKey().defaultRandom(),
+		memberAddress: text('member_address')
+			.notNull()
+			.references(() => members.address),
+		note: text('note').notNull().default(''),
+		createdAt: createdAt()
+	},
+	(t) => [
+		index('check_ins_member_created_idx').on(t.memberAddress, t.createdAt.desc()),
+		check('check_ins_note_length', sql`char_length(${t.note}) <= 280`)
+	]
+);
+
+/** The audit log: written in the same transaction as the change it records, never updated. */
+export const applicationEvents = pgTable(
+	'application_events',
+	{
+		id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+		applicationId: uuid('application_id')
+			.notNull()
+			.references(() => applications.id),
+		executorAddress: text('executor_address').notNull(),
+		createdAt: createdAt(),
+		field: applicationField('field').notNull(),
+		fromState: text('from_state').notNull(),
+		toState: text('to_state').notNull(),
+		reason: text('reason'),
+		txHash: text('tx_hash')
+	},
+	(t) => [
+		index('application_events_application_idx').on(t.applicationId, t.id),
+		check('application_events_tx_hash_format', sql`${t.txHash} ~ '^0x[0-9a-f]{64}$'`),
+		check('application_events_reason_length', sql`char_length(${t.reason}) <= 500`)
+	]
+);
+
+/** Per-subject, per-action counters; only consume_rate_limit() writes them. */
+export const rateLimitCounters = pgTable(
+	'rate_limit_counters',
+	{
+		subject: text('subject').notNull(),
+		action: text('action').notNull(),
+		windowStartedAt: timestamp('window_started_at', { withTimezone: true }).notNull(),
+		windowEndsAt: timestamp('window_ends_at', { withTimezone: true }).notNull(),
+		count: integer('count').notNull()
+	},
+	(t) => [
+		primaryKey({ columns: [t.subject, t.action] }),
+		index('rate_limit_counters_window_ends_idx').on(t.windowEndsAt)
+	]
+);
+
+export type Member = typeof members.$inferSelect;
+export type Application = typeof applications.$inferSelect;
+export type CheckIn = typeof checkIns.$inferSelect;
+export type ApplicationEvent = typeof applicationEvents.$inferSelect;
+export type ReviewState = (typeof reviewState.enumValues)[number];
+export type AllowlistState = (typeof allowlistState.enumValues)[number];
+export type DistributionState = (typeof distributionState.enumValues)[number];
+export type ApplicationField = (typeof applicationField.enumValues)[number];

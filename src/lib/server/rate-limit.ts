@@ -1,0 +1,66 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from './db/client';
+import { rowsOf } from './db/rows';
+
+/** The specification's per-address limits on authenticated operations. */
+export const RATE_LIMITS = {
+	submitApplication: { limit: 5, windowSeconds: 24 * 60 * 60 },
+	checkin: { limit: 20, windowSeconds: 24 * 60 * 60 },
+	transitionApplication: { limit: 120, windowSeconds: 60 * 60 }
+} as const satisfies Record<string, { limit: number; windowSeconds: number }>;
+
+export type RateLimitedAction = keyof typeof RATE_LIMITS;
+
+export interface RateLimitResult {
+	allowed: boolean;
+	/** Calls counted in the current window, this one included. */
+	used: number;
+	limit: number;
+	/** When the current window ends (database clock). */
+	resetAt: Date;
+}
+
+/**
+ * Counts one call of `action` by `subject` through consume_rate_limit(): one statement, on the
+ * database clock, on the pool (never inside a longer transaction, so no row lock is held long).
+ */
+export async function consumeRateLimit(
+	db: Database,
+	subject: string,
+	action: string,
+	limit: number,
+	windowSeconds: number
+): Promise<RateLimitResult> {
+	const result = await db.execute(
+		sql`select allowed, used, reset_at::text as reset_at from consume_rate_limit(${subject}, ${action}, ${limit}::integer, make_interval(secs => ${windowSeconds}::double precision))`
+	);
+	const row = rowsOf<{ allowed: boolean; used: number; reset_at: string }>(result)[0];
+	if (!row) throw new Error('consume_rate_limit returned no row');
+	scheduleCleanup(db);
+	return { allowed: row.allowed, used: Number(row.used), limit, resetAt: new Date(row.reset_at) };
+}
+
+/** consume() for one of the specification's limited operations, keyed by wallet address. */
+export function consume(db: Database, address: string, action: RateLimitedAction): Promise<RateLimitResult> {
+	const { limit, windowSeconds } = RATE_LIMITS[action];
+	return consumeRateLimit(db, address.toLowerCase(), action, limit, windowSeconds);
+}
+
+/** Deletes counters whose window has ended; a restarted window would count from 1 anyway. */
+export async function deleteExpiredWindows(db: Database): Promise<number> {
+	const result = await db.execute(
+		sql`delete from rate_limit_counters where window_ends_at <= now() returning 1`
+	);
+	return rowsOf(result).length;
+}
+
+const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
+const lastCleanup = new WeakMap<Database, number>();
+
+// At most every ten minutes per database, in the background, so no request waits for it.
+function scheduleCleanup(db: Database) {
+	const now = Date.now();
+	if (now - (lastCleanup.get(db) ?? 0) < CLEANUP_INTERVAL_MS) return;
+	lastCleanup.set(db, now);
+	deleteExpiredWindows(db).catch(() => lastCleanup.delete(db));
+}
