@@ -39,8 +39,8 @@ export class ConfigError extends Error {
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
-const HOSTNAME = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`);
-const IPV6 = /^\[[0-9a-f:.]+\]$/;
+const HOSTNAME = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`, 'i');
+const IPV6 = /^\[[0-9a-f:.]+\]$/i;
 
 /** Splits a comma-separated list: blanks around entries trimmed, empty entries ignored. */
 export function splitList(value: string): string[] {

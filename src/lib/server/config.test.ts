@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config';
+
+const SECRET = 'a-secret-that-is-long-enough-0123456789';
+const good = { SESSION_PASSWORD: SECRET, SIWE_ALLOWED_DOMAINS: 'portal.example.org' };
+
+function problems(env: Record<string, string | undefined>) {
+	try {
+		loadConfig(env);
+	} catch (err) {
+		expect(err).toBeInstanceOf(ConfigError);
+		return Object.fromEntries((err as ConfigError).problems.map((p) => [p.variable, p.problem]));
+	}
+	throw new Error('expected a ConfigError');
+}
+
+describe('configuration', () => {
+	it('accepts a minimal configuration and fills the documented defaults', () => {
+		const config = loadConfig(good);
+		expect(config.sessionTtlSeconds).toBe(1_209_600);
+		expect(config.communityPulseTtlSeconds).toBe(300);
+		expect(config.githubApiUrl).toBe('https://api.github.com');
+		expect(config.databaseUrl).toBeNull();
+		expect(config.pgliteDataDir).toBe('.data/pglite');
+		expect(config.adminAddresses.size).toBe(0);
+		expect(config.sessionPasswordsPrevious).toEqual([]);
+		expect(config.token).toBeNull();
+		expect(config.polygonRpcUrl).toBeNull();
+	});
+
+	it('SESSION_PASSWORD is required and at least 32 characters, and its value is never printed', () => {
+		expect(problems({ ...good, SESSION_PASSWORD: undefined }).SESSION_PASSWORD).toMatch(/required/);
+		const short = 'short-but-secret-value';
+		try {
+			loadConfig({ ...good, SESSION_PASSWORD: short });
+			expect.unreachable();
+		} catch (err) {
+			expect((err as Error).message).toMatch(/SESSION_PASSWORD: must be at least 32 characters/);
+			expect((err as Error).message).not.toContain(short);
+		}
+		expect(() => loadConfig({ ...good, SESSION_PASSWORD: 'x'.repeat(32) })).not.toThrow();
+	});
+
+	it('SESSION_PASSWORD_PREVIOUS is a comma-separated list of passwords of 32 or more characters', () => {
+		const old = 'an-older-password-also-long-enough-42';
+		expect(loadConfig({ ...good, SESSION_PASSWORD_PREVIOUS: ` ${old} ,, ` }).sessionPasswordsPrevious).toEqual([old]);
+		const message = problems({ ...good, SESSION_PASSWORD_PREVIOUS: `${old},tooshort` }).SESSION_PASSWORD_PREVIOUS;
+		expect(message).toMatch(/at least 32/);
+		expect(message).not.toContain('tooshort');
+	});
+
+	it('SIWE_ALLOWED_DOMAINS trims blanks, ignores empty entries and lowercases', () => {
+		const config = loadConfig({ ...good, SIWE_ALLOWED_DOMAINS: ' Portal.Example.org , ,localhost:5173,' });
+		expect(config.siweAllowedDomains).toEqual(['portal.example.org', 'localhost:5173']);
+	});
+
+	it('SIWE_ALLOWED_DOMAINS must not be empty', () => {
+		expect(problems({ ...good, SIWE_ALLOWED_DOMAINS: undefined }).SIWE_ALLOWED_DOMAINS).toMatch(/required/);
+		expect(problems({ ...good, SIWE_ALLOWED_DOMAINS: ' , ,' }).SIWE_ALLOWED_DOMAINS).toMatch(/required/);
+	});
+
+	it.each([
+		['https://portal.example.org', /scheme/],
+		['portal.example.org/login', /path/],
+		['user@portal.example.org', /user info/],
+		['*.example.org', /wildcard/],
+		['portal.example.org:99999', /port/],
+		['bad_host!', /not a valid host/]
+	])('SIWE_ALLOWED_DOMAINS refuses %s', (entry, reason) => {
+		const message = problems({ ...good, SIWE_ALLOWED_DOMAINS: `ok.example.org, ${entry}` }).SIWE_ALLOWED_DOMAINS;
+		expect(message).toMatch(reason);
+		expect(message).toContain(entry);
+	});
+
+	it('ADMIN_ADDRESSES may be empty, compares case-insensitively and names a bad entry', () => {
+		const a = '0xAbCdEf0123456789abcdef0123456789ABCDEF01';
+		expect([...loadConfig({ ...good, ADMIN_ADDRESSES: ` ${a} , ` }).adminAddresses]).toEqual([a.toLowerCase()]);
+		expect(loadConfig({ ...good, ADMIN_ADDRESSES: '' }).adminAddresses.size).toBe(0);
+		const message = problems({ ...good, ADMIN_ADDRESSES: `${a},0x1234,not-an-address` }).ADMIN_ADDRESSES;
+		expect(message).toContain('"0x1234"');
+		expect(message).toContain('"not-an-address"');
+		expect(message).not.toContain(a);
+	});
+
+	it('DATABASE_URL must be a postgres URL and is never printed', () => {
+		expect(loadConfig({ ...good, DATABASE_URL: 'postgresql://u:p@db:5432/portal' }).databaseUrl).toBe(
+			'postgresql://u:p@db:5432/portal'
+		);
+		const bad = 'mysql://user:hunter2@db/portal';
+		try {
+			loadConfig({ ...good, DATABASE_URL: bad });
+			expect.unreachable();
+		} catch (err) {
+			expect((err as Error).message).toMatch(/DATABASE_URL: must be a postgres/);
+			expect((err as Error).message).not.toContain('hunter2');
+		}
+	});
+
+	it('numbers must be positive whole numbers', () => {
+		expect(loadConfig({ ...good, SESSION_TTL_SECONDS: '60' }).sessionTtlSeconds).toBe(60);
+		for (const bad of ['0', '-5', '1.5', 'ten', '1e3']) {
+			expect(problems({ ...good, SESSION_TTL_SECONDS: bad }).SESSION_TTL_SECONDS).toMatch(/positive whole number/);
+			expect(problems({ ...good, COMMUNITY_PULSE_TTL_SECONDS: bad }).COMMUNITY_PULSE_TTL_SECONDS).toMatch(
+				/positive whole number/
+			);
+		}
+	});
+
+	it('COMMUNITY_PULSE_REPO is owner/name; GITHUB_API_URL and POLYGON_RPC_URL are http(s) URLs', () => {
+		const config = loadConfig({
+			...good,
+			COMMUNITY_PULSE_REPO: 'our-org/portal',
+			GITHUB_API_URL: 'http://127.0.0.1:9999/',
+			GITHUB_TOKEN: 'ghp_secret',
+			POLYGON_RPC_URL: 'https://polygon.example/rpc'
+		});
+		expect(config.communityPulseRepo).toBe('our-org/portal');
+		expect(config.githubApiUrl).toBe('http://127.0.0.1:9999');
+		expect(config.githubToken).toBe('ghp_secret');
+		expect(config.polygonRpcUrl).toBe('https://polygon.example/rpc');
+		expect(problems({ ...good, COMMUNITY_PULSE_REPO: 'just-a-name' }).COMMUNITY_PULSE_REPO).toMatch(/owner\/name/);
+		expect(problems({ ...good, GITHUB_API_URL: 'ftp://x' }).GITHUB_API_URL).toMatch(/http/);
+		expect(problems({ ...good, POLYGON_RPC_URL: 'ws://x' }).POLYGON_RPC_URL).toMatch(/http/);
+	});
+
+	it('PUBLIC_TOKEN_* describe one ERC-20 token, all three required parts together', () => {
+		const token = {
+			PUBLIC_TOKEN_ADDRESS: '0x0000000000000000000000000000000000001010',
+			PUBLIC_TOKEN_SYMBOL: 'MEMBER',
+			PUBLIC_TOKEN_DECIMALS: '18'
+		};
+		expect(loadConfig({ ...good, ...token }).token).toEqual({ ...{ address: token.PUBLIC_TOKEN_ADDRESS }, symbol: 'MEMBER', decimals: 18, image: null });
+		expect(problems({ ...good, PUBLIC_TOKEN_SYMBOL: 'MEMBER' }).PUBLIC_TOKEN_ADDRESS).toMatch(/go together/);
+		expect(problems({ ...good, ...token, PUBLIC_TOKEN_DECIMALS: '99' }).PUBLIC_TOKEN_DECIMALS).toMatch(/0 to 36/);
+		expect(problems({ ...good, ...token, PUBLIC_TOKEN_SYMBOL: 'WAYTOOLONGSYMBOL' }).PUBLIC_TOKEN_SYMBOL).toMatch(/11/);
+		expect(problems({ ...good, ...token, PUBLIC_TOKEN_ADDRESS: '0x12' }).PUBLIC_TOKEN_ADDRESS).toMatch(/address/);
+	});
+
+	it('lists every bad variable at once', () => {
+		const err = (() => {
+			try {
+				loadConfig({ SESSION_PASSWORD: 'short', SIWE_ALLOWED_DOMAINS: 'http://x', ADMIN_ADDRESSES: 'nope', SESSION_TTL_SECONDS: '0' });
+			} catch (e) {
+				return e as ConfigError;
+			}
+		})();
+		expect(err?.problems.map((p) => p.variable).sort()).toEqual([
+			'ADMIN_ADDRESSES',
+			'SESSION_PASSWORD',
+			'SESSION_TTL_SECONDS',
+			'SIWE_ALLOWED_DOMAINS'
+		]);
+	});
+});

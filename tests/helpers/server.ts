@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+export const TEST_SESSION_PASSWORD = 'test-session-password-0123456789-abcdef';
+
+export interface RunningServer {
+	url: string;
+	port: number;
+	process: ChildProcess;
+	output(): string;
+	stop(): Promise<void>;
+	/** Resolves with the exit code once the process ends. */
+	exited: Promise<number | null>;
+}
+
+export async function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.once('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const address = server.address();
+			server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+		});
+	});
+}
+
+/** The environment a test server needs, on PGlite in memory unless DATABASE_URL is given. */
+export function baseEnv(port: number, overrides: Record<string, string | undefined> = {}) {
+	return {
+		PORT: String(port),
+		HOST: '127.0.0.1',
+		ORIGIN: `http://127.0.0.1:${port}`,
+		SESSION_PASSWORD: TEST_SESSION_PASSWORD,
+		SIWE_ALLOWED_DOMAINS: `127.0.0.1:${port}`,
+		PGLITE_DATA_DIR: 'memory://',
+		...overrides
+	};
+}
+
+/**
+ * Starts the built server (`node build/index.js`, or another entry) with exactly `env` plus PATH,
+ * and waits until it listens or exits.
+ */
+export async function startServer(
+	options: { env?: Record<string, string | undefined>; entry?: string; port?: number; cwd?: string } = {}
+): Promise<RunningServer> {
+	const port = options.port ?? (await freePort());
+	const env = { PATH: process.env.PATH, ...baseEnv(port), ...options.env };
+	for (const key of Object.keys(env)) if (env[key as keyof typeof env] === undefined) delete env[key as keyof typeof env];
+	const child = spawn(process.execPath, [options.entry ?? 'build/index.js'], {
+		cwd: options.cwd ?? path.resolve('.'),
+		env: env as NodeJS.ProcessEnv,
+		stdio: ['ignore', 'pipe', 'pipe']
+	});
+	let output = '';
+	child.stdout.on('data', (chunk) => (output += chunk));
+	child.stderr.on('data', (chunk) => (output += chunk));
+	const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+	await new Promise<void>((resolve, reject) => {
+		const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+		const check = () => {
+			if (/Listening on/.test(output)) {
+				clearTimeout(timer);
+				resolve();
+			}
+		};
+		child.stdout.on('data', check);
+		exited.then(() => {
+			clearTimeout(timer);
+			resolve();
+		});
+	});
+
+	return {
+		url: `http://127.0.0.1:${port}`,
+		port,
+		process: child,
+		output: () => output,
+		exited,
+		async stop() {
+			if (child.exitCode === null && child.signalCode === null) {
+				child.kill('SIGTERM');
+				await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+				if (child.exitCode === null) child.kill('SIGKILL');
+			}
+		}
+	};
+}

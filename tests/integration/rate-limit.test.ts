@@ -1,0 +1,92 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../src/lib/server/db/rows';
+import { RATE_LIMITS, consume, consumeRateLimit, deleteExpiredWindows } from '../../src/lib/server/rate-limit';
+import { createTestDatabase, engines, serverUrl, type TestDatabase } from '../helpers/db';
+
+const alice = '0x' + 'a'.repeat(40);
+const bob = '0x' + 'b'.repeat(40);
+
+describe.each(engines)('consume_rate_limit on %s', (engine) => {
+	let t: TestDatabase;
+	beforeAll(async () => {
+		t = await createTestDatabase(engine);
+	});
+	afterAll(() => t?.drop());
+
+	it('the limit holds exactly: calls 1..limit are allowed, every later one refused', async () => {
+		const results = [];
+		for (let i = 0; i < 8; i++) results.push(await consumeRateLimit(t.db, alice, 'exact', 5, 3600));
+		expect(results.map((r) => r.allowed)).toEqual([true, true, true, true, true, false, false, false]);
+		expect(results.map((r) => r.used)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+		// The window does not move while refused calls are counted.
+		expect(new Set(results.map((r) => r.resetAt.getTime())).size).toBe(1);
+		expect(results[0]!.resetAt.getTime()).toBeGreaterThan(Date.now() + 3500_000);
+	});
+
+	it('a new window starts after the old one ends, on the database clock', async () => {
+		const first = await consumeRateLimit(t.db, alice, 'short', 1, 0.4);
+		const second = await consumeRateLimit(t.db, alice, 'short', 1, 0.4);
+		expect([first.allowed, second.allowed]).toEqual([true, false]);
+		await new Promise((r) => setTimeout(r, 500));
+		const third = await consumeRateLimit(t.db, alice, 'short', 1, 0.4);
+		expect(third).toMatchObject({ allowed: true, used: 1 });
+		expect(third.resetAt.getTime()).toBeGreaterThan(first.resetAt.getTime());
+	});
+
+	it("one address's or action's counter never affects another", async () => {
+		for (let i = 0; i < 3; i++) await consumeRateLimit(t.db, alice, 'isolated-a', 3, 3600);
+		expect((await consumeRateLimit(t.db, alice, 'isolated-a', 3, 3600)).allowed).toBe(false);
+		expect(await consumeRateLimit(t.db, bob, 'isolated-a', 3, 3600)).toMatchObject({ allowed: true, used: 1 });
+		expect(await consumeRateLimit(t.db, alice, 'isolated-b', 3, 3600)).toMatchObject({ allowed: true, used: 1 });
+	});
+
+	it('consume() applies the specification table, keyed by the lowercase address', async () => {
+		expect(RATE_LIMITS).toEqual({
+			submitApplication: { limit: 5, windowSeconds: 86_400 },
+			checkin: { limit: 20, windowSeconds: 86_400 },
+			transitionApplication: { limit: 120, windowSeconds: 3_600 }
+		});
+		const mixed = '0x' + 'C'.repeat(40);
+		const results = [];
+		for (let i = 0; i < 6; i++) results.push(await consume(t.db, i % 2 ? mixed : mixed.toLowerCase(), 'submitApplication'));
+		expect(results.map((r) => r.allowed)).toEqual([true, true, true, true, true, false]);
+		expect(results[5]).toMatchObject({ used: 6, limit: 5 });
+		const span = results[0]!.resetAt.getTime() - Date.now();
+		expect(span).toBeGreaterThan(86_000_000);
+		expect(span).toBeLessThanOrEqual(86_400_000 + 5_000);
+	});
+
+	it('old windows are cleaned up', async () => {
+		await consumeRateLimit(t.db, bob, 'to-clean', 5, 0.1);
+		await consumeRateLimit(t.db, bob, 'to-keep', 5, 3600);
+		await new Promise((r) => setTimeout(r, 200));
+		expect(await deleteExpiredWindows(t.db)).toBeGreaterThanOrEqual(1);
+		const left = rowsOf<{ action: string }>(
+			await t.db.execute(sql`select action from rate_limit_counters where subject = ${bob}`)
+		).map((r) => r.action);
+		expect(left).toContain('to-keep');
+		expect(left).not.toContain('to-clean');
+	});
+});
+
+describe.runIf(serverUrl)('consume_rate_limit concurrency on the Postgres server', () => {
+	let t: TestDatabase;
+	beforeAll(async () => {
+		t = await createTestDatabase('postgres', { max: 25 });
+	});
+	afterAll(() => t?.drop());
+
+	it('200 concurrent calls for one address over 20+ connections with limit 5 allow exactly 5', async () => {
+		// Hold 25 connections open at once so the calls really run in parallel.
+		const results = await Promise.all(
+			Array.from({ length: 200 }, () => consumeRateLimit(t.db, alice, 'concurrent', 5, 3600))
+		);
+		expect(results.filter((r) => r.allowed)).toHaveLength(5);
+		expect(results.map((r) => r.used).sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+		const backends = rowsOf<{ n: number }>(
+			await t.db.execute(sql`select count(*)::int as n from pg_stat_activity where datname = current_database()`)
+		)[0]!.n;
+		expect(backends).toBeGreaterThanOrEqual(20);
+	});
+});
