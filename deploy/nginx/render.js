@@ -30,6 +30,7 @@ export function renderNginxConfig(options, template = readFileSync(TEMPLATE_PATH
 	if (!SERVER_NAME.test(serverName)) throw new Error(`server name not allowed: ${JSON.stringify(serverName)}`);
 	for (const p of trustedProxies) if (!ADDRESS.test(p)) throw new Error(`trusted proxy must be an address or CIDR, got ${JSON.stringify(p)}`);
 
+	/** @type {Record<string, string>} */
 	const values = {
 		SET_REAL_IP_FROM: trustedProxies.length
 			? trustedProxies.map((p) => `set_real_ip_from ${p};`).join('\n')
@@ -39,9 +40,10 @@ export function renderNginxConfig(options, template = readFileSync(TEMPLATE_PATH
 		LISTEN: listen,
 		SERVER_NAME: serverName
 	};
-	const rendered = template.replace(/\{\{([A-Z_]+)\}\}/g, (whole, name) => {
-		if (!(name in values)) throw new Error(`unknown placeholder ${whole} in the template`);
-		return values[name];
+	const rendered = template.replace(/\{\{([A-Z_]+)\}\}/g, (/** @type {string} */ whole, /** @type {string} */ name) => {
+		const value = values[name];
+		if (value === undefined) throw new Error(`unknown placeholder ${whole} in the template`);
+		return value;
 	});
 	if (rendered.includes('{{')) throw new Error('a placeholder was left unrendered');
 	return rendered;

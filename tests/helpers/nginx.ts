@@ -99,3 +99,13 @@ http {
 		}
 	};
 }
+
+/**
+ * The shipped nginx limits count per clock minute (a fixed window): a burst that must meet the
+ * limit waits out the last `seconds` of a minute, so it cannot be split across two windows.
+ */
+export async function roomInMinute(seconds = 20): Promise<void> {
+	const now = new Date();
+	const left = 60_000 - (now.getSeconds() * 1000 + now.getMilliseconds());
+	if (left < seconds * 1000) await new Promise((r) => setTimeout(r, left + 250));
+}
