@@ -27,10 +27,12 @@ export async function startNginx(options: {
 	upstream: string;
 	mode: 'log' | 'enforce';
 	trustedProxies?: string[];
+	/** A port chosen beforehand (the portal's ORIGIN and SIWE domain must name it); default: a free one. */
+	port?: number;
 }): Promise<RunningNginx> {
 	if (!NGINX_BIN) throw new Error(NGINX_MISSING_REASON);
 	const dir = mkdtempSync(path.join(tmpdir(), 'portal-nginx-'));
-	const port = await freePort();
+	const port = options.port ?? (await freePort());
 	const site = renderNginxConfig({
 		upstream: options.upstream,
 		mode: options.mode,
