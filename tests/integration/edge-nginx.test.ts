@@ -1,5 +1,6 @@
 // The switch test of the specification (Limits > Unauthenticated endpoints, rule 3) for adapter-node:
 // the built portal behind a real nginx running the shipped deploy/nginx configuration.
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NGINX_BIN, NGINX_MISSING_REASON, roomInMinute, startNginx, type RunningNginx } from '../helpers/nginx';
 import { freePort, startServer, type RunningServer } from '../helpers/server';
@@ -137,6 +138,27 @@ describe.skipIf(!NGINX_BIN)('edge limits in nginx (deploy/nginx) in front of the
 		const answers = await burst(edge.url + AUTH, BURST, () => `198.51.100.${(n++ % 250) + 1}`);
 		expect(statuses(answers.slice(0, LIMIT))).toEqual(Array(LIMIT).fill(direct[AUTH]));
 		expect(statuses(answers.slice(LIMIT))).toEqual(refusedRest);
+	});
+
+	it('a refused request never reaches the application: 120 sent, 100 arrive', async () => {
+		// A counting stand-in for the portal, so every request that passed the edge is seen.
+		let arrived = 0;
+		const upstream = createServer((_req, res) => {
+			arrived++;
+			res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"nonce":"x"}');
+		});
+		await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+		try {
+			const address = upstream.address();
+			const edge = await startNginx({ upstream: `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, mode: 'enforce' });
+			proxies.push(edge);
+			await roomInMinute();
+			const answers = await burst(edge.url + AUTH, BURST);
+			expect(statuses(answers).filter((s) => s === 429)).toHaveLength(BURST - LIMIT);
+			expect(arrived).toBe(LIMIT + 1); // + the start-up probe of /healthz
+		} finally {
+			await new Promise<void>((r) => upstream.close(() => r()));
+		}
 	});
 
 	it('the Log phase (limit_req_dry_run) never answers 429 and logs what it would have refused', async () => {
