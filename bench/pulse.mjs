@@ -1,20 +1,11 @@
 #!/usr/bin/env node
 // Cached GET /api/community-pulse against a bare JSON endpoint of the same built server.
 // Usage: npm run build && node bench/pulse.mjs [--seconds 5] [--connections 32] [--rounds 5]
+// Also a scenario for bench/run.js: the default export takes { seconds } and returns table rows.
 import { spawn } from 'node:child_process';
 import { createServer, request, Agent } from 'node:http';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-
-const { values } = parseArgs({
-	options: {
-		seconds: { type: 'string', default: '5' },
-		connections: { type: 'string', default: '32' },
-		rounds: { type: 'string', default: '5' }
-	}
-});
-const SECONDS = Number(values.seconds);
-const CONNECTIONS = Number(values.connections);
-const ROUNDS = Number(values.rounds);
 
 /** A fake GitHub on loopback: 30 open issues (a few of them pull requests), counting requests. */
 async function startFakeGitHub() {
@@ -77,7 +68,7 @@ async function startPortal(githubUrl) {
 }
 
 /** `CONNECTIONS` keep-alive loops hitting `url` for `SECONDS`; returns requests/s and latency percentiles. */
-async function load(url) {
+async function load(url, { seconds: SECONDS, connections: CONNECTIONS }) {
 	const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
 	const latencies = [];
 	let errors = 0;
@@ -112,45 +103,69 @@ async function load(url) {
 	return { requests: latencies.length, errors, rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99) };
 }
 
-const github = await startFakeGitHub();
-const portal = await startPortal(github.url);
-try {
-	const endpoints = { bare: `${portal.url}/api/bench/bare`, pulse: `${portal.url}/api/community-pulse` };
-	// Warm both routes (and fill the feed's cache) before measuring.
-	for (const url of Object.values(endpoints)) for (let i = 0; i < 50; i++) await fetch(url).then((r) => r.arrayBuffer());
-	const upstreamBefore = github.count();
-	const totals = { bare: [], pulse: [] };
-	for (let round = 1; round <= ROUNDS; round++) {
-		for (const [name, url] of Object.entries(endpoints)) {
-			const result = await load(url);
-			totals[name].push(result);
-			console.log(
-				`round ${round} ${name.padEnd(5)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  errors ${result.errors}`
-			);
+/** Alternating rounds on both endpoints; medians, since the machine may be shared with other work. */
+export async function measure({ seconds = 5, connections = 32, rounds = 5, log = console.error } = {}) {
+	const github = await startFakeGitHub();
+	const portal = await startPortal(github.url);
+	try {
+		const endpoints = { bare: `${portal.url}/api/bench/bare`, pulse: `${portal.url}/api/community-pulse` };
+		// Warm both routes (and fill the feed's cache) before measuring.
+		for (const url of Object.values(endpoints)) for (let i = 0; i < 50; i++) await fetch(url).then((r) => r.arrayBuffer());
+		const upstreamBefore = github.count();
+		const runs = { bare: [], pulse: [] };
+		for (let round = 1; round <= rounds; round++) {
+			for (const [name, url] of Object.entries(endpoints)) {
+				const result = await load(url, { seconds, connections });
+				runs[name].push(result);
+				log(
+					`round ${round} ${name.padEnd(5)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  errors ${result.errors}`
+				);
+			}
 		}
+		const median = (list) => [...list].sort((x, y) => x.rps - y.rps)[Math.floor(list.length / 2)];
+		const bare = median(runs.bare);
+		const pulse = median(runs.pulse);
+		return {
+			seconds,
+			connections,
+			rounds,
+			bare,
+			pulse,
+			ratio: Number((pulse.rps / bare.rps).toFixed(3)),
+			pulseRequests: runs.pulse.reduce((sum, r) => sum + r.requests, 0),
+			errors: [...runs.bare, ...runs.pulse].reduce((sum, r) => sum + r.errors, 0),
+			upstreamRequestsDuringRun: github.count() - upstreamBefore,
+			upstreamRequestsTotal: github.count()
+		};
+	} finally {
+		portal.stop();
+		github.close();
 	}
-	// Medians: the machine is shared, so a single round can be disturbed by other work.
-	const median = (list) => {
-		const sorted = list.map((r) => r.rps).sort((a, b) => a - b);
-		const mid = Math.floor(sorted.length / 2);
-		return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-	};
-	const bare = median(totals.bare);
-	const pulse = median(totals.pulse);
-	const summary = {
-		seconds: SECONDS,
-		connections: CONNECTIONS,
-		rounds: ROUNDS,
-		bareMedianRps: Math.round(bare),
-		pulseMedianRps: Math.round(pulse),
-		ratio: Number((pulse / bare).toFixed(3)),
-		pulseRequests: totals.pulse.reduce((sum, r) => sum + r.requests, 0),
-		errors: [...totals.bare, ...totals.pulse].reduce((sum, r) => sum + r.errors, 0),
-		upstreamRequestsDuringRun: github.count() - upstreamBefore,
-		upstreamRequestsTotal: github.count()
-	};
-	console.log(JSON.stringify(summary, null, 2));
-} finally {
-	portal.stop();
-	github.close();
+}
+
+/** bench/run.js scenario: one row, the cached feed against the bare endpoint as its baseline. */
+export default async function pulseScenario({ seconds = 5 } = {}) {
+	const m = await measure({ seconds, rounds: 3 });
+	return [
+		{
+			name: `GET /api/community-pulse cached (upstream requests during run: ${m.upstreamRequestsDuringRun})`,
+			...m.pulse,
+			errors: m.errors,
+			baseline: m.bare,
+			target: 'ratio ~1, 0 upstream'
+		}
+	];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+	const { values } = parseArgs({
+		options: {
+			seconds: { type: 'string', default: '5' },
+			connections: { type: 'string', default: '32' },
+			rounds: { type: 'string', default: '5' }
+		}
+	});
+	const m = await measure({ seconds: Number(values.seconds), connections: Number(values.connections), rounds: Number(values.rounds) });
+	const round = (r) => ({ rps: Math.round(r.rps), p50: Number(r.p50.toFixed(2)), p99: Number(r.p99.toFixed(2)) });
+	console.log(JSON.stringify({ ...m, bare: round(m.bare), pulse: round(m.pulse) }, null, 2));
 }
