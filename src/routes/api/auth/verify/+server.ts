@@ -79,7 +79,8 @@ async function readLimitedText(request: Request, limit: number): Promise<string 
 		if (done) break;
 		size += value.byteLength;
 		if (size > limit) {
-			await reader.cancel().catch(() => {});
+			// Not cancel(): that destroys the socket before the 400 is written; Node discards the rest.
+			reader.releaseLock();
 			return null;
 		}
 		chunks.push(value);
