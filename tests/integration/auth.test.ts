@@ -119,6 +119,13 @@ describe.each(engines)('sign-in with Ethereum through the built server on %s', (
 		}
 		expect(first.nonce).not.toBe(second.nonce);
 		expect(first.cookie).not.toBe(second.cookie);
+		// Inside the seal: the nonce, no address, and the same 15-minute expiry as the Max-Age.
+		const codec = createSessionCodec({ sessionPassword: TEST_SESSION_PASSWORD, sessionPasswordsPrevious: [] });
+		const inside = await codec.read(first.cookie.slice('session='.length));
+		expect(inside?.nonce).toBe(first.nonce);
+		expect(inside?.address).toBeUndefined();
+		expect(inside!.expiresAt - Date.now()).toBeGreaterThan(800_000);
+		expect(inside!.expiresAt - Date.now()).toBeLessThanOrEqual(900_000);
 	});
 
 	it('signs in: 200 with the checksummed address, a 14-day session, the member upserted', async () => {

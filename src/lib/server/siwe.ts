@@ -184,10 +184,10 @@ export const checkEoaSignature: SignatureCheck = async ({ address, message, sign
  * EOAs by local recovery first (no network); otherwise ERC-1271 / ERC-6492 through a public client
  * on chain 137, after confirming once that the RPC endpoint really serves chain 137.
  */
-export function contractWalletSignatureCheck(rpcUrl: string, timeoutMs = 10_000): SignatureCheck {
+export function contractWalletSignatureCheck(rpcUrl: string, timeoutMs = 5_000): SignatureCheck {
 	const client: PublicClient = createPublicClient({
 		chain: polygon,
-		transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 1 })
+		transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 })
 	});
 	let chainConfirmed: Promise<boolean> | null = null;
 	const confirmChain = () => {
