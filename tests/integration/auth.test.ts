@@ -187,6 +187,17 @@ describe.each(engines)('sign-in with Ethereum through the built server on %s', (
 		expect(await errorCode(late)).toBe('nonce_mismatch');
 	});
 
+	it('a nonce requested by a session about to end starts a fresh 15-minute nonce cookie instead', async () => {
+		const codec = createSessionCodec({ sessionPassword: TEST_SESSION_PASSWORD, sessionPasswordsPrevious: [] });
+		const ending = `session=${await codec.seal({ address: member.address.toLowerCase(), expiresAt: Date.now() + 5 * 60_000 })}`;
+		expect((await me(base, ending)).body.address).toBe(member.address);
+		const { nonce, cookie, response } = await fetchNonce(base, ending);
+		expect(sessionSetCookie(response)).toMatch(/Max-Age=900(;|$)/);
+		const inside = await codec.read(cookie.slice('session='.length));
+		expect(inside).toMatchObject({ nonce });
+		expect(inside?.address).toBeUndefined();
+	});
+
 	it('request fields beside message and signature override nothing', async () => {
 		const { nonce, cookie } = await fetchNonce(base);
 		const text = buildMessage({ domain: host, uri: `http://${host}`, nonce, address: member.address });
