@@ -1,0 +1,40 @@
+import { expect, type Page, type TestInfo } from '@playwright/test';
+import { testAccount } from '../helpers/siwe';
+
+export const TOKEN = {
+	PUBLIC_TOKEN_ADDRESS: '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174',
+	PUBLIC_TOKEN_SYMBOL: 'MEMBR',
+	PUBLIC_TOKEN_DECIMALS: '18',
+	PUBLIC_TOKEN_IMAGE: 'https://example.org/membr.png'
+};
+
+export const member = testAccount('member');
+export const admin = testAccount('admin');
+export const other = testAccount('other');
+
+export const PHONE = { width: 390, height: 844 };
+export const DESKTOP = { width: 1280, height: 800 };
+
+/** Full-page screenshots at phone and desktop width, kept under test-results/ and attached to the report. */
+export async function screenshots(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+	const before = page.viewportSize();
+	for (const [label, size] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+		await page.setViewportSize(size);
+		const file = testInfo.outputPath(`${name}-${label}.png`);
+		await page.screenshot({ path: file, fullPage: true });
+		await testInfo.attach(`${name}-${label}`, { path: file, contentType: 'image/png' });
+		// Nothing may overflow sideways at either width.
+		const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+		expect(overflow, `${name} scrolls sideways at ${label} width`).toBeLessThanOrEqual(0);
+	}
+	if (before) await page.setViewportSize(before);
+}
+
+/** The signed-in address as the server sees it (GET /api/auth/me with the page's cookies). */
+export async function serverSession(page: Page): Promise<{ address: string | null; isAdmin: boolean }> {
+	return page.evaluate(async () => (await fetch('/api/auth/me', { cache: 'no-store' })).json());
+}
+
+export function header(page: Page) {
+	return page.getByRole('banner');
+}
