@@ -72,7 +72,8 @@ for (const page of pages) {
 
 // A page's wallet code arrives through dynamic import; measure /setup including what onMount loads.
 const setupAll = new Set(modulesOf('prerendered/setup.html'));
-const setupNode = [...setupAll].find((f) => /nodes[/\\]\d+\./.test(f) && readFileSync(f, 'utf8').includes('Looking for wallets'));
+const homeModules = new Set(modulesOf('prerendered/index.html'));
+const setupNode = [...setupAll].find((f) => /nodes[/\\]\d+\./.test(f) && !homeModules.has(f));
 if (setupNode) {
 	const code = readFileSync(setupNode, 'utf8');
 	const queue = [...code.matchAll(/import\(["'`]([^"'`]+\.js)["'`]\)/g)].map((m) => path.resolve(path.dirname(setupNode), m[1]));

@@ -15,14 +15,13 @@ export const other = testAccount('other');
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 800 };
 
-/** Full-page screenshots at phone and desktop width, kept under test-results/ and attached to the report. */
+/** Full-page screenshots at phone and desktop width, kept under test-results/<test>/. */
 export async function screenshots(page: Page, testInfo: TestInfo, name: string): Promise<void> {
 	const before = page.viewportSize();
 	for (const [label, size] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
 		await page.setViewportSize(size);
 		const file = testInfo.outputPath(`${name}-${label}.png`);
 		await page.screenshot({ path: file, fullPage: true });
-		await testInfo.attach(`${name}-${label}`, { path: file, contentType: 'image/png' });
 		// Nothing may overflow sideways at either width.
 		const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 		expect(overflow, `${name} scrolls sideways at ${label} width`).toBeLessThanOrEqual(0);
