@@ -17,20 +17,27 @@ class AuthSession {
 	/** Why the browser signed the member out, shown once in the header. */
 	notice = $state.raw<string | null>(null);
 
+	#changes = 0;
+
 	set(me: Me) {
+		this.#changes++;
 		this.address = me.address;
 		this.isAdmin = me.address ? me.isAdmin : false;
 		this.known = true;
 	}
 
 	async refresh(): Promise<void> {
+		const before = this.#changes;
 		try {
 			const response = await fetch('/api/auth/me', { headers: { accept: 'application/json' }, cache: 'no-store' });
-			if (!response.ok) return;
+			if (!response.ok) throw new Error(`HTTP ${response.status}`);
 			const body = (await response.json()) as Partial<Me>;
+			// A sign-in or sign-out that finished meanwhile is newer than this answer.
+			if (this.#changes !== before) return;
 			this.set({ address: typeof body.address === 'string' ? body.address : null, isAdmin: body.isAdmin === true });
 		} catch {
-			// Offline or the server is away: keep what we knew; the server still guards every page.
+			// Offline or the server is away: keep what we knew (the server still guards every page).
+			this.known = true;
 		}
 	}
 
