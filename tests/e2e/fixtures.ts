@@ -1,4 +1,6 @@
 import { expect, type Page, type TestInfo } from '@playwright/test';
+import { createServerDatabase, dropServerDatabase, migrateServerDatabase, serverUrl } from '../helpers/db';
+import { startServer, type RunningServer } from '../helpers/server';
 import { testAccount } from '../helpers/siwe';
 
 export const TOKEN = {
@@ -36,4 +38,21 @@ export async function serverSession(page: Page): Promise<{ address: string | nul
 
 export function header(page: Page) {
 	return page.getByRole('banner');
+}
+
+/**
+ * The built server for one spec file: on a fresh migrated Postgres database when TEST_DATABASE_URL
+ * is set, else on PGlite in memory.
+ */
+export async function startPortal(env: Record<string, string> = {}): Promise<RunningServer> {
+	const databaseUrl = serverUrl ? await createServerDatabase() : null;
+	if (databaseUrl) await migrateServerDatabase(databaseUrl);
+	const server = await startServer({ env: { ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) } });
+	if (server.process.exitCode !== null) throw new Error(`the server did not start:\n${server.output()}`);
+	const stop = server.stop;
+	server.stop = async () => {
+		await stop();
+		if (databaseUrl) await dropServerDatabase(databaseUrl);
+	};
+	return server;
 }

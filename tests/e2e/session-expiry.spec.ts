@@ -1,13 +1,13 @@
 import { expect, test } from '@playwright/test';
-import { startServer, type RunningServer } from '../helpers/server';
+import type { RunningServer } from '../helpers/server';
 import { TestWallet } from '../helpers/test-wallet';
-import { header, member, serverSession } from './fixtures';
+import { header, member, serverSession, startPortal } from './fixtures';
 
 const TTL_SECONDS = 3;
 let server: RunningServer;
 
 test.beforeAll(async () => {
-	server = await startServer({ env: { SESSION_TTL_SECONDS: String(TTL_SECONDS) } });
+	server = await startPortal({ SESSION_TTL_SECONDS: String(TTL_SECONDS) });
 });
 test.afterAll(async () => {
 	await server?.stop();

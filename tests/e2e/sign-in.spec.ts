@@ -1,13 +1,12 @@
 import { expect, test } from '@playwright/test';
-import { startServer, type RunningServer } from '../helpers/server';
+import type { RunningServer } from '../helpers/server';
 import { TestWallet } from '../helpers/test-wallet';
-import { admin, header, member, other, screenshots, serverSession, TOKEN } from './fixtures';
+import { admin, header, member, other, screenshots, serverSession, startPortal, TOKEN } from './fixtures';
 
 let server: RunningServer;
 
 test.beforeAll(async () => {
-	server = await startServer({ env: { ...TOKEN, ADMIN_ADDRESSES: admin.address } });
-	if (server.process.exitCode !== null) throw new Error(server.output());
+	server = await startPortal({ ...TOKEN, ADMIN_ADDRESSES: admin.address });
 });
 test.afterAll(async () => {
 	await server?.stop();
