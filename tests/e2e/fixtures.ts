@@ -1,5 +1,7 @@
 import { expect, type Page, type TestInfo } from '@playwright/test';
-import { createServerDatabase, dropServerDatabase, migrateServerDatabase, serverUrl } from '../helpers/db';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
 import { startServer, type RunningServer } from '../helpers/server';
 import { testAccount } from '../helpers/siwe';
 
@@ -40,19 +42,37 @@ export function header(page: Page) {
 	return page.getByRole('banner');
 }
 
+/** A new database on the TEST_DATABASE_URL server, migrated the way operators do (`npm run db:migrate`). */
+async function createMigratedDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+	const name = `portal_e2e_${randomBytes(6).toString('hex')}`;
+	const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+	await admin.unsafe(`create database ${name}`);
+	await admin.end();
+	const url = new URL(serverUrl);
+	url.pathname = `/${name}`;
+	execFileSync(process.execPath, ['scripts/migrate.js'], { env: { PATH: process.env.PATH, DATABASE_URL: url.toString() }, stdio: 'ignore' });
+	return {
+		url: url.toString(),
+		async drop() {
+			const a = postgres(serverUrl, { max: 1, onnotice: () => {} });
+			await a.unsafe(`drop database if exists ${name} with (force)`);
+			await a.end();
+		}
+	};
+}
+
 /**
  * The built server for one spec file: on a fresh migrated Postgres database when TEST_DATABASE_URL
  * is set, else on PGlite in memory.
  */
 export async function startPortal(env: Record<string, string> = {}): Promise<RunningServer> {
-	const databaseUrl = serverUrl ? await createServerDatabase() : null;
-	if (databaseUrl) await migrateServerDatabase(databaseUrl);
-	const server = await startServer({ env: { ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) } });
+	const database = process.env.TEST_DATABASE_URL ? await createMigratedDatabase(process.env.TEST_DATABASE_URL) : null;
+	const server = await startServer({ env: { ...env, ...(database ? { DATABASE_URL: database.url } : {}) } });
 	if (server.process.exitCode !== null) throw new Error(`the server did not start:\n${server.output()}`);
 	const stop = server.stop;
 	server.stop = async () => {
 		await stop();
-		if (databaseUrl) await dropServerDatabase(databaseUrl);
+		await database?.drop();
 	};
 	return server;
 }
