@@ -20,8 +20,13 @@ async function signInOnSetup(page: import('@playwright/test').Page, wallet: Test
 
 test('sign-in on /setup switches the wallet to Polygon (adding it), signs a SIWE message and offers the token', async ({ page }, testInfo) => {
 	const wallet = await TestWallet.install(page, { account: member, chainId: 1, knownChains: [1] });
-	await page.goto(`${server.url}/setup`);
+	await page.goto(`${server.url}/`);
 	await expect(header(page).getByRole('link', { name: 'Sign in' })).toBeVisible();
+	await screenshots(page, testInfo, 'home-signed-out');
+	// The home page of an anonymous visitor never asks the wallet anything.
+	expect(wallet.calls).toEqual([]);
+	await header(page).getByRole('link', { name: 'Sign in' }).click();
+	await expect(page).toHaveURL(/\/setup$/);
 	await screenshots(page, testInfo, 'setup-signed-out');
 
 	await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
