@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, getTableColumns, inArray, like, ne, sql, type SQL } from 'drizzle-orm';
+import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import * as v from 'valibot';
 import {
 	ALLOWLIST_STATES,
@@ -185,7 +186,7 @@ export async function transitionApplication(
 		if (field !== 'review') where.push(eq(applications.review, 'approved'));
 		const [application] = await tx
 			.update(applications)
-			.set({ [field]: to, updatedAt: sql`now()` } as Partial<Application>)
+			.set({ [field]: to, updatedAt: sql`now()` } as PgUpdateSetSource<typeof applications>)
 			.where(and(...where))
 			.returning();
 		if (!application) {

@@ -1,0 +1,35 @@
+import { error } from '@sveltejs/kit';
+import { SchemaNotMigratedError, isDatabaseUnavailable } from './db/errors';
+import type { Database } from './db/client';
+import type { SignedInMember } from './guards';
+import { useDb } from './runtime';
+
+/**
+ * Runs page work against the database; an outage becomes the 503 page (never a 500 or a hang).
+ * Only the outage is mapped: every other error keeps its own meaning.
+ */
+export async function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
+	try {
+		return await work(await useDb());
+	} catch (err) {
+		if (isDatabaseUnavailable(err) || err instanceof SchemaNotMigratedError) {
+			error(503, { code: 'database_unavailable', message: 'The database is unavailable. Try again in a moment.' });
+		}
+		throw err;
+	}
+}
+
+/** The signed-in member for a member page or action; otherwise the 401 page with its sign-in prompt. */
+export function memberOr401(locals: App.Locals): SignedInMember {
+	if (!locals.member) error(401, { code: 'unauthenticated', message: 'Sign in with your wallet to continue.' });
+	return locals.member;
+}
+
+/**
+ * The admin for /admin; anyone else gets exactly the 404 of an unknown path, so that the admin
+ * screen's existence stays hidden (the specification's rule for /admin).
+ */
+export function adminOr404(locals: App.Locals): SignedInMember {
+	if (!locals.member?.isAdmin) error(404, 'Not Found');
+	return locals.member;
+}
