@@ -107,7 +107,7 @@ describe.each(engines)('transitionApplication on %s', (engine) => {
 		]);
 	});
 
-	const refused: [string, Record<string, string>, Record<string, string>, 400 | 409, string?][] = [
+	const refused: [string, { review: string; allowlist?: string; distribution?: string }, Record<string, string>, 400 | 409, string?][] = [
 		['allowlist before approval (pending)', { review: 'pending' }, { field: 'allowlist', to: 'added', txHash: randomTxHash() }, 409],
 		['allowlist before approval (needs_info)', { review: 'needs_info' }, { field: 'allowlist', to: 'failed', reason: 'x' }, 409],
 		['allowlist after rejection', { review: 'rejected' }, { field: 'allowlist', to: 'added', txHash: randomTxHash() }, 409],
