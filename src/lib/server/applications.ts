@@ -292,9 +292,9 @@ export interface ApplicationList {
 }
 
 /**
- * One page of applications for /admin, newest first, with their audit histories: two queries
- * (the page with its total by a window count, then every page row's history at once), whatever
- * the page size.
+ * One page of applications for /admin, newest first, with their audit histories: two statements
+ * whatever the page size (the page, carrying its total from an uncorrelated sub-select that runs
+ * once; then every page row's history at once). The order and limit come from the created_at index.
  */
 export async function listApplications(db: Database, query: AdminQuery, pageSize = PAGE_SIZE): Promise<ApplicationList> {
 	const where: SQL[] = [];
@@ -303,14 +303,19 @@ export async function listApplications(db: Database, query: AdminQuery, pageSize
 	if (query.distribution) where.push(eq(applications.distribution, query.distribution));
 	const address = query.address?.replace(/^0x/, '');
 	if (address) where.push(like(applications.applicantAddress, `%${address}%`));
+	const filter = where.length ? and(...where) : undefined;
 	const rows = await db
-		.select({ ...getTableColumns(applications), total: sql<number>`count(*) over ()`.mapWith(Number) })
+		.select({
+			...getTableColumns(applications),
+			total: sql<number>`(select count(*) from ${applications}${filter ? sql` where ${filter}` : sql``})`.mapWith(Number)
+		})
 		.from(applications)
-		.where(where.length ? and(...where) : undefined)
+		.where(filter)
 		.orderBy(desc(applications.createdAt), asc(applications.id))
 		.limit(pageSize)
 		.offset((query.page - 1) * pageSize);
-	const total = rows[0]?.total ?? 0;
+	// Past the last page there is no row to carry the total; only then is it counted on its own.
+	const total = rows[0]?.total ?? (query.page > 1 ? await countApplications(db, filter) : 0);
 	const history = await historyOf(
 		db,
 		rows.map((r) => r.id)
@@ -322,6 +327,11 @@ export async function listApplications(db: Database, query: AdminQuery, pageSize
 		pageSize,
 		pages: Math.max(1, Math.ceil(total / pageSize))
 	};
+}
+
+async function countApplications(db: Database, filter: SQL | undefined): Promise<number> {
+	const [row] = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(applications).where(filter);
+	return row?.n ?? 0;
 }
 
 /** Approved applications whose allowlist step is still pending, oldest first: the manual on-chain list. */
