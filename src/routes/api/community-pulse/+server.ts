@@ -1,0 +1,14 @@
+import { json } from '@sveltejs/kit';
+import { communityPulse } from '$lib/server/community-pulse';
+import { jsonError } from '$lib/server/http';
+import type { RequestHandler } from './$types';
+
+export const GET: RequestHandler = async () => {
+	const result = await communityPulse().get();
+	if (result.ok) return json(result.feed, { headers: { 'cache-control': 'no-cache' } });
+	// The body keeps the error contract; the issue list travels in a Link header for the home page.
+	const headers: Record<string, string> = { 'cache-control': 'no-store' };
+	if (result.retryAfterSeconds !== null) headers['retry-after'] = String(result.retryAfterSeconds);
+	if (result.source) headers.link = `<${result.source}>; rel="alternate"; type="text/html"`;
+	return jsonError(503, result.code, result.message, headers);
+};
