@@ -1,6 +1,7 @@
-import { error } from '@sveltejs/kit';
+import { error, fail, type ActionFailure } from '@sveltejs/kit';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from './db/errors';
 import type { Database } from './db/client';
+import type { Refusal } from './forms';
 import type { SignedInMember } from './guards';
 import { useDb } from './runtime';
 
@@ -32,4 +33,14 @@ export function memberOr401(locals: App.Locals): SignedInMember {
 export function adminOr404(locals: App.Locals): SignedInMember {
 	if (!locals.member?.isAdmin) error(404, 'Not Found');
 	return locals.member;
+}
+
+/** A refused action: the page is rendered with the refusal's status; a 429 also says Retry-After. */
+export function refuse<T extends Record<string, unknown>>(
+	setHeaders: (headers: Record<string, string>) => void,
+	refusal: Refusal,
+	data: T
+): ActionFailure<Refusal & T> {
+	if (refusal.status === 429) setHeaders({ 'retry-after': String(refusal.retryAfterSeconds) });
+	return fail(refusal.status, { ...refusal, ...data });
 }

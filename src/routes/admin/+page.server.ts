@@ -1,7 +1,7 @@
-import { fail, redirect } from '@sveltejs/kit';
+import { redirect } from '@sveltejs/kit';
 import { TRANSITION_FIELDS, listApplications, parseAdminQuery, transitionApplication } from '$lib/server/applications';
 import { formInput, typedValues } from '$lib/server/forms';
-import { adminOr404, withDatabase } from '$lib/server/pages';
+import { adminOr404, refuse, withDatabase } from '$lib/server/pages';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
@@ -21,13 +21,13 @@ function listSearch(url: URL): string {
 
 export const actions: Actions = {
 	// transitionApplication: guard (404 for anyone not an admin) → limit → validate → one transaction.
-	transition: async ({ locals, request, url }) => {
+	transition: async ({ locals, request, url, setHeaders }) => {
 		const admin = adminOr404(locals);
 		const input = formInput(await request.formData(), TRANSITION_FIELDS);
 		const outcome = await withDatabase((db) => transitionApplication(db, admin, input));
 		if (!outcome.ok) {
 			const values = typedValues(input);
-			return fail(outcome.status, { ...outcome, values, applicationId: values.applicationId ?? null, field: values.field ?? null });
+			return refuse(setHeaders, outcome, { values, applicationId: values.applicationId ?? null, field: values.field ?? null });
 		}
 		redirect(303, `/admin${listSearch(url)}`);
 	}
