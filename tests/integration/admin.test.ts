@@ -1,4 +1,6 @@
+import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
 	allowlistCsv,
@@ -7,6 +9,9 @@ import {
 	pendingAllowlist,
 	transitionApplication
 } from '../../src/lib/server/applications';
+import type { Database } from '../../src/lib/server/db/client';
+import { applyMigrations } from '../../src/lib/server/db/migrate';
+import * as schema from '../../src/lib/server/db/schema';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember, adminMember, randomTxHash, seedApplication } from '../helpers/members';
 
@@ -103,5 +108,35 @@ describe.each(engines)('the admin list on %s', (engine) => {
 			'address,display_name,contact,application_id,applied_at\r\n' +
 				`${r.applicantAddress},"'=HYPERLINK(""x"")","a,""b""\nc",${r.id},${r.createdAt.toISOString()}\r\n`
 		);
+	});
+});
+
+describe('the admin list costs the same number of statements whatever the page holds', () => {
+	it('two statements for a page of 20 applications with 5 audit rows each, and for a page of 1', async () => {
+		const client = new PGlite('memory://');
+		let statements = 0;
+		const db = drizzle(client, { schema, logger: { logQuery: () => void statements++ } }) as unknown as Database;
+		try {
+			await applyMigrations(db, 'pglite', 'drizzle');
+			const admin = adminMember();
+			for (let i = 0; i < 21; i++) {
+				const member = await addMember(db);
+				const app = await seedApplication(db, member.address);
+				for (let e = 0; e < 5; e++) {
+					await db.insert(schema.applicationEvents).values({ applicationId: app.id, executorAddress: admin.address, field: 'review', fromState: 'pending', toState: 'needs_info', reason: `#${e}` });
+				}
+			}
+			statements = 0;
+			const full = await listApplications(db, query(''));
+			expect(full.items).toHaveLength(20);
+			expect(full.items.every((a) => a.events.length === 5)).toBe(true);
+			expect(statements).toBe(2);
+			statements = 0;
+			const one = await listApplications(db, query('page=2'));
+			expect(one.items).toHaveLength(1);
+			expect(statements).toBe(2);
+		} finally {
+			await client.close();
+		}
 	});
 });
