@@ -1,4 +1,4 @@
-import { error, fail, type ActionFailure } from '@sveltejs/kit';
+import { error, fail, type ActionFailure, type RequestEvent } from '@sveltejs/kit';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from './db/errors';
 import type { Database } from './db/client';
 import type { Refusal } from './forms';
@@ -43,4 +43,18 @@ export function refuse<T extends Record<string, unknown>>(
 ): ActionFailure<Refusal & T> {
 	if (refusal.status === 429) setHeaders({ 'retry-after': String(refusal.retryAfterSeconds) });
 	return fail(refusal.status, { ...refusal, ...data });
+}
+
+/** /admin and everything under it. */
+export const isAdminPath = (pathname: string) => pathname === '/admin' || pathname.startsWith('/admin/');
+
+/**
+ * For anyone who is not an admin, every request under /admin (any method or content type, SvelteKit's
+ * __data.json and enhanced-form requests too) gets what a visitor's GET /admin renders: the 404 page
+ * of an unknown path. Null when the request may go on. Used by hooks.server.ts `handle`; the routes
+ * keep their own adminOr404 as a second line.
+ */
+export function hiddenAdmin(event: RequestEvent): Promise<Response> | null {
+	if (event.isSubRequest || event.locals.member?.isAdmin || !isAdminPath(event.url.pathname)) return null;
+	return event.fetch('/admin', { headers: { accept: 'text/html' }, credentials: 'omit' });
 }

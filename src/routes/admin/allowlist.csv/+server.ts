@@ -1,14 +1,9 @@
 import { allowlistCsv, pendingAllowlist } from '$lib/server/applications';
-import { withDatabase } from '$lib/server/pages';
+import { hiddenAdmin, withDatabase } from '$lib/server/pages';
 import type { RequestEvent, RequestHandler } from './$types';
 
-/**
- * Anyone who is not an admin gets what /admin gives them: the 404 page of an unknown path, rendered
- * by SvelteKit itself, so neither status nor body tells that this download exists.
- */
-function hidden(event: RequestEvent): Promise<Response> {
-	return event.fetch('/admin', { headers: { accept: 'text/html' } });
-}
+// hooks.server.ts already hides /admin/* from non-admins; this is the second line, with the same answer.
+const hidden = (event: RequestEvent) => hiddenAdmin(event) ?? event.fetch('/admin', { headers: { accept: 'text/html' }, credentials: 'omit' });
 
 export const GET: RequestHandler = async (event) => {
 	if (!event.locals.member?.isAdmin) return hidden(event);
