@@ -70,3 +70,55 @@ export async function signIn(baseUrl: string, account: PrivateKeyAccount): Promi
 	if (!verify.ok) throw new Error(`verify: ${verify.status} ${await verify.text()}`);
 	return `session=${sessionCookieFrom(verify)}`;
 }
+
+/** Fields of an EIP-4361 message as the reference vectors give them (strings, as written). */
+export interface RawMessageFields {
+	scheme?: string | null;
+	domain?: string;
+	address?: string;
+	statement?: string | null;
+	uri?: string;
+	version?: string;
+	chainId?: number | string;
+	nonce?: string;
+	issuedAt?: string;
+	expirationTime?: string | null;
+	notBefore?: string | null;
+	requestId?: string | null;
+	resources?: string[] | null;
+}
+
+/**
+ * Writes the fields verbatim in the EIP-4361 layout, with no defaults and no validation, so that a
+ * missing or bad field reaches the parser as it is (a missing one as an empty value).
+ */
+export function formatMessage(f: RawMessageFields): string {
+	const header = `${f.scheme ? `${f.scheme}://` : ''}${f.domain ?? ''} wants you to sign in with your Ethereum account:`;
+	const lines = [header, f.address ?? '', ''];
+	if (f.statement != null) lines.push(f.statement, '');
+	else lines.push('');
+	lines.push(`URI: ${f.uri ?? ''}`, `Version: ${f.version ?? ''}`, `Chain ID: ${f.chainId ?? ''}`, `Nonce: ${f.nonce ?? ''}`);
+	lines.push(`Issued At: ${f.issuedAt ?? ''}`);
+	if (f.expirationTime != null) lines.push(`Expiration Time: ${f.expirationTime}`);
+	if (f.notBefore != null) lines.push(`Not Before: ${f.notBefore}`);
+	if (f.requestId != null) lines.push(`Request ID: ${f.requestId}`);
+	if (f.resources != null) lines.push('Resources:', ...f.resources.map((r) => `- ${r}`));
+	return lines.join('\n');
+}
+
+/** GET /api/auth/nonce (with `cookie` when given): the nonce and the cookie value it set. */
+export async function fetchNonce(baseUrl: string, cookie?: string): Promise<{ nonce: string; cookie: string; response: Response }> {
+	const response = await fetch(`${baseUrl}/api/auth/nonce`, { headers: cookie ? { cookie } : {} });
+	if (!response.ok) throw new Error(`nonce: ${response.status}`);
+	const { nonce } = (await response.json()) as { nonce: string };
+	return { nonce, cookie: `session=${sessionCookieFrom(response) ?? ''}`, response };
+}
+
+/** POST /api/auth/verify with a JSON body (or a raw string body) and an optional cookie header. */
+export async function postVerify(baseUrl: string, body: unknown, cookie?: string): Promise<Response> {
+	return fetch(`${baseUrl}/api/auth/verify`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+		body: typeof body === 'string' ? body : JSON.stringify(body)
+	});
+}

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { defaults, seal, unseal } from 'iron-webcrypto';
 import { LRUCache } from 'lru-cache';
+import type { Cookies } from '@sveltejs/kit';
 import type { Config } from './config';
 
 /** What the sealed cookie holds; no server table backs it. */
@@ -80,4 +81,26 @@ export function sessionCookieOptions(url: URL, maxAgeSeconds: number) {
 		secure: url.protocol === 'https:',
 		maxAge: Math.max(0, Math.floor(maxAgeSeconds))
 	};
+}
+
+/** A nonce-only cookie lives as long as a signed message may (15 minutes). */
+export const NONCE_TTL_SECONDS = 15 * 60;
+
+/**
+ * Writes `data` as the session cookie with Max-Age = the time left until its inner expiresAt, or
+ * clears the cookie when there is nothing (left) to keep.
+ */
+export async function writeSessionCookie(
+	cookies: Pick<Cookies, 'set' | 'delete'>,
+	url: URL,
+	codec: SessionCodec,
+	data: SessionData | null,
+	now: number = Date.now()
+): Promise<void> {
+	const maxAgeSeconds = data ? Math.floor((data.expiresAt - now) / 1000) : 0;
+	if (!data || maxAgeSeconds <= 0 || (!data.address && !data.nonce)) {
+		cookies.delete(SESSION_COOKIE, sessionCookieOptions(url, 0));
+		return;
+	}
+	cookies.set(SESSION_COOKIE, await codec.seal(data), sessionCookieOptions(url, maxAgeSeconds));
 }

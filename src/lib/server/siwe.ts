@@ -1,0 +1,233 @@
+import { SiweMessage, generateNonce } from 'siwe';
+import {
+	createPublicClient,
+	getAddress,
+	http,
+	isAddressEqual,
+	recoverMessageAddress,
+	type Address,
+	type Hex,
+	type PublicClient
+} from 'viem';
+import { polygon } from 'viem/chains';
+
+/** Sign-in is on Polygon PoS only. */
+export const POLYGON_CHAIN_ID = polygon.id;
+
+/** The failure codes of POST /api/auth/verify (DECISIONS.md "HTTP contracts"). */
+export type SignInFailureCode =
+	| 'message_malformed'
+	| 'nonce_mismatch'
+	| 'domain_not_allowed'
+	| 'uri_mismatch'
+	| 'chain_mismatch'
+	| 'expiration_missing'
+	| 'expired'
+	| 'expiration_too_far'
+	| 'not_yet_valid'
+	| 'signature_invalid';
+
+/** A message that the reference ABNF parser accepted. */
+export interface SignInMessage {
+	scheme: string | null;
+	domain: string;
+	/** EIP-55 checksummed, as the grammar requires. */
+	address: Address;
+	statement: string | null;
+	uri: string;
+	version: string;
+	chainId: number;
+	nonce: string;
+	issuedAt: string;
+	expirationTime: string | null;
+	notBefore: string | null;
+	requestId: string | null;
+	resources: string[] | null;
+}
+
+export type SignInResult =
+	| { ok: true; address: Address; message: SignInMessage }
+	| { ok: false; code: SignInFailureCode };
+
+/** Checks that `signature` over the EIP-191 `message` is by `address`. Never throws. */
+export type SignatureCheck = (args: { address: Address; message: string; signature: Hex }) => Promise<boolean>;
+
+/** The rule parameters; the service's own are `signInPolicy(config)`. */
+export interface SignInPolicy {
+	/** Lowercase `host` or `host:port`. */
+	allowedDomains: readonly string[];
+	chainId: number;
+	/** How far ahead expirationTime may be, in milliseconds. */
+	maxValidityMs: number;
+	/** The service requires an expirationTime; the reference vectors do not all carry one. */
+	requireExpiration: boolean;
+	checkSignature: SignatureCheck;
+}
+
+export const MAX_MESSAGE_VALIDITY_MS = 15 * 60_000;
+
+/** A nonce from a CSPRNG: 96 bits as 17 alphanumeric characters (siwe's generateNonce). */
+export function createNonce(): string {
+	return generateNonce();
+}
+
+/** Parses an EIP-4361 message with the reference parser (`siwe`); null when the grammar refuses it. */
+export function parseSignInMessage(text: string): SignInMessage | null {
+	let parsed: SiweMessage;
+	try {
+		parsed = new SiweMessage(text);
+	} catch {
+		return null;
+	}
+	const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
+	return {
+		scheme: orNull(parsed.scheme),
+		domain: parsed.domain,
+		address: parsed.address as Address,
+		statement: orNull(parsed.statement),
+		uri: parsed.uri,
+		version: parsed.version,
+		chainId: parsed.chainId,
+		nonce: parsed.nonce,
+		issuedAt: parsed.issuedAt ?? '',
+		expirationTime: orNull(parsed.expirationTime),
+		notBefore: orNull(parsed.notBefore),
+		requestId: orNull(parsed.requestId),
+		resources: orNull(parsed.resources)
+	};
+}
+
+/**
+ * Applies every verification rule of the specification to a signed message, in the order of its
+ * table, and returns the first rule that fails. The message is the only source of address,
+ * domain, uri and chain; the caller passes the nonce from the session cookie.
+ */
+export async function verifySignIn(
+	input: { message: string; signature: Hex; expectedNonce: string | null | undefined },
+	policy: SignInPolicy,
+	now: number = Date.now()
+): Promise<SignInResult> {
+	const message = parseSignInMessage(input.message);
+	if (!message) return fail('message_malformed');
+	if (!input.expectedNonce || message.nonce !== input.expectedNonce) return fail('nonce_mismatch');
+	if (!isAllowedDomain(message.domain, policy.allowedDomains)) return fail('domain_not_allowed');
+	if (!uriMatchesDomain(message)) return fail('uri_mismatch');
+	if (message.chainId !== policy.chainId) return fail('chain_mismatch');
+	const timeProblem = checkValidityWindow(message, policy, now);
+	if (timeProblem) return fail(timeProblem);
+	const signed = await policy.checkSignature({
+		address: message.address,
+		message: input.message,
+		signature: input.signature
+	});
+	if (!signed) return fail('signature_invalid');
+	return { ok: true, address: getAddress(message.address), message };
+}
+
+const fail = (code: SignInFailureCode): SignInResult => ({ ok: false, code });
+
+/** domain is one of SIWE_ALLOWED_DOMAINS, compared case-insensitively; user info never matches. */
+export function isAllowedDomain(domain: string, allowed: readonly string[]): boolean {
+	return allowed.includes(domain.toLowerCase());
+}
+
+/** uri is http(s), without user info, on the same host (and port) as domain and the domain's scheme if it names one. */
+export function uriMatchesDomain(message: Pick<SignInMessage, 'uri' | 'domain' | 'scheme'>): boolean {
+	let uri: URL;
+	let domain: URL;
+	try {
+		uri = new URL(message.uri);
+		if (uri.protocol !== 'http:' && uri.protocol !== 'https:') return false;
+		if (uri.username || uri.password) return false;
+		if (message.scheme && `${message.scheme.toLowerCase()}:` !== uri.protocol) return false;
+		// Parsing the domain under the uri's scheme normalises case and the default port alike.
+		domain = new URL(`${uri.protocol}//${message.domain}`);
+	} catch {
+		return false;
+	}
+	if (domain.username || domain.password || domain.pathname !== '/') return false;
+	return uri.host === domain.host;
+}
+
+/** expirationTime present, not passed, at most maxValidityMs ahead; notBefore not in the future. */
+export function checkValidityWindow(
+	message: Pick<SignInMessage, 'expirationTime' | 'notBefore'>,
+	policy: Pick<SignInPolicy, 'maxValidityMs' | 'requireExpiration'>,
+	now: number
+): SignInFailureCode | null {
+	if (message.expirationTime === null) {
+		if (policy.requireExpiration) return 'expiration_missing';
+	} else {
+		const expires = Date.parse(message.expirationTime);
+		if (!Number.isFinite(expires)) return 'message_malformed';
+		if (expires <= now) return 'expired';
+		if (expires - now > policy.maxValidityMs) return 'expiration_too_far';
+	}
+	if (message.notBefore !== null) {
+		const notBefore = Date.parse(message.notBefore);
+		if (!Number.isFinite(notBefore)) return 'message_malformed';
+		if (notBefore > now) return 'not_yet_valid';
+	}
+	return null;
+}
+
+/** ECDSA recovery only: ordinary accounts (EOAs). */
+export const checkEoaSignature: SignatureCheck = async ({ address, message, signature }) => {
+	try {
+		return isAddressEqual(await recoverMessageAddress({ message, signature }), address);
+	} catch {
+		return false;
+	}
+};
+
+/**
+ * EOAs by local recovery first (no network); otherwise ERC-1271 / ERC-6492 through a public client
+ * on chain 137, after confirming once that the RPC endpoint really serves chain 137.
+ */
+export function contractWalletSignatureCheck(rpcUrl: string, timeoutMs = 5_000): SignatureCheck {
+	const client: PublicClient = createPublicClient({
+		chain: polygon,
+		transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 })
+	});
+	let chainConfirmed: Promise<boolean> | null = null;
+	const confirmChain = () => {
+		chainConfirmed ??= client.getChainId().then(
+			(id) => {
+				if (id !== POLYGON_CHAIN_ID) console.warn(`POLYGON_RPC_URL serves chain ${id}, not ${POLYGON_CHAIN_ID}; contract wallets cannot sign in.`);
+				return id === POLYGON_CHAIN_ID;
+			},
+			() => {
+				chainConfirmed = null; // A network failure is retried on the next sign-in.
+				return false;
+			}
+		);
+		return chainConfirmed;
+	};
+	return async (args) => {
+		if (await checkEoaSignature(args)) return true;
+		if (!(await confirmChain())) return false;
+		try {
+			return await client.verifyMessage(args);
+		} catch {
+			return false;
+		}
+	};
+}
+
+const policies = new WeakMap<object, SignInPolicy>();
+
+/** The service's rules: SIWE_ALLOWED_DOMAINS, chain 137, expiry required and at most 15 minutes ahead. */
+export function signInPolicy(config: { siweAllowedDomains: readonly string[]; polygonRpcUrl: string | null }): SignInPolicy {
+	let policy = policies.get(config);
+	if (!policy) {
+		policy = {
+			allowedDomains: config.siweAllowedDomains.map((d) => d.toLowerCase()),
+			chainId: POLYGON_CHAIN_ID,
+			maxValidityMs: MAX_MESSAGE_VALIDITY_MS,
+			requireExpiration: true,
+			checkSignature: config.polygonRpcUrl ? contractWalletSignatureCheck(config.polygonRpcUrl) : checkEoaSignature
+		};
+		policies.set(config, policy);
+	}
+	return policy;
+}

@@ -1,0 +1,19 @@
+import { json } from '@sveltejs/kit';
+import { runtime } from '$lib/server/runtime';
+import { NONCE_TTL_SECONDS, writeSessionCookie, type SessionData } from '$lib/server/session';
+import { createNonce } from '$lib/server/siwe';
+import type { RequestHandler } from './$types';
+
+/** Issues a one-time nonce into the sealed cookie; touches no database. */
+export const GET: RequestHandler = async ({ locals, cookies, url }) => {
+	const now = Date.now();
+	const nonce = createNonce();
+	const current = locals.session;
+	// A signed-in session keeps its address and expiry, unless it would end before the nonce could be used.
+	const session: SessionData =
+		current?.address && current.expiresAt - now >= NONCE_TTL_SECONDS * 1000
+			? { address: current.address, nonce, expiresAt: current.expiresAt }
+			: { nonce, expiresAt: now + NONCE_TTL_SECONDS * 1000 };
+	await writeSessionCookie(cookies, url, runtime().sessions, session, now);
+	return json({ nonce });
+};

@@ -1,0 +1,93 @@
+import { json } from '@sveltejs/kit';
+import * as v from 'valibot';
+import { errorResponse, jsonError } from '$lib/server/http';
+import { upsertMember } from '$lib/server/members';
+import { runtime, useDb } from '$lib/server/runtime';
+import { writeSessionCookie } from '$lib/server/session';
+import { signInPolicy, verifySignIn, type SignInFailureCode } from '$lib/server/siwe';
+import type { RequestHandler } from './$types';
+
+const MAX_BODY_BYTES = 8 * 1024;
+
+const VerifyBody = v.object({
+	message: v.pipe(v.string(), v.nonEmpty()),
+	signature: v.pipe(v.string(), v.regex(/^0x(?:[0-9a-fA-F]{2})+$/, 'signature must be 0x followed by hex bytes'))
+});
+
+const FAILURE_MESSAGES: Record<SignInFailureCode, string> = {
+	message_malformed: 'The message is not a valid Sign-In with Ethereum message.',
+	nonce_mismatch: 'The nonce does not match the one issued to this browser. Request a new nonce and sign again.',
+	domain_not_allowed: 'The message was made for a domain this service does not accept.',
+	uri_mismatch: 'The message URI must be http(s) on the same host as its domain.',
+	chain_mismatch: 'Sign in on Polygon (chain id 137).',
+	expiration_missing: 'The message must carry an expiration time.',
+	expired: 'The message has expired. Sign a new one.',
+	expiration_too_far: 'The message expiration time may be at most 15 minutes ahead.',
+	not_yet_valid: 'The message is not valid yet (Not Before is in the future).',
+	signature_invalid: 'The signature is not valid for the address in the message.'
+};
+
+/** Verifies a signed message; on success signs the address in and upserts the member. */
+export const POST: RequestHandler = async ({ request, locals, cookies, url }) => {
+	const { config, sessions } = runtime();
+	const now = Date.now();
+	const issued = locals.session;
+	// Every answer drops the nonce; a session already signed in stays as it was.
+	const kept = issued?.address ? { address: issued.address, expiresAt: issued.expiresAt } : null;
+	await writeSessionCookie(cookies, url, sessions, kept, now);
+
+	const text = await readLimitedText(request, MAX_BODY_BYTES);
+	if (text === null) return jsonError(400, 'invalid_request', `The body must be JSON of at most ${MAX_BODY_BYTES} bytes.`);
+	let raw: unknown;
+	try {
+		raw = JSON.parse(text);
+	} catch {
+		return jsonError(400, 'invalid_request', 'The body is not JSON.');
+	}
+	const body = v.safeParse(VerifyBody, raw);
+	if (!body.success) {
+		return jsonError(400, 'invalid_request', 'The body must be { "message": string, "signature": "0x…" }.');
+	}
+
+	const result = await verifySignIn(
+		{ message: body.output.message, signature: body.output.signature as `0x${string}`, expectedNonce: issued?.nonce },
+		signInPolicy(config),
+		now
+	);
+	if (!result.ok) return jsonError(401, result.code, FAILURE_MESSAGES[result.code]);
+
+	const address = result.address.toLowerCase();
+	try {
+		await upsertMember(await useDb(), address);
+	} catch (err) {
+		return errorResponse(err);
+	}
+	await writeSessionCookie(cookies, url, sessions, { address, expiresAt: now + config.sessionTtlSeconds * 1000 }, now);
+	return json({ address: result.address, isAdmin: config.adminAddresses.has(address) });
+};
+
+/** The body as UTF-8 text, or null when it is larger than `limit` bytes (checked before reading it all) or not UTF-8. */
+async function readLimitedText(request: Request, limit: number): Promise<string | null> {
+	const declared = request.headers.get('content-length');
+	if (declared !== null && !(Number(declared) <= limit)) return null;
+	if (!request.body) return '';
+	const reader = request.body.getReader();
+	const chunks: Uint8Array[] = [];
+	let size = 0;
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) break;
+		size += value.byteLength;
+		if (size > limit) {
+			// Not cancel(): that destroys the socket before the 400 is written; Node discards the rest.
+			reader.releaseLock();
+			return null;
+		}
+		chunks.push(value);
+	}
+	try {
+		return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+	} catch {
+		return null;
+	}
+}
