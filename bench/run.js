@@ -18,7 +18,8 @@ const { values } = parseArgs({
 const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const all = {
 	'rate-limit': () => import('./scenarios/rate-limit.js'),
-	auth: () => import('./scenarios/auth.js')
+	auth: () => import('./scenarios/auth.js'),
+	'admin-page': () => import('./admin-page.js')
 };
 const chosen = values.only ? values.only.split(',') : Object.keys(all);
 
