@@ -50,9 +50,9 @@ export async function createBenchDatabase(adminUrl) {
  * Starts `node build/index.js`; peakRssMiB() reads the kernel's high-water mark (VmHWM).
  * With BENCH_CPU_PROF=<dir> the server runs under --cpu-prof and writes its profile there on stop().
  */
-export async function startPortal(env) {
+export async function startPortal(env, { profile = true } = {}) {
 	const port = await freePort();
-	const profileDir = process.env.BENCH_CPU_PROF;
+	const profileDir = profile ? process.env.BENCH_CPU_PROF : undefined;
 	const flags = [];
 	if (profileDir) {
 		mkdirSync(profileDir, { recursive: true });
