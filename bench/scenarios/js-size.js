@@ -60,7 +60,8 @@ export function jsSizes(root = path.resolve('build')) {
 	const setup = pageModules(root, 'prerendered/setup.html');
 	// The /setup page node is the chunk /setup loads that / does not; its dynamic imports are the wallet flow.
 	const setupNode = [...setup].find((f) => /nodes[/\\]\d+\./.test(f) && !home.has(f));
-	const setupAll = setupNode ? closure([setupNode], true, new Set(setup)) : null;
+	const lazy = setupNode ? [...readFileSync(setupNode, 'utf8').matchAll(DYNAMIC_IMPORT)].map((m) => path.resolve(path.dirname(setupNode), m[1])) : [];
+	const setupAll = setupNode ? closure(lazy, true, new Set(setup)) : null;
 	const siwe = allClientJs(path.join(root, 'client')).filter((f) => SIWE_MARKERS.some((m) => readFileSync(f, 'utf8').includes(m)));
 	const pages = [
 		{ page: '/', ...measure(home), limit: 30_000, walletFree: true },
