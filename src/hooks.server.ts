@@ -4,6 +4,7 @@ import { env } from '$env/dynamic/private';
 import { ConfigError } from '$lib/server/config';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from '$lib/server/db/errors';
 import { memberFromAddress } from '$lib/server/guards';
+import { hiddenAdmin } from '$lib/server/pages';
 import { runtime, startRuntime } from '$lib/server/runtime';
 import { SESSION_COOKIE } from '$lib/server/session';
 
@@ -41,6 +42,9 @@ export const handle: Handle = async ({ event, resolve }) => {
 		event.locals.session = session;
 		if (session?.address) event.locals.member = memberFromAddress(session.address, config.adminAddresses);
 	}
+	// /admin is hidden from everyone who is not an admin (the specification's rule for /admin).
+	const hidden = hiddenAdmin(event);
+	if (hidden) return hidden;
 	const response = await resolve(event);
 	if (event.url.pathname.startsWith('/api/auth/')) response.headers.set('cache-control', 'no-store');
 	return response;

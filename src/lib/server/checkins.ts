@@ -1,0 +1,47 @@
+import { desc, eq } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { Database } from './db/client';
+import { sqlState } from './db/errors';
+import { checkIns, type CheckIn } from './db/schema';
+import { rateLimited, textField, validate, type Outcome } from './forms';
+import type { SignedInMember } from './guards';
+import { consume } from './rate-limit';
+
+export type { CheckIn };
+
+export const CHECKIN_FIELDS = ['note'] as const;
+
+const checkinSchema = v.object({ note: textField('Note', { max: 280, multiline: true }) });
+
+/** checkin: records that the member checked in, with an optional note. Order: limit → validate → write. */
+export async function checkin(db: Database, member: SignedInMember, input: unknown): Promise<Outcome<CheckIn>> {
+	const limit = await consume(db, member.address, 'checkin');
+	if (!limit.allowed) return rateLimited('check-ins in 24 hours', limit);
+	const parsed = validate(checkinSchema, input);
+	if (!parsed.ok) return parsed;
+	try {
+		const [row] = await db
+			.insert(checkIns)
+			.values({ memberAddress: member.address, note: parsed.value.note })
+			.returning();
+		return { ok: true, value: row! };
+	} catch (err) {
+		// 23503: the session's member row is gone (e.g. a reset database).
+		if (sqlState(err) === '23503') {
+			return { ok: false, status: 401, message: 'Your sign-in is no longer on record. Sign in again.' };
+		}
+		throw err;
+	}
+}
+
+export const RECENT_CHECKINS = 20;
+
+/** The member's latest check-ins, newest first. */
+export async function recentCheckIns(db: Database, address: string, limit = RECENT_CHECKINS): Promise<CheckIn[]> {
+	return db
+		.select()
+		.from(checkIns)
+		.where(eq(checkIns.memberAddress, address.toLowerCase()))
+		.orderBy(desc(checkIns.createdAt), desc(checkIns.id))
+		.limit(limit);
+}

@@ -1,0 +1,117 @@
+import * as v from 'valibot';
+import type { RateLimitResult } from './rate-limit';
+
+/** A message for each form field that was not accepted, by field name. */
+export type FieldErrors = Record<string, string>;
+
+/**
+ * What an operation answers: the result, or a refusal carrying the HTTP status the page is rendered
+ * with (DECISIONS.md "Pages and form actions").
+ */
+export type Outcome<T> =
+	| { ok: true; value: T }
+	| { ok: false; status: 400; message: string; errors: FieldErrors }
+	| { ok: false; status: 401 | 409; message: string }
+	| { ok: false; status: 429; message: string; retryAfterSeconds: number; resetAt: string };
+
+export type Refusal = Extract<Outcome<never>, { ok: false }>;
+
+/**
+ * The named fields of a form, as sent: a string, a File, several values (an array) or undefined.
+ * Validation then refuses anything that is not exactly one piece of text.
+ */
+export function formInput(form: FormData, names: readonly string[]): Record<string, unknown> {
+	const input: Record<string, unknown> = {};
+	for (const name of names) {
+		const values = form.getAll(name);
+		input[name] = values.length === 0 ? undefined : values.length === 1 ? values[0] : values;
+	}
+	return input;
+}
+
+/** The text values a user typed, to put back into the form after a refusal. */
+export function typedValues(input: Record<string, unknown>): Record<string, string> {
+	const values: Record<string, string> = {};
+	for (const [name, value] of Object.entries(input)) if (typeof value === 'string') values[name] = value;
+	return values;
+}
+
+// C0 and C1 control characters; lone UTF-16 surrogates, which no database text can hold.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL_EXCEPT_NEWLINE_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Characters as the database counts them (code points, not UTF-16 units). */
+export const charCount = (s: string) => [...s].length;
+
+/**
+ * A text field: missing counts as empty; line ends normalised to \n; blanks around trimmed;
+ * control characters refused (newlines and tabs allowed only in multi-line fields); length
+ * checked in characters.
+ */
+export function textField(label: string, options: { min?: number; max: number; multiline?: boolean }) {
+	const control = options.multiline ? CONTROL_EXCEPT_NEWLINE_TAB : CONTROL;
+	const min = options.min ?? 0;
+	return v.optional(
+		v.pipe(
+			v.string(`${label} must be text.`),
+			v.transform((s) => s.replace(/\r\n?/g, '\n').trim()),
+			v.check((s) => !LONE_SURROGATE.test(s), `${label} contains characters that are not valid text.`),
+			v.check(
+				(s) => !control.test(s),
+				options.multiline
+					? `${label} must not contain control characters (line breaks are fine).`
+					: `${label} must not contain control characters or line breaks.`
+			),
+			v.check((s) => charCount(s) >= min, `${label} is required.`),
+			v.check((s) => charCount(s) <= options.max, `${label} must be at most ${options.max} characters.`)
+		),
+		''
+	);
+}
+
+/** Runs `schema` over `input`: the typed output, or a 400 with the first message for each field. */
+export function validate<S extends v.GenericSchema>(
+	schema: S,
+	input: unknown
+): { ok: true; value: v.InferOutput<S> } | Extract<Refusal, { status: 400 }> {
+	const result = v.safeParse(schema, input, { abortPipeEarly: true });
+	if (result.success) return { ok: true, value: result.output };
+	const errors: FieldErrors = {};
+	for (const issue of result.issues) {
+		const key = issue.path?.map((p) => String(p.key)).join('.') ?? '';
+		if (key && !(key in errors)) errors[key] = issue.message;
+	}
+	return { ok: false, status: 400, message: 'Some fields need attention.', errors };
+}
+
+/** A 400 for one field. */
+export const fieldError = (field: string, message: string): Extract<Refusal, { status: 400 }> => ({
+	ok: false,
+	status: 400,
+	message: 'Some fields need attention.',
+	errors: { [field]: message }
+});
+
+/** The 429 answer for a spent per-address limit, saying how long until it may be tried again. */
+export function rateLimited(what: string, result: RateLimitResult, now = Date.now()): Extract<Refusal, { status: 429 }> {
+	const retryAfterSeconds = Math.max(1, Math.ceil((result.resetAt.getTime() - now) / 1000));
+	return {
+		ok: false,
+		status: 429,
+		message: `You have reached the limit of ${result.limit} ${what}. You can try again in ${formatWait(retryAfterSeconds)}.`,
+		retryAfterSeconds,
+		resetAt: result.resetAt.toISOString()
+	};
+}
+
+/** "23 hours 5 minutes", "12 minutes", "40 seconds". */
+export function formatWait(seconds: number): string {
+	const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+	if (seconds < 60) return plural(seconds, 'second');
+	const minutes = Math.ceil(seconds / 60);
+	if (minutes < 60) return plural(minutes, 'minute');
+	const hours = Math.floor(minutes / 60);
+	const rest = minutes % 60;
+	return rest ? `${plural(hours, 'hour')} ${plural(rest, 'minute')}` : plural(hours, 'hour');
+}

@@ -1,0 +1,104 @@
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { startServer, type RunningServer } from '../helpers/server';
+import { signIn, testAccount } from '../helpers/siwe';
+
+// The built server in real Chromium, with JavaScript: the same forms, enhanced with use:enhance.
+
+const admin = testAccount('admin');
+const PHONE = { width: 375, height: 740 };
+const DESKTOP = { width: 1280, height: 900 };
+
+let server: RunningServer;
+
+test.beforeAll(async () => {
+	server = await startServer({ env: { ADMIN_ADDRESSES: admin.address } });
+});
+test.afterAll(async () => {
+	await server?.stop();
+});
+
+async function pageAs(browser: Browser, account: PrivateKeyAccount, viewport: { width: number; height: number }): Promise<Page> {
+	const cookie = await signIn(server.url, account);
+	const context = await browser.newContext({ viewport });
+	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
+	await context.addCookies([{ name, value, url: server.url }]);
+	return context.newPage();
+}
+
+/** True when the page needs no sideways scrolling. */
+const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+
+test('a member applies at phone width and an admin approves and records the allowlist step, enhanced', async ({ browser }) => {
+	const member = privateKeyToAccount(generatePrivateKey());
+	const phone = await pageAs(browser, member, PHONE);
+	await phone.goto(`${server.url}/apply`);
+	await expect(phone.getByRole('heading', { name: 'Apply', exact: true })).toBeVisible();
+	expect(await fitsWidth(phone)).toBe(true);
+
+	await phone.getByLabel('Display name').fill('Hedy Lamarr');
+	await phone.getByLabel('Motivation').fill('Frequency hopping, and the docs.');
+	await phone.getByLabel('Contact').fill('@hedy');
+	await phone.getByRole('button', { name: 'Submit application' }).click();
+	await expect(phone.getByRole('heading', { name: 'Hedy Lamarr' })).toBeVisible();
+	await expect(phone.getByText('Review: pending')).toBeVisible();
+	await expect(phone.getByRole('button', { name: 'Submit application' })).toHaveCount(0);
+	expect(await fitsWidth(phone)).toBe(true);
+
+	const desk = await pageAs(browser, admin, DESKTOP);
+	await desk.goto(`${server.url}/admin?address=${member.address}`);
+	const card = desk.getByRole('article', { name: 'Hedy Lamarr' });
+	await expect(card.getByText(member.address.toLowerCase())).toBeVisible();
+	// Enhanced: the page is updated in place, not reloaded.
+	await desk.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+	await card.getByRole('button', { name: 'Approve' }).click();
+	await expect(card.getByText('Review: approved')).toBeVisible();
+	expect(await desk.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+	await expect(card.getByRole('button', { name: 'Approve' })).toHaveCount(0);
+
+	const hash = `0x${'ab'.repeat(32)}`;
+	const allowlist = card.getByRole('group', { name: 'Allowlist: pending' });
+	await allowlist.getByLabel('Transaction hash').fill(hash);
+	await allowlist.getByRole('button', { name: 'Record added to allowlist' }).click();
+	await expect(card.getByText('Allowlist: added')).toBeVisible();
+	await expect(card.getByText('History (2)')).toBeVisible();
+	await expect(card.getByRole('link', { name: new RegExp(hash) })).toHaveAttribute('href', `https://polygonscan.com/tx/${hash}`);
+
+	// A refusal with JavaScript: the message next to the field, what was typed kept.
+	const distribution = card.getByRole('group', { name: 'Token distribution: pending' });
+	await distribution.getByLabel('Transaction hash').fill(`0x${'cd'.repeat(32)}`);
+	await distribution.getByRole('button', { name: 'Record failed token transfer' }).click();
+	await expect(distribution.getByText('A reason is needed to move token distribution to failed.')).toBeVisible();
+	await expect(distribution.getByLabel('Transaction hash')).toHaveValue(`0x${'cd'.repeat(32)}`);
+	await expect(distribution.getByLabel('Reason')).toHaveAttribute('aria-invalid', 'true');
+
+	await phone.reload();
+	await expect(phone.getByText('Review: approved')).toBeVisible();
+	await expect(phone.getByText('Allowlist: added')).toBeVisible();
+
+	const adminPhone = await pageAs(browser, admin, PHONE);
+	await adminPhone.goto(`${server.url}/admin`);
+	expect(await fitsWidth(adminPhone)).toBe(true);
+	// Keyboard users see where they are.
+	await adminPhone.getByRole('searchbox', { name: 'Address' }).focus();
+	await adminPhone.keyboard.press('Tab');
+	await expect(adminPhone.getByRole('button', { name: 'Filter' })).toBeFocused();
+	const outline = await adminPhone.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+	expect(outline).not.toBe('none');
+});
+
+test('a member checks in with a note, enhanced, and sees it in the recent list', async ({ browser }) => {
+	const page = await pageAs(browser, privateKeyToAccount(generatePrivateKey()), PHONE);
+	await page.goto(`${server.url}/checkin`);
+	await page.getByLabel('Note').fill('Hello from the phone');
+	await page.getByRole('button', { name: 'Check in' }).click();
+	await expect(page.getByRole('listitem').filter({ hasText: 'Hello from the phone' })).toBeVisible();
+	await expect(page.getByLabel('Note')).toHaveValue('');
+	expect(await fitsWidth(page)).toBe(true);
+});
+
+test('signed out, /apply shows the sign-in prompt linking /setup', async ({ page }) => {
+	const response = await page.goto(`${server.url}/apply`);
+	expect(response?.status()).toBe(401);
+	await expect(page.getByRole('link', { name: 'Sign in with your wallet' })).toHaveAttribute('href', '/setup');
+});
