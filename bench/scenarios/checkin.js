@@ -12,13 +12,15 @@ const MEMBERS = 400; // the limit is 20 check-ins a day per member: room for 8,0
 
 export default async function checkin({ databaseUrl, engine, seconds, rounds }) {
 	if (!existsSync('src/routes/checkin')) return [{ name: 'check-in form action: skipped (no /checkin route on this branch)' }];
-	if (engine !== 'postgres') return [{ name: 'check-in form action: skipped with --pglite (members signed in on one server process must exist for the next)' }];
-	const proxy = await countingProxy(databaseUrl);
-	// Members sign in through the real endpoints on a first server process (same database and
-	// session password), so the measured process's CPU profile and peak RSS are the check-ins' alone.
+	const pg = engine === 'postgres';
+	const proxy = pg ? await countingProxy(databaseUrl) : null;
+	// On Postgres, members sign in through the real endpoints on a first server process (same database
+	// and session password), so the measured process's CPU profile and peak RSS are the check-ins' alone.
+	// PGlite lives inside one process, so there they sign in on the measured one and no baseline runs.
 	const cookies = [];
 	const addresses = [];
-	const signer = await startPortal({ DATABASE_URL: databaseUrl }, { profile: false });
+	const portal = pg ? null : await startPortal({});
+	const signer = portal ?? (await startPortal({ DATABASE_URL: databaseUrl }, { profile: false }));
 	try {
 		await Promise.all(
 			Array.from({ length: 8 }, async (_, w) => {
@@ -29,18 +31,21 @@ export default async function checkin({ databaseUrl, engine, seconds, rounds }) 
 				}
 			})
 		);
-	} finally {
+	} catch (err) {
 		await signer.stop();
+		await proxy?.close();
+		throw err;
 	}
-	const portal = await startPortal({ DATABASE_URL: proxy.url });
-	const client = httpClient(portal.url, CONNECTIONS);
-	const sql = postgres(proxy.url, { max: CONNECTIONS, onnotice: () => {} });
+	if (pg) await signer.stop();
+	const server = portal ?? (await startPortal({ DATABASE_URL: proxy.url }));
+	const client = httpClient(server.url, CONNECTIONS);
+	const sql = pg ? postgres(proxy.url, { max: CONNECTIONS, onnotice: () => {} }) : null;
 	try {
 		let next = 0;
 		const post = async () => {
 			const n = next++;
 			const r = await client.request('POST', '/checkin', {
-				headers: { origin: portal.url, accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', cookie: cookies[n % MEMBERS] },
+				headers: { origin: server.url, accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', cookie: cookies[n % MEMBERS] },
 				body: `note=${encodeURIComponent(`bench check-in ${n}`)}`
 			});
 			if (r.status !== 303) throw new Error(`checkin ${r.status}`);
@@ -49,16 +54,17 @@ export default async function checkin({ databaseUrl, engine, seconds, rounds }) 
 		const insert = () => sql`insert into check_ins (member_address, note) values (${addresses[k++ % MEMBERS]}, ${'bench bare insert'}) returning *`;
 		const options = { seconds, concurrency: CONNECTIONS };
 		// Statements per check-in, counted on the wire over 20 sequential requests (also the warm-up).
-		const before = proxy.counter.statements;
+		const before = proxy?.counter.statements ?? 0;
 		for (let i = 0; i < 20; i++) await post();
 		await new Promise((r) => setTimeout(r, 50));
-		const queries = (proxy.counter.statements - before) / 20;
-		const m = await alternate(rounds, { bare: () => loop(insert, options), form: () => loop(post, options) });
-		return [{ name: `POST /checkin form action, ${MEMBERS} members, ${CONNECTIONS} conns (vs bare insert into check_ins from the bench process)`, ...m.form, rss: portal.peakRssMiB(), queries, baseline: m.bare, target: 'ratio >= 0.3' }];
+		const queries = proxy ? (proxy.counter.statements - before) / 20 : undefined;
+		const m = await alternate(rounds, { ...(sql ? { bare: () => loop(insert, options) } : {}), form: () => loop(post, options) });
+		const vs = sql ? ' (vs bare insert into check_ins from the bench process)' : ' (PGlite: no bare insert from another process)';
+		return [{ name: `POST /checkin form action, ${MEMBERS} members, ${CONNECTIONS} conns${vs}`, ...m.form, rss: server.peakRssMiB(), queries, baseline: m.bare, target: 'none set' }];
 	} finally {
 		client.close();
-		await portal.stop();
-		await sql.end();
-		await proxy.close();
+		await server.stop();
+		await sql?.end();
+		await proxy?.close();
 	}
 }
