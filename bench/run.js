@@ -48,7 +48,14 @@ const started = Date.now();
 try {
 	for (const name of chosen) {
 		console.error(`running ${name} ...`);
-		rows.push(...(await (await all[name]()).default(context)));
+		try {
+			rows.push(...(await (await all[name]()).default(context)));
+		} catch (err) {
+			// One broken scenario should not cost the figures of the others.
+			console.error(err);
+			rows.push({ name: `${name}: FAILED (${String(err?.message ?? err).split('\n')[0]})` });
+			process.exitCode = 1;
+		}
 	}
 } finally {
 	await database.drop();
