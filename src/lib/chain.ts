@@ -1,0 +1,32 @@
+/** Values both the server and the browser need. */
+
+/** Polygon PoS: the only chain a sign-in message may name. */
+export const REQUIRED_CHAIN_ID = 137;
+
+/** How far ahead the browser sets a sign-in message's expirationTime (the server accepts up to 15 minutes). */
+export const SIGN_IN_MESSAGE_LIFETIME_MS = 10 * 60_000;
+
+export interface CommunityToken {
+	address: `0x${string}`;
+	symbol: string;
+	decimals: number;
+	image: string | null;
+}
+
+/**
+ * The community token from the PUBLIC_TOKEN_* variables, or null when they are not all set.
+ * The server validates them at start-up; this only refuses shapes wallet_watchAsset would reject.
+ */
+export function communityTokenFrom(env: Record<string, string | undefined>): CommunityToken | null {
+	const address = env.PUBLIC_TOKEN_ADDRESS?.trim() ?? '';
+	const symbol = env.PUBLIC_TOKEN_SYMBOL?.trim() ?? '';
+	const decimals = env.PUBLIC_TOKEN_DECIMALS?.trim() ?? '';
+	const image = env.PUBLIC_TOKEN_IMAGE?.trim() ?? '';
+	if (!/^0x[0-9a-fA-F]{40}$/.test(address) || symbol === '' || !/^\d{1,2}$/.test(decimals)) return null;
+	return { address: address as `0x${string}`, symbol, decimals: Number(decimals), image: image || null };
+}
+
+/** 0x1234…abcd: enough to recognise an address in a header. */
+export function shortAddress(address: string): string {
+	return address.length > 10 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
+}

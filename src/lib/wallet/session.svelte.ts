@@ -1,0 +1,56 @@
+/**
+ * Who is signed in, as the browser knows it: learned only from GET /api/auth/me (the layout stays
+ * static), changed by a successful sign-in and by POST /api/auth/logout. No wallet code here, so
+ * every page can import it.
+ */
+
+export interface Me {
+	address: string | null;
+	isAdmin: boolean;
+}
+
+class AuthSession {
+	address = $state.raw<string | null>(null);
+	isAdmin = $state.raw(false);
+	/** False until the first answer from /api/auth/me, so the header does not flash "Sign in". */
+	known = $state.raw(false);
+	/** Why the browser signed the member out, shown once in the header. */
+	notice = $state.raw<string | null>(null);
+
+	#changes = 0;
+
+	set(me: Me) {
+		this.#changes++;
+		this.address = me.address;
+		this.isAdmin = me.address ? me.isAdmin : false;
+		this.known = true;
+	}
+
+	async refresh(): Promise<void> {
+		const before = this.#changes;
+		try {
+			const response = await fetch('/api/auth/me', { headers: { accept: 'application/json' }, cache: 'no-store' });
+			if (!response.ok) throw new Error(`HTTP ${response.status}`);
+			const body = (await response.json()) as Partial<Me>;
+			// A sign-in or sign-out that finished meanwhile is newer than this answer.
+			if (this.#changes !== before) return;
+			this.set({ address: typeof body.address === 'string' ? body.address : null, isAdmin: body.isAdmin === true });
+		} catch {
+			// Offline or the server is away: keep what we knew (the server still guards every page).
+			this.known = true;
+		}
+	}
+
+	/** POST /api/auth/logout; `reason` is shown to the member when the browser decided it. */
+	async signOut(reason: string | null = null): Promise<void> {
+		try {
+			await fetch('/api/auth/logout', { method: 'POST', cache: 'no-store' });
+		} catch {
+			// The cookie may survive an unreachable server; forget the member here anyway.
+		}
+		this.set({ address: null, isAdmin: false });
+		this.notice = reason;
+	}
+}
+
+export const session = new AuthSession();

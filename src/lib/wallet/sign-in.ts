@@ -1,0 +1,164 @@
+import { createSiweMessage } from 'viem/siwe';
+import { REQUIRED_CHAIN_ID, SIGN_IN_MESSAGE_LIFETIME_MS } from '$lib/chain';
+import type { Me } from './session.svelte';
+
+/** What the sign-in screen offers after a failure: never anything for a 429 (retrying spends the limit). */
+export type SignInFailure =
+	| { kind: 'rate_limited'; message: string }
+	| { kind: 'failed'; message: string; action: 'retry' | 'sign_again' };
+
+export type SignInOutcome = { ok: true; me: Me } | { ok: false; failure: SignInFailure };
+
+export const RATE_LIMITED_MESSAGE = 'Traffic is high right now. Please wait a minute and try again.';
+
+/** The wallet side of the routine; the browser passes the wagmi-backed wallet, tests a fake. */
+export interface SigningWallet {
+	address: `0x${string}`;
+	/** The wallet's raw chain id (not limited to configured chains). */
+	chainId(): number | undefined;
+	switchToRequiredChain(): Promise<void>;
+	signMessage(message: string): Promise<`0x${string}`>;
+}
+
+export interface SignInEnvironment {
+	fetch: typeof fetch;
+	/** location.host and location.origin of the page. */
+	host: string;
+	origin: string;
+	now?: () => Date;
+}
+
+const VERIFY_MESSAGES: Record<string, { message: string; action: 'retry' | 'sign_again' }> = {
+	expired: { message: 'The signed message expired before the server received it.', action: 'sign_again' },
+	expiration_too_far: { message: "The message's expiry time was refused; check your device's clock.", action: 'sign_again' },
+	expiration_missing: { message: 'The message had no expiry time.', action: 'sign_again' },
+	not_yet_valid: { message: "The message is not valid yet; check your device's clock.", action: 'sign_again' },
+	nonce_mismatch: {
+		message: 'This sign-in attempt is no longer current (it may have been replaced in another tab, or cookies are blocked).',
+		action: 'sign_again'
+	},
+	chain_mismatch: { message: 'Wrong network: the message must name Polygon (chain 137).', action: 'sign_again' },
+	domain_not_allowed: { message: 'This site address is not allowed to sign in here.', action: 'retry' },
+	uri_mismatch: { message: "The message's address does not match this site.", action: 'retry' },
+	signature_invalid: {
+		message: 'The signature does not match the address. Smart-contract wallets may not be supported here.',
+		action: 'sign_again'
+	},
+	message_malformed: { message: 'The server could not read the signed message.', action: 'sign_again' },
+	invalid_request: { message: 'The server could not read the sign-in request.', action: 'retry' }
+};
+
+/** True when the wallet reports that the person declined (EIP-1193 code 4001), however deeply wrapped. */
+export function isUserRejection(error: unknown): boolean {
+	for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
+		if ((e as { code?: unknown }).code === 4001) return true;
+		if ((e as { name?: unknown }).name === 'UserRejectedRequestError') return true;
+		e = (e as { cause?: unknown }).cause;
+	}
+	return false;
+}
+
+function failed(message: string, action: 'retry' | 'sign_again' = 'retry'): SignInOutcome {
+	return { ok: false, failure: { kind: 'failed', message, action } };
+}
+
+const rateLimited: SignInOutcome = { ok: false, failure: { kind: 'rate_limited', message: RATE_LIMITED_MESSAGE } };
+
+async function errorCodeOf(response: Response): Promise<string | null> {
+	try {
+		const body = (await response.json()) as { error?: { code?: unknown } };
+		return typeof body.error?.code === 'string' ? body.error.code : null;
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * DECISIONS.md "Sign-in in the browser", steps 2–6, for an already connected wallet:
+ * switch to 137, GET nonce, build the message with viem's createSiweMessage, sign, POST verify.
+ */
+export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvironment): Promise<SignInOutcome> {
+	const now = env.now ?? (() => new Date());
+
+	if (wallet.chainId() !== REQUIRED_CHAIN_ID) {
+		try {
+			await wallet.switchToRequiredChain();
+		} catch (error) {
+			const on = wallet.chainId();
+			const where = on ? ` (your wallet is on chain ${on})` : '';
+			return failed(
+				isUserRejection(error)
+					? `Wrong network${where}: the switch to Polygon was declined. Sign-in needs Polygon (chain 137).`
+					: `Wrong network${where}: your wallet could not switch to Polygon (chain 137).`
+			);
+		}
+	}
+	if (wallet.chainId() !== REQUIRED_CHAIN_ID) {
+		return failed(`Wrong network: your wallet is on chain ${wallet.chainId() ?? 'unknown'}, sign-in needs Polygon (chain 137).`);
+	}
+
+	let nonceResponse: Response;
+	try {
+		nonceResponse = await env.fetch('/api/auth/nonce', { cache: 'no-store', credentials: 'same-origin' });
+	} catch {
+		return failed('Could not reach the server. Check your connection.');
+	}
+	if (nonceResponse.status === 429) return rateLimited;
+	if (!nonceResponse.ok) return failed(`The server could not start a sign-in (HTTP ${nonceResponse.status}).`);
+	let nonce: string;
+	try {
+		const body = (await nonceResponse.json()) as { nonce?: unknown };
+		if (typeof body.nonce !== 'string') throw new Error('no nonce');
+		nonce = body.nonce;
+	} catch {
+		return failed('The server sent an unreadable answer when starting the sign-in.');
+	}
+
+	const issuedAt = now();
+	const message = createSiweMessage({
+		domain: env.host,
+		uri: env.origin,
+		address: wallet.address,
+		chainId: REQUIRED_CHAIN_ID,
+		nonce,
+		version: '1',
+		issuedAt,
+		expirationTime: new Date(issuedAt.getTime() + SIGN_IN_MESSAGE_LIFETIME_MS),
+		statement: 'Sign in to the member portal.'
+	});
+
+	let signature: `0x${string}`;
+	try {
+		signature = await wallet.signMessage(message);
+	} catch (error) {
+		return isUserRejection(error)
+			? failed('You refused the signature request in your wallet.', 'sign_again')
+			: failed('Your wallet could not sign the message.', 'sign_again');
+	}
+
+	let verify: Response;
+	try {
+		verify = await env.fetch('/api/auth/verify', {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ message, signature }),
+			cache: 'no-store',
+			credentials: 'same-origin'
+		});
+	} catch {
+		return failed('Could not reach the server. Check your connection.', 'sign_again');
+	}
+	if (verify.status === 429) return rateLimited;
+	if (!verify.ok) {
+		const code = await errorCodeOf(verify);
+		const known = code ? VERIFY_MESSAGES[code] : undefined;
+		return known ? failed(known.message, known.action) : failed(`Sign-in failed (HTTP ${verify.status}).`, 'sign_again');
+	}
+	try {
+		const body = (await verify.json()) as { address?: unknown; isAdmin?: unknown };
+		if (typeof body.address !== 'string') throw new Error('no address');
+		return { ok: true, me: { address: body.address, isAdmin: body.isAdmin === true } };
+	} catch {
+		return failed('The server sent an unreadable answer after signing in.', 'sign_again');
+	}
+}
