@@ -1,13 +1,16 @@
-// Shared pieces of `npm run bench`: a database of its own, the built server with its peak RSS,
-// autocannon runs, and the results table. Plain ESM so the suite needs no build step of its own.
+// Shared pieces of `npm run bench`: a database of its own, the built server with its peak RSS, a
+// keep-alive HTTP client and load loops, real sign-ins, a statement-counting proxy in front of
+// Postgres, and the results table. Plain ESM so the suite needs no build step of its own.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import autocannon from 'autocannon';
+import { mkdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { createConnection, createServer } from 'node:net';
+import path from 'node:path';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { createSiweMessage } from 'viem/siwe';
 
 export const BENCH_SESSION_PASSWORD = 'bench-session-password-0123456789-abcdef';
 
@@ -43,10 +46,19 @@ export async function createBenchDatabase(adminUrl) {
 	};
 }
 
-/** Starts `node build/index.js`; peakRssMiB() reads the kernel's high-water mark (VmHWM). */
-export async function startPortal(env) {
+/**
+ * Starts `node build/index.js`; peakRssMiB() reads the kernel's high-water mark (VmHWM).
+ * With BENCH_CPU_PROF=<dir> the server runs under --cpu-prof and writes its profile there on stop().
+ */
+export async function startPortal(env, { profile = true } = {}) {
 	const port = await freePort();
-	const child = spawn(process.execPath, ['build/index.js'], {
+	const profileDir = profile ? process.env.BENCH_CPU_PROF : undefined;
+	const flags = [];
+	if (profileDir) {
+		mkdirSync(profileDir, { recursive: true });
+		flags.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`, '--require', path.resolve('bench/exit-on-signal.cjs'));
+	}
+	const child = spawn(process.execPath, [...flags, 'build/index.js'], {
 		env: {
 			PATH: process.env.PATH,
 			PORT: String(port),
@@ -75,28 +87,139 @@ export async function startPortal(env) {
 			const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
 			return kb / 1024;
 		},
+		/** Resolves once the server has exited (and, when profiling, written its profile). */
 		stop() {
-			child.kill('SIGTERM');
+			if (child.exitCode !== null) return Promise.resolve();
+			const exited = new Promise((resolve) => child.once('exit', resolve));
+			// SIGTERM would wait for the pool's idle connections (30 s); nothing here needs a graceful exit.
+			child.kill(profileDir ? 'SIGUSR2' : 'SIGKILL');
+			const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+			return exited.then(() => clearTimeout(force));
 		}
 	};
 }
 
-/** One autocannon run; the load comes from this process, the server is another. */
-export async function load(options) {
-	const result = await autocannon({ duration: 5, connections: 20, ...options });
-	return {
-		rps: result.requests.average,
-		p50: result.latency.p50,
-		p99: result.latency.p99,
-		errors: result.errors + result.timeouts + result.non2xx
+/** A keep-alive HTTP client for one server: request(method, path, {headers, body}) → {status, headers, text}. */
+export function httpClient(base, connections = 32) {
+	const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+	const request = (method, p, { headers = {}, body } = {}) =>
+		new Promise((resolve, reject) => {
+			const req = http.request(`${base}${p}`, { method, agent, headers }, (res) => {
+				const chunks = [];
+				res.on('data', (c) => chunks.push(c));
+				res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() }));
+			});
+			req.on('error', reject);
+			req.end(body);
+		});
+	/** GET that rejects unless the answer is `expect`; what the load loops call. */
+	const get = async (p, headers = {}, expect = 200) => {
+		const r = await request('GET', p, { headers });
+		if (r.status !== expect) throw new Error(`GET ${p}: ${r.status}`);
+		return r;
 	};
+	return { request, get, close: () => agent.destroy() };
+}
+
+/** Signs `account` in through the real nonce and verify endpoints; returns the "session=..." cookie. */
+export async function signIn(base, account) {
+	const { nonce, cookie } = await fetchNonce(base);
+	const message = siweMessage(base, account.address, nonce);
+	const response = await fetch(`${base}/api/auth/verify`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', cookie },
+		body: JSON.stringify({ message, signature: await account.signMessage({ message }) })
+	});
+	if (response.status !== 200) throw new Error(`verify: ${response.status} ${await response.text()}`);
+	return response.headers.getSetCookie()[0].split(';')[0];
+}
+
+/** A nonce and the cookie that carries it. */
+export async function fetchNonce(base) {
+	const response = await fetch(`${base}/api/auth/nonce`);
+	const { nonce } = await response.json();
+	return { nonce, cookie: response.headers.getSetCookie()[0].split(';')[0] };
+}
+
+/** The SIWE message the portal accepts from a browser on `base`. */
+export function siweMessage(base, address, nonce) {
+	const now = new Date();
+	return createSiweMessage({
+		domain: new URL(base).host,
+		uri: base,
+		address,
+		chainId: 137,
+		nonce,
+		version: '1',
+		issuedAt: now,
+		expirationTime: new Date(now.getTime() + 10 * 60_000)
+	});
+}
+
+/** Runs each of `runs` (name → async () => result) `rounds` times, alternating; the median round of each by rps. */
+export async function alternate(rounds, runs) {
+	const results = Object.fromEntries(Object.keys(runs).map((k) => [k, []]));
+	for (let round = 0; round < rounds; round++) {
+		for (const [name, run] of Object.entries(runs)) results[name].push(await run());
+	}
+	return Object.fromEntries(Object.entries(results).map(([k, list]) => [k, medianByRps(list)]));
+}
+
+export function medianByRps(list) {
+	const sorted = [...list].sort((a, b) => a.rps - b.rps);
+	return { ...sorted[Math.floor(sorted.length / 2)], errors: list.reduce((sum, r) => sum + (r.errors ?? 0), 0) };
+}
+
+/**
+ * A TCP proxy in front of Postgres that counts the statements its clients send: every Execute
+ * (extended protocol) and every simple Query message of the frontend stream.
+ */
+export async function countingProxy(databaseUrl) {
+	const target = new URL(databaseUrl);
+	const counter = { statements: 0 };
+	const server = createServer((client) => {
+		const upstream = createConnection({ host: target.hostname, port: Number(target.port || 5432) });
+		let buffer = Buffer.alloc(0);
+		let untyped = true; // the startup (and SSL request) messages carry no type byte
+		client.on('data', (chunk) => {
+			upstream.write(chunk);
+			buffer = Buffer.concat([buffer, chunk]);
+			for (;;) {
+				if (untyped) {
+					if (buffer.length < 8) break;
+					const length = buffer.readInt32BE(0);
+					if (buffer.length < length) break;
+					untyped = buffer.readInt32BE(4) === 80877103; // an SSL request is followed by the startup message
+					buffer = buffer.subarray(length);
+					continue;
+				}
+				if (buffer.length < 5) break;
+				const length = buffer.readInt32BE(1);
+				if (buffer.length < 1 + length) break;
+				const type = String.fromCharCode(buffer[0]);
+				if (type === 'E' || type === 'Q') counter.statements++;
+				buffer = buffer.subarray(1 + length);
+			}
+		});
+		upstream.on('data', (chunk) => client.write(chunk));
+		for (const [a, b] of [[client, upstream], [upstream, client]]) {
+			a.on('error', () => b.destroy());
+			a.on('close', () => b.destroy());
+		}
+	});
+	await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const url = new URL(databaseUrl);
+	url.hostname = '127.0.0.1';
+	url.port = String(server.address().port);
+	return { url: url.toString(), counter, close: () => new Promise((r) => (server.closeAllConnections?.(), server.close(r))) };
 }
 
 /** Runs `fn` over `seconds` with `concurrency` workers in this process; latencies in ms. */
 export async function loop(fn, { seconds = 5, concurrency = 10 } = {}) {
 	const latencies = [];
 	let errors = 0;
-	const end = performance.now() + seconds * 1000;
+	const begin = performance.now();
+	const end = begin + seconds * 1000;
 	await Promise.all(
 		Array.from({ length: concurrency }, async (_, worker) => {
 			for (let i = 0; performance.now() < end; i++) {
@@ -112,22 +235,23 @@ export async function loop(fn, { seconds = 5, concurrency = 10 } = {}) {
 	);
 	latencies.sort((a, b) => a - b);
 	const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-	return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), errors };
+	return { rps: latencies.length / ((performance.now() - begin) / 1000), p50: at(0.5), p99: at(0.99), errors };
 }
 
 const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 
 /** Prints the suite's table: each scenario against its baseline, with the ratio. */
 export function printTable(rows) {
-	const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'baseline req/s', 'ratio', 'target'];
+	const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'SQL/req', 'baseline req/s', 'ratio', 'target'];
 	const lines = rows.map((r) => [
 		r.name,
-		fmt(r.rps, 0),
+		r.rps === undefined ? (r.value ?? '-') : fmt(r.rps, r.rps < 100 ? 1 : 0),
 		fmt(r.p50, 2),
 		fmt(r.p99, 2),
-		String(r.errors ?? 0),
+		r.rps === undefined ? '-' : String(r.errors ?? 0),
 		r.rss ? fmt(r.rss, 0) : '-',
-		r.baseline ? fmt(r.baseline.rps, 0) : '-',
+		r.queries === undefined ? '-' : String(r.queries),
+		r.baseline ? fmt(r.baseline.rps, r.baseline.rps < 100 ? 1 : 0) : '-',
 		r.baseline ? fmt(r.rps / r.baseline.rps, 2) : '-',
 		r.target ?? ''
 	]);

@@ -1,7 +1,10 @@
 // `npm run bench`: builds the portal, starts it on a Postgres server (or PGlite with --pglite), loads it
 // from this second process on loopback and prints one table of scenarios against their baselines.
-// Options: --pglite, --only <name[,name]>, --seconds N (default 5), --no-build, --scales 1,10,100
+// Options: --pglite, --only <name[,name]>, --seconds N (per round, default 4), --rounds N (alternating
+// rounds, the median counts; default 3), --scales 1,10,100, --no-build.
+// BENCH_CPU_PROF=<dir> runs every portal under node --cpu-prof (see bench/profile.js).
 import { execSync } from 'node:child_process';
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { createBenchDatabase, printTable } from './harness.js';
 
@@ -9,7 +12,8 @@ const { values } = parseArgs({
 	options: {
 		pglite: { type: 'boolean', default: false },
 		only: { type: 'string' },
-		seconds: { type: 'string', default: '5' },
+		seconds: { type: 'string', default: '4' },
+		rounds: { type: 'string', default: '3' },
 		scales: { type: 'string', default: '1,10,100' },
 		'no-build': { type: 'boolean', default: false }
 	}
@@ -17,29 +21,48 @@ const { values } = parseArgs({
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const all = {
-	'rate-limit': () => import('./scenarios/rate-limit.js'),
 	auth: () => import('./scenarios/auth.js'),
-	'admin-page': () => import('./admin-page.js')
+	signin: () => import('./scenarios/signin.js'),
+	checkin: () => import('./scenarios/checkin.js'),
+	'rate-limit': () => import('./scenarios/rate-limit.js'),
+	pulse: () => import('./scenarios/pulse.js'),
+	admin: () => import('./scenarios/admin.js'),
+	'js-size': () => import('./scenarios/js-size.js')
 };
 const chosen = values.only ? values.only.split(',') : Object.keys(all);
+for (const name of chosen) if (!all[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(all).join(', ')}`);
 
 if (!values['no-build']) execSync('npx vite build', { stdio: ['ignore', 'ignore', 'inherit'] });
+// The database is on the Postgres server either way: with --pglite the portal ignores it, and the
+// scenarios that measure SQL from this process (rate-limit) still use it.
 const database = await createBenchDatabase(adminUrl);
 const context = {
 	databaseUrl: database.url,
 	engine: values.pglite ? 'pglite' : 'postgres',
 	seconds: Number(values.seconds),
+	rounds: Number(values.rounds),
 	scales: values.scales.split(',').map(Number)
 };
 const rows = [];
+const started = Date.now();
 try {
 	for (const name of chosen) {
-		if (!all[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(all).join(', ')}`);
 		console.error(`running ${name} ...`);
-		rows.push(...(await (await all[name]()).default(context)));
+		try {
+			rows.push(...(await (await all[name]()).default(context)));
+		} catch (err) {
+			// One broken scenario should not cost the figures of the others.
+			console.error(err);
+			rows.push({ name: `${name}: FAILED (${String(err?.message ?? err).split('\n')[0]})` });
+			process.exitCode = 1;
+		}
 	}
 } finally {
 	await database.drop();
 }
-console.log(`\nmachine: ${(await import('node:os')).cpus().length} cores, ${(await import('node:os')).cpus()[0]?.model}, Node ${process.version}, engine ${context.engine}\n`);
+const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+console.log(
+	`\nmachine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ` +
+		`engine ${context.engine}, ${context.rounds} rounds of ${context.seconds} s (medians), load average ${load}, ${((Date.now() - started) / 1000).toFixed(0)} s\n`
+);
 printTable(rows);

@@ -1,4 +1,4 @@
-import { desc, eq } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Database } from './db/client';
 import { sqlState } from './db/errors';
@@ -42,6 +42,7 @@ export async function recentCheckIns(db: Database, address: string, limit = RECE
 		.select()
 		.from(checkIns)
 		.where(eq(checkIns.memberAddress, address.toLowerCase()))
-		.orderBy(desc(checkIns.createdAt), desc(checkIns.id))
+		// "desc nulls last" is how the index is ordered; plain desc() would make Postgres sort instead.
+		.orderBy(sql`${checkIns.createdAt} desc nulls last`, desc(checkIns.id))
 		.limit(limit);
 }

@@ -1,0 +1,51 @@
+// Summarises a V8 .cpuprofile (from BENCH_CPU_PROF=<dir> npm run bench -- --only <scenario>):
+// top functions by self time, and self time per package or build file.
+//   node bench/profile.js <file.cpuprofile> [--top 25]
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
+const profile = JSON.parse(readFileSync(positionals[0], 'utf8'));
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const self = new Map();
+// timeDeltas[i] is the time before samples[i]; attribute it to the sampled node.
+profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+const total = [...self.values()].reduce((a, b) => a + b, 0);
+
+const where = (url) => {
+	const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+	if (m) return m[1];
+	if (url.includes('/build/')) return 'build/' + url.split('/build/')[1].replace(/-[\w-]{8}\.js$/, '.js');
+	return url ? url.replace(/^.*\//, '') : '(native / V8)';
+};
+const fn = new Map();
+const pkg = new Map();
+for (const [id, us] of self) {
+	const { functionName, url, lineNumber } = byId.get(id).callFrame;
+	const key = `${functionName || '(anonymous)'}  ${where(url)}${url ? ':' + (lineNumber + 1) : ''}`;
+	fn.set(key, (fn.get(key) ?? 0) + us);
+	const p = functionName.startsWith('(') && !url ? functionName : where(url);
+	pkg.set(p, (pkg.get(p) ?? 0) + us);
+}
+const print = (title, map, n) => {
+	console.log(`\n${title} (of ${(total / 1e6).toFixed(2)} s sampled)`);
+	for (const [k, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, n)) {
+		console.log(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+	}
+};
+// Inclusive time: each sample counts once for every distinct function on its stack.
+const parent = new Map();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const inclusive = new Map();
+profile.samples.forEach((id, i) => {
+	const keys = new Set();
+	for (let n = id; n !== undefined; n = parent.get(n)) {
+		const { functionName, url, lineNumber } = byId.get(n).callFrame;
+		if (!url) continue;
+		keys.add(`${functionName || '(anonymous)'}  ${where(url)}:${lineNumber + 1}`);
+	}
+	for (const k of keys) inclusive.set(k, (inclusive.get(k) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
+print('self time by function', fn, Number(values.top));
+print('inclusive time by function (JS frames)', inclusive, Number(values.top));
+print('self time by package / file', pkg, 15);

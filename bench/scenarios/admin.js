@@ -1,0 +1,103 @@
+// The /admin page as an admin (signed in through the real endpoints, listed in ADMIN_ADDRESSES)
+// with 1x, 10x and 100x data, where 1x = 1,000 applications and 5,000 audit rows, so 10x is the
+// issue's 10,000 / 50,000. Requests are sequential on loopback, so latency is the server's time
+// per page; SQL statements per request are counted on the wire by a proxy in front of Postgres.
+import { existsSync } from 'node:fs';
+import postgres from 'postgres';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { countingProxy, httpClient, signIn, startPortal } from '../harness.js';
+
+const UNIT = 1_000;
+const EVENTS_PER_APPLICATION = 5;
+const PAGES = [
+	['first page', '/admin'],
+	['filter review=pending, page 2', '/admin?review=pending&page=2'],
+	['search by part of an address', '/admin?address=0x00000000000000000000000000000000000012'],
+	['past the last page (fixed cost)', '/admin?page=999999']
+];
+
+/** Adds applicants from+1..to with one application each and 5 audit rows per application. */
+export async function seed(sql, from, to, executor) {
+	await sql`insert into members (address) select '0x' || lpad(to_hex(g), 40, '0') from generate_series(${from + 1}::int, ${to}::int) g`;
+	await sql`
+		insert into applications (applicant_address, display_name, motivation, contact, review, allowlist, distribution, created_at, updated_at)
+		select '0x' || lpad(to_hex(g), 40, '0'), 'Applicant ' || g, repeat('I would like to join because ', 8), '@member' || g,
+			(array['pending','needs_info','approved','rejected'])[1 + g % 4]::review_state,
+			(case when g % 4 = 2 then (array['pending','added','failed'])[1 + g % 3] else 'pending' end)::allowlist_state,
+			(case when g % 4 = 2 then (array['pending','sent','failed'])[1 + (g / 3) % 3] else 'pending' end)::distribution_state,
+			now() - make_interval(mins => g * 14), now() - make_interval(mins => g * 14)
+		from generate_series(${from + 1}::int, ${to}::int) g`;
+	await sql`
+		insert into application_events (application_id, executor_address, created_at, field, from_state, to_state, reason, tx_hash)
+		select a.id, ${executor}, a.created_at + make_interval(mins => e.n),
+			(array['review','review','allowlist','distribution','review'])[e.n]::application_field,
+			'pending', 'needs_info', case when e.n % 2 = 0 then 'Please say more about your plans.' end,
+			case when e.n in (3, 4) then '0x' || encode(sha256(convert_to(a.id::text || e.n, 'utf8')), 'hex') end
+		from applications a cross join generate_series(1, ${EVENTS_PER_APPLICATION}) as e(n)
+		where a.applicant_address > '0x' || lpad(to_hex(${from}::int), 40, '0')`;
+	// Vacuum now so that autovacuum does not wake up during the measured requests.
+	await sql`vacuum (analyze) applications, application_events, members`;
+}
+
+export default async function admin({ databaseUrl, engine, scales, seconds, rounds }) {
+	if (!existsSync('src/routes/admin')) return [{ name: 'admin page: skipped (no /admin route on this branch)' }];
+	if (engine !== 'postgres') return [{ name: 'admin page: skipped with --pglite (the bench seeds the database over SQL)' }];
+	const account = privateKeyToAccount(generatePrivateKey());
+	const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+	const proxy = await countingProxy(databaseUrl);
+	const portal = await startPortal({ DATABASE_URL: proxy.url, ADMIN_ADDRESSES: account.address });
+	const client = httpClient(portal.url, 1);
+	const rows = [];
+	const first = {};
+	try {
+		const cookie = await signIn(portal.url, account);
+		let seeded = 0;
+		for (const scale of scales) {
+			const started = performance.now();
+			await seed(sql, seeded, UNIT * scale, account.address.toLowerCase());
+			seeded = UNIT * scale;
+			console.error(`  admin: ${seeded} applications, ${seeded * EVENTS_PER_APPLICATION} audit rows (seeded in ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+			// Alternating rounds over the pages; each page's median latency over all its rounds counts.
+			const samples = Object.fromEntries(PAGES.map(([label]) => [label, { latencies: [], statements: [], errors: 0, bytes: 0 }]));
+			for (const [, path] of PAGES) for (let i = 0; i < 3; i++) await client.get(path, { cookie, accept: 'text/html' }); // warm-up
+			for (let round = 0; round < rounds; round++) {
+				for (const [label, path] of PAGES) {
+					const s = samples[label];
+					const end = performance.now() + (seconds * 1000) / PAGES.length;
+					for (let n = 0; performance.now() < end || n < 5; n++) {
+						const before = proxy.counter.statements;
+						const t = performance.now();
+						const r = await client.get(path, { cookie, accept: 'text/html' }).catch(() => null);
+						s.latencies.push(performance.now() - t);
+						if (!r) s.errors++;
+						else s.bytes = r.text.length;
+						await new Promise((resolve) => setImmediate(resolve));
+						s.statements.push(proxy.counter.statements - before);
+					}
+				}
+			}
+			for (const [label, path] of PAGES) {
+				const { latencies, statements, errors, bytes } = samples[label];
+				latencies.sort((a, b) => a - b);
+				const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+				// Sequential requests: pages per second is 1 / the median server time (robust to the shared machine's spikes).
+				const result = { rps: 1000 / at(0.5), p50: at(0.5), p99: at(0.99), errors };
+				first[label] ??= result;
+				rows.push({
+					name: `GET ${path} (${label}), ${seeded} apps / ${seeded * EVENTS_PER_APPLICATION} audit rows (${scale}x), ${(bytes / 1024).toFixed(0)} KiB, sequential (vs same page at ${scales[0]}x)`,
+					...result,
+					rss: portal.peakRssMiB(),
+					queries: Math.max(...statements),
+					baseline: first[label],
+					target: 'flat: ratio ~1, SQL/req constant'
+				});
+			}
+		}
+	} finally {
+		client.close();
+		await portal.stop();
+		await proxy.close();
+		await sql.end();
+	}
+	return rows;
+}

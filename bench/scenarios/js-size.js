@@ -1,0 +1,82 @@
+// JavaScript shipped per page (gzip level 9, file by file as the server sends them) after the build:
+// every chunk the prerendered HTML preloads or imports plus their static imports; `/setup + wallet`
+// adds what /setup loads in onMount (followed through dynamic imports). Also checks that `/` holds
+// no wallet code and that no client chunk carries the `siwe` parser.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+// Strings only wallet code carries (wagmi's and viem's error texts) and the `siwe` parser's names.
+const WALLET_MARKERS = ['wagmi.sh', '@wagmi/core@', 'viem@', 'eip6963:'];
+const SIWE_MARKERS = ['SiweMessage', 'apg-js', 'SiweError'];
+const STATIC_IMPORT = /(?:^|[;\s}])(?:import|export)\s*(?:[\w${},*\s]+from\s*)?["']([^"']+\.js)["']/g;
+const DYNAMIC_IMPORT = /import\(["'`]([^"'`]+\.js)["'`]\)/g;
+
+/** Every module reachable from `start` through static imports (and dynamic ones when `dynamic`). */
+function closure(start, dynamic, seen = new Set()) {
+	const queue = [...start];
+	while (queue.length) {
+		const file = queue.pop();
+		if (seen.has(file) || !existsSync(file)) continue;
+		seen.add(file);
+		const code = readFileSync(file, 'utf8');
+		for (const m of code.matchAll(STATIC_IMPORT)) queue.push(path.resolve(path.dirname(file), m[1]));
+		if (dynamic) for (const m of code.matchAll(DYNAMIC_IMPORT)) queue.push(path.resolve(path.dirname(file), m[1]));
+	}
+	return seen;
+}
+
+/** What the prerendered page's HTML loads before it runs: modulepreload links and inline import()s. */
+function pageModules(root, html) {
+	const text = readFileSync(path.join(root, html), 'utf8');
+	const entries = [...text.matchAll(/<link href="([^"]+\.js)" rel="modulepreload"/g), ...text.matchAll(/import\("([^"]+\.js)"\)/g)].map((m) =>
+		path.join(root, 'client', path.posix.normalize(m[1]))
+	);
+	return closure(entries, false);
+}
+
+function measure(files) {
+	let raw = 0;
+	let gzip = 0;
+	const markers = new Set();
+	for (const file of files) {
+		const code = readFileSync(file);
+		raw += code.length;
+		gzip += gzipSync(code, { level: 9 }).length;
+		for (const m of WALLET_MARKERS) if (code.includes(m)) markers.add(m);
+	}
+	return { chunks: files.size, raw, gzip, markers: [...markers] };
+}
+
+function allClientJs(dir) {
+	return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+		d.isDirectory() ? allClientJs(path.join(dir, d.name)) : d.name.endsWith('.js') ? [path.join(dir, d.name)] : []
+	);
+}
+
+/** Figures per page; `ok` says whether the issue's targets hold. */
+export function jsSizes(root = path.resolve('build')) {
+	const home = pageModules(root, 'prerendered/index.html');
+	const setup = pageModules(root, 'prerendered/setup.html');
+	// The /setup page node is the chunk /setup loads that / does not; its dynamic imports are the wallet flow.
+	const setupNode = [...setup].find((f) => /nodes[/\\]\d+\./.test(f) && !home.has(f));
+	const lazy = setupNode ? [...readFileSync(setupNode, 'utf8').matchAll(DYNAMIC_IMPORT)].map((m) => path.resolve(path.dirname(setupNode), m[1])) : [];
+	const setupAll = setupNode ? closure(lazy, true, new Set(setup)) : null;
+	const siwe = allClientJs(path.join(root, 'client')).filter((f) => SIWE_MARKERS.some((m) => readFileSync(f, 'utf8').includes(m)));
+	const pages = [
+		{ page: '/', ...measure(home), limit: 30_000, walletFree: true },
+		{ page: '/setup', ...measure(setup), limit: 60_000 },
+		...(setupAll ? [{ page: '/setup + wallet (onMount)', ...measure(setupAll), limit: 60_000 }] : [])
+	];
+	for (const p of pages) p.ok = p.gzip <= p.limit && (!p.walletFree || p.markers.length === 0);
+	return { pages, siwe: siwe.map((f) => path.relative(root, f)) };
+}
+
+/** bench/run.js scenario: one row per page (sizes, not rates). */
+export default async function jsSize() {
+	const { pages, siwe } = jsSizes();
+	return pages.map((p) => ({
+		name: `JS shipped for ${p.page}: ${(p.gzip / 1000).toFixed(1)} kB gzip in ${p.chunks} chunks (${(p.raw / 1000).toFixed(1)} kB raw), wallet code: ${p.markers.length ? p.markers.join(' ') : 'none'}${p.page === '/' ? `, siwe in any chunk: ${siwe.length ? 'YES' : 'no'}` : ''}`,
+		target: `<= ${p.limit / 1000} kB${p.walletFree ? ', no wallet code' : ''}: ${p.ok ? 'met' : 'MISSED'}`
+	}));
+}
