@@ -1,0 +1,47 @@
+// The home page behind the shipped nginx limits: when the edge answers 429 on /api/community-pulse,
+// the page says the issues could not be fetched and shows no earlier cards (specification, Errors).
+import { expect, test } from '@playwright/test';
+import { githubIssue, startFakeGitHub, type FakeGitHub } from '../helpers/fake-github';
+import { NGINX_BIN, NGINX_MISSING_REASON, roomInMinute, startNginx, type RunningNginx } from '../helpers/nginx';
+import { startServer, type RunningServer } from '../helpers/server';
+
+test.skip(!NGINX_BIN, NGINX_MISSING_REASON);
+test.describe.configure({ timeout: 120_000 });
+
+let github: FakeGitHub | undefined;
+let portal: RunningServer | undefined;
+let edge: RunningNginx | undefined;
+
+test.beforeAll(async () => {
+	github = await startFakeGitHub({ kind: 'issues', issues: [githubIssue(7, { title: 'Welcome new members' })] });
+	portal = await startServer({ env: { COMMUNITY_PULSE_REPO: 'acme/portal', GITHUB_API_URL: github.url } });
+	edge = await startNginx({ upstream: `127.0.0.1:${portal.port}`, mode: 'enforce' });
+});
+test.afterAll(async () => {
+	await edge?.stop();
+	await portal?.stop();
+	await github?.close();
+});
+
+test('an edge 429 on the community feed empties the cards and says the issues could not be fetched', async ({ page }) => {
+	// One clock minute (nginx's window) for the whole test.
+	await roomInMinute(40);
+	await page.goto(`${edge!.url}/`);
+	await expect(page.getByTestId('pulse-card')).toHaveCount(1);
+
+	// Spend this address's allowance on the feed (the browser connects from loopback too).
+	let status = 0;
+	for (let i = 0; i < 200 && status !== 429; i++) {
+		const response = await fetch(`${edge!.url}/api/community-pulse`);
+		await response.arrayBuffer();
+		status = response.status;
+	}
+	expect(status).toBe(429);
+
+	const answer = page.waitForResponse('**/api/community-pulse');
+	await page.reload();
+	expect((await answer).status()).toBe(429);
+	await expect(page.getByRole('alert').filter({ hasText: 'could not be fetched' })).toBeVisible();
+	await expect(page.getByTestId('pulse-card')).toHaveCount(0);
+	await expect(page.getByText('Welcome new members')).toHaveCount(0);
+});
