@@ -2,7 +2,7 @@ import { error, fail, type ActionFailure, type RequestEvent } from '@sveltejs/ki
 import { SchemaNotMigratedError, isDatabaseUnavailable } from './db/errors';
 import type { Database } from './db/client';
 import type { Refusal } from './forms';
-import type { SignedInMember } from './guards';
+import { ForbiddenError, UnauthenticatedError, requireAdmin, requireMember, type SignedInMember } from './guards';
 import { useDb } from './runtime';
 
 /**
@@ -22,8 +22,12 @@ export async function withDatabase<T>(work: (db: Database) => Promise<T>): Promi
 
 /** The signed-in member for a member page or action; otherwise the 401 page with its sign-in prompt. */
 export function memberOr401(locals: App.Locals): SignedInMember {
-	if (!locals.member) error(401, { code: 'unauthenticated', message: 'Sign in with your wallet to continue.' });
-	return locals.member;
+	try {
+		return requireMember({ locals });
+	} catch (err) {
+		if (err instanceof UnauthenticatedError) error(401, { code: err.code, message: err.message });
+		throw err;
+	}
 }
 
 /**
@@ -31,8 +35,12 @@ export function memberOr401(locals: App.Locals): SignedInMember {
  * screen's existence stays hidden (the specification's rule for /admin).
  */
 export function adminOr404(locals: App.Locals): SignedInMember {
-	if (!locals.member?.isAdmin) error(404, 'Not Found');
-	return locals.member;
+	try {
+		return requireAdmin({ locals });
+	} catch (err) {
+		if (err instanceof UnauthenticatedError || err instanceof ForbiddenError) error(404, 'Not Found');
+		throw err;
+	}
 }
 
 /** A refused action: the page is rendered with the refusal's status; a 429 also says Retry-After. */
