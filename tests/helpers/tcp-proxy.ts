@@ -1,4 +1,5 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { freePort } from './server';
 
 /**
  * A TCP proxy on loopback in front of the Postgres server, so a test can take the database
@@ -38,4 +39,14 @@ export class TcpProxy {
 		for (const s of this.sockets) s.destroy();
 		if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
 	}
+}
+
+/** A TcpProxy (still down) in front of the server that `url` names, and the URL that goes through it. */
+export async function proxyFor(url: string): Promise<{ proxy: TcpProxy; proxiedUrl: string }> {
+	const target = new URL(url);
+	const proxy = new TcpProxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
+	const proxied = new URL(url);
+	proxied.hostname = '127.0.0.1';
+	proxied.port = String(proxy.port);
+	return { proxy, proxiedUrl: proxied.toString() };
 }

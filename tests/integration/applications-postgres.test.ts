@@ -3,9 +3,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServerDatabase, dropServerDatabase, migrateServerDatabase, serverUrl } from '../helpers/db';
 import { getPage, postForm, textOf } from '../helpers/forms';
-import { freePort, startServer, type RunningServer } from '../helpers/server';
+import { startServer, type RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
-import { TcpProxy } from '../helpers/tcp-proxy';
+import { proxyFor, type TcpProxy } from '../helpers/tcp-proxy';
 
 // The built server on the Postgres server, through real HTTP without JavaScript.
 describe.runIf(serverUrl)('applications on the Postgres server, through HTTP', () => {
@@ -21,13 +21,10 @@ describe.runIf(serverUrl)('applications on the Postgres server, through HTTP', (
 		await migrateServerDatabase(url);
 		sql = postgres(url, { max: 2, onnotice: () => {} });
 		// Through a proxy on loopback, so one test can take the database away.
-		const target = new URL(url);
-		proxy = new TcpProxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
+		const behind = await proxyFor(url);
+		proxy = behind.proxy;
 		await proxy.up();
-		const viaProxy = new URL(url);
-		viaProxy.hostname = '127.0.0.1';
-		viaProxy.port = String(proxy.port);
-		server = await startServer({ env: { DATABASE_URL: viaProxy.toString(), ADMIN_ADDRESSES: `${adminA.address},${adminB.address}` } });
+		server = await startServer({ env: { DATABASE_URL: behind.proxiedUrl, ADMIN_ADDRESSES: `${adminA.address},${adminB.address}` } });
 	});
 	afterAll(async () => {
 		await server?.stop();

@@ -8,9 +8,9 @@ import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSessionCodec } from '../../src/lib/server/session';
 import { createServerDatabase, dropServerDatabase, engines, migrateServerDatabase, serverUrl } from '../helpers/db';
-import { freePort, startServer, TEST_SESSION_PASSWORD, type RunningServer } from '../helpers/server';
+import { startServer, TEST_SESSION_PASSWORD, type RunningServer } from '../helpers/server';
 import { buildMessage, fetchNonce, postVerify, sessionCookieFrom, signIn, testAccount, type MessageFields } from '../helpers/siwe';
-import { TcpProxy } from '../helpers/tcp-proxy';
+import { proxyFor } from '../helpers/tcp-proxy';
 
 const TTL_SECONDS = 1_209_600;
 const member = testAccount('member');
@@ -451,14 +451,10 @@ describe.runIf(serverUrl)('sign-in while the Postgres server is away', () => {
 		const url = await createServerDatabase();
 		databases.push(url);
 		await migrateServerDatabase(url);
-		const target = new URL(url);
-		const proxy = new TcpProxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
-		const viaProxy = new URL(url);
-		viaProxy.hostname = '127.0.0.1';
-		viaProxy.port = String(proxy.port);
+		const { proxy, proxiedUrl } = await proxyFor(url);
 		await proxy.up();
 		try {
-			const server = await start({ DATABASE_URL: viaProxy.toString() });
+			const server = await start({ DATABASE_URL: proxiedUrl });
 			await signIn(server.url, member);
 
 			await proxy.down();

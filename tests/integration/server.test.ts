@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServerDatabase, dropServerDatabase, migrateServerDatabase, serverUrl } from '../helpers/db';
-import { freePort, startServer, TEST_SESSION_PASSWORD, type RunningServer } from '../helpers/server';
-import { TcpProxy } from '../helpers/tcp-proxy';
+import { startServer, TEST_SESSION_PASSWORD, type RunningServer } from '../helpers/server';
+import { proxyFor } from '../helpers/tcp-proxy';
 
 const servers: RunningServer[] = [];
 afterAll(async () => {
@@ -89,13 +89,9 @@ describe.runIf(serverUrl)('the built server on a Postgres server', () => {
 		const url = await createServerDatabase();
 		databases.push(url);
 		await migrateServerDatabase(url);
-		const target = new URL(url);
-		const proxy = new TcpProxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
-		const viaProxy = new URL(url);
-		viaProxy.hostname = '127.0.0.1';
-		viaProxy.port = String(proxy.port);
+		const { proxy, proxiedUrl } = await proxyFor(url);
 
-		const server = await start({ env: { DATABASE_URL: viaProxy.toString() } });
+		const server = await start({ env: { DATABASE_URL: proxiedUrl } });
 		expect(server.process.exitCode).toBeNull();
 
 		const away = await get(`${server.url}/healthz`);
