@@ -7,7 +7,9 @@ import ts from 'typescript-eslint';
 import svelteConfig from './svelte.config.js';
 
 export default ts.config(
-	{ ignores: ['build/', '.svelte-kit/', '.vercel/', '.data/', 'test-results/', 'playwright-report/', 'bench/results/'] },
+	{
+		ignores: ['build/', '.svelte-kit/', '.vercel/', '.data/', 'test-results/', 'playwright-report/', 'bench/results/']
+	},
 	js.configs.recommended,
 	...ts.configs.recommendedTypeChecked,
 	...svelte.configs.recommended,
@@ -24,7 +26,10 @@ export default ts.config(
 		},
 		rules: {
 			'@typescript-eslint/no-floating-promises': 'error',
-			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+			'@typescript-eslint/no-unused-vars': [
+				'error',
+				{ argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }
+			],
 			// typescript itself reports undefined names, with the types eslint cannot see.
 			'no-undef': 'off'
 		}

@@ -32,26 +32,45 @@ const policy: SignInPolicy = {
 };
 // Long runs with warm-up: the machine is shared, and the first calls pay for JIT compilation.
 const options = { time: Number(process.env.BENCH_SECONDS ?? 8) * 1000, warmupTime: 2000, warmupIterations: 50 };
-const codec = createSessionCodec({ sessionPassword: 'bench-session-password-0123456789-abcdef', sessionPasswordsPrevious: [] });
+const codec = createSessionCodec({
+	sessionPassword: 'bench-session-password-0123456789-abcdef',
+	sessionPasswordsPrevious: []
+});
 
 describe('sign-in', () => {
 	// The baseline runs first and last: on a shared machine the mean of both cancels most drift.
-	bench('bare viem recoverMessageAddress (first)', async () => {
-		await recoverMessageAddress({ message, signature });
-	}, options);
+	bench(
+		'bare viem recoverMessageAddress (first)',
+		async () => {
+			await recoverMessageAddress({ message, signature });
+		},
+		options
+	);
 
-	bench('verifySignIn (siwe parse + every rule + recovery)', async () => {
-		const result = await verifySignIn({ message, signature, expectedNonce: nonce }, policy, now);
-		if (!result.ok) throw new Error(result.code);
-	}, options);
+	bench(
+		'verifySignIn (siwe parse + every rule + recovery)',
+		async () => {
+			const result = await verifySignIn({ message, signature, expectedNonce: nonce }, policy, now);
+			if (!result.ok) throw new Error(result.code);
+		},
+		options
+	);
 
-	bench('verifySignIn + seal the session cookie', async () => {
-		const result = await verifySignIn({ message, signature, expectedNonce: nonce }, policy, now);
-		if (!result.ok) throw new Error(result.code);
-		await codec.seal({ address: result.address.toLowerCase(), expiresAt: now + 1_209_600_000 });
-	}, options);
+	bench(
+		'verifySignIn + seal the session cookie',
+		async () => {
+			const result = await verifySignIn({ message, signature, expectedNonce: nonce }, policy, now);
+			if (!result.ok) throw new Error(result.code);
+			await codec.seal({ address: result.address.toLowerCase(), expiresAt: now + 1_209_600_000 });
+		},
+		options
+	);
 
-	bench('bare viem recoverMessageAddress (last)', async () => {
-		await recoverMessageAddress({ message, signature });
-	}, options);
+	bench(
+		'bare viem recoverMessageAddress (last)',
+		async () => {
+			await recoverMessageAddress({ message, signature });
+		},
+		options
+	);
 });

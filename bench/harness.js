@@ -56,7 +56,12 @@ export async function startPortal(env, { profile = true } = {}) {
 	const flags = [];
 	if (profileDir) {
 		mkdirSync(profileDir, { recursive: true });
-		flags.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`, '--require', path.resolve('bench/exit-on-signal.cjs'));
+		flags.push(
+			'--cpu-prof',
+			`--cpu-prof-dir=${path.resolve(profileDir)}`,
+			'--require',
+			path.resolve('bench/exit-on-signal.cjs')
+		);
 	}
 	const child = spawn(process.execPath, [...flags, 'build/index.js'], {
 		env: {
@@ -107,7 +112,9 @@ export function httpClient(base, connections = 32) {
 			const req = http.request(`${base}${p}`, { method, agent, headers }, (res) => {
 				const chunks = [];
 				res.on('data', (c) => chunks.push(c));
-				res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() }));
+				res.on('end', () =>
+					resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() })
+				);
 			});
 			req.on('error', reject);
 			req.end(body);
@@ -202,7 +209,10 @@ export async function countingProxy(databaseUrl) {
 			}
 		});
 		upstream.on('data', (chunk) => client.write(chunk));
-		for (const [a, b] of [[client, upstream], [upstream, client]]) {
+		for (const [a, b] of [
+			[client, upstream],
+			[upstream, client]
+		]) {
 			a.on('error', () => b.destroy());
 			a.on('close', () => b.destroy());
 		}
@@ -211,7 +221,11 @@ export async function countingProxy(databaseUrl) {
 	const url = new URL(databaseUrl);
 	url.hostname = '127.0.0.1';
 	url.port = String(server.address().port);
-	return { url: url.toString(), counter, close: () => new Promise((r) => (server.closeAllConnections?.(), server.close(r))) };
+	return {
+		url: url.toString(),
+		counter,
+		close: () => new Promise((r) => (server.closeAllConnections?.(), server.close(r)))
+	};
 }
 
 /** Runs `fn` over `seconds` with `concurrency` workers in this process; latencies in ms. */
@@ -242,7 +256,18 @@ const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 
 /** Prints the suite's table: each scenario against its baseline, with the ratio. */
 export function printTable(rows) {
-	const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'SQL/req', 'baseline req/s', 'ratio', 'target'];
+	const header = [
+		'scenario',
+		'req/s',
+		'p50 ms',
+		'p99 ms',
+		'errors',
+		'peak RSS MiB',
+		'SQL/req',
+		'baseline req/s',
+		'ratio',
+		'target'
+	];
 	const lines = rows.map((r) => [
 		r.name,
 		r.rps === undefined ? (r.value ?? '-') : fmt(r.rps, r.rps < 100 ? 1 : 0),

@@ -4,7 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
+const { values, positionals } = parseArgs({
+	allowPositionals: true,
+	options: { top: { type: 'string', default: '25' } }
+});
 const profile = JSON.parse(readFileSync(positionals[0], 'utf8'));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map();

@@ -19,7 +19,8 @@ const { values } = parseArgs({
 	}
 });
 
-const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const adminUrl =
+	process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const all = {
 	auth: () => import('./scenarios/auth.js'),
 	signin: () => import('./scenarios/signin.js'),
@@ -30,7 +31,8 @@ const all = {
 	'js-size': () => import('./scenarios/js-size.js')
 };
 const chosen = values.only ? values.only.split(',') : Object.keys(all);
-for (const name of chosen) if (!all[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(all).join(', ')}`);
+for (const name of chosen)
+	if (!all[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(all).join(', ')}`);
 
 if (!values['no-build']) execSync('npx vite build', { stdio: ['ignore', 'ignore', 'inherit'] });
 // The database is on the Postgres server either way: with --pglite the portal ignores it, and the
@@ -60,7 +62,10 @@ try {
 } finally {
 	await database.drop();
 }
-const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+const load = os
+	.loadavg()
+	.map((l) => l.toFixed(1))
+	.join(' ');
 console.log(
 	`\nmachine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ` +
 		`engine ${context.engine}, ${context.rounds} rounds of ${context.seconds} s (medians), load average ${load}, ${((Date.now() - started) / 1000).toFixed(0)} s\n`

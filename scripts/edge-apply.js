@@ -52,10 +52,7 @@ const Rule = v.object({
 	name: v.pipe(v.string(), v.minLength(1)),
 	description: v.optional(v.string()),
 	active: v.boolean(),
-	conditionGroup: v.pipe(
-		v.array(v.object({ conditions: v.pipe(v.array(Condition), v.minLength(1)) })),
-		v.minLength(1)
-	),
+	conditionGroup: v.pipe(v.array(v.object({ conditions: v.pipe(v.array(Condition), v.minLength(1)) })), v.minLength(1)),
 	action: v.object({
 		mitigate: v.object({
 			action: v.literal('rate_limit', 'mitigate.action must be rate_limit (deny is refused)'),
@@ -182,7 +179,11 @@ async function callApi(method, url, token, body) {
 			signal: AbortSignal.timeout(30_000)
 		});
 	} catch (err) {
-		return { ok: false, status: 0, error: `could not reach ${new URL(url).origin}: ${err.cause?.code ?? err.cause?.message ?? err.message}` };
+		return {
+			ok: false,
+			status: 0,
+			error: `could not reach ${new URL(url).origin}: ${err.cause?.code ?? err.cause?.message ?? err.message}`
+		};
 	}
 	const text = await response.text();
 	let json = null;

@@ -92,9 +92,13 @@ export async function main(argv = process.argv.slice(2), out = console) {
 		}
 		statuses.push(response.status);
 		if (response.status === 429) {
-			out.log(`ACTIVE: request #${i} was answered 429 by the edge (rate_limit). Passed before it: ${tally(statuses.slice(0, -1)) || 'none'}.`);
+			out.log(
+				`ACTIVE: request #${i} was answered 429 by the edge (rate_limit). Passed before it: ${tally(statuses.slice(0, -1)) || 'none'}.`
+			);
 			if (i <= limit) {
-				out.log(`Note: 429 came before request ${total}: earlier requests from this address were already counted in this window.`);
+				out.log(
+					`Note: 429 came before request ${total}: earlier requests from this address were already counted in this window.`
+				);
 			}
 			return EXIT.active;
 		}
@@ -102,7 +106,8 @@ export async function main(argv = process.argv.slice(2), out = console) {
 			out.log(
 				`WRONG ACTION: request #${i} was answered 403. The rule denies instead of rate limiting; switch it to rate_limit (429): npm run edge:apply -- --mode enforce.`
 			);
-			if (i === 1) out.log('Note: the very first request was refused: check for deployment protection or an IP block too.');
+			if (i === 1)
+				out.log('Note: the very first request was refused: check for deployment protection or an IP block too.');
 			return EXIT.deny;
 		}
 	}

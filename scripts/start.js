@@ -23,5 +23,7 @@ if (!env.SESSION_PASSWORD) {
 	env.SESSION_PASSWORD = readFileSync(file, 'utf8').trim();
 }
 
-console.log(`Member portal: http://localhost:${env.PORT} (${env.DATABASE_URL ? 'Postgres server' : 'embedded PGlite in ' + env.PGLITE_DATA_DIR})`);
+console.log(
+	`Member portal: http://localhost:${env.PORT} (${env.DATABASE_URL ? 'Postgres server' : 'embedded PGlite in ' + env.PGLITE_DATA_DIR})`
+);
 await import(path.resolve('build/index.js'));

@@ -41,7 +41,8 @@ export async function seed(sql, from, to, executor) {
 
 export default async function admin({ databaseUrl, engine, scales, seconds, rounds }) {
 	if (!existsSync('src/routes/admin')) return [{ name: 'admin page: skipped (no /admin route on this branch)' }];
-	if (engine !== 'postgres') return [{ name: 'admin page: skipped with --pglite (the bench seeds the database over SQL)' }];
+	if (engine !== 'postgres')
+		return [{ name: 'admin page: skipped with --pglite (the bench seeds the database over SQL)' }];
 	const account = privateKeyToAccount(generatePrivateKey());
 	const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
 	const proxy = await countingProxy(databaseUrl);
@@ -56,9 +57,13 @@ export default async function admin({ databaseUrl, engine, scales, seconds, roun
 			const started = performance.now();
 			await seed(sql, seeded, UNIT * scale, account.address.toLowerCase());
 			seeded = UNIT * scale;
-			console.error(`  admin: ${seeded} applications, ${seeded * EVENTS_PER_APPLICATION} audit rows (seeded in ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+			console.error(
+				`  admin: ${seeded} applications, ${seeded * EVENTS_PER_APPLICATION} audit rows (seeded in ${((performance.now() - started) / 1000).toFixed(1)} s)`
+			);
 			// Alternating rounds over the pages; each page's median latency over all its rounds counts.
-			const samples = Object.fromEntries(PAGES.map(([label]) => [label, { latencies: [], statements: [], errors: 0, bytes: 0 }]));
+			const samples = Object.fromEntries(
+				PAGES.map(([label]) => [label, { latencies: [], statements: [], errors: 0, bytes: 0 }])
+			);
 			for (const [, path] of PAGES) for (let i = 0; i < 3; i++) await client.get(path, { cookie, accept: 'text/html' }); // warm-up
 			for (let round = 0; round < rounds; round++) {
 				for (const [label, path] of PAGES) {

@@ -18,7 +18,15 @@ export default async function auth({ databaseUrl, engine, seconds, rounds }) {
 		await loop(() => client.get('/api/bench/bare'), { ...options, seconds: 2 }); // warm-up
 		await loop(() => client.get('/api/auth/me', { cookie }), { ...options, seconds: 2 });
 		const m = await alternate(rounds, { bare, me });
-		return [{ name: `GET /api/auth/me, valid cookie, ${CONNECTIONS} conns (vs bare JSON)`, ...m.me, rss: portal.peakRssMiB(), baseline: m.bare, target: 'ratio >= 0.8' }];
+		return [
+			{
+				name: `GET /api/auth/me, valid cookie, ${CONNECTIONS} conns (vs bare JSON)`,
+				...m.me,
+				rss: portal.peakRssMiB(),
+				baseline: m.bare,
+				target: 'ratio >= 0.8'
+			}
+		];
 	} finally {
 		client.close();
 		await portal.stop();

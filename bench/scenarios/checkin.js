@@ -11,7 +11,8 @@ const CONNECTIONS = 16;
 const MEMBERS = 400; // the limit is 20 check-ins a day per member: room for 8,000 before anyone hits it
 
 export default async function checkin({ databaseUrl, engine, seconds, rounds }) {
-	if (!existsSync('src/routes/checkin')) return [{ name: 'check-in form action: skipped (no /checkin route on this branch)' }];
+	if (!existsSync('src/routes/checkin'))
+		return [{ name: 'check-in form action: skipped (no /checkin route on this branch)' }];
 	const pg = engine === 'postgres';
 	const proxy = pg ? await countingProxy(databaseUrl) : null;
 	// On Postgres, members sign in through the real endpoints on a first server process (same database
@@ -45,13 +46,19 @@ export default async function checkin({ databaseUrl, engine, seconds, rounds }) 
 		const post = async () => {
 			const n = next++;
 			const r = await client.request('POST', '/checkin', {
-				headers: { origin: server.url, accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', cookie: cookies[n % MEMBERS] },
+				headers: {
+					origin: server.url,
+					accept: 'text/html',
+					'content-type': 'application/x-www-form-urlencoded',
+					cookie: cookies[n % MEMBERS]
+				},
 				body: `note=${encodeURIComponent(`bench check-in ${n}`)}`
 			});
 			if (r.status !== 303) throw new Error(`checkin ${r.status}`);
 		};
 		let k = 0;
-		const insert = () => sql`insert into check_ins (member_address, note) values (${addresses[k++ % MEMBERS]}, ${'bench bare insert'}) returning *`;
+		const insert = () =>
+			sql`insert into check_ins (member_address, note) values (${addresses[k++ % MEMBERS]}, ${'bench bare insert'}) returning *`;
 		const options = { seconds, concurrency: CONNECTIONS };
 		// Warm-up (the first request also runs the server's one-time schema check), then statements per
 		// check-in, counted on the wire over 20 sequential requests.
@@ -61,9 +68,23 @@ export default async function checkin({ databaseUrl, engine, seconds, rounds }) 
 		for (let i = 0; i < 20; i++) await post();
 		await new Promise((r) => setTimeout(r, 50));
 		const queries = proxy ? (proxy.counter.statements - before) / 20 : undefined;
-		const m = await alternate(rounds, { ...(sql ? { bare: () => loop(insert, options) } : {}), form: () => loop(post, options) });
-		const vs = sql ? ' (vs bare insert into check_ins from the bench process)' : ' (PGlite: no bare insert from another process)';
-		return [{ name: `POST /checkin form action, ${MEMBERS} members, ${CONNECTIONS} conns${vs}`, ...m.form, rss: server.peakRssMiB(), queries, baseline: m.bare, target: 'none set' }];
+		const m = await alternate(rounds, {
+			...(sql ? { bare: () => loop(insert, options) } : {}),
+			form: () => loop(post, options)
+		});
+		const vs = sql
+			? ' (vs bare insert into check_ins from the bench process)'
+			: ' (PGlite: no bare insert from another process)';
+		return [
+			{
+				name: `POST /checkin form action, ${MEMBERS} members, ${CONNECTIONS} conns${vs}`,
+				...m.form,
+				rss: server.peakRssMiB(),
+				queries,
+				baseline: m.bare,
+				target: 'none set'
+			}
+		];
 	} finally {
 		client.close();
 		await server.stop();

@@ -29,9 +29,10 @@ function closure(start, dynamic, seen = new Set()) {
 /** What the prerendered page's HTML loads before it runs: modulepreload links and inline import()s. */
 function pageModules(root, html) {
 	const text = readFileSync(path.join(root, html), 'utf8');
-	const entries = [...text.matchAll(/<link href="([^"]+\.js)" rel="modulepreload"/g), ...text.matchAll(/import\("([^"]+\.js)"\)/g)].map((m) =>
-		path.join(root, 'client', path.posix.normalize(m[1]))
-	);
+	const entries = [
+		...text.matchAll(/<link href="([^"]+\.js)" rel="modulepreload"/g),
+		...text.matchAll(/import\("([^"]+\.js)"\)/g)
+	].map((m) => path.join(root, 'client', path.posix.normalize(m[1])));
 	return closure(entries, false);
 }
 
@@ -60,9 +61,15 @@ export function jsSizes(root = path.resolve('build')) {
 	const setup = pageModules(root, 'prerendered/setup.html');
 	// The /setup page node is the chunk /setup loads that / does not; its dynamic imports are the wallet flow.
 	const setupNode = [...setup].find((f) => /nodes[/\\]\d+\./.test(f) && !home.has(f));
-	const lazy = setupNode ? [...readFileSync(setupNode, 'utf8').matchAll(DYNAMIC_IMPORT)].map((m) => path.resolve(path.dirname(setupNode), m[1])) : [];
+	const lazy = setupNode
+		? [...readFileSync(setupNode, 'utf8').matchAll(DYNAMIC_IMPORT)].map((m) =>
+				path.resolve(path.dirname(setupNode), m[1])
+			)
+		: [];
 	const setupAll = setupNode ? closure(lazy, true, new Set(setup)) : null;
-	const siwe = allClientJs(path.join(root, 'client')).filter((f) => SIWE_MARKERS.some((m) => readFileSync(f, 'utf8').includes(m)));
+	const siwe = allClientJs(path.join(root, 'client')).filter((f) =>
+		SIWE_MARKERS.some((m) => readFileSync(f, 'utf8').includes(m))
+	);
 	const pages = [
 		{ page: '/', ...measure(home), limit: 30_000, walletFree: true },
 		{ page: '/setup', ...measure(setup), limit: 60_000 },

@@ -49,7 +49,15 @@ export default async function pulse({ databaseUrl, engine, seconds, rounds }) {
 			pulse: () => loop(() => client.get('/api/community-pulse'), options)
 		});
 		const during = github.count() - before;
-		return [{ name: `GET /api/community-pulse cached, ${CONNECTIONS} conns, upstream requests during run: ${during} (total ${github.count()}) (vs bare JSON)`, ...m.pulse, rss: portal.peakRssMiB(), baseline: m.bare, target: 'ratio ~1, 0 upstream' }];
+		return [
+			{
+				name: `GET /api/community-pulse cached, ${CONNECTIONS} conns, upstream requests during run: ${during} (total ${github.count()}) (vs bare JSON)`,
+				...m.pulse,
+				rss: portal.peakRssMiB(),
+				baseline: m.bare,
+				target: 'ratio ~1, 0 upstream'
+			}
+		];
 	} finally {
 		client.close();
 		await portal.stop();

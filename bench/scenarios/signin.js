@@ -29,14 +29,20 @@ export default async function signin({ databaseUrl, engine, seconds, rounds }) {
 						const { nonce, cookie } = await fetchNonce(portal.url);
 						const account = accounts[i % accounts.length];
 						const message = siweMessage(portal.url, account.address, nonce);
-						items.push({ cookie, body: JSON.stringify({ message, signature: await account.signMessage({ message }) }) });
+						items.push({
+							cookie,
+							body: JSON.stringify({ message, signature: await account.signMessage({ message }) })
+						});
 					}
 				})
 			);
 			return items;
 		};
 		const verify = async ({ cookie, body }) => {
-			const r = await client.request('POST', '/api/auth/verify', { headers: { 'content-type': 'application/json', cookie }, body });
+			const r = await client.request('POST', '/api/auth/verify', {
+				headers: { 'content-type': 'application/json', cookie },
+				body
+			});
 			if (r.status !== 200) throw new Error(`verify ${r.status}: ${r.text}`);
 		};
 		/** Batches of BATCH verifies until `seconds` of timed work; latencies of the verifies only. */
@@ -49,7 +55,7 @@ export default async function signin({ databaseUrl, engine, seconds, rounds }) {
 				const started = performance.now();
 				await Promise.all(
 					Array.from({ length: CONCURRENCY }, async () => {
-						for (let item; (item = items.pop()); ) {
+						for (let item; (item = items.pop());) {
 							const t = performance.now();
 							await verify(item).catch(() => errors++);
 							latencies.push(performance.now() - t);
@@ -67,7 +73,13 @@ export default async function signin({ databaseUrl, engine, seconds, rounds }) {
 		const bare = () => loop(() => recoverMessageAddress({ message, signature }), { seconds, concurrency: 1 });
 		await verify(fixed); // warm-up (and the member row exists from here on)
 		const m = await alternate(rounds, { bare, http });
-		rows.push({ name: `sign-ins over HTTP (nonce fetched before, POST /api/auth/verify timed), ${CONCURRENCY} conns (vs bare viem recovery in one process)`, ...m.http, rss: portal.peakRssMiB(), baseline: m.bare, target: 'ratio >= 0.7' });
+		rows.push({
+			name: `sign-ins over HTTP (nonce fetched before, POST /api/auth/verify timed), ${CONCURRENCY} conns (vs bare viem recovery in one process)`,
+			...m.http,
+			rss: portal.peakRssMiB(),
+			baseline: m.bare,
+			target: 'ratio >= 0.7'
+		});
 	} finally {
 		client.close();
 		await portal.stop();
@@ -80,13 +92,23 @@ export default async function signin({ databaseUrl, engine, seconds, rounds }) {
 			env: { ...process.env, BENCH_SECONDS: String(seconds) },
 			stdio: ['ignore', 'ignore', 'inherit']
 		});
-		const benchmarks = JSON.parse(readFileSync(out, 'utf8')).files.flatMap((f) => f.groups.flatMap((g) => g.benchmarks));
+		const benchmarks = JSON.parse(readFileSync(out, 'utf8')).files.flatMap((f) =>
+			f.groups.flatMap((g) => g.benchmarks)
+		);
 		// The baseline ran first and last; the mean of both is the reference.
 		const runs = benchmarks.filter((b) => b.name.startsWith('bare viem'));
 		const mean = (key) => runs.reduce((sum, b) => sum + b[key], 0) / runs.length;
 		const recovery = { rps: mean('hz'), p50: mean('median'), p99: mean('p99'), errors: 0 };
 		for (const b of benchmarks.filter((b) => !runs.includes(b))) {
-			rows.push({ name: `${b.name}, in process (vs bare viem recovery)`, rps: b.hz, p50: b.median, p99: b.p99, errors: 0, baseline: recovery, target: 'ratio >= 0.7' });
+			rows.push({
+				name: `${b.name}, in process (vs bare viem recovery)`,
+				rps: b.hz,
+				p50: b.median,
+				p99: b.p99,
+				errors: 0,
+				baseline: recovery,
+				target: 'ratio >= 0.7'
+			});
 		}
 	} finally {
 		rmSync(dir, { recursive: true, force: true });

@@ -25,10 +25,12 @@ const SERVER_NAME = /^[A-Za-z0-9._*~^-]+( [A-Za-z0-9._*~^-]+)*$/;
 export function renderNginxConfig(options, template = readFileSync(TEMPLATE_PATH, 'utf8')) {
 	const { upstream, mode, listen = '80', serverName = '_', trustedProxies = [] } = options;
 	if (mode !== 'log' && mode !== 'enforce') throw new Error('mode must be log or enforce');
-	if (!UPSTREAM.test(upstream)) throw new Error(`upstream must be host:port or unix:/path, got ${JSON.stringify(upstream)}`);
+	if (!UPSTREAM.test(upstream))
+		throw new Error(`upstream must be host:port or unix:/path, got ${JSON.stringify(upstream)}`);
 	if (!LISTEN.test(listen)) throw new Error(`listen must be a port or address:port, got ${JSON.stringify(listen)}`);
 	if (!SERVER_NAME.test(serverName)) throw new Error(`server name not allowed: ${JSON.stringify(serverName)}`);
-	for (const p of trustedProxies) if (!ADDRESS.test(p)) throw new Error(`trusted proxy must be an address or CIDR, got ${JSON.stringify(p)}`);
+	for (const p of trustedProxies)
+		if (!ADDRESS.test(p)) throw new Error(`trusted proxy must be an address or CIDR, got ${JSON.stringify(p)}`);
 
 	/** @type {Record<string, string>} */
 	const values = {

@@ -10,14 +10,22 @@ const full = {
 
 describe('communityTokenFrom (the wallet_watchAsset parameters)', () => {
 	it('reads the four PUBLIC_TOKEN_* variables', () => {
-		expect(communityTokenFrom(full)).toEqual({ address: full.PUBLIC_TOKEN_ADDRESS, symbol: 'MEMBR', decimals: 18, image: 'https://example.org/membr.png' });
+		expect(communityTokenFrom(full)).toEqual({
+			address: full.PUBLIC_TOKEN_ADDRESS,
+			symbol: 'MEMBR',
+			decimals: 18,
+			image: 'https://example.org/membr.png'
+		});
 	});
 	it('the image is optional', () => {
 		expect(communityTokenFrom({ ...full, PUBLIC_TOKEN_IMAGE: '' })?.image).toBeNull();
 	});
-	it.each(['PUBLIC_TOKEN_ADDRESS', 'PUBLIC_TOKEN_SYMBOL', 'PUBLIC_TOKEN_DECIMALS'] as const)('no token is offered without %s', (name) => {
-		expect(communityTokenFrom({ ...full, [name]: undefined })).toBeNull();
-	});
+	it.each(['PUBLIC_TOKEN_ADDRESS', 'PUBLIC_TOKEN_SYMBOL', 'PUBLIC_TOKEN_DECIMALS'] as const)(
+		'no token is offered without %s',
+		(name) => {
+			expect(communityTokenFrom({ ...full, [name]: undefined })).toBeNull();
+		}
+	);
 	it('no token is offered for an address wallets would refuse', () => {
 		expect(communityTokenFrom({ ...full, PUBLIC_TOKEN_ADDRESS: '0x1234' })).toBeNull();
 	});

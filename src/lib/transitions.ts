@@ -14,7 +14,11 @@ export type DistributionState = (typeof DISTRIBUTION_STATES)[number];
 export const FIELDS = ['review', 'allowlist', 'distribution'] as const;
 export type Field = (typeof FIELDS)[number];
 
-export const STATES: { review: readonly ReviewState[]; allowlist: readonly AllowlistState[]; distribution: readonly DistributionState[] } = {
+export const STATES: {
+	review: readonly ReviewState[];
+	allowlist: readonly AllowlistState[];
+	distribution: readonly DistributionState[];
+} = {
 	review: REVIEW_STATES,
 	allowlist: ALLOWLIST_STATES,
 	distribution: DISTRIBUTION_STATES
@@ -36,7 +40,12 @@ export interface Move {
 	byApplicant: boolean;
 }
 
-const move = (field: Field, from: string, to: string, needs: { reason?: boolean; txHash?: boolean; byApplicant?: boolean } = {}): Move => ({
+const move = (
+	field: Field,
+	from: string,
+	to: string,
+	needs: { reason?: boolean; txHash?: boolean; byApplicant?: boolean } = {}
+): Move => ({
 	field,
 	from,
 	to,
@@ -118,10 +127,17 @@ export const stateLabel = (state: string) => STATE_LABELS[state] ?? state;
 /** The verb on the button that makes a move. */
 export function actionLabel(field: Field, to: string): string {
 	if (field === 'review') {
-		return { needs_info: 'Ask for more information', approved: 'Approve', rejected: 'Reject' }[to] ?? `Move to ${stateLabel(to)}`;
+		return (
+			{ needs_info: 'Ask for more information', approved: 'Approve', rejected: 'Reject' }[to] ??
+			`Move to ${stateLabel(to)}`
+		);
 	}
 	const what = field === 'allowlist' ? 'allowlist' : 'token transfer';
-	return to === 'failed' ? `Record failed ${what}` : field === 'allowlist' ? 'Record added to allowlist' : 'Record token sent';
+	return to === 'failed'
+		? `Record failed ${what}`
+		: field === 'allowlist'
+			? 'Record added to allowlist'
+			: 'Record token sent';
 }
 
 /** A transaction hash as stored: `0x` + 64 hex, lowercase. */

@@ -18,7 +18,11 @@ test.afterAll(async () => {
 	await server?.stop();
 });
 
-async function pageAs(browser: Browser, account: PrivateKeyAccount, viewport: { width: number; height: number }): Promise<Page> {
+async function pageAs(
+	browser: Browser,
+	account: PrivateKeyAccount,
+	viewport: { width: number; height: number }
+): Promise<Page> {
 	const cookie = await signIn(server.url, account);
 	const context = await browser.newContext({ viewport });
 	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
@@ -29,7 +33,9 @@ async function pageAs(browser: Browser, account: PrivateKeyAccount, viewport: { 
 /** True when the page needs no sideways scrolling. */
 const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 
-test('a member applies at phone width and an admin approves and records the allowlist step, enhanced', async ({ browser }) => {
+test('a member applies at phone width and an admin approves and records the allowlist step, enhanced', async ({
+	browser
+}) => {
 	const member = privateKeyToAccount(generatePrivateKey());
 	const phone = await pageAs(browser, member, PHONE);
 	await phone.goto(`${server.url}/apply`);
@@ -62,7 +68,10 @@ test('a member applies at phone width and an admin approves and records the allo
 	await allowlist.getByRole('button', { name: 'Record added to allowlist' }).click();
 	await expect(card.getByText('Allowlist: added')).toBeVisible();
 	await expect(card.getByText('History (2)')).toBeVisible();
-	await expect(card.getByRole('link', { name: new RegExp(hash) })).toHaveAttribute('href', `https://polygonscan.com/tx/${hash}`);
+	await expect(card.getByRole('link', { name: new RegExp(hash) })).toHaveAttribute(
+		'href',
+		`https://polygonscan.com/tx/${hash}`
+	);
 
 	// A refusal with JavaScript: the message next to the field, what was typed kept.
 	const distribution = card.getByRole('group', { name: 'Token distribution: pending' });

@@ -23,7 +23,9 @@ test.afterAll(async () => {
 	await github?.close();
 });
 
-test('an edge 429 on the community feed empties the cards and says the issues could not be fetched', async ({ page }) => {
+test('an edge 429 on the community feed empties the cards and says the issues could not be fetched', async ({
+	page
+}) => {
 	// One clock minute (nginx's window) for the whole test.
 	await roomInMinute(40);
 	await page.goto(`${edge!.url}/`);

@@ -47,7 +47,9 @@ test('under the limit, sign-in through the edge works', async ({ page }) => {
 	await expect(page.getByRole('heading', { name: 'You are signed in' })).toBeVisible();
 });
 
-test('over the limit the edge answers 429 (not 403) and /setup shows the wait message, with nothing to retry', async ({ page }) => {
+test('over the limit the edge answers 429 (not 403) and /setup shows the wait message, with nothing to retry', async ({
+	page
+}) => {
 	// The whole test must fall in one clock minute: nginx's window.
 	await roomInMinute(40);
 	// Spend this address's allowance (the browser connects from loopback too) until the edge refuses.

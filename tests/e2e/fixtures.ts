@@ -22,12 +22,17 @@ export const DESKTOP = { width: 1280, height: 800 };
 /** Full-page screenshots at phone and desktop width, kept under test-results/<test>/. */
 export async function screenshots(page: Page, testInfo: TestInfo, name: string): Promise<void> {
 	const before = page.viewportSize();
-	for (const [label, size] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+	for (const [label, size] of [
+		['phone', PHONE],
+		['desktop', DESKTOP]
+	] as const) {
 		await page.setViewportSize(size);
 		const file = testInfo.outputPath(`${name}-${label}.png`);
 		await page.screenshot({ path: file, fullPage: true });
 		// Nothing may overflow sideways at either width.
-		const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+		const overflow = await page.evaluate(
+			() => document.documentElement.scrollWidth - document.documentElement.clientWidth
+		);
 		expect(overflow, `${name} scrolls sideways at ${label} width`).toBeLessThanOrEqual(0);
 	}
 	if (before) await page.setViewportSize(before);
@@ -50,7 +55,10 @@ async function createMigratedDatabase(serverUrl: string): Promise<{ url: string;
 	await admin.end();
 	const url = new URL(serverUrl);
 	url.pathname = `/${name}`;
-	execFileSync(process.execPath, ['scripts/migrate.js'], { env: { PATH: process.env.PATH, DATABASE_URL: url.toString() }, stdio: 'ignore' });
+	execFileSync(process.execPath, ['scripts/migrate.js'], {
+		env: { PATH: process.env.PATH, DATABASE_URL: url.toString() },
+		stdio: 'ignore'
+	});
 	return {
 		url: url.toString(),
 		async drop() {

@@ -25,7 +25,9 @@ async function signedIn(browser: Browser, account: PrivateKeyAccount): Promise<{
 
 const TX_HASH = `0x${'ab'.repeat(32)}`;
 
-test('apply → an admin approves and records the allowlist step with a tx hash → the member sees the new states and the history', async ({ browser }, testInfo) => {
+test('apply → an admin approves and records the allowlist step with a tx hash → the member sees the new states and the history', async ({
+	browser
+}, testInfo) => {
 	const { page: memberPage } = await signedIn(browser, member);
 	await header(memberPage).getByRole('link', { name: 'Apply' }).click();
 	await expect(memberPage.getByRole('heading', { name: 'Your application' })).toBeVisible();
@@ -58,7 +60,10 @@ test('apply → an admin approves and records the allowlist step with a tx hash 
 	const history = memberPage.getByRole('article');
 	await expect(history).toContainText('Review: pending → approved');
 	await expect(history).toContainText('Allowlist: pending → added');
-	await expect(history.getByRole('link', { name: new RegExp(TX_HASH) })).toHaveAttribute('href', `https://polygonscan.com/tx/${TX_HASH}`);
+	await expect(history.getByRole('link', { name: new RegExp(TX_HASH) })).toHaveAttribute(
+		'href',
+		`https://polygonscan.com/tx/${TX_HASH}`
+	);
 	await screenshots(memberPage, testInfo, 'apply-approved');
 });
 
@@ -68,7 +73,9 @@ test('check-in: a member checks in with a note and sees it in the recent list', 
 	await expect(page.getByRole('heading', { name: 'Check in', level: 1 })).toBeVisible();
 	await page.getByLabel('Note').fill('At the community call today.');
 	await page.getByRole('button', { name: 'Check in' }).click();
-	await expect(page.getByRole('region', { name: 'Your recent check-ins' })).toContainText('At the community call today.');
+	await expect(page.getByRole('region', { name: 'Your recent check-ins' })).toContainText(
+		'At the community call today.'
+	);
 	await screenshots(page, testInfo, 'checkin');
 });
 

@@ -53,7 +53,9 @@ function watchDialogs(page: Page) {
 const cards = (page: Page) => page.getByTestId('pulse-card');
 const failure = (page: Page) => page.getByRole('alert').filter({ hasText: 'could not be fetched' });
 
-test('renders a card per issue: linked title, coloured labels, comments, author, time since update', async ({ page }) => {
+test('renders a card per issue: linked title, coloured labels, comments, author, time since update', async ({
+	page
+}) => {
 	await page.goto(server.url + '/');
 	await expect(cards(page)).toHaveCount(2);
 	const card = cards(page).nth(1);
@@ -126,7 +128,9 @@ test('an edge 429 (no body) empties the list and still points at the issue list'
 });
 
 // Last: the failure it provokes suppresses upstream requests for the next 60 seconds.
-test('a failing feed shows the message and the link to the issue list, and none of the earlier cards', async ({ page }) => {
+test('a failing feed shows the message and the link to the issue list, and none of the earlier cards', async ({
+	page
+}) => {
 	await page.goto(server.url + '/');
 	await expect(cards(page)).toHaveCount(2);
 

@@ -18,7 +18,9 @@ async function signInOnSetup(page: import('@playwright/test').Page, wallet: Test
 	await expect(header(page).getByText(`${wallet.account.address.slice(0, 6)}…`)).toBeVisible();
 }
 
-test('sign-in on /setup switches the wallet to Polygon (adding it), signs a SIWE message and offers the token', async ({ page }, testInfo) => {
+test('sign-in on /setup switches the wallet to Polygon (adding it), signs a SIWE message and offers the token', async ({
+	page
+}, testInfo) => {
 	const wallet = await TestWallet.install(page, { account: member, chainId: 1, knownChains: [1] });
 	await page.goto(`${server.url}/`);
 	await expect(header(page).getByRole('link', { name: 'Sign in' })).toBeVisible();
@@ -41,7 +43,9 @@ test('sign-in on /setup switches the wallet to Polygon (adding it), signs a SIWE
 	// The message: this host and origin, chain 137, expiry ten minutes after issue.
 	const message = wallet.signedMessages.at(-1)!;
 	const url = new URL(server.url);
-	expect(message.startsWith(`${url.host} wants you to sign in with your Ethereum account:\n${member.address}\n`)).toBe(true);
+	expect(message.startsWith(`${url.host} wants you to sign in with your Ethereum account:\n${member.address}\n`)).toBe(
+		true
+	);
 	expect(message).toContain(`\nURI: ${url.origin}\n`);
 	expect(message).toContain('\nChain ID: 137\n');
 	const issued = Date.parse(/Issued At: (\S+)/.exec(message)![1]!);
@@ -49,7 +53,9 @@ test('sign-in on /setup switches the wallet to Polygon (adding it), signs a SIWE
 	expect(expires - issued).toBe(10 * 60_000);
 
 	expect(await serverSession(page)).toEqual({ address: member.address, isAdmin: false });
-	await expect(header(page).getByTestId('signed-in-address')).toHaveText(`${member.address.slice(0, 6)}…${member.address.slice(-4)}`);
+	await expect(header(page).getByTestId('signed-in-address')).toHaveText(
+		`${member.address.slice(0, 6)}…${member.address.slice(-4)}`
+	);
 	await expect(header(page).getByRole('link', { name: 'Admin' })).toHaveCount(0);
 
 	await page.getByRole('button', { name: `Add ${TOKEN.PUBLIC_TOKEN_SYMBOL} to your wallet` }).click();
@@ -144,7 +150,9 @@ for (const step of ['nonce', 'verify'] as const) {
 		);
 		await page.goto(`${server.url}/setup`);
 		await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
-		await expect(page.getByRole('alert')).toContainText('Traffic is high right now. Please wait a minute and try again.');
+		await expect(page.getByRole('alert')).toContainText(
+			'Traffic is high right now. Please wait a minute and try again.'
+		);
 		await expect(page.getByRole('main').getByRole('button')).toHaveCount(0);
 		expect(wallet.signedMessages.length).toBe(step === 'nonce' ? 0 : 1);
 		expect(await serverSession(page)).toEqual({ address: null, isAdmin: false });
@@ -152,7 +160,9 @@ for (const step of ['nonce', 'verify'] as const) {
 	});
 }
 
-test('a refused signature shows what went wrong and the sign-again prompt, which then works', async ({ page }, testInfo) => {
+test('a refused signature shows what went wrong and the sign-again prompt, which then works', async ({
+	page
+}, testInfo) => {
 	const wallet = await TestWallet.install(page, { account: member, chainId: 137, knownChains: [137] });
 	wallet.refuseSignatures = true;
 	await page.goto(`${server.url}/setup`);
@@ -190,7 +200,9 @@ test('declining the network switch says the network is wrong and offers to try a
 	await page.goto(`${server.url}/setup`);
 	const original = wallet.handle.bind(wallet);
 	wallet.handle = async (call) =>
-		call.method === 'wallet_switchEthereumChain' ? { error: { code: 4001, message: 'User rejected the request.' } } : original(call);
+		call.method === 'wallet_switchEthereumChain'
+			? { error: { code: 4001, message: 'User rejected the request.' } }
+			: original(call);
 	await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
 	await expect(page.getByRole('alert')).toContainText('Wrong network');
 	await expect(page.getByRole('button', { name: 'Try again' })).toBeVisible();
@@ -208,7 +220,10 @@ test('the sign-in page is usable with the keyboard alone', async ({ page }) => {
 			const el = document.activeElement as HTMLElement | null;
 			if (!el) return null;
 			const style = getComputedStyle(el);
-			return { text: el.textContent?.trim() ?? '', outline: style.outlineStyle !== 'none' && style.outlineWidth !== '0px' };
+			return {
+				text: el.textContent?.trim() ?? '',
+				outline: style.outlineStyle !== 'none' && style.outlineWidth !== '0px'
+			};
 		});
 		if (!focused) continue;
 		expect(focused.outline, `focus is visible on "${focused.text}"`).toBe(true);

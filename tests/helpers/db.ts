@@ -20,7 +20,10 @@ export interface TestDatabase {
 }
 
 /** A new, empty database of its own for one test file, so tests never see each other's rows. */
-export async function createTestDatabase(engine: Engine, options: { max?: number; migrate?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+	engine: Engine,
+	options: { max?: number; migrate?: boolean } = {}
+): Promise<TestDatabase> {
 	const migrate = options.migrate ?? true;
 	if (engine === 'pglite') {
 		const handle = createDb({ databaseUrl: null, pgliteDataDir: 'memory://' });

@@ -8,12 +8,19 @@ export interface PageAnswer {
 }
 
 export async function answer(response: Response): Promise<PageAnswer> {
-	return { status: response.status, location: response.headers.get('location'), body: await response.text(), headers: response.headers };
+	return {
+		status: response.status,
+		location: response.headers.get('location'),
+		body: await response.text(),
+		headers: response.headers
+	};
 }
 
 /** GET a page as a browser would ask for it. */
 export async function getPage(url: string, cookie?: string): Promise<PageAnswer> {
-	return answer(await fetch(url, { redirect: 'manual', headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) } }));
+	return answer(
+		await fetch(url, { redirect: 'manual', headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) } })
+	);
 }
 
 /**
@@ -35,7 +42,8 @@ export async function postForm(
 		}
 	} else {
 		body = new URLSearchParams();
-		for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one as string);
+		for (const [k, v] of Object.entries(fields))
+			for (const one of Array.isArray(v) ? v : [v]) body.append(k, one as string);
 	}
 	return answer(
 		await fetch(url, {

@@ -36,7 +36,11 @@ export async function applicationById(db: Database, id: string) {
 }
 
 export async function eventsOf(db: Database, id: string) {
-	return db.select().from(applicationEvents).where(eq(applicationEvents.applicationId, id)).orderBy(applicationEvents.id);
+	return db
+		.select()
+		.from(applicationEvents)
+		.where(eq(applicationEvents.applicationId, id))
+		.orderBy(applicationEvents.id);
 }
 
 export async function countRows(db: Database, table: 'applications' | 'application_events' | 'check_ins') {

@@ -47,7 +47,11 @@ export async function startFakeRpc(options: { chainId?: number; wallets?: FakeWa
 		if (wrapped.address && wrapped.data) {
 			// A counterfactual wallet: the validator would deploy it through the factory first.
 			const cf = wallet?.counterfactual;
-			if (!cf || !isAddressEqual(cf.factory, wrapped.address) || cf.factoryData.toLowerCase() !== wrapped.data.toLowerCase()) {
+			if (
+				!cf ||
+				!isAddressEqual(cf.factory, wrapped.address) ||
+				cf.factoryData.toLowerCase() !== wrapped.data.toLowerCase()
+			) {
 				return false;
 			}
 			inner = wrapped.signature;

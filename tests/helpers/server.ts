@@ -47,7 +47,8 @@ export async function startServer(
 ): Promise<RunningServer> {
 	const port = options.port ?? (await freePort());
 	const env = { PATH: process.env.PATH, ...baseEnv(port), ...options.env };
-	for (const key of Object.keys(env)) if (env[key as keyof typeof env] === undefined) delete env[key as keyof typeof env];
+	for (const key of Object.keys(env))
+		if (env[key as keyof typeof env] === undefined) delete env[key as keyof typeof env];
 	const child = spawn(process.execPath, [options.entry ?? 'build/index.js'], {
 		cwd: options.cwd ?? path.resolve('.'),
 		env: env as NodeJS.ProcessEnv,

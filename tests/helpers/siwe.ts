@@ -35,7 +35,8 @@ export function buildMessage(fields: MessageFields): string {
 		version: '1',
 		chainId: fields.chainId ?? 137,
 		issuedAt: fields.issuedAt ?? now,
-		expirationTime: fields.expirationTime === null ? undefined : (fields.expirationTime ?? new Date(now.getTime() + 10 * 60_000)),
+		expirationTime:
+			fields.expirationTime === null ? undefined : (fields.expirationTime ?? new Date(now.getTime() + 10 * 60_000)),
 		notBefore: fields.notBefore,
 		statement: fields.statement ?? 'Sign in to the member portal.'
 	});
@@ -97,7 +98,12 @@ export function formatMessage(f: RawMessageFields): string {
 	const lines = [header, f.address ?? '', ''];
 	if (f.statement != null) lines.push(f.statement, '');
 	else lines.push('');
-	lines.push(`URI: ${f.uri ?? ''}`, `Version: ${f.version ?? ''}`, `Chain ID: ${f.chainId ?? ''}`, `Nonce: ${f.nonce ?? ''}`);
+	lines.push(
+		`URI: ${f.uri ?? ''}`,
+		`Version: ${f.version ?? ''}`,
+		`Chain ID: ${f.chainId ?? ''}`,
+		`Nonce: ${f.nonce ?? ''}`
+	);
 	lines.push(`Issued At: ${f.issuedAt ?? ''}`);
 	if (f.expirationTime != null) lines.push(`Expiration Time: ${f.expirationTime}`);
 	if (f.notBefore != null) lines.push(`Not Before: ${f.notBefore}`);
@@ -107,7 +113,10 @@ export function formatMessage(f: RawMessageFields): string {
 }
 
 /** GET /api/auth/nonce (with `cookie` when given): the nonce and the cookie value it set. */
-export async function fetchNonce(baseUrl: string, cookie?: string): Promise<{ nonce: string; cookie: string; response: Response }> {
+export async function fetchNonce(
+	baseUrl: string,
+	cookie?: string
+): Promise<{ nonce: string; cookie: string; response: Response }> {
 	const response = await fetch(`${baseUrl}/api/auth/nonce`, { headers: cookie ? { cookie } : {} });
 	if (!response.ok) throw new Error(`nonce: ${response.status}`);
 	const { nonce } = (await response.json()) as { nonce: string };

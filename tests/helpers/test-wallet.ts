@@ -110,7 +110,8 @@ export class TestWallet {
 	/** Resolves once the page's wallet code listens for chain changes (wagmi adds that on connect). */
 	async connectedInPage(): Promise<void> {
 		await this.page.waitForFunction(
-			() => (window as unknown as { __testWalletListeners(e: string): number }).__testWalletListeners('chainChanged') > 0
+			() =>
+				(window as unknown as { __testWalletListeners(e: string): number }).__testWalletListeners('chainChanged') > 0
 		);
 	}
 
@@ -128,7 +129,12 @@ export class TestWallet {
 
 	private permissions() {
 		return this.authorized
-			? [{ parentCapability: 'eth_accounts', caveats: [{ type: 'restrictReturnedAccounts', value: [this.account.address] }] }]
+			? [
+					{
+						parentCapability: 'eth_accounts',
+						caveats: [{ type: 'restrictReturnedAccounts', value: [this.account.address] }]
+					}
+				]
 			: [];
 	}
 
@@ -155,7 +161,8 @@ export class TestWallet {
 				return { result: null };
 			case 'wallet_switchEthereumChain': {
 				const id = Number((params[0] as { chainId: string }).chainId);
-				if (!this.knownChains.has(id)) return { error: { code: 4902, message: `Unrecognized chain ID ${numberToHex(id)}.` } };
+				if (!this.knownChains.has(id))
+					return { error: { code: 4902, message: `Unrecognized chain ID ${numberToHex(id)}.` } };
 				if (id !== this.chainId) {
 					this.chainId = id;
 					this.emitSoon('chainChanged', numberToHex(id));

@@ -50,14 +50,31 @@ describe.each(engines)('the admin list on %s', (engine) => {
 			const member = await addMember(t.db);
 			const review = i % 3 === 0 ? 'approved' : i % 5 === 0 ? 'rejected' : 'pending';
 			const app = await seedApplication(t.db, member.address, { review });
-			await t.db.execute(sql`update applications set created_at = now() - make_interval(mins => ${45 - i}) where id = ${app.id}`);
+			await t.db.execute(
+				sql`update applications set created_at = now() - make_interval(mins => ${45 - i}) where id = ${app.id}`
+			);
 			ids.push(app.id);
 			addresses.push(member.address);
 		}
 		const admin = adminMember();
-		await transitionApplication(t.db, admin, { applicationId: ids[3], field: 'allowlist', to: 'added', txHash: randomTxHash() });
-		await transitionApplication(t.db, admin, { applicationId: ids[6], field: 'allowlist', to: 'failed', reason: 'out of gas' });
-		await transitionApplication(t.db, admin, { applicationId: ids[6], field: 'allowlist', to: 'added', txHash: randomTxHash() });
+		await transitionApplication(t.db, admin, {
+			applicationId: ids[3],
+			field: 'allowlist',
+			to: 'added',
+			txHash: randomTxHash()
+		});
+		await transitionApplication(t.db, admin, {
+			applicationId: ids[6],
+			field: 'allowlist',
+			to: 'failed',
+			reason: 'out of gas'
+		});
+		await transitionApplication(t.db, admin, {
+			applicationId: ids[6],
+			field: 'allowlist',
+			to: 'added',
+			txHash: randomTxHash()
+		});
 	});
 	afterAll(() => t?.drop());
 
@@ -78,12 +95,18 @@ describe.each(engines)('the admin list on %s', (engine) => {
 		const added = await listApplications(t.db, query('review=approved&allowlist=added'));
 		expect(added.items.map((a) => a.id).sort()).toEqual([ids[3], ids[6]].sort());
 		expect((await listApplications(t.db, query('distribution=sent'))).total).toBe(0);
-		expect((await listApplications(t.db, query('review=rejected'))).items.every((a) => a.review === 'rejected')).toBe(true);
+		expect((await listApplications(t.db, query('review=rejected'))).items.every((a) => a.review === 'rejected')).toBe(
+			true
+		);
 	});
 
 	it('searches by address, whole or part, in any case', async () => {
 		const target = addresses[10]!;
-		expect((await listApplications(t.db, query(`address=${target.toUpperCase().replace('0X', '0x')}`))).items.map((a) => a.id)).toEqual([ids[10]]);
+		expect(
+			(await listApplications(t.db, query(`address=${target.toUpperCase().replace('0X', '0x')}`))).items.map(
+				(a) => a.id
+			)
+		).toEqual([ids[10]]);
 		const part = target.slice(12, 22);
 		const found = await listApplications(t.db, query(`address=${part}`));
 		expect(found.items.map((a) => a.id)).toContain(ids[10]);
@@ -123,7 +146,16 @@ describe('the admin list costs the same number of statements whatever the page h
 				const member = await addMember(db);
 				const app = await seedApplication(db, member.address);
 				for (let e = 0; e < 5; e++) {
-					await db.insert(schema.applicationEvents).values({ applicationId: app.id, executorAddress: admin.address, field: 'review', fromState: 'pending', toState: 'needs_info', reason: `#${e}` });
+					await db
+						.insert(schema.applicationEvents)
+						.values({
+							applicationId: app.id,
+							executorAddress: admin.address,
+							field: 'review',
+							fromState: 'pending',
+							toState: 'needs_info',
+							reason: `#${e}`
+						});
 				}
 			}
 			statements = 0;

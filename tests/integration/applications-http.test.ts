@@ -64,7 +64,11 @@ describe('/apply', () => {
 		expect(empty.body).toMatch(/<form method="POST"/);
 		expect(empty.body).toMatch(/<label for="[^"]+"[^>]*>Display name/);
 
-		const posted = await postForm(`${base}/apply`, { displayName: 'Ada Lovelace', motivation: 'Docs & tests.', contact: '@ada' }, { cookie });
+		const posted = await postForm(
+			`${base}/apply`,
+			{ displayName: 'Ada Lovelace', motivation: 'Docs & tests.', contact: '@ada' },
+			{ cookie }
+		);
 		expect(posted.status).toBe(303);
 		expect(posted.location).toBe('/apply');
 
@@ -85,7 +89,11 @@ describe('/apply', () => {
 	it('bad input answers 400 with a message for the field, keeps what was typed, and writes nothing', async () => {
 		const member = newAccount();
 		const cookie = await login(member);
-		const page = await postForm(`${base}/apply`, { displayName: '', motivation: 'Kept <b>as typed</b>', contact: 'x'.repeat(201) }, { cookie });
+		const page = await postForm(
+			`${base}/apply`,
+			{ displayName: '', motivation: 'Kept <b>as typed</b>', contact: 'x'.repeat(201) },
+			{ cookie }
+		);
 		expect(page.status).toBe(400);
 		const text = textOf(page.body);
 		expect(text).toContain('Display name is required.');
@@ -107,7 +115,11 @@ describe('/apply', () => {
 	])('%s: %j → 400 with its message, nothing written', async (_, change, message) => {
 		const member = newAccount();
 		const cookie = await login(member);
-		const page = await postForm(`${base}/apply`, { displayName: 'Ada', motivation: 'Hi', contact: '', ...change }, { cookie });
+		const page = await postForm(
+			`${base}/apply`,
+			{ displayName: 'Ada', motivation: 'Hi', contact: '', ...change },
+			{ cookie }
+		);
 		expect(page.status).toBe(400);
 		expect(textOf(page.body)).toMatch(message);
 		expect(textOf((await getPage(`${base}/apply`, cookie)).body)).not.toMatch(/Review:/);
@@ -116,20 +128,29 @@ describe('/apply', () => {
 	it('the 6th submission in 24 hours answers 429, says when to try again, and is not processed', async () => {
 		const member = newAccount();
 		const cookie = await login(member);
-		for (let i = 0; i < 5; i++) expect((await postForm(`${base}/apply`, { displayName: '' }, { cookie })).status).toBe(400);
+		for (let i = 0; i < 5; i++)
+			expect((await postForm(`${base}/apply`, { displayName: '' }, { cookie })).status).toBe(400);
 		const page = await postForm(`${base}/apply`, { displayName: 'Sixth', motivation: 'Valid this time' }, { cookie });
 		expect(page.status).toBe(429);
 		expect(Number(page.headers.get('retry-after'))).toBeGreaterThan(86_000);
-		expect(textOf(page.body)).toMatch(/limit of 5 applications in 24 hours\. You can try again in (23 hours 59 minutes|24 hours)/);
+		expect(textOf(page.body)).toMatch(
+			/limit of 5 applications in 24 hours\. You can try again in (23 hours 59 minutes|24 hours)/
+		);
 		expect(textOf((await getPage(`${base}/apply`, cookie)).body)).not.toContain('Sixth');
 	});
 
 	it('after needs_info the form comes back with the reviewers’ question; a resubmission returns review to pending', async () => {
 		const member = newAccount();
 		const cookie = await login(member);
-		expect((await postForm(`${base}/apply`, { displayName: 'Grace', motivation: 'First try' }, { cookie })).status).toBe(303);
+		expect(
+			(await postForm(`${base}/apply`, { displayName: 'Grace', motivation: 'First try' }, { cookie })).status
+		).toBe(303);
 		const id = await applicationIdOf(member);
-		const asked = await postForm(`${base}/admin?/transition`, { applicationId: id, field: 'review', to: 'needs_info', reason: 'Which project?' }, { cookie: await login(admin) });
+		const asked = await postForm(
+			`${base}/admin?/transition`,
+			{ applicationId: id, field: 'review', to: 'needs_info', reason: 'Which project?' },
+			{ cookie: await login(admin) }
+		);
 		expect(asked.status).toBe(303);
 
 		const page = await getPage(`${base}/apply`, cookie);
@@ -137,7 +158,9 @@ describe('/apply', () => {
 		expect(page.body).toMatch(/<form method="POST"/);
 		expect(page.body).toContain('First try');
 
-		expect((await postForm(`${base}/apply`, { displayName: 'Grace H.', motivation: 'The compiler.' }, { cookie })).status).toBe(303);
+		expect(
+			(await postForm(`${base}/apply`, { displayName: 'Grace H.', motivation: 'The compiler.' }, { cookie })).status
+		).toBe(303);
 		const after = textOf((await getPage(`${base}/apply`, cookie)).body);
 		expect(after).toContain('Grace H.');
 		expect(after).toMatch(/Review: pending/);
@@ -147,12 +170,24 @@ describe('/apply', () => {
 	it('after a rejection the member may apply again, and sees the earlier application', async () => {
 		const member = newAccount();
 		const cookie = await login(member);
-		expect((await postForm(`${base}/apply`, { displayName: 'Linus', motivation: 'Kernel' }, { cookie })).status).toBe(303);
+		expect((await postForm(`${base}/apply`, { displayName: 'Linus', motivation: 'Kernel' }, { cookie })).status).toBe(
+			303
+		);
 		const id = await applicationIdOf(member);
-		expect((await postForm(`${base}/admin?/transition`, { applicationId: id, field: 'review', to: 'rejected', reason: 'Not now' }, { cookie: await login(admin) })).status).toBe(303);
+		expect(
+			(
+				await postForm(
+					`${base}/admin?/transition`,
+					{ applicationId: id, field: 'review', to: 'rejected', reason: 'Not now' },
+					{ cookie: await login(admin) }
+				)
+			).status
+		).toBe(303);
 		const page = await getPage(`${base}/apply`, cookie);
 		expect(textOf(page.body)).toMatch(/Apply again/);
-		expect((await postForm(`${base}/apply`, { displayName: 'Linus T.', motivation: 'Git' }, { cookie })).status).toBe(303);
+		expect((await postForm(`${base}/apply`, { displayName: 'Linus T.', motivation: 'Git' }, { cookie })).status).toBe(
+			303
+		);
 		const after = textOf((await getPage(`${base}/apply`, cookie)).body);
 		expect(after).toMatch(/Linus T\..*Review: pending/);
 		expect(after).toMatch(/Earlier applications Linus .* rejected/);
@@ -172,7 +207,8 @@ describe('/checkin', () => {
 		expect(bad.status).toBe(400);
 		expect(textOf(bad.body)).toContain('Note must be at most 280 characters.');
 
-		for (let i = 2; i < 20; i++) expect((await postForm(`${base}/checkin`, { note: `#${i}` }, { cookie })).status).toBe(303);
+		for (let i = 2; i < 20; i++)
+			expect((await postForm(`${base}/checkin`, { note: `#${i}` }, { cookie })).status).toBe(303);
 		const over = await postForm(`${base}/checkin`, { note: 'one too many' }, { cookie });
 		expect(over.status).toBe(429);
 		expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(86_000);
@@ -188,7 +224,15 @@ describe('/admin', () => {
 	let id: string;
 	beforeAll(async () => {
 		applicant = newAccount();
-		expect((await postForm(`${base}/apply`, { displayName: 'Katherine', motivation: 'Orbits' }, { cookie: await login(applicant) })).status).toBe(303);
+		expect(
+			(
+				await postForm(
+					`${base}/apply`,
+					{ displayName: 'Katherine', motivation: 'Orbits' },
+					{ cookie: await login(applicant) }
+				)
+			).status
+		).toBe(303);
 		id = await applicationIdOf(applicant);
 	});
 
@@ -198,41 +242,63 @@ describe('/admin', () => {
 		const text = textOf(page.body);
 		expect(text).toContain('Katherine');
 		expect(text).toContain(applicant.address.toLowerCase());
-		for (const label of ['Review', 'Allowlist', 'Token distribution', 'Address']) expect(page.body).toMatch(new RegExp(`<label[^>]*>\\s*${label}`));
+		for (const label of ['Review', 'Allowlist', 'Token distribution', 'Address'])
+			expect(page.body).toMatch(new RegExp(`<label[^>]*>\\s*${label}`));
 		expect(page.body).toMatch(/<button[^>]*name="to" value="approved"/);
 		expect(page.body).toMatch(/<button[^>]*name="to" value="needs_info"/);
 		expect(page.body).toMatch(/<button[^>]*name="to" value="rejected"/);
 		expect(page.body).not.toMatch(/name="to" value="added"/);
 		expect(page.body).toContain('href="/admin/allowlist.csv"');
-		const filtered = await getPage(`${base}/admin?review=approved&address=${applicant.address.slice(2, 12)}`, await login(admin));
+		const filtered = await getPage(
+			`${base}/admin?review=approved&address=${applicant.address.slice(2, 12)}`,
+			await login(admin)
+		);
 		expect(textOf(filtered.body)).not.toContain('Katherine');
 	});
 
 	it('approves, refuses a stale repeat (409), records the allowlist step with a tx hash linked to Polygonscan; the CSV follows', async () => {
 		const cookie = await login(admin);
-		const approve = await postForm(`${base}/admin?/transition&review=pending&page=1`, { applicationId: id, field: 'review', to: 'approved', from: 'pending', reason: '', txHash: '' }, { cookie });
+		const approve = await postForm(
+			`${base}/admin?/transition&review=pending&page=1`,
+			{ applicationId: id, field: 'review', to: 'approved', from: 'pending', reason: '', txHash: '' },
+			{ cookie }
+		);
 		expect(approve.status).toBe(303);
 		expect(approve.location).toBe('/admin?review=pending&page=1');
 
-		const again = await postForm(`${base}/admin?/transition`, { applicationId: id, field: 'review', to: 'rejected', from: 'pending', reason: 'x' }, { cookie });
+		const again = await postForm(
+			`${base}/admin?/transition`,
+			{ applicationId: id, field: 'review', to: 'rejected', from: 'pending', reason: 'x' },
+			{ cookie }
+		);
 		expect(again.status).toBe(409);
 		expect(textOf(again.body)).toMatch(/changed meanwhile and is now approved/);
 
 		const csv = await fetch(`${base}/admin/allowlist.csv`, { headers: { cookie } });
 		expect(csv.status).toBe(200);
 		expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
-		expect(csv.headers.get('content-disposition')).toMatch(/attachment; filename="allowlist-pending-\d{4}-\d{2}-\d{2}\.csv"/);
+		expect(csv.headers.get('content-disposition')).toMatch(
+			/attachment; filename="allowlist-pending-\d{4}-\d{2}-\d{2}\.csv"/
+		);
 		const lines = (await csv.text()).trim().split('\r\n');
 		expect(lines[0]).toBe('address,display_name,contact,application_id,applied_at');
 		expect(lines.some((l) => l.startsWith(`${applicant.address.toLowerCase()},Katherine,,${id},`))).toBe(true);
 
-		const badHash = await postForm(`${base}/admin?/transition`, { applicationId: id, field: 'allowlist', to: 'added', txHash: '0x1234' }, { cookie });
+		const badHash = await postForm(
+			`${base}/admin?/transition`,
+			{ applicationId: id, field: 'allowlist', to: 'added', txHash: '0x1234' },
+			{ cookie }
+		);
 		expect(badHash.status).toBe(400);
 		expect(textOf(badHash.body)).toContain('Transaction hash must be 0x followed by 64 hexadecimal characters.');
 		expect(badHash.body).toContain('value="0x1234"');
 
 		const hash = txHash(1).toUpperCase().replace('0X', '0x');
-		const added = await postForm(`${base}/admin?/transition`, { applicationId: id, field: 'allowlist', to: 'added', txHash: hash }, { cookie });
+		const added = await postForm(
+			`${base}/admin?/transition`,
+			{ applicationId: id, field: 'allowlist', to: 'added', txHash: hash },
+			{ cookie }
+		);
 		expect(added.status).toBe(303);
 		const page = await getPage(`${base}/admin?address=${applicant.address}`, cookie);
 		expect(page.body).toContain(`href="https://polygonscan.com/tx/${hash.toLowerCase()}"`);
@@ -254,14 +320,25 @@ describe('/admin', () => {
 		['reason', { to: 'rejected', reason: 'no\u0000pe' }, /Reason must not contain control characters/],
 		['reason', { to: 'rejected', reason: '' }, /A reason is needed to move review to rejected/],
 		['txHash', { to: 'approved', txHash: txHash(2) }, /A review decision takes no transaction hash/],
-		['txHash', { field: 'distribution', to: 'sent', txHash: `0x${'g'.repeat(64)}` }, /Transaction hash must be 0x followed by 64/],
+		[
+			'txHash',
+			{ field: 'distribution', to: 'sent', txHash: `0x${'g'.repeat(64)}` },
+			/Transaction hash must be 0x followed by 64/
+		],
 		['field', { field: ['review', 'allowlist'] }, /Field must be text/]
 	])('%s: %j → 400 with its message, nothing written', async (_, change, message) => {
 		const other = newAccount();
-		expect((await postForm(`${base}/apply`, { displayName: 'Target', motivation: 'x' }, { cookie: await login(other) })).status).toBe(303);
+		expect(
+			(await postForm(`${base}/apply`, { displayName: 'Target', motivation: 'x' }, { cookie: await login(other) }))
+				.status
+		).toBe(303);
 		const target = await applicationIdOf(other);
 		const cookie = await login(admin);
-		const page = await postForm(`${base}/admin?/transition`, { applicationId: target, field: 'review', to: 'approved', reason: '', txHash: '', ...change }, { cookie });
+		const page = await postForm(
+			`${base}/admin?/transition`,
+			{ applicationId: target, field: 'review', to: 'approved', reason: '', txHash: '', ...change },
+			{ cookie }
+		);
 		expect(page.status).toBe(400);
 		expect(textOf(page.body)).toMatch(message);
 		const after = textOf((await getPage(`${base}/admin?address=${other.address}`, cookie)).body);
@@ -269,7 +346,7 @@ describe('/admin', () => {
 		expect(after).toMatch(/History \(0\)/);
 	});
 
-		const raw = async (url: string, init: RequestInit) => {
+	const raw = async (url: string, init: RequestInit) => {
 		const r = await fetch(url, { redirect: 'manual', ...init });
 		return { status: r.status, body: await r.text() };
 	};
@@ -285,17 +362,31 @@ describe('/admin', () => {
 			const answers = [
 				await getPage(`${base}/admin`, cookie),
 				await getPage(`${base}/admin?review=pending`, cookie),
-				await postForm(`${base}/admin?/transition`, { applicationId: id, field: 'distribution', to: 'failed', reason: 'x' }, { cookie }),
+				await postForm(
+					`${base}/admin?/transition`,
+					{ applicationId: id, field: 'distribution', to: 'failed', reason: 'x' },
+					{ cookie }
+				),
 				await getPage(`${base}/admin/allowlist.csv`, cookie),
 				await raw(`${base}/admin/allowlist.csv`, { headers: { ...(cookie ? { cookie } : {}) } }),
 				// SvelteKit's own variants: data requests, enhanced form posts, other content types and methods.
 				await raw(`${base}/admin/__data.json`, { headers: { ...(cookie ? { cookie } : {}) } }),
 				await raw(`${base}/admin?/transition`, {
 					method: 'POST',
-					headers: { ...(cookie ? { cookie } : {}), origin: base, 'content-type': 'application/x-www-form-urlencoded', 'x-sveltekit-action': 'true', accept: 'application/json' },
+					headers: {
+						...(cookie ? { cookie } : {}),
+						origin: base,
+						'content-type': 'application/x-www-form-urlencoded',
+						'x-sveltekit-action': 'true',
+						accept: 'application/json'
+					},
 					body: `applicationId=${id}&field=distribution&to=failed&reason=x`
 				}),
-				await raw(`${base}/admin?/transition`, { method: 'POST', headers: { ...(cookie ? { cookie } : {}), origin: base, 'content-type': 'application/json' }, body: '{}' }),
+				await raw(`${base}/admin?/transition`, {
+					method: 'POST',
+					headers: { ...(cookie ? { cookie } : {}), origin: base, 'content-type': 'application/json' },
+					body: '{}'
+				}),
 				await raw(`${base}/admin`, { method: 'PUT', headers: { ...(cookie ? { cookie } : {}) } }),
 				await raw(`${base}/admin/anything/below`, { headers: { ...(cookie ? { cookie } : {}) } })
 			];
@@ -311,16 +402,35 @@ describe('/admin', () => {
 	it('the 121st transition in an hour answers 429, says when to try again, and is not processed', async () => {
 		const cookie = await login(limitAdmin);
 		for (let i = 0; i < 120; i++) {
-			expect((await postForm(`${base}/admin?/transition`, { applicationId: 'not-a-uuid', field: 'review', to: 'approved' }, { cookie })).status).toBe(400);
+			expect(
+				(
+					await postForm(
+						`${base}/admin?/transition`,
+						{ applicationId: 'not-a-uuid', field: 'review', to: 'approved' },
+						{ cookie }
+					)
+				).status
+			).toBe(400);
 		}
 		const other = newAccount();
-		expect((await postForm(`${base}/apply`, { displayName: 'Limit', motivation: 'x' }, { cookie: await login(other) })).status).toBe(303);
+		expect(
+			(await postForm(`${base}/apply`, { displayName: 'Limit', motivation: 'x' }, { cookie: await login(other) }))
+				.status
+		).toBe(303);
 		const target = await applicationIdOf(other);
-		const page = await postForm(`${base}/admin?/transition`, { applicationId: target, field: 'review', to: 'approved' }, { cookie });
+		const page = await postForm(
+			`${base}/admin?/transition`,
+			{ applicationId: target, field: 'review', to: 'approved' },
+			{ cookie }
+		);
 		expect(page.status).toBe(429);
 		expect(Number(page.headers.get('retry-after'))).toBeGreaterThan(3_500);
-		expect(textOf(page.body)).toMatch(/limit of 120 state changes in an hour\. You can try again in (59 minutes|1 hour)/);
-		expect(textOf((await getPage(`${base}/admin?address=${other.address}`, await login(admin))).body)).toMatch(/Review: pending/);
+		expect(textOf(page.body)).toMatch(
+			/limit of 120 state changes in an hour\. You can try again in (59 minutes|1 hour)/
+		);
+		expect(textOf((await getPage(`${base}/admin?address=${other.address}`, await login(admin))).body)).toMatch(
+			/Review: pending/
+		);
 	}, 120_000);
 });
 
@@ -328,7 +438,11 @@ describe('cross-origin form posts', () => {
 	it.each([
 		['/apply', { displayName: 'Mallory', motivation: 'csrf' }, () => login(newAccount())],
 		['/checkin', { note: 'csrf' }, () => login(newAccount())],
-		['/admin?/transition', { applicationId: '00000000-0000-4000-8000-000000000000', field: 'review', to: 'approved' }, () => login(admin)]
+		[
+			'/admin?/transition',
+			{ applicationId: '00000000-0000-4000-8000-000000000000', field: 'review', to: 'approved' },
+			() => login(admin)
+		]
 	])('POST %s from another origin is refused with 403 by SvelteKit', async (path, fields, cookieOf) => {
 		const cookie = await cookieOf();
 		const page = await postForm(base + path, fields, { cookie, origin: 'http://evil.example' });

@@ -24,7 +24,9 @@ describe.runIf(serverUrl)('applications on the Postgres server, through HTTP', (
 		const behind = await proxyFor(url);
 		proxy = behind.proxy;
 		await proxy.up();
-		server = await startServer({ env: { DATABASE_URL: behind.proxiedUrl, ADMIN_ADDRESSES: `${adminA.address},${adminB.address}` } });
+		server = await startServer({
+			env: { DATABASE_URL: behind.proxiedUrl, ADMIN_ADDRESSES: `${adminA.address},${adminB.address}` }
+		});
 	});
 	afterAll(async () => {
 		await server?.stop();
@@ -37,15 +39,23 @@ describe.runIf(serverUrl)('applications on the Postgres server, through HTTP', (
 		const member = privateKeyToAccount(generatePrivateKey());
 		const cookie = await signIn(server.url, member);
 		const answers = await Promise.all(
-			Array.from({ length: 30 }, (_, i) => postForm(`${server.url}/apply`, { displayName: `Racer ${i}`, motivation: 'Fast' }, { cookie }))
+			Array.from({ length: 30 }, (_, i) =>
+				postForm(`${server.url}/apply`, { displayName: `Racer ${i}`, motivation: 'Fast' }, { cookie })
+			)
 		);
 		const statuses = answers.map((a) => a.status);
 		expect(statuses.filter((s) => s === 429)).toHaveLength(25);
 		expect(statuses.filter((s) => s !== 429).sort()).toEqual([303, 409, 409, 409, 409]);
 		const address = member.address.toLowerCase();
-		const [{ n }] = (await sql`select count(*)::int as n from applications where applicant_address = ${address}`) as unknown as [{ n: number }];
+		const [{ n }] =
+			(await sql`select count(*)::int as n from applications where applicant_address = ${address}`) as unknown as [
+				{ n: number }
+			];
 		expect(n).toBe(1);
-		const [{ count }] = (await sql`select count from rate_limit_counters where subject = ${address} and action = 'submitApplication'`) as unknown as [{ count: number }];
+		const [{ count }] =
+			(await sql`select count from rate_limit_counters where subject = ${address} and action = 'submitApplication'`) as unknown as [
+				{ count: number }
+			];
 		expect(count).toBe(30);
 	}, 60_000);
 
@@ -53,18 +63,39 @@ describe.runIf(serverUrl)('applications on the Postgres server, through HTTP', (
 		const [cookieA, cookieB] = [await signIn(server.url, adminA), await signIn(server.url, adminB)];
 		for (let round = 0; round < 5; round++) {
 			const member = privateKeyToAccount(generatePrivateKey());
-			expect((await postForm(`${server.url}/apply`, { displayName: `Contested ${round}`, motivation: 'x' }, { cookie: await signIn(server.url, member) })).status).toBe(303);
-			const [{ id }] = (await sql`select id from applications where applicant_address = ${member.address.toLowerCase()}`) as unknown as [{ id: string }];
+			expect(
+				(
+					await postForm(
+						`${server.url}/apply`,
+						{ displayName: `Contested ${round}`, motivation: 'x' },
+						{ cookie: await signIn(server.url, member) }
+					)
+				).status
+			).toBe(303);
+			const [{ id }] =
+				(await sql`select id from applications where applicant_address = ${member.address.toLowerCase()}`) as unknown as [
+					{ id: string }
+				];
 			const [a, b] = await Promise.all([
-				postForm(`${server.url}/admin?/transition`, { applicationId: id, field: 'review', to: 'approved' }, { cookie: cookieA }),
-				postForm(`${server.url}/admin?/transition`, { applicationId: id, field: 'review', to: 'rejected', reason: 'Not a fit' }, { cookie: cookieB })
+				postForm(
+					`${server.url}/admin?/transition`,
+					{ applicationId: id, field: 'review', to: 'approved' },
+					{ cookie: cookieA }
+				),
+				postForm(
+					`${server.url}/admin?/transition`,
+					{ applicationId: id, field: 'review', to: 'rejected', reason: 'Not a fit' },
+					{ cookie: cookieB }
+				)
 			]);
 			expect([a.status, b.status].sort()).toEqual([303, 409]);
 			const events = await sql`select executor_address, to_state from application_events where application_id = ${id}`;
 			expect(events).toHaveLength(1);
 			const winner = a.status === 303 ? adminA : adminB;
 			expect(events[0]!.executor_address).toBe(winner.address.toLowerCase());
-			const [{ review }] = (await sql`select review from applications where id = ${id}`) as unknown as [{ review: string }];
+			const [{ review }] = (await sql`select review from applications where id = ${id}`) as unknown as [
+				{ review: string }
+			];
 			expect(review).toBe(events[0]!.to_state);
 		}
 	}, 60_000);

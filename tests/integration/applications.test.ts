@@ -1,9 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applicationsOf, submitApplication, transitionApplication } from '../../src/lib/server/applications';
 import { createTestDatabase, engines, serverUrl, type TestDatabase } from '../helpers/db';
-import { addMember, adminMember, applicationById, countRows, eventsOf, randomAddress, seedApplication } from '../helpers/members';
+import {
+	addMember,
+	adminMember,
+	applicationById,
+	countRows,
+	eventsOf,
+	randomAddress,
+	seedApplication
+} from '../helpers/members';
 
-const good = { displayName: 'Ada Lovelace', motivation: 'I would like to help with the docs.', contact: '@ada:matrix.org' };
+const good = {
+	displayName: 'Ada Lovelace',
+	motivation: 'I would like to help with the docs.',
+	contact: '@ada:matrix.org'
+};
 
 describe.each(engines)('submitApplication on %s', (engine) => {
 	let t: TestDatabase;
@@ -14,7 +26,11 @@ describe.each(engines)('submitApplication on %s', (engine) => {
 
 	it('creates a pending / pending / pending application with the trimmed fields; contact is optional', async () => {
 		const member = await addMember(t.db);
-		const result = await submitApplication(t.db, member, { displayName: '  Ada  ', motivation: 'Line one\r\nLine two\n', contact: undefined });
+		const result = await submitApplication(t.db, member, {
+			displayName: '  Ada  ',
+			motivation: 'Line one\r\nLine two\n',
+			contact: undefined
+		});
 		expect(result).toMatchObject({ ok: true, value: { resubmitted: false } });
 		const [app] = await applicationsOf(t.db, member.address);
 		expect(app).toMatchObject({
@@ -46,7 +62,14 @@ describe.each(engines)('submitApplication on %s', (engine) => {
 		const first = await submitApplication(t.db, member, good);
 		if (!first.ok) throw new Error('first submission refused');
 		const admin = adminMember();
-		expect(await transitionApplication(t.db, admin, { applicationId: first.value.application.id, field: 'review', to: 'rejected', reason: 'Too early' })).toMatchObject({ ok: true });
+		expect(
+			await transitionApplication(t.db, admin, {
+				applicationId: first.value.application.id,
+				field: 'review',
+				to: 'rejected',
+				reason: 'Too early'
+			})
+		).toMatchObject({ ok: true });
 		const second = await submitApplication(t.db, member, { ...good, displayName: 'Ada, again' });
 		expect(second).toMatchObject({ ok: true, value: { resubmitted: false } });
 		const apps = await applicationsOf(t.db, member.address);
@@ -54,7 +77,9 @@ describe.each(engines)('submitApplication on %s', (engine) => {
 			['Ada, again', 'pending'],
 			['Ada Lovelace', 'rejected']
 		]);
-		expect(apps[1]!.events).toMatchObject([{ fromState: 'pending', toState: 'rejected', reason: 'Too early', executorAddress: admin.address }]);
+		expect(apps[1]!.events).toMatchObject([
+			{ fromState: 'pending', toState: 'rejected', reason: 'Too early', executorAddress: admin.address }
+		]);
 	});
 
 	it('counts every call, also refused ones: the 6th submission in 24 hours answers 429 and is not processed', async () => {
@@ -79,7 +104,11 @@ describe.each(engines)('submitApplication on %s', (engine) => {
 
 	it('accepts the longest values, counted in characters as the database counts them', async () => {
 		const member = await addMember(t.db);
-		const result = await submitApplication(t.db, member, { displayName: '😀'.repeat(80), motivation: 'é'.repeat(2000), contact: 'c'.repeat(200) });
+		const result = await submitApplication(t.db, member, {
+			displayName: '😀'.repeat(80),
+			motivation: 'é'.repeat(2000),
+			contact: 'c'.repeat(200)
+		});
 		expect(result).toMatchObject({ ok: true });
 	});
 
@@ -104,16 +133,19 @@ describe.each(engines)('submitApplication on %s', (engine) => {
 		['contact', 'a file', file, /must be text/]
 	];
 
-	it.each(badInput)('refuses %s that is %s (400 with a message for the field) and writes nothing', async (field, _, value, message) => {
-		const member = await addMember(t.db);
-		const before = await countRows(t.db, 'applications');
-		const result = await submitApplication(t.db, member, { ...good, [field]: value });
-		expect(result).toMatchObject({ ok: false, status: 400 });
-		if (result.ok || result.status !== 400) throw new Error('expected 400');
-		expect(result.errors[field]).toMatch(message);
-		expect(Object.keys(result.errors)).toEqual([field]);
-		expect(await countRows(t.db, 'applications')).toBe(before);
-	});
+	it.each(badInput)(
+		'refuses %s that is %s (400 with a message for the field) and writes nothing',
+		async (field, _, value, message) => {
+			const member = await addMember(t.db);
+			const before = await countRows(t.db, 'applications');
+			const result = await submitApplication(t.db, member, { ...good, [field]: value });
+			expect(result).toMatchObject({ ok: false, status: 400 });
+			if (result.ok || result.status !== 400) throw new Error('expected 400');
+			expect(result.errors[field]).toMatch(message);
+			expect(Object.keys(result.errors)).toEqual([field]);
+			expect(await countRows(t.db, 'applications')).toBe(before);
+		}
+	);
 });
 
 describe.runIf(serverUrl)('submitApplication and transitionApplication concurrency on the Postgres server', () => {
@@ -125,7 +157,9 @@ describe.runIf(serverUrl)('submitApplication and transitionApplication concurren
 
 	it('30 parallel submissions by one member: exactly 5 pass the limit and at most one application is created', async () => {
 		const member = await addMember(t.db);
-		const results = await Promise.all(Array.from({ length: 30 }, (_, i) => submitApplication(t.db, member, { ...good, displayName: `Ada ${i}` })));
+		const results = await Promise.all(
+			Array.from({ length: 30 }, (_, i) => submitApplication(t.db, member, { ...good, displayName: `Ada ${i}` }))
+		);
 		const statuses = results.map((r) => (r.ok ? 'ok' : r.status));
 		expect(statuses.filter((s) => s === 429)).toHaveLength(25);
 		expect(statuses.filter((s) => s === 'ok')).toHaveLength(1);

@@ -1,4 +1,10 @@
-import { decodeAbiParameters, erc6492SignatureValidatorByteCode, getAddress, serializeErc6492Signature, type Hex } from 'viem';
+import {
+	decodeAbiParameters,
+	erc6492SignatureValidatorByteCode,
+	getAddress,
+	serializeErc6492Signature,
+	type Hex
+} from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeRpc, type FakeRpc } from '../helpers/rpc';
 import { startServer, type RunningServer } from '../helpers/server';
@@ -55,7 +61,9 @@ describe('contract wallets (ERC-1271 / ERC-6492) through POLYGON_RPC_URL on a fa
 		const { response, body } = await attempt(server.url, deployed, ownerSigns);
 		expect(response.status).toBe(200);
 		expect(body).toEqual({ address: deployed, isAdmin: false });
-		const me = await fetch(`${server.url}/api/auth/me`, { headers: { cookie: `session=${sessionCookieFrom(response)}` } });
+		const me = await fetch(`${server.url}/api/auth/me`, {
+			headers: { cookie: `session=${sessionCookieFrom(response)}` }
+		});
 		expect(await me.json()).toEqual({ address: deployed, isAdmin: false });
 
 		expect(rpc.calls.some((c) => c.method === 'eth_chainId')).toBe(true);

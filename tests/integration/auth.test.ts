@@ -9,7 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSessionCodec } from '../../src/lib/server/session';
 import { createServerDatabase, dropServerDatabase, engines, migrateServerDatabase, serverUrl } from '../helpers/db';
 import { startServer, TEST_SESSION_PASSWORD, type RunningServer } from '../helpers/server';
-import { buildMessage, fetchNonce, postVerify, sessionCookieFrom, signIn, testAccount, type MessageFields } from '../helpers/siwe';
+import {
+	buildMessage,
+	fetchNonce,
+	postVerify,
+	sessionCookieFrom,
+	signIn,
+	testAccount,
+	type MessageFields
+} from '../helpers/siwe';
 import { proxyFor } from '../helpers/tcp-proxy';
 
 const TTL_SECONDS = 1_209_600;
@@ -49,11 +57,19 @@ function sessionSetCookie(response: Response): string {
 }
 
 /** A raw HTTP POST with a chosen Host header (fetch does not let a caller set one). */
-function postWithHost(url: string, host: string, body: string, cookie: string): Promise<{ status: number; body: string }> {
+function postWithHost(
+	url: string,
+	host: string,
+	body: string,
+	cookie: string
+): Promise<{ status: number; body: string }> {
 	return new Promise((resolve, reject) => {
 		const req = httpRequest(
 			url,
-			{ method: 'POST', headers: { host, cookie, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+			{
+				method: 'POST',
+				headers: { host, cookie, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+			},
 			(res) => {
 				let text = '';
 				res.on('data', (chunk) => (text += chunk));
@@ -74,7 +90,9 @@ describe.each(engines)('sign-in with Ethereum through the built server on %s', (
 	const signedIn = new Set<string>();
 
 	beforeAll(async () => {
-		const env: Record<string, string | undefined> = { ADMIN_ADDRESSES: ` ${admin.address.toUpperCase().replace('0X', '0x')} ` };
+		const env: Record<string, string | undefined> = {
+			ADMIN_ADDRESSES: ` ${admin.address.toUpperCase().replace('0X', '0x')} `
+		};
 		if (engine === 'postgres') {
 			const url = await createServerDatabase();
 			databases.push(url);
@@ -131,7 +149,11 @@ describe.each(engines)('sign-in with Ethereum through the built server on %s', (
 	it('signs in: 200 with the checksummed address, a 14-day session, the member upserted', async () => {
 		const { nonce, cookie } = await fetchNonce(base);
 		const text = buildMessage({ domain: host, uri: `http://${host}`, nonce, address: member.address });
-		const response = await postVerify(base, { message: text, signature: await member.signMessage({ message: text }) }, cookie);
+		const response = await postVerify(
+			base,
+			{ message: text, signature: await member.signMessage({ message: text }) },
+			cookie
+		);
 		expect(response.status).toBe(200);
 		expect(response.headers.get('cache-control')).toBe('no-store');
 		expect(await response.json()).toEqual({ address: member.address, isAdmin: false });
@@ -177,13 +199,21 @@ describe.each(engines)('sign-in with Ethereum through the built server on %s', (
 		expect(maxAge).toBeLessThanOrEqual(TTL_SECONDS);
 		expect((await me(base, cookie)).body.address).toBe(member.address);
 		const bad = message(nonce, { chainId: 1 });
-		const failed = await postVerify(base, { message: bad, signature: await stranger.signMessage({ message: bad }) }, cookie);
+		const failed = await postVerify(
+			base,
+			{ message: bad, signature: await stranger.signMessage({ message: bad }) },
+			cookie
+		);
 		expect(failed.status).toBe(401);
 		const kept = `session=${sessionCookieFrom(failed)}`;
 		expect((await me(base, kept)).body.address).toBe(member.address);
 		// The nonce left the cookie: the right message for it no longer verifies with the new cookie.
 		const good = buildMessage({ domain: host, uri: `http://${host}`, nonce, address: member.address });
-		const late = await postVerify(base, { message: good, signature: await member.signMessage({ message: good }) }, kept);
+		const late = await postVerify(
+			base,
+			{ message: good, signature: await member.signMessage({ message: good }) },
+			kept
+		);
 		expect(await errorCode(late)).toBe('nonce_mismatch');
 	});
 
@@ -203,7 +233,13 @@ describe.each(engines)('sign-in with Ethereum through the built server on %s', (
 		const text = buildMessage({ domain: host, uri: `http://${host}`, nonce, address: member.address });
 		const response = await postVerify(
 			base,
-			{ message: text, signature: await member.signMessage({ message: text }), address: admin.address, domain: 'portal.example', chainId: 1 },
+			{
+				message: text,
+				signature: await member.signMessage({ message: text }),
+				address: admin.address,
+				domain: 'portal.example',
+				chainId: 1
+			},
 			cookie
 		);
 		expect(response.status).toBe(200);
@@ -212,77 +248,145 @@ describe.each(engines)('sign-in with Ethereum through the built server on %s', (
 
 	type Attempt = { message: string; signature: Hex; cookie?: string | null };
 	const failures: [string, string, (nonce: string, cookie: string) => Promise<Attempt>][] = [
-		['a message the grammar refuses', 'message_malformed', async (nonce) => {
-			const text = message(nonce).replace('Version: 1', 'Version: 2');
-			return { message: text, signature: await stranger.signMessage({ message: text }) };
-		}],
-		['a nonce other than the cookie\'s', 'nonce_mismatch', async () => {
-			const text = message('ZZZZzzzz0000111122');
-			return { message: text, signature: await stranger.signMessage({ message: text }) };
-		}],
-		['no nonce cookie at all', 'nonce_mismatch', async (nonce) => {
-			const text = message(nonce);
-			return { message: text, signature: await stranger.signMessage({ message: text }), cookie: null };
-		}],
-		['a domain not in SIWE_ALLOWED_DOMAINS', 'domain_not_allowed', async (nonce) => {
-			const text = message(nonce, { domain: 'portal.example', uri: 'https://portal.example' });
-			return { message: text, signature: await stranger.signMessage({ message: text }) };
-		}],
-		['an allowed domain whose port differs', 'domain_not_allowed', async (nonce) => {
-			const text = message(nonce, { domain: '127.0.0.1:1', uri: 'http://127.0.0.1:1' });
-			return { message: text, signature: await stranger.signMessage({ message: text }) };
-		}],
-		['a uri on another host', 'uri_mismatch', async (nonce) => {
-			const text = message(nonce, { uri: 'https://portal.example/login' });
-			return { message: text, signature: await stranger.signMessage({ message: text }) };
-		}],
-		['a uri on another port of the same host', 'uri_mismatch', async (nonce) => {
-			const text = message(nonce, { uri: 'http://127.0.0.1:1/' });
-			return { message: text, signature: await stranger.signMessage({ message: text }) };
-		}],
-		['a uri that is not http(s)', 'uri_mismatch', async (nonce) => {
-			const text = message(nonce, { uri: `ftp://${host}/` });
-			return { message: text, signature: await stranger.signMessage({ message: text }) };
-		}],
-		['chain 1 instead of 137', 'chain_mismatch', async (nonce) => {
-			const text = message(nonce, { chainId: 1 });
-			return { message: text, signature: await stranger.signMessage({ message: text }) };
-		}],
-		['no expiration time', 'expiration_missing', async (nonce) => {
-			const text = message(nonce, { expirationTime: null });
-			return { message: text, signature: await stranger.signMessage({ message: text }) };
-		}],
-		['an expiration time passed', 'expired', async (nonce) => {
-			const text = message(nonce, { issuedAt: minutes(-20), expirationTime: minutes(-1) });
-			return { message: text, signature: await stranger.signMessage({ message: text }) };
-		}],
-		['an expiration time 16 minutes ahead', 'expiration_too_far', async (nonce) => {
-			const text = message(nonce, { expirationTime: minutes(16) });
-			return { message: text, signature: await stranger.signMessage({ message: text }) };
-		}],
-		['a notBefore in the future', 'not_yet_valid', async (nonce) => {
-			const text = message(nonce, { notBefore: minutes(5) });
-			return { message: text, signature: await stranger.signMessage({ message: text }) };
-		}],
-		['a signature by another key', 'signature_invalid', async (nonce) => {
-			const text = message(nonce);
-			return { message: text, signature: await admin.signMessage({ message: text }) };
-		}],
-		['a signature over another message', 'signature_invalid', async (nonce) => {
-			const text = message(nonce);
-			return { message: text, signature: await stranger.signMessage({ message: `${text} ` }) };
-		}],
-		['a signature of the right shape but garbage', 'signature_invalid', async (nonce) => ({
-			message: message(nonce),
-			signature: `0x${'ab'.repeat(65)}`
-		})]
+		[
+			'a message the grammar refuses',
+			'message_malformed',
+			async (nonce) => {
+				const text = message(nonce).replace('Version: 1', 'Version: 2');
+				return { message: text, signature: await stranger.signMessage({ message: text }) };
+			}
+		],
+		[
+			"a nonce other than the cookie's",
+			'nonce_mismatch',
+			async () => {
+				const text = message('ZZZZzzzz0000111122');
+				return { message: text, signature: await stranger.signMessage({ message: text }) };
+			}
+		],
+		[
+			'no nonce cookie at all',
+			'nonce_mismatch',
+			async (nonce) => {
+				const text = message(nonce);
+				return { message: text, signature: await stranger.signMessage({ message: text }), cookie: null };
+			}
+		],
+		[
+			'a domain not in SIWE_ALLOWED_DOMAINS',
+			'domain_not_allowed',
+			async (nonce) => {
+				const text = message(nonce, { domain: 'portal.example', uri: 'https://portal.example' });
+				return { message: text, signature: await stranger.signMessage({ message: text }) };
+			}
+		],
+		[
+			'an allowed domain whose port differs',
+			'domain_not_allowed',
+			async (nonce) => {
+				const text = message(nonce, { domain: '127.0.0.1:1', uri: 'http://127.0.0.1:1' });
+				return { message: text, signature: await stranger.signMessage({ message: text }) };
+			}
+		],
+		[
+			'a uri on another host',
+			'uri_mismatch',
+			async (nonce) => {
+				const text = message(nonce, { uri: 'https://portal.example/login' });
+				return { message: text, signature: await stranger.signMessage({ message: text }) };
+			}
+		],
+		[
+			'a uri on another port of the same host',
+			'uri_mismatch',
+			async (nonce) => {
+				const text = message(nonce, { uri: 'http://127.0.0.1:1/' });
+				return { message: text, signature: await stranger.signMessage({ message: text }) };
+			}
+		],
+		[
+			'a uri that is not http(s)',
+			'uri_mismatch',
+			async (nonce) => {
+				const text = message(nonce, { uri: `ftp://${host}/` });
+				return { message: text, signature: await stranger.signMessage({ message: text }) };
+			}
+		],
+		[
+			'chain 1 instead of 137',
+			'chain_mismatch',
+			async (nonce) => {
+				const text = message(nonce, { chainId: 1 });
+				return { message: text, signature: await stranger.signMessage({ message: text }) };
+			}
+		],
+		[
+			'no expiration time',
+			'expiration_missing',
+			async (nonce) => {
+				const text = message(nonce, { expirationTime: null });
+				return { message: text, signature: await stranger.signMessage({ message: text }) };
+			}
+		],
+		[
+			'an expiration time passed',
+			'expired',
+			async (nonce) => {
+				const text = message(nonce, { issuedAt: minutes(-20), expirationTime: minutes(-1) });
+				return { message: text, signature: await stranger.signMessage({ message: text }) };
+			}
+		],
+		[
+			'an expiration time 16 minutes ahead',
+			'expiration_too_far',
+			async (nonce) => {
+				const text = message(nonce, { expirationTime: minutes(16) });
+				return { message: text, signature: await stranger.signMessage({ message: text }) };
+			}
+		],
+		[
+			'a notBefore in the future',
+			'not_yet_valid',
+			async (nonce) => {
+				const text = message(nonce, { notBefore: minutes(5) });
+				return { message: text, signature: await stranger.signMessage({ message: text }) };
+			}
+		],
+		[
+			'a signature by another key',
+			'signature_invalid',
+			async (nonce) => {
+				const text = message(nonce);
+				return { message: text, signature: await admin.signMessage({ message: text }) };
+			}
+		],
+		[
+			'a signature over another message',
+			'signature_invalid',
+			async (nonce) => {
+				const text = message(nonce);
+				return { message: text, signature: await stranger.signMessage({ message: `${text} ` }) };
+			}
+		],
+		[
+			'a signature of the right shape but garbage',
+			'signature_invalid',
+			async (nonce) => ({
+				message: message(nonce),
+				signature: `0x${'ab'.repeat(65)}`
+			})
+		]
 	];
 
 	it.each(failures)('%s → 401 %s, nonce dropped, no member written', async (_label, code, make) => {
 		const { nonce, cookie } = await fetchNonce(base);
 		const attempt = await make(nonce, cookie);
 		const before = await memberRows();
-		const response = await postVerify(base, { message: attempt.message, signature: attempt.signature }, attempt.cookie === null ? undefined : (attempt.cookie ?? cookie));
+		const response = await postVerify(
+			base,
+			{ message: attempt.message, signature: attempt.signature },
+			attempt.cookie === null ? undefined : (attempt.cookie ?? cookie)
+		);
 		expect(response.status).toBe(401);
 		expect(response.headers.get('cache-control')).toBe('no-store');
 		expect(await errorCode(response)).toBe(code);
@@ -320,7 +424,13 @@ describe.each(engines)('sign-in with Ethereum through the built server on %s', (
 
 	it('a streamed body over 8 KiB without Content-Length → 400 invalid_request', async () => {
 		const { nonce, cookie } = await fetchNonce(base);
-		const text = buildMessage({ domain: host, uri: `http://${host}`, nonce, address: member.address, statement: 's'.repeat(9000) });
+		const text = buildMessage({
+			domain: host,
+			uri: `http://${host}`,
+			nonce,
+			address: member.address,
+			statement: 's'.repeat(9000)
+		});
 		const json = JSON.stringify({ message: text, signature: await member.signMessage({ message: text }) });
 		const bytes = new TextEncoder().encode(json);
 		const stream = new ReadableStream({
@@ -343,12 +453,17 @@ describe.each(engines)('sign-in with Ethereum through the built server on %s', (
 		const session = await signIn(base, member);
 		const value = session.slice('session='.length);
 		const right = createSessionCodec({ sessionPassword: TEST_SESSION_PASSWORD, sessionPasswordsPrevious: [] });
-		const wrong = createSessionCodec({ sessionPassword: 'another-password-of-enough-length-0123456789', sessionPasswordsPrevious: [] });
+		const wrong = createSessionCodec({
+			sessionPassword: 'another-password-of-enough-length-0123456789',
+			sessionPasswordsPrevious: []
+		});
 		const address = member.address.toLowerCase();
 
 		// Controls: the real cookie and one we seal with the right password both read as signed in.
 		expect((await me(base, session)).body.address).toBe(member.address);
-		expect((await me(base, `session=${await right.seal({ address, expiresAt: Date.now() + 3_600_000 })}`)).body.address).toBe(member.address);
+		expect(
+			(await me(base, `session=${await right.seal({ address, expiresAt: Date.now() + 3_600_000 })}`)).body.address
+		).toBe(member.address);
 
 		for (let i = 7; i < value.length; i += Math.ceil(value.length / 12)) {
 			const ch = value[i] === 'A' ? 'B' : 'A';
@@ -416,7 +531,12 @@ describe('the Host header is never consulted', () => {
 		const { nonce, cookie, response: nonceResponse } = await fetchNonce(server.url);
 		// adapter-node assumes https without ORIGIN, so the cookie is Secure there (production).
 		expect(sessionSetCookie(nonceResponse)).toMatch(/Secure/);
-		const text = buildMessage({ domain: 'portal.example', uri: 'http://portal.example', nonce, address: stranger.address });
+		const text = buildMessage({
+			domain: 'portal.example',
+			uri: 'http://portal.example',
+			nonce,
+			address: stranger.address
+		});
 		const body = JSON.stringify({ message: text, signature: await stranger.signMessage({ message: text }) });
 		const response = await postWithHost(`${server.url}/api/auth/verify`, 'portal.example', body, cookie);
 		expect(response.status).toBe(401);
@@ -426,23 +546,35 @@ describe('the Host header is never consulted', () => {
 		const host = new URL(server.url).host;
 		const good = buildMessage({ domain: host, uri: `http://${host}`, nonce: next.nonce, address: member.address });
 		const goodBody = JSON.stringify({ message: good, signature: await member.signMessage({ message: good }) });
-		expect((await postWithHost(`${server.url}/api/auth/verify`, 'portal.example', goodBody, next.cookie)).status).toBe(200);
+		expect((await postWithHost(`${server.url}/api/auth/verify`, 'portal.example', goodBody, next.cookie)).status).toBe(
+			200
+		);
 	}, 120_000);
 });
 
 describe('session password rotation', () => {
 	it('a cookie sealed with SESSION_PASSWORD_PREVIOUS still reads; one sealed with an unknown password does not', async () => {
 		const newPassword = 'the-new-session-password-0123456789-xyz';
-		const server = await start({ SESSION_PASSWORD: newPassword, SESSION_PASSWORD_PREVIOUS: `other-old-password-0123456789-0123456789, ${TEST_SESSION_PASSWORD}` });
+		const server = await start({
+			SESSION_PASSWORD: newPassword,
+			SESSION_PASSWORD_PREVIOUS: `other-old-password-0123456789-0123456789, ${TEST_SESSION_PASSWORD}`
+		});
 		const old = createSessionCodec({ sessionPassword: TEST_SESSION_PASSWORD, sessionPasswordsPrevious: [] });
-		const unknown = createSessionCodec({ sessionPassword: 'never-configured-password-0123456789-abc', sessionPasswordsPrevious: [] });
+		const unknown = createSessionCodec({
+			sessionPassword: 'never-configured-password-0123456789-abc',
+			sessionPasswordsPrevious: []
+		});
 		const data = { address: member.address.toLowerCase(), expiresAt: Date.now() + 3_600_000 };
 		expect((await me(server.url, `session=${await old.seal(data)}`)).body.address).toBe(member.address);
 		expect((await me(server.url, `session=${await unknown.seal(data)}`)).body.address).toBeNull();
 		// New cookies are sealed with the new password: the old codec cannot read them.
 		const fresh = await signIn(server.url, member);
 		expect(await old.read(fresh.slice('session='.length))).toBeNull();
-		expect(await createSessionCodec({ sessionPassword: newPassword, sessionPasswordsPrevious: [] }).read(fresh.slice('session='.length))).toMatchObject({ address: data.address });
+		expect(
+			await createSessionCodec({ sessionPassword: newPassword, sessionPasswordsPrevious: [] }).read(
+				fresh.slice('session='.length)
+			)
+		).toMatchObject({ address: data.address });
 	}, 120_000);
 });
 
@@ -462,7 +594,11 @@ describe.runIf(serverUrl)('sign-in while the Postgres server is away', () => {
 			const host = new URL(server.url).host;
 			const text = buildMessage({ domain: host, uri: `http://${host}`, nonce, address: admin.address });
 			const started = Date.now();
-			const response = await postVerify(server.url, { message: text, signature: await admin.signMessage({ message: text }) }, cookie);
+			const response = await postVerify(
+				server.url,
+				{ message: text, signature: await admin.signMessage({ message: text }) },
+				cookie
+			);
 			expect(response.status).toBe(503);
 			expect(Date.now() - started).toBeLessThan(15_000);
 			expect(await errorCode(response)).toBe('database_unavailable');

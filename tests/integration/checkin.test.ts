@@ -12,7 +12,10 @@ describe.each(engines)('checkin on %s', (engine) => {
 
 	it('records check-ins with and without a note; the recent list is newest first', async () => {
 		const member = await addMember(t.db);
-		expect(await checkin(t.db, member, { note: '  Hello from the meetup  ' })).toMatchObject({ ok: true, value: { note: 'Hello from the meetup' } });
+		expect(await checkin(t.db, member, { note: '  Hello from the meetup  ' })).toMatchObject({
+			ok: true,
+			value: { note: 'Hello from the meetup' }
+		});
 		expect(await checkin(t.db, member, {})).toMatchObject({ ok: true, value: { note: '' } });
 		const recent = await recentCheckIns(t.db, member.address);
 		expect(recent.map((c) => c.note)).toEqual(['', 'Hello from the meetup']);
@@ -51,7 +54,10 @@ describe.each(engines)('checkin on %s', (engine) => {
 
 	it('a session whose member row is gone answers 401 and writes nothing', async () => {
 		const before = await countRows(t.db, 'check_ins');
-		expect(await checkin(t.db, { address: randomAddress(), isAdmin: false }, { note: 'hi' })).toMatchObject({ ok: false, status: 401 });
+		expect(await checkin(t.db, { address: randomAddress(), isAdmin: false }, { note: 'hi' })).toMatchObject({
+			ok: false,
+			status: 401
+		});
 		expect(await countRows(t.db, 'check_ins')).toBe(before);
 	});
 });

@@ -12,7 +12,10 @@ afterAll(async () => {
 });
 
 async function setup(env: Record<string, string | undefined> = {}) {
-	const github = await startFakeGitHub({ kind: 'issues', issues: [githubIssue(1), githubPullRequest(2), githubIssue(3)] });
+	const github = await startFakeGitHub({
+		kind: 'issues',
+		issues: [githubIssue(1), githubPullRequest(2), githubIssue(3)]
+	});
 	fakes.push(github);
 	const server = await startServer({
 		env: { COMMUNITY_PULSE_REPO: 'acme/portal', GITHUB_API_URL: github.url, ...env }

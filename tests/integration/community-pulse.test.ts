@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCommunityPulse, type PulseResult } from '../../src/lib/server/community-pulse';
-import { githubIssue, githubPullRequest, startFakeGitHub, type FakeBehaviour, type FakeGitHub } from '../helpers/fake-github';
+import {
+	githubIssue,
+	githubPullRequest,
+	startFakeGitHub,
+	type FakeBehaviour,
+	type FakeGitHub
+} from '../helpers/fake-github';
 
 let github: FakeGitHub;
 beforeAll(async () => {
@@ -104,7 +110,10 @@ describe('community pulse: upstream request and mapping', () => {
 	});
 
 	it('replaces a label colour that is not six hex digits with a neutral one', async () => {
-		github.respondWith({ kind: 'issues', issues: [githubIssue(1, { labels: [{ name: 'x', color: 'red;background:url(x)' }] })] });
+		github.respondWith({
+			kind: 'issues',
+			issues: [githubIssue(1, { labels: [{ name: 'x', color: 'red;background:url(x)' }] })]
+		});
 		const body = expectOk(await feed().pulse.get());
 		expect(body.items[0]?.labels).toEqual([{ name: 'x', color: 'ededed' }]);
 	});
@@ -117,7 +126,12 @@ describe('community pulse: upstream request and mapping', () => {
 
 	it('without COMMUNITY_PULSE_REPO answers not_configured and asks GitHub nothing', async () => {
 		const { pulse } = feed({ repo: null });
-		expect(await pulse.get()).toMatchObject({ ok: false, code: 'not_configured', retryAfterSeconds: null, source: null });
+		expect(await pulse.get()).toMatchObject({
+			ok: false,
+			code: 'not_configured',
+			retryAfterSeconds: null,
+			source: null
+		});
 		expect(github.count).toBe(0);
 	});
 });
@@ -185,33 +199,36 @@ const failures: { name: string; behaviour: FakeBehaviour }[] = [
 ];
 
 describe('community pulse: a failure suppresses upstream requests for at least 60 seconds', () => {
-	it.each(failures)('after $name: 503 with Retry-After, no upstream request for 60 s, then exactly one new attempt', async ({ behaviour }) => {
-		github.respondWith(behaviour);
-		const { pulse, advance } = feed({ timeoutMs: 300 });
-		const failed = await pulse.get();
-		expect(failed).toMatchObject({
-			ok: false,
-			code: 'upstream_unavailable',
-			retryAfterSeconds: 60,
-			source: 'https://github.com/acme/portal/issues'
-		});
-		expect(github.count).toBe(1);
+	it.each(failures)(
+		'after $name: 503 with Retry-After, no upstream request for 60 s, then exactly one new attempt',
+		async ({ behaviour }) => {
+			github.respondWith(behaviour);
+			const { pulse, advance } = feed({ timeoutMs: 300 });
+			const failed = await pulse.get();
+			expect(failed).toMatchObject({
+				ok: false,
+				code: 'upstream_unavailable',
+				retryAfterSeconds: 60,
+				source: 'https://github.com/acme/portal/issues'
+			});
+			expect(github.count).toBe(1);
 
-		github.respondWith({ kind: 'issues', issues: [githubIssue(1)] });
-		for (const step of [1_000, 29_000, 29_999]) {
-			advance(step);
+			github.respondWith({ kind: 'issues', issues: [githubIssue(1)] });
+			for (const step of [1_000, 29_000, 29_999]) {
+				advance(step);
+				const results = await Promise.all(Array.from({ length: 10 }, () => pulse.get()));
+				for (const result of results) expect(result).toMatchObject({ ok: false, code: 'upstream_unavailable' });
+			}
+			const later = await pulse.get();
+			expect(later).toMatchObject({ ok: false, retryAfterSeconds: 1 });
+			expect(github.count).toBe(1);
+
+			advance(2);
 			const results = await Promise.all(Array.from({ length: 10 }, () => pulse.get()));
-			for (const result of results) expect(result).toMatchObject({ ok: false, code: 'upstream_unavailable' });
+			expect(github.count).toBe(2);
+			for (const result of results) expect(expectOk(result).items.map((c) => c.number)).toEqual([1]);
 		}
-		const later = await pulse.get();
-		expect(later).toMatchObject({ ok: false, retryAfterSeconds: 1 });
-		expect(github.count).toBe(1);
-
-		advance(2);
-		const results = await Promise.all(Array.from({ length: 10 }, () => pulse.get()));
-		expect(github.count).toBe(2);
-		for (const result of results) expect(expectOk(result).items.map((c) => c.number)).toEqual([1]);
-	});
+	);
 
 	it('Retry-After counts down the seconds left', async () => {
 		github.respondWith({ kind: 'status', status: 502 });

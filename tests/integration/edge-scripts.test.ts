@@ -94,7 +94,12 @@ const OLD_SINGLE = {
 	name: 'portal-edge-api',
 	active: true,
 	conditionGroup: [{ conditions: [{ type: 'path', op: 'pre', value: '/api/' }] }],
-	action: { mitigate: { action: 'rate_limit', rateLimit: { algo: 'fixed_window', window: 60, limit: 100, keys: ['ip'], action: 'log' } } }
+	action: {
+		mitigate: {
+			action: 'rate_limit',
+			rateLimit: { algo: 'fixed_window', window: 60, limit: 100, keys: ['ip'], action: 'log' }
+		}
+	}
 };
 const IP_BLOCK = { id: 'ip_1', hostname: 'portal.example', ip: '192.0.2.7', action: 'deny' };
 
@@ -112,7 +117,7 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 		api.setPutStatus(200);
 	};
 
-	it('--mode log reads the active config, then PUTs the two rules with action log, keeping the project\'s other rules', async () => {
+	it("--mode log reads the active config, then PUTs the two rules with action log, keeping the project's other rules", async () => {
 		reset({ firewallEnabled: true, rules: [FOREIGN_RULE, OLD_SINGLE], ips: [IP_BLOCK] });
 		const result = await run('scripts/edge-apply.js', ['--mode', 'log'], { ...env(), VERCEL_TEAM_ID: 'team_members' });
 		expect(result.code, result.stderr).toBe(0);
@@ -130,14 +135,24 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 		expect(put.body.ips).toEqual([IP_BLOCK]);
 		// The project's own rule stays first and untouched; the other variant's rule is gone.
 		expect(put.body.rules[0]).toEqual(FOREIGN_RULE);
-		expect(put.body.rules.map((r: any) => r.name)).toEqual([FOREIGN_RULE.name, 'portal-edge-auth', 'portal-edge-community-pulse']);
+		expect(put.body.rules.map((r: any) => r.name)).toEqual([
+			FOREIGN_RULE.name,
+			'portal-edge-auth',
+			'portal-edge-community-pulse'
+		]);
 		const [auth, pulse] = ourRules(put.body);
 		expect(auth.conditionGroup).toEqual([{ conditions: [{ type: 'path', op: 'pre', value: '/api/auth/' }] }]);
 		expect(pulse.conditionGroup).toEqual([{ conditions: [{ type: 'path', op: 'eq', value: '/api/community-pulse' }] }]);
 		for (const rule of [auth, pulse]) {
 			expect(rule.active).toBe(true);
 			expect(rule.action.mitigate.action).toBe('rate_limit');
-			expect(rule.action.mitigate.rateLimit).toEqual({ algo: 'fixed_window', window: 60, limit: 100, keys: ['ip'], action: 'log' });
+			expect(rule.action.mitigate.rateLimit).toEqual({
+				algo: 'fixed_window',
+				window: 60,
+				limit: 100,
+				keys: ['ip'],
+				action: 'log'
+			});
 		}
 		expect(auth.id).not.toBe(pulse.id);
 		expect(result.stdout + result.stderr).not.toContain(TOKEN);
@@ -165,7 +180,13 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 		expect(put.body.rules.map((r: any) => r.name)).toEqual([FOREIGN_RULE.name, 'portal-edge-api']);
 		const [single] = ourRules(put.body);
 		expect(single.conditionGroup).toEqual([{ conditions: [{ type: 'path', op: 'pre', value: '/api/' }] }]);
-		expect(single.action.mitigate.rateLimit).toEqual({ algo: 'fixed_window', window: 60, limit: 100, keys: ['ip'], action: 'rate_limit' });
+		expect(single.action.mitigate.rateLimit).toEqual({
+			algo: 'fixed_window',
+			window: 60,
+			limit: 100,
+			keys: ['ip'],
+			action: 'rate_limit'
+		});
 	});
 
 	it('refuses --mode deny outright, sending nothing', async () => {
@@ -213,20 +234,32 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 
 	it('--dry-run prints the PUT it would send, token redacted, and writes nothing', async () => {
 		reset({ firewallEnabled: true, rules: [FOREIGN_RULE] });
-		const result = await run('scripts/edge-apply.js', ['--mode', 'enforce', '--dry-run'], { ...env(), VERCEL_TEAM_ID: 'team_members' });
+		const result = await run('scripts/edge-apply.js', ['--mode', 'enforce', '--dry-run'], {
+			...env(),
+			VERCEL_TEAM_ID: 'team_members'
+		});
 		expect(result.code, result.stderr).toBe(0);
 		expect(api.seen.map((s) => s.method)).toEqual(['GET']);
-		expect(result.stdout).toContain(`PUT ${api.url()}/v1/security/firewall/config?projectId=prj_portal&teamId=team_members`);
+		expect(result.stdout).toContain(
+			`PUT ${api.url()}/v1/security/firewall/config?projectId=prj_portal&teamId=team_members`
+		);
 		expect(result.stdout).toContain('Authorization: Bearer <redacted>');
 		expect(result.stdout + result.stderr).not.toContain(TOKEN);
 		const body = JSON.parse(result.stdout.slice(result.stdout.indexOf('\n{') + 1));
-		expect(body.rules.map((r: any) => r.name)).toEqual([FOREIGN_RULE.name, 'portal-edge-auth', 'portal-edge-community-pulse']);
+		expect(body.rules.map((r: any) => r.name)).toEqual([
+			FOREIGN_RULE.name,
+			'portal-edge-auth',
+			'portal-edge-community-pulse'
+		]);
 		expect(ourRules(body).map((r) => r.action.mitigate.rateLimit.action)).toEqual(['rate_limit', 'rate_limit']);
 	});
 
 	it('--dry-run without a token contacts nobody', async () => {
 		reset();
-		const result = await run('scripts/edge-apply.js', ['--mode', 'log', '--dry-run'], { VERCEL_PROJECT_ID: 'prj_portal', VERCEL_API_URL: api.url() });
+		const result = await run('scripts/edge-apply.js', ['--mode', 'log', '--dry-run'], {
+			VERCEL_PROJECT_ID: 'prj_portal',
+			VERCEL_API_URL: api.url()
+		});
 		expect(result.code, result.stderr).toBe(0);
 		expect(result.stdout).toContain('Authorization: Bearer <redacted>');
 		expect(api.seen).toEqual([]);
@@ -234,8 +267,14 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 
 	it('without VERCEL_TOKEN or VERCEL_PROJECT_ID it stops before any request', async () => {
 		reset();
-		const noToken = await run('scripts/edge-apply.js', ['--mode', 'log'], { VERCEL_PROJECT_ID: 'prj_portal', VERCEL_API_URL: api.url() });
-		const noProject = await run('scripts/edge-apply.js', ['--mode', 'log'], { VERCEL_TOKEN: TOKEN, VERCEL_API_URL: api.url() });
+		const noToken = await run('scripts/edge-apply.js', ['--mode', 'log'], {
+			VERCEL_PROJECT_ID: 'prj_portal',
+			VERCEL_API_URL: api.url()
+		});
+		const noProject = await run('scripts/edge-apply.js', ['--mode', 'log'], {
+			VERCEL_TOKEN: TOKEN,
+			VERCEL_API_URL: api.url()
+		});
 		expect([noToken.code, noProject.code]).toEqual([1, 1]);
 		expect(noToken.stderr).toContain('VERCEL_TOKEN');
 		expect(noProject.stderr).toContain('VERCEL_PROJECT_ID');
@@ -319,7 +358,9 @@ describe('npm run edge:check', () => {
 		await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
 		const a = closed.address();
 		await new Promise<void>((r) => closed.close(() => r()));
-		const unreachable = await run('scripts/edge-check.js', [`http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`]);
+		const unreachable = await run('scripts/edge-check.js', [
+			`http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`
+		]);
 		expect(unreachable.code).toBe(1);
 		expect(unreachable.stderr).toMatch(/Request #1 failed/);
 	});

@@ -49,7 +49,8 @@ describe.each(engines)('consume_rate_limit on %s', (engine) => {
 		});
 		const mixed = '0x' + 'C'.repeat(40);
 		const results = [];
-		for (let i = 0; i < 6; i++) results.push(await consume(t.db, i % 2 ? mixed : mixed.toLowerCase(), 'submitApplication'));
+		for (let i = 0; i < 6; i++)
+			results.push(await consume(t.db, i % 2 ? mixed : mixed.toLowerCase(), 'submitApplication'));
 		expect(results.map((r) => r.allowed)).toEqual([true, true, true, true, true, false]);
 		expect(results[5]).toMatchObject({ used: 6, limit: 5 });
 		const span = results[0]!.resetAt.getTime() - Date.now();

@@ -47,7 +47,13 @@ describe('the built server', () => {
 
 	it('the launcher behind `npm start` generates one session secret, mode 600, and keeps it', async () => {
 		const dataDir = mkdtempSync(path.join(tmpdir(), 'portal-start-'));
-		const env = { PORTAL_DATA_DIR: dataDir, SESSION_PASSWORD: undefined, SIWE_ALLOWED_DOMAINS: undefined, PGLITE_DATA_DIR: undefined, ORIGIN: undefined };
+		const env = {
+			PORTAL_DATA_DIR: dataDir,
+			SESSION_PASSWORD: undefined,
+			SIWE_ALLOWED_DOMAINS: undefined,
+			PGLITE_DATA_DIR: undefined,
+			ORIGIN: undefined
+		};
 		const first = await start({ entry: 'scripts/start.js', env });
 		expect((await get(`${first.url}/healthz`)).status).toBe(200);
 		expect((await get(`${first.url}/`)).status).toBe(200);
@@ -79,7 +85,10 @@ describe.runIf(serverUrl)('the built server on a Postgres server', () => {
 		expect(refused.output()).toContain('npm run db:migrate');
 		expect(refused.output()).not.toContain(url);
 
-		const migrate = spawnSync(process.execPath, ['scripts/migrate.js'], { env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8' });
+		const migrate = spawnSync(process.execPath, ['scripts/migrate.js'], {
+			env: { ...process.env, DATABASE_URL: url },
+			encoding: 'utf8'
+		});
 		expect(migrate.status).toBe(0);
 		const server = await start({ env: { DATABASE_URL: url } });
 		expect(await get(`${server.url}/healthz`)).toMatchObject({ status: 200 });

@@ -16,7 +16,10 @@ const policy: SignInPolicy = {
 	checkSignature: checkEoaSignature
 };
 
-async function verify(fields: Partial<MessageFields>, options: { nonce?: string | null; message?: (m: string) => string } = {}) {
+async function verify(
+	fields: Partial<MessageFields>,
+	options: { nonce?: string | null; message?: (m: string) => string } = {}
+) {
 	let message = buildMessage({
 		domain: 'portal.example',
 		uri: 'https://portal.example/setup',
@@ -28,7 +31,11 @@ async function verify(fields: Partial<MessageFields>, options: { nonce?: string 
 	});
 	if (options.message) message = options.message(message);
 	const signature = await account.signMessage({ message });
-	return verifySignIn({ message, signature, expectedNonce: options.nonce === undefined ? NONCE : options.nonce }, policy, NOW);
+	return verifySignIn(
+		{ message, signature, expectedNonce: options.nonce === undefined ? NONCE : options.nonce },
+		policy,
+		NOW
+	);
 }
 
 describe('verifySignIn rules', () => {
@@ -45,13 +52,22 @@ describe('verifySignIn rules', () => {
 	it('domain: compared case-insensitively with SIWE_ALLOWED_DOMAINS, port included, user info never matches', async () => {
 		expect(await verify({ domain: 'Portal.Example', uri: 'https://portal.example/' })).toMatchObject({ ok: true });
 		expect(await verify({ domain: 'localhost:5173', uri: 'http://localhost:5173' })).toMatchObject({ ok: true });
-		expect(await verify({ domain: 'localhost', uri: 'http://localhost' })).toEqual({ ok: false, code: 'domain_not_allowed' });
-		expect(await verify({ domain: 'localhost:5174', uri: 'http://localhost:5174' })).toEqual({ ok: false, code: 'domain_not_allowed' });
+		expect(await verify({ domain: 'localhost', uri: 'http://localhost' })).toEqual({
+			ok: false,
+			code: 'domain_not_allowed'
+		});
+		expect(await verify({ domain: 'localhost:5174', uri: 'http://localhost:5174' })).toEqual({
+			ok: false,
+			code: 'domain_not_allowed'
+		});
 		expect(await verify({}, { message: (m) => m.replace('portal.example wants', 'me@portal.example wants') })).toEqual({
 			ok: false,
 			code: 'domain_not_allowed'
 		});
-		expect(await verify({ domain: 'portal.example.evil', uri: 'https://portal.example.evil' })).toEqual({ ok: false, code: 'domain_not_allowed' });
+		expect(await verify({ domain: 'portal.example.evil', uri: 'https://portal.example.evil' })).toEqual({
+			ok: false,
+			code: 'domain_not_allowed'
+		});
 	});
 
 	it('uri: http(s) on the same host and port as domain, no user info, same scheme as a domain that names one', async () => {
@@ -64,7 +80,10 @@ describe('verifySignIn rules', () => {
 		expect(await verify({ uri: 'did:pkh:portal.example' })).toEqual({ ok: false, code: 'uri_mismatch' });
 		const withScheme = (m: string) => m.replace('portal.example wants', 'https://portal.example wants');
 		expect(await verify({}, { message: withScheme })).toMatchObject({ ok: true });
-		expect(await verify({ uri: 'http://portal.example/' }, { message: withScheme })).toEqual({ ok: false, code: 'uri_mismatch' });
+		expect(await verify({ uri: 'http://portal.example/' }, { message: withScheme })).toEqual({
+			ok: false,
+			code: 'uri_mismatch'
+		});
 	});
 
 	it('chainId: 137 only', async () => {
@@ -86,10 +105,23 @@ describe('verifySignIn rules', () => {
 	});
 
 	it('the message is the only source: a signature over another text fails, and the first broken rule is reported', async () => {
-		const message = buildMessage({ domain: 'portal.example', uri: 'https://portal.example', nonce: NONCE, address: account.address, issuedAt: at(0), expirationTime: at(60_000) });
+		const message = buildMessage({
+			domain: 'portal.example',
+			uri: 'https://portal.example',
+			nonce: NONCE,
+			address: account.address,
+			issuedAt: at(0),
+			expirationTime: at(60_000)
+		});
 		const signature = await account.signMessage({ message: message.replace('Sign in', 'Sign In') });
-		expect(await verifySignIn({ message, signature, expectedNonce: NONCE }, policy, NOW)).toEqual({ ok: false, code: 'signature_invalid' });
-		expect(await verify({ chainId: 1, expirationTime: null }, { nonce: 'other0123456789' })).toEqual({ ok: false, code: 'nonce_mismatch' });
+		expect(await verifySignIn({ message, signature, expectedNonce: NONCE }, policy, NOW)).toEqual({
+			ok: false,
+			code: 'signature_invalid'
+		});
+		expect(await verify({ chainId: 1, expirationTime: null }, { nonce: 'other0123456789' })).toEqual({
+			ok: false,
+			code: 'nonce_mismatch'
+		});
 		expect(await verify({ chainId: 1, expirationTime: null })).toEqual({ ok: false, code: 'chain_mismatch' });
 	});
 

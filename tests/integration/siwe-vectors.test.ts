@@ -2,14 +2,25 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
-import { checkEoaSignature, parseSignInMessage, verifySignIn, type SignInFailureCode, type SignInPolicy } from '../../src/lib/server/siwe';
+import {
+	checkEoaSignature,
+	parseSignInMessage,
+	verifySignIn,
+	type SignInFailureCode,
+	type SignInPolicy
+} from '../../src/lib/server/siwe';
 import { formatMessage, type RawMessageFields } from '../helpers/siwe';
 
 // The reference vectors of the SIWE library (chain 1, domain siwe.xyz); see that folder's README.
 const VECTORS = process.env.SIWE_VECTORS_DIR ?? '/work/shared/siwe-vectors';
 const load = <T>(name: string): Record<string, T> => JSON.parse(readFileSync(path.join(VECTORS, name), 'utf8'));
 
-type VerificationVector = RawMessageFields & { signature: Hex; time?: string; domainBinding?: string; matchNonce?: string };
+type VerificationVector = RawMessageFields & {
+	signature: Hex;
+	time?: string;
+	domainBinding?: string;
+	matchNonce?: string;
+};
 
 const parsingPositive = load<{ message: string; fields: RawMessageFields }>('parsing_positive.json');
 const parsingNegative = load<string>('parsing_negative.json');
@@ -72,14 +83,17 @@ describe('SIWE reference vectors: parsing', () => {
 });
 
 describe('SIWE reference vectors: verification', () => {
-	it.each(Object.entries(verificationPositive))('"%s": the signature is by the address and the message verifies', async (_name, v) => {
-		const message = formatMessage(v);
-		expect(await checkEoaSignature({ address: v.address as Hex, message, signature: v.signature })).toBe(true);
-		const result = await verifyVector(v);
-		// Signed for www.tally.xyz with a uri on tally.xyz: valid per EIP-4361, refused by our same-host uri rule.
-		if (v.domain === 'www.tally.xyz') expect(result).toEqual({ ok: false, code: 'uri_mismatch' });
-		else expect(result).toMatchObject({ ok: true, address: v.address });
-	});
+	it.each(Object.entries(verificationPositive))(
+		'"%s": the signature is by the address and the message verifies',
+		async (_name, v) => {
+			const message = formatMessage(v);
+			expect(await checkEoaSignature({ address: v.address as Hex, message, signature: v.signature })).toBe(true);
+			const result = await verifyVector(v);
+			// Signed for www.tally.xyz with a uri on tally.xyz: valid per EIP-4361, refused by our same-host uri rule.
+			if (v.domain === 'www.tally.xyz') expect(result).toEqual({ ok: false, code: 'uri_mismatch' });
+			else expect(result).toMatchObject({ ok: true, address: v.address });
+		}
+	);
 
 	// Why each negative vector must fail, in this service's codes.
 	const expectedFailure: Record<string, SignInFailureCode> = {
@@ -105,6 +119,8 @@ describe('SIWE reference vectors: verification', () => {
 
 	it.each(['malformed signature', 'wrong signature'])('"%s" fails at the signature itself', async (name) => {
 		const v = verificationNegative[name]!;
-		expect(await checkEoaSignature({ address: v.address as Hex, message: formatMessage(v), signature: v.signature })).toBe(false);
+		expect(
+			await checkEoaSignature({ address: v.address as Hex, message: formatMessage(v), signature: v.signature })
+		).toBe(false);
 	});
 });

@@ -4,7 +4,9 @@ import type { SubmitFunction } from '@sveltejs/kit';
  * use:enhance that also clears the form after a success: actions answer a success with a 303 back
  * to the page, which the default enhance follows without resetting what was typed.
  */
-export const clearAfterSuccess: SubmitFunction = () => async ({ result, formElement, update }) => {
-	if (result.type === 'redirect') formElement.reset();
-	await update();
-};
+export const clearAfterSuccess: SubmitFunction =
+	() =>
+	async ({ result, formElement, update }) => {
+		if (result.type === 'redirect') formElement.reset();
+		await update();
+	};

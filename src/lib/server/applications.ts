@@ -104,7 +104,8 @@ export async function submitApplication(
 const alreadyActive = {
 	ok: false,
 	status: 409,
-	message: 'You already have an application under review. You can change it only when the reviewers ask for more information.'
+	message:
+		'You already have an application under review. You can change it only when the reviewers ask for more information.'
 } as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -140,11 +141,14 @@ function checkTransitionInput(input: TransitionInput): FieldErrors {
 		errors.to = `New state must be one of: ${STATES_OF[field].join(', ')}.`;
 		return errors;
 	}
-	if (input.from && !isState(field, input.from)) errors.from = `Current state must be one of: ${STATES_OF[field].join(', ')}.`;
+	if (input.from && !isState(field, input.from))
+		errors.from = `Current state must be one of: ${STATES_OF[field].join(', ')}.`;
 	const needs = needsOf(field, to);
-	if (needs.reason && !input.reason) errors.reason = `A reason is needed to move ${LABELS[field].toLowerCase()} to ${stateLabel(to)}.`;
+	if (needs.reason && !input.reason)
+		errors.reason = `A reason is needed to move ${LABELS[field].toLowerCase()} to ${stateLabel(to)}.`;
 	if (field === 'review' && input.txHash) errors.txHash = 'A review decision takes no transaction hash.';
-	else if (needs.txHash && !input.txHash) errors.txHash = `The transaction hash of the on-chain step is needed to record ${stateLabel(to)}.`;
+	else if (needs.txHash && !input.txHash)
+		errors.txHash = `The transaction hash of the on-chain step is needed to record ${stateLabel(to)}.`;
 	return errors;
 }
 
@@ -248,8 +252,7 @@ export const PAGE_SIZE = 20;
 // Spelled as the index is (created_at DESC NULLS LAST), so that the planner walks it instead of sorting.
 const newestFirst = sql`${applications.createdAt} desc nulls last`;
 
-const filterState = <T extends readonly string[]>(states: T) =>
-	v.fallback(v.optional(v.picklist(states)), undefined);
+const filterState = <T extends readonly string[]>(states: T) => v.fallback(v.optional(v.picklist(states)), undefined);
 
 /** The /admin list's query string: filters by each state, an address (or part of one), a page. */
 const adminQuerySchema = v.object({
@@ -257,14 +260,7 @@ const adminQuerySchema = v.object({
 	allowlist: filterState(ALLOWLIST_STATES),
 	distribution: filterState(DISTRIBUTION_STATES),
 	address: v.fallback(
-		v.optional(
-			v.pipe(
-				v.string(),
-				v.trim(),
-				v.toLowerCase(),
-				v.regex(/^(0x)?[0-9a-f]{0,40}$/)
-			)
-		),
+		v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.regex(/^(0x)?[0-9a-f]{0,40}$/))),
 		undefined
 	),
 	page: v.fallback(
@@ -299,7 +295,11 @@ export interface ApplicationList {
  * whatever the page size (the page, carrying its total from an uncorrelated sub-select that runs
  * once; then every page row's history at once). The order and limit come from the created_at index.
  */
-export async function listApplications(db: Database, query: AdminQuery, pageSize = PAGE_SIZE): Promise<ApplicationList> {
+export async function listApplications(
+	db: Database,
+	query: AdminQuery,
+	pageSize = PAGE_SIZE
+): Promise<ApplicationList> {
 	const where: SQL[] = [];
 	if (query.review) where.push(eq(applications.review, query.review));
 	if (query.allowlist) where.push(eq(applications.allowlist, query.allowlist));
@@ -310,7 +310,9 @@ export async function listApplications(db: Database, query: AdminQuery, pageSize
 	const rows = await db
 		.select({
 			...getTableColumns(applications),
-			total: sql<number>`(select count(*) from ${applications}${filter ? sql` where ${filter}` : sql``})`.mapWith(Number)
+			total: sql<number>`(select count(*) from ${applications}${filter ? sql` where ${filter}` : sql``})`.mapWith(
+				Number
+			)
 		})
 		.from(applications)
 		.where(filter)
@@ -333,7 +335,10 @@ export async function listApplications(db: Database, query: AdminQuery, pageSize
 }
 
 async function countApplications(db: Database, filter: SQL | undefined): Promise<number> {
-	const [row] = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(applications).where(filter);
+	const [row] = await db
+		.select({ n: sql<number>`count(*)`.mapWith(Number) })
+		.from(applications)
+		.where(filter);
 	return row?.n ?? 0;
 }
 

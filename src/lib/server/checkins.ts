@@ -38,11 +38,13 @@ export const RECENT_CHECKINS = 20;
 
 /** The member's latest check-ins, newest first. */
 export async function recentCheckIns(db: Database, address: string, limit = RECENT_CHECKINS): Promise<CheckIn[]> {
-	return db
-		.select()
-		.from(checkIns)
-		.where(eq(checkIns.memberAddress, address.toLowerCase()))
-		// "desc nulls last" is how the index is ordered; plain desc() would make Postgres sort instead.
-		.orderBy(sql`${checkIns.createdAt} desc nulls last`, desc(checkIns.id))
-		.limit(limit);
+	return (
+		db
+			.select()
+			.from(checkIns)
+			.where(eq(checkIns.memberAddress, address.toLowerCase()))
+			// "desc nulls last" is how the index is ordered; plain desc() would make Postgres sort instead.
+			.orderBy(sql`${checkIns.createdAt} desc nulls last`, desc(checkIns.id))
+			.limit(limit)
+	);
 }

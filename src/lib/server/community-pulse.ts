@@ -99,9 +99,7 @@ export function toCards(issues: v.InferOutput<typeof UpstreamIssues>): Card[] {
 		}));
 }
 
-type Entry =
-	| { ok: true; feed: PulseFeed }
-	| { ok: false; reason: string };
+type Entry = { ok: true; feed: PulseFeed } | { ok: false; reason: string };
 
 /** How long after a failed answer to wait: at least 60 s, longer when GitHub says so. */
 function suppressionMs(response: Response | null, now: number): number {
@@ -207,7 +205,10 @@ export function createCommunityPulse(options: CommunityPulseOptions): CommunityP
 				ok: false,
 				code: 'upstream_unavailable',
 				message: `The issues could not be fetched from GitHub (${entry?.reason ?? 'no answer'}). Try again later.`,
-				retryAfterSeconds: Math.max(1, Math.ceil((Number.isFinite(remaining) ? remaining : FAILURE_SUPPRESSION_MS) / 1000)),
+				retryAfterSeconds: Math.max(
+					1,
+					Math.ceil((Number.isFinite(remaining) ? remaining : FAILURE_SUPPRESSION_MS) / 1000)
+				),
 				source
 			};
 		}

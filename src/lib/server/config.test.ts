@@ -129,7 +129,12 @@ describe('configuration', () => {
 			PUBLIC_TOKEN_SYMBOL: 'MEMBER',
 			PUBLIC_TOKEN_DECIMALS: '18'
 		};
-		expect(loadConfig({ ...good, ...token }).token).toEqual({ ...{ address: token.PUBLIC_TOKEN_ADDRESS }, symbol: 'MEMBER', decimals: 18, image: null });
+		expect(loadConfig({ ...good, ...token }).token).toEqual({
+			...{ address: token.PUBLIC_TOKEN_ADDRESS },
+			symbol: 'MEMBER',
+			decimals: 18,
+			image: null
+		});
 		expect(problems({ ...good, PUBLIC_TOKEN_SYMBOL: 'MEMBER' }).PUBLIC_TOKEN_ADDRESS).toMatch(/go together/);
 		expect(problems({ ...good, ...token, PUBLIC_TOKEN_DECIMALS: '99' }).PUBLIC_TOKEN_DECIMALS).toMatch(/0 to 36/);
 		expect(problems({ ...good, ...token, PUBLIC_TOKEN_SYMBOL: 'WAYTOOLONGSYMBOL' }).PUBLIC_TOKEN_SYMBOL).toMatch(/11/);
@@ -139,7 +144,12 @@ describe('configuration', () => {
 	it('lists every bad variable at once', () => {
 		const err = (() => {
 			try {
-				loadConfig({ SESSION_PASSWORD: 'short', SIWE_ALLOWED_DOMAINS: 'http://x', ADMIN_ADDRESSES: 'nope', SESSION_TTL_SECONDS: '0' });
+				loadConfig({
+					SESSION_PASSWORD: 'short',
+					SIWE_ALLOWED_DOMAINS: 'http://x',
+					ADMIN_ADDRESSES: 'nope',
+					SESSION_TTL_SECONDS: '0'
+				});
 			} catch (e) {
 				return e as ConfigError;
 			}

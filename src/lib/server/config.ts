@@ -30,8 +30,7 @@ export interface PublicToken {
 export class ConfigError extends Error {
 	constructor(readonly problems: { variable: string; problem: string }[]) {
 		super(
-			'Invalid configuration:\n' +
-				problems.map(({ variable, problem }) => `  - ${variable}: ${problem}`).join('\n')
+			'Invalid configuration:\n' + problems.map(({ variable, problem }) => `  - ${variable}: ${problem}`).join('\n')
 		);
 		this.name = 'ConfigError';
 	}
@@ -112,10 +111,7 @@ const EnvSchema = v.object({
 	SESSION_PASSWORD_PREVIOUS: v.pipe(
 		optionalText,
 		v.transform(splitList),
-		v.check(
-			(list) => list.every((p) => p.length >= 32),
-			'every comma-separated entry must be at least 32 characters'
-		)
+		v.check((list) => list.every((p) => p.length >= 32), 'every comma-separated entry must be at least 32 characters')
 	),
 	SESSION_TTL_SECONDS: positiveInteger(1_209_600),
 	SIWE_ALLOWED_DOMAINS: v.pipe(
@@ -129,10 +125,7 @@ const EnvSchema = v.object({
 	),
 	DATABASE_URL: v.pipe(
 		optionalText,
-		v.check(
-			(url) => url === '' || /^postgres(ql)?:\/\/[^\s]+$/.test(url),
-			'must be a postgres:// or postgresql:// URL'
-		)
+		v.check((url) => url === '' || /^postgres(ql)?:\/\/[^\s]+$/.test(url), 'must be a postgres:// or postgresql:// URL')
 	),
 	PGLITE_DATA_DIR: v.pipe(
 		optionalText,
@@ -140,10 +133,7 @@ const EnvSchema = v.object({
 	),
 	COMMUNITY_PULSE_REPO: v.pipe(
 		optionalText,
-		v.check(
-			(repo) => repo === '' || /^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/.test(repo),
-			'must be owner/name'
-		)
+		v.check((repo) => repo === '' || /^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/.test(repo), 'must be owner/name')
 	),
 	GITHUB_TOKEN: optionalText,
 	GITHUB_API_URL: v.pipe(
@@ -195,7 +185,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 		if (tokenParts.some((p) => p !== '') && tokenParts.some((p) => p === '')) {
 			problems.push({
 				variable: 'PUBLIC_TOKEN_ADDRESS',
-				problem: 'PUBLIC_TOKEN_ADDRESS, PUBLIC_TOKEN_SYMBOL and PUBLIC_TOKEN_DECIMALS go together: set all three or none'
+				problem:
+					'PUBLIC_TOKEN_ADDRESS, PUBLIC_TOKEN_SYMBOL and PUBLIC_TOKEN_DECIMALS go together: set all three or none'
 			});
 		}
 	}

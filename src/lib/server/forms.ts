@@ -94,7 +94,11 @@ export const fieldError = (field: string, message: string): Extract<Refusal, { s
 });
 
 /** The 429 answer for a spent per-address limit, saying how long until it may be tried again. */
-export function rateLimited(what: string, result: RateLimitResult, now = Date.now()): Extract<Refusal, { status: 429 }> {
+export function rateLimited(
+	what: string,
+	result: RateLimitResult,
+	now = Date.now()
+): Extract<Refusal, { status: 429 }> {
 	const retryAfterSeconds = Math.max(1, Math.ceil((result.resetAt.getTime() - now) / 1000));
 	return {
 		ok: false,

@@ -48,9 +48,7 @@ export function consume(db: Database, address: string, action: RateLimitedAction
 
 /** Deletes counters whose window has ended; a restarted window would count from 1 anyway. */
 export async function deleteExpiredWindows(db: Database): Promise<number> {
-	const result = await db.execute(
-		sql`delete from rate_limit_counters where window_ends_at <= now() returning 1`
-	);
+	const result = await db.execute(sql`delete from rate_limit_counters where window_ends_at <= now() returning 1`);
 	return rowsOf(result).length;
 }
 

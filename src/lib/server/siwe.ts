@@ -46,8 +46,7 @@ export interface SignInMessage {
 }
 
 export type SignInResult =
-	| { ok: true; address: Address; message: SignInMessage }
-	| { ok: false; code: SignInFailureCode };
+	{ ok: true; address: Address; message: SignInMessage } | { ok: false; code: SignInFailureCode };
 
 /** Checks that `signature` over the EIP-191 `message` is by `address`. Never throws. */
 export type SignatureCheck = (args: { address: Address; message: string; signature: Hex }) => Promise<boolean>;
@@ -193,7 +192,8 @@ export function contractWalletSignatureCheck(rpcUrl: string, timeoutMs = 5_000):
 	const confirmChain = () => {
 		chainConfirmed ??= client.getChainId().then(
 			(id) => {
-				if (id !== POLYGON_CHAIN_ID) console.warn(`POLYGON_RPC_URL serves chain ${id}, not ${POLYGON_CHAIN_ID}; contract wallets cannot sign in.`);
+				if (id !== POLYGON_CHAIN_ID)
+					console.warn(`POLYGON_RPC_URL serves chain ${id}, not ${POLYGON_CHAIN_ID}; contract wallets cannot sign in.`);
 				return id === POLYGON_CHAIN_ID;
 			},
 			() => {
@@ -217,7 +217,10 @@ export function contractWalletSignatureCheck(rpcUrl: string, timeoutMs = 5_000):
 const policies = new WeakMap<object, SignInPolicy>();
 
 /** The service's rules: SIWE_ALLOWED_DOMAINS, chain 137, expiry required and at most 15 minutes ahead. */
-export function signInPolicy(config: { siweAllowedDomains: readonly string[]; polygonRpcUrl: string | null }): SignInPolicy {
+export function signInPolicy(config: {
+	siweAllowedDomains: readonly string[];
+	polygonRpcUrl: string | null;
+}): SignInPolicy {
 	let policy = policies.get(config);
 	if (!policy) {
 		policy = {

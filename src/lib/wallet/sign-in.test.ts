@@ -4,7 +4,11 @@ import { parseSiweMessage } from 'viem/siwe';
 import { RATE_LIMITED_MESSAGE, signInWithEthereum, type SigningWallet } from './sign-in';
 
 const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
-const env = { host: 'portal.example:8443', origin: 'https://portal.example:8443', now: () => new Date('2026-11-21T05:00:00Z') };
+const env = {
+	host: 'portal.example:8443',
+	origin: 'https://portal.example:8443',
+	now: () => new Date('2026-11-21T05:00:00Z')
+};
 
 function wallet(overrides: Partial<SigningWallet> & { chain?: number } = {}) {
 	let chain = overrides.chain ?? 137;
@@ -29,7 +33,9 @@ function server(answers: { nonce?: Answer; verify?: Answer }) {
 	const requests: { url: string; init?: RequestInit }[] = [];
 	const fetch = (async (url: string, init?: RequestInit) => {
 		requests.push({ url, init });
-		const a = url.endsWith('/nonce') ? (answers.nonce ?? { status: 200, body: { nonce: 'abcdefghijklmnop1234' } }) : (answers.verify ?? { status: 200, body: { address: account.address, isAdmin: false } });
+		const a = url.endsWith('/nonce')
+			? (answers.nonce ?? { status: 200, body: { nonce: 'abcdefghijklmnop1234' } })
+			: (answers.verify ?? { status: 200, body: { address: account.address, isAdmin: false } });
 		return new Response(a.body === undefined ? null : JSON.stringify(a.body), { status: a.status });
 	}) as typeof globalThis.fetch;
 	return { fetch, requests };
@@ -69,7 +75,10 @@ describe('signInWithEthereum', () => {
 			}
 		});
 		const outcome = await signInWithEthereum(w, { ...env, ...server({}) });
-		expect(outcome).toEqual({ ok: false, failure: { kind: 'failed', action: 'retry', message: expect.stringContaining('Wrong network') } });
+		expect(outcome).toEqual({
+			ok: false,
+			failure: { kind: 'failed', action: 'retry', message: expect.stringContaining('Wrong network') }
+		});
 		expect(signed).toEqual([]);
 	});
 
@@ -87,7 +96,10 @@ describe('signInWithEthereum', () => {
 		});
 		const s = server({});
 		const outcome = await signInWithEthereum(w, { ...env, fetch: s.fetch });
-		expect(outcome).toEqual({ ok: false, failure: { kind: 'failed', action: 'sign_again', message: expect.stringContaining('refused') } });
+		expect(outcome).toEqual({
+			ok: false,
+			failure: { kind: 'failed', action: 'sign_again', message: expect.stringContaining('refused') }
+		});
 		expect(s.requests.map((r) => r.url)).toEqual(['/api/auth/nonce']);
 	});
 
@@ -98,7 +110,10 @@ describe('signInWithEthereum', () => {
 		['signature_invalid', /signature does not match/]
 	])('a 401 %s from verify says what went wrong', async (code, text) => {
 		const { w } = wallet();
-		const outcome = await signInWithEthereum(w, { ...env, ...server({ verify: { status: 401, body: { error: { code, message: 'x' } } } }) });
+		const outcome = await signInWithEthereum(w, {
+			...env,
+			...server({ verify: { status: 401, body: { error: { code, message: 'x' } } } })
+		});
 		expect(outcome.ok).toBe(false);
 		if (!outcome.ok && outcome.failure.kind === 'failed') expect(outcome.failure.message).toMatch(text);
 		else throw new Error('expected a failure with a prompt');
@@ -107,6 +122,9 @@ describe('signInWithEthereum', () => {
 	it('a server error on the nonce offers a retry and names the status', async () => {
 		const { w } = wallet();
 		const outcome = await signInWithEthereum(w, { ...env, ...server({ nonce: { status: 503 } }) });
-		expect(outcome).toEqual({ ok: false, failure: { kind: 'failed', action: 'retry', message: expect.stringContaining('503') } });
+		expect(outcome).toEqual({
+			ok: false,
+			failure: { kind: 'failed', action: 'retry', message: expect.stringContaining('503') }
+		});
 	});
 });

@@ -4,8 +4,7 @@ import type { Me } from './session.svelte';
 
 /** What the sign-in screen offers after a failure: never anything for a 429 (retrying spends the limit). */
 export type SignInFailure =
-	| { kind: 'rate_limited'; message: string }
-	| { kind: 'failed'; message: string; action: 'retry' | 'sign_again' };
+	{ kind: 'rate_limited'; message: string } | { kind: 'failed'; message: string; action: 'retry' | 'sign_again' };
 
 export type SignInOutcome = { ok: true; me: Me } | { ok: false; failure: SignInFailure };
 
@@ -30,11 +29,15 @@ export interface SignInEnvironment {
 
 const VERIFY_MESSAGES: Record<string, { message: string; action: 'retry' | 'sign_again' }> = {
 	expired: { message: 'The signed message expired before the server received it.', action: 'sign_again' },
-	expiration_too_far: { message: "The message's expiry time was refused; check your device's clock.", action: 'sign_again' },
+	expiration_too_far: {
+		message: "The message's expiry time was refused; check your device's clock.",
+		action: 'sign_again'
+	},
 	expiration_missing: { message: 'The message had no expiry time.', action: 'sign_again' },
 	not_yet_valid: { message: "The message is not valid yet; check your device's clock.", action: 'sign_again' },
 	nonce_mismatch: {
-		message: 'This sign-in attempt is no longer current (it may have been replaced in another tab, or cookies are blocked).',
+		message:
+			'This sign-in attempt is no longer current (it may have been replaced in another tab, or cookies are blocked).',
 		action: 'sign_again'
 	},
 	chain_mismatch: { message: 'Wrong network: the message must name Polygon (chain 137).', action: 'sign_again' },
@@ -94,7 +97,9 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 		}
 	}
 	if (wallet.chainId() !== REQUIRED_CHAIN_ID) {
-		return failed(`Wrong network: your wallet is on chain ${wallet.chainId() ?? 'unknown'}, sign-in needs Polygon (chain 137).`);
+		return failed(
+			`Wrong network: your wallet is on chain ${wallet.chainId() ?? 'unknown'}, sign-in needs Polygon (chain 137).`
+		);
 	}
 
 	let nonceResponse: Response;
@@ -152,7 +157,9 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 	if (!verify.ok) {
 		const code = await errorCodeOf(verify);
 		const known = code ? VERIFY_MESSAGES[code] : undefined;
-		return known ? failed(known.message, known.action) : failed(`Sign-in failed (HTTP ${verify.status}).`, 'sign_again');
+		return known
+			? failed(known.message, known.action)
+			: failed(`Sign-in failed (HTTP ${verify.status}).`, 'sign_again');
 	}
 	try {
 		const body = (await verify.json()) as { address?: unknown; isAdmin?: unknown };

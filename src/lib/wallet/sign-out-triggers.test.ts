@@ -18,7 +18,9 @@ describe('client-side sign-out triggers', () => {
 	});
 
 	it('the same account in other letter case is no change', () => {
-		expect(signOutReason(on(A, 137), on(undefined, undefined), { signedInAddress: A.toLowerCase(), onSetupPage: false })).toBeNull();
+		expect(
+			signOutReason(on(A, 137), on(undefined, undefined), { signedInAddress: A.toLowerCase(), onSetupPage: false })
+		).toBeNull();
 	});
 
 	it('a chain change away from 137 signs out on /setup only', () => {

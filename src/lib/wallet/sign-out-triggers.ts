@@ -2,7 +2,8 @@ import { REQUIRED_CHAIN_ID } from '$lib/chain';
 import type { WalletConnection } from './wallet.svelte';
 
 export const ACCOUNT_CHANGED = 'You were signed out because the active account in your wallet changed.';
-export const CHAIN_CHANGED = 'You were signed out because your wallet left Polygon (chain 137) while on the sign-in page.';
+export const CHAIN_CHANGED =
+	'You were signed out because your wallet left Polygon (chain 137) while on the sign-in page.';
 
 /**
  * The specification's client-side sign-out triggers for one connection change: a different active

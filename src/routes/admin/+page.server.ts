@@ -27,7 +27,11 @@ export const actions: Actions = {
 		const outcome = await withDatabase((db) => transitionApplication(db, admin, input));
 		if (!outcome.ok) {
 			const values = typedValues(input);
-			return refuse(setHeaders, outcome, { values, applicationId: values.applicationId ?? null, field: values.field ?? null });
+			return refuse(setHeaders, outcome, {
+				values,
+				applicationId: values.applicationId ?? null,
+				field: values.field ?? null
+			});
 		}
 		redirect(303, `/admin${listSearch(url)}`);
 	}

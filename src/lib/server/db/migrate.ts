@@ -25,9 +25,7 @@ export async function applyMigrations(
 /** True when the newest committed migration has been applied to this database. */
 export async function isSchemaCurrent(db: Database): Promise<boolean> {
 	try {
-		const result = await db.execute(
-			sql`select max(created_at)::text as latest from drizzle.__drizzle_migrations`
-		);
+		const result = await db.execute(sql`select max(created_at)::text as latest from drizzle.__drizzle_migrations`);
 		const latest = rowsOf<{ latest: string | null }>(result)[0]?.latest;
 		return latest != null && Number(latest) >= latestMigration;
 	} catch (err) {

@@ -3,7 +3,8 @@ import { hiddenAdmin, withDatabase } from '$lib/server/pages';
 import type { RequestEvent, RequestHandler } from './$types';
 
 // hooks.server.ts already hides /admin/* from non-admins; this is the second line, with the same answer.
-const hidden = (event: RequestEvent) => hiddenAdmin(event) ?? event.fetch('/admin', { headers: { accept: 'text/html' }, credentials: 'omit' });
+const hidden = (event: RequestEvent) =>
+	hiddenAdmin(event) ?? event.fetch('/admin', { headers: { accept: 'text/html' }, credentials: 'omit' });
 
 export const GET: RequestHandler = async (event) => {
 	if (!event.locals.member?.isAdmin) return hidden(event);

@@ -37,7 +37,8 @@ export const POST: RequestHandler = async ({ request, locals, cookies, url }) =>
 	await writeSessionCookie(cookies, url, sessions, kept, now);
 
 	const text = await readLimitedText(request, MAX_BODY_BYTES);
-	if (text === null) return jsonError(400, 'invalid_request', `The body must be JSON of at most ${MAX_BODY_BYTES} bytes.`);
+	if (text === null)
+		return jsonError(400, 'invalid_request', `The body must be JSON of at most ${MAX_BODY_BYTES} bytes.`);
 	let raw: unknown;
 	try {
 		raw = JSON.parse(text);
