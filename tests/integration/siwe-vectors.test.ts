@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
 import {
@@ -11,8 +12,8 @@ import {
 } from '../../src/lib/server/siwe';
 import { formatMessage, type RawMessageFields } from '../helpers/siwe';
 
-// The reference vectors of the SIWE library (chain 1, domain siwe.xyz); see that folder's README.
-const VECTORS = process.env.SIWE_VECTORS_DIR ?? '/work/shared/siwe-vectors';
+// The reference vectors of the SIWE library (chain 1, domain siwe.xyz), kept as data in the repository; see their README.
+const VECTORS = fileURLToPath(new URL('../fixtures/siwe/', import.meta.url));
 const load = <T>(name: string): Record<string, T> => JSON.parse(readFileSync(path.join(VECTORS, name), 'utf8'));
 
 type VerificationVector = RawMessageFields & {

@@ -1,0 +1,30 @@
+// @ts-check
+// Whether build/ was made from the sources as they are now: `npm start` rebuilds only when it was
+// not, and the HTTP tests refuse to run against a stale build.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/** What `vite build` reads: a change to any of these makes the build stale. */
+export const BUILD_INPUTS = ['src', 'static', 'drizzle', 'svelte.config.js', 'vite.config.ts', 'package-lock.json'];
+export const BUILD_OUTPUT = 'build/index.js';
+
+/** @param {string} p @returns {number} the newest modification time under `p` (0 if absent) */
+function newestMtime(p) {
+	if (!existsSync(p)) return 0;
+	const stat = statSync(p);
+	if (!stat.isDirectory()) return stat.mtimeMs;
+	let newest = stat.mtimeMs;
+	for (const entry of readdirSync(p)) newest = Math.max(newest, newestMtime(path.join(p, entry)));
+	return newest;
+}
+
+/**
+ * True when build/ exists and is newer than every build input.
+ * @param {string} [root]
+ */
+export function isBuildCurrent(root = process.cwd()) {
+	const output = path.join(root, BUILD_OUTPUT);
+	if (!existsSync(output)) return false;
+	const built = statSync(output).mtimeMs;
+	return BUILD_INPUTS.every((input) => newestMtime(path.join(root, input)) <= built);
+}
