@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Applies the edge rate-limit rules in deploy/vercel/ to a Vercel project's firewall (specification:
+// Applies the edge rate-limit rules in deploy/vercel/ to a Vercel project's firewall (docs/edge-limits.md; specification:
 // Limits > Unauthenticated endpoints). Log first, then rate_limit (429); never deny (403).
 //
 //   npm run edge:apply -- --mode log|enforce [--single-rule] [--dry-run]

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Checks that an edge rate-limit rule is switched (specification: Limits > Unauthenticated endpoints,
+// Checks that an edge rate-limit rule is switched (docs/edge-limits.md; specification: Unauthenticated endpoints,
 // rule 3): sends limit + 1 requests and reports whether the edge answers 429, 403 (deny) or nothing.
 //
 //   npm run edge:check -- <base-url> [--community-pulse | --path <path>] [--limit 100]

@@ -42,7 +42,7 @@ export const handle: Handle = async ({ event, resolve }) => {
 		event.locals.session = session;
 		if (session?.address) event.locals.member = memberFromAddress(session.address, config.adminAddresses);
 	}
-	// /admin is hidden from everyone who is not an admin (the specification's rule for /admin).
+	// /admin is hidden from everyone who is not an admin (docs/pages-and-forms.md "Hiding /admin").
 	const hidden = hiddenAdmin(event);
 	if (hidden) return hidden;
 	const response = await resolve(event);

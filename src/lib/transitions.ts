@@ -1,5 +1,5 @@
 /**
- * The permitted moves of an application's three state fields (DECISIONS.md "Transitions").
+ * The permitted moves of an application's three state fields (docs/transitions.md).
  * Pure and shared: the server decides with it, the admin page offers only what it permits.
  */
 

@@ -1,5 +1,5 @@
 // The home page behind the shipped nginx limits: when the edge answers 429 on /api/community-pulse,
-// the page says the issues could not be fetched and shows no earlier cards (specification, Errors).
+// the page says the issues could not be fetched and shows no earlier cards (docs/community-pulse.md).
 import { expect, test } from '@playwright/test';
 import { githubIssue, startFakeGitHub, type FakeGitHub } from '../helpers/fake-github';
 import { NGINX_BIN, NGINX_MISSING_REASON, roomInMinute, startNginx, type RunningNginx } from '../helpers/nginx';

@@ -1,4 +1,4 @@
-// The browser half of the switch test (specification rule 3): with the shipped nginx limits in front
+// The browser half of the switch test (Unauthenticated endpoints rule 3, docs/edge-limits.md): with the shipped nginx limits in front
 // of the built portal, the /setup sign-in shows the wait message when the edge answers 429.
 import { expect, test, type Response } from '@playwright/test';
 import { NGINX_BIN, NGINX_MISSING_REASON, roomInMinute, startNginx, type RunningNginx } from '../helpers/nginx';

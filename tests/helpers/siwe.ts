@@ -24,7 +24,7 @@ export interface MessageFields {
 	statement?: string;
 }
 
-/** The message the browser builds (DECISIONS.md "Sign-in in the browser"), with overridable fields. */
+/** The message the browser builds (docs/sign-in.md "Browser"), with overridable fields. */
 export function buildMessage(fields: MessageFields): string {
 	const now = new Date();
 	return createSiweMessage({

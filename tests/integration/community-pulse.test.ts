@@ -61,7 +61,7 @@ describe('community pulse: upstream request and mapping', () => {
 		expect(github.requests[0]?.headers.authorization).toBe('Bearer ghp_test_token_value');
 	});
 
-	it('leaves pull requests out and maps every field as DECISIONS.md says', async () => {
+	it('leaves pull requests out and maps every field as docs/community-pulse.md says', async () => {
 		github.respondWith({
 			kind: 'issues',
 			issues: [

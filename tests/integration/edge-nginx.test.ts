@@ -1,4 +1,4 @@
-// The switch test of the specification (Limits > Unauthenticated endpoints, rule 3) for adapter-node:
+// The specification's switch test (Unauthenticated endpoints, rule 3; docs/edge-limits.md) for adapter-node:
 // the built portal behind a real nginx running the shipped deploy/nginx configuration.
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -41,7 +41,7 @@ describe.each(engines)('consume_rate_limit on %s', (engine) => {
 		expect(await consumeRateLimit(t.db, alice, 'isolated-b', 3, 3600)).toMatchObject({ allowed: true, used: 1 });
 	});
 
-	it('consume() applies the specification table, keyed by the lowercase address', async () => {
+	it('consume() applies the per-address limits table, keyed by the lowercase address', async () => {
 		expect(RATE_LIMITS).toEqual({
 			submitApplication: { limit: 5, windowSeconds: 86_400 },
 			checkin: { limit: 20, windowSeconds: 86_400 },

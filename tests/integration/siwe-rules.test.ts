@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkEoaSignature, verifySignIn, type SignInPolicy } from '../../src/lib/server/siwe';
 import { buildMessage, testAccount, type MessageFields } from '../helpers/siwe';
 
-// Each rule of the specification's verification table, at its edges, with a fixed clock and key.
+// Each of the specification's "Verification rules" (docs/sign-in.md), at its edges, with a fixed clock and key.
 const account = testAccount('member');
 const NOW = Date.parse('2026-01-01T12:00:00.000Z');
 const at = (ms: number) => new Date(NOW + ms);

@@ -8,7 +8,7 @@ import { addMember, adminMember, applicationById, eventsOf, randomTxHash, seedAp
 type Needs = { reason?: true; txHash?: true };
 type Row = [field: 'review' | 'allowlist' | 'distribution', from: string, to: string, needs: Needs];
 
-// DECISIONS.md "Transitions", written out here independently of src/lib/transitions.ts.
+// docs/transitions.md "Permitted moves", written out here independently of src/lib/transitions.ts.
 const PERMITTED: Row[] = [
 	['review', 'pending', 'needs_info', { reason: true }],
 	['review', 'pending', 'approved', {}],

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { Config } from './config';
 import { runtime } from './runtime';
 
-/** One issue card (DECISIONS.md "Card"). Titles and labels are plain text, never HTML. */
+/** One issue card (docs/community-pulse.md "Card"). Titles and labels are plain text, never HTML. */
 export interface Card {
 	number: number;
 	title: string;
@@ -47,7 +47,7 @@ export interface CommunityPulseOptions {
 	timeoutMs?: number;
 }
 
-/** The specification's floor for retry suppression after a failed fetch. */
+/** The specification's "retry suppression after a failed community feed fetch" floor (docs/community-pulse.md). */
 export const FAILURE_SUPPRESSION_MS = 60_000;
 // A bogus reset header must not silence the feed for longer than GitHub's hourly window.
 const MAX_SUPPRESSION_MS = 3_600_000;

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 
-/** The server's validated configuration (DECISIONS.md "Configuration"). */
+/** The server's validated configuration (docs/configuration.md). */
 export interface Config {
 	sessionPassword: string;
 	/** Older passwords, still accepted when reading cookies (rotation). */

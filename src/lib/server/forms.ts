@@ -6,7 +6,7 @@ export type FieldErrors = Record<string, string>;
 
 /**
  * What an operation answers: the result, or a refusal carrying the HTTP status the page is rendered
- * with (DECISIONS.md "Pages and form actions").
+ * with (docs/pages-and-forms.md "Status codes").
  */
 export type Outcome<T> =
 	| { ok: true; value: T }

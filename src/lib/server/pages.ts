@@ -32,7 +32,7 @@ export function memberOr401(locals: App.Locals): SignedInMember {
 
 /**
  * The admin for /admin; anyone else gets exactly the 404 of an unknown path, so that the admin
- * screen's existence stays hidden (the specification's rule for /admin).
+ * screen's existence stays hidden (docs/pages-and-forms.md "Hiding /admin").
  */
 export function adminOr404(locals: App.Locals): SignedInMember {
 	try {

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from './db/client';
 import { rowsOf } from './db/rows';
 
-/** The specification's per-address limits on authenticated operations. */
+/** The specification's "Per-address limits on authenticated Server Actions" (docs/data.md). */
 export const RATE_LIMITS = {
 	submitApplication: { limit: 5, windowSeconds: 24 * 60 * 60 },
 	checkin: { limit: 20, windowSeconds: 24 * 60 * 60 },
@@ -40,7 +40,7 @@ export async function consumeRateLimit(
 	return { allowed: row.allowed, used: Number(row.used), limit, resetAt: new Date(row.reset_at) };
 }
 
-/** consume() for one of the specification's limited operations, keyed by wallet address. */
+/** consume() for one of the RATE_LIMITS operations, keyed by wallet address (per-address rule 3, docs/data.md). */
 export function consume(db: Database, address: string, action: RateLimitedAction): Promise<RateLimitResult> {
 	const { limit, windowSeconds } = RATE_LIMITS[action];
 	return consumeRateLimit(db, address.toLowerCase(), action, limit, windowSeconds);

@@ -14,7 +14,7 @@ import { polygon } from 'viem/chains';
 /** Sign-in is on Polygon PoS only. */
 export const POLYGON_CHAIN_ID = polygon.id;
 
-/** The failure codes of POST /api/auth/verify (DECISIONS.md "HTTP contracts"). */
+/** The failure codes of POST /api/auth/verify (docs/http.md "POST /api/auth/verify"). */
 export type SignInFailureCode =
 	| 'message_malformed'
 	| 'nonce_mismatch'
@@ -97,7 +97,7 @@ export function parseSignInMessage(text: string): SignInMessage | null {
 }
 
 /**
- * Applies every verification rule of the specification to a signed message, in the order of its
+ * Applies the specification's "Verification rules" (docs/sign-in.md) to a signed message, in the order of its
  * table, and returns the first rule that fails. The message is the only source of address,
  * domain, uri and chain; the caller passes the nonce from the session cookie.
  */

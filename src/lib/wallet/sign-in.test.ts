@@ -42,7 +42,7 @@ function server(answers: { nonce?: Answer; verify?: Answer }) {
 }
 
 describe('signInWithEthereum', () => {
-	it('builds the message of DECISIONS.md: this host and origin, chain 137, the nonce, ten minutes to expiry', async () => {
+	it('builds the message of docs/sign-in.md: this host and origin, chain 137, the nonce, ten minutes to expiry', async () => {
 		const { w, signed } = wallet();
 		const s = server({});
 		const outcome = await signInWithEthereum(w, { ...env, fetch: s.fetch });

@@ -77,7 +77,7 @@ async function errorCodeOf(response: Response): Promise<string | null> {
 }
 
 /**
- * DECISIONS.md "Sign-in in the browser", steps 2–6, for an already connected wallet:
+ * docs/sign-in.md "Browser", steps 2–6, for an already connected wallet:
  * switch to 137, GET nonce, build the message with viem's createSiweMessage, sign, POST verify.
  */
 export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvironment): Promise<SignInOutcome> {

@@ -6,7 +6,7 @@ export const CHAIN_CHANGED =
 	'You were signed out because your wallet left Polygon (chain 137) while on the sign-in page.';
 
 /**
- * The specification's client-side sign-out triggers for one connection change: a different active
+ * The specification's "Client-side sign-out triggers" (docs/sign-in.md) for one connection change: a different active
  * account signs out everywhere; leaving chain 137 signs out only on /setup. Returns why, or null.
  */
 export function signOutReason(
