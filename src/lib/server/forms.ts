@@ -1,3 +1,4 @@
+import { fail, type ActionFailure } from '@sveltejs/kit';
 import * as v from 'valibot';
 import type { RateLimitResult } from './rate-limit';
 
@@ -15,6 +16,16 @@ export type Outcome<T> =
 	| { ok: false; status: 429; message: string; retryAfterSeconds: number; resetAt: string };
 
 export type Refusal = Extract<Outcome<never>, { ok: false }>;
+
+/** A refused action: the page is rendered with the refusal's status; a 429 also says Retry-After. */
+export function refuse<T extends Record<string, unknown>>(
+	setHeaders: (headers: Record<string, string>) => void,
+	refusal: Refusal,
+	data: T
+): ActionFailure<Refusal & T> {
+	if (refusal.status === 429) setHeaders({ 'retry-after': String(refusal.retryAfterSeconds) });
+	return fail(refusal.status, { ...refusal, ...data });
+}
 
 /**
  * The named fields of a form, as sent: a string, a File, several values (an array) or undefined.

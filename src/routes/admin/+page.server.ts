@@ -1,11 +1,12 @@
 import { redirect } from '@sveltejs/kit';
 import { TRANSITION_FIELDS, listApplications, parseAdminQuery, transitionApplication } from '$lib/server/applications';
-import { formInput, typedValues } from '$lib/server/forms';
-import { adminOr404, refuse, withDatabase } from '$lib/server/pages';
+import { formInput, refuse, typedValues } from '$lib/server/forms';
+import { requireAdmin } from '$lib/server/guards';
+import { withDatabase } from '$lib/server/runtime';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
-	adminOr404(locals);
+	requireAdmin({ locals, url });
 	const query = parseAdminQuery(url.searchParams);
 	const list = await withDatabase((db) => listApplications(db, query));
 	return { query, list };
@@ -22,7 +23,7 @@ function listSearch(url: URL): string {
 export const actions: Actions = {
 	// transitionApplication: guard (404 for anyone not an admin) → limit → validate → one transaction.
 	transition: async ({ locals, request, url, setHeaders }) => {
-		const admin = adminOr404(locals);
+		const admin = requireAdmin({ locals, url });
 		const input = formInput(await request.formData(), TRANSITION_FIELDS);
 		const outcome = await withDatabase((db) => transitionApplication(db, admin, input));
 		if (!outcome.ok) {

@@ -1,8 +1,8 @@
 import { json } from '@sveltejs/kit';
 import * as v from 'valibot';
-import { errorResponse, jsonError } from '$lib/server/http';
+import { jsonError, jsonErrorFrom } from '$lib/server/http';
 import { upsertMember } from '$lib/server/members';
-import { runtime, useDb } from '$lib/server/runtime';
+import { runtime, withDatabase } from '$lib/server/runtime';
 import { writeSessionCookie } from '$lib/server/session';
 import { signInPolicy, verifySignIn, type SignInFailureCode } from '$lib/server/siwe';
 import type { RequestHandler } from './$types';
@@ -59,9 +59,9 @@ export const POST: RequestHandler = async ({ request, locals, cookies, url }) =>
 
 	const address = result.address.toLowerCase();
 	try {
-		await upsertMember(await useDb(), address);
+		await withDatabase((db) => upsertMember(db, address));
 	} catch (err) {
-		return errorResponse(err);
+		return jsonErrorFrom(err);
 	}
 	await writeSessionCookie(cookies, url, sessions, { address, expiresAt: now + config.sessionTtlSeconds * 1000 }, now);
 	return json({ address: result.address, isAdmin: config.adminAddresses.has(address) });
