@@ -2,13 +2,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-	allowlistCsv,
-	listApplications,
-	parseAdminQuery,
-	pendingAllowlist,
-	transitionApplication
-} from '../../src/lib/server/applications';
+import { listApplications, parseAdminQuery } from '../../src/lib/server/admin-list';
+import { transitionApplication } from '../../src/lib/server/applications';
+import { allowlistCsv, pendingAllowlist } from '../../src/lib/server/exports';
 import type { Database } from '../../src/lib/server/db/client';
 import { applyMigrations } from '../../src/lib/server/db/migrate';
 import * as schema from '../../src/lib/server/db/schema';
@@ -146,16 +142,14 @@ describe('the admin list costs the same number of statements whatever the page h
 				const member = await addMember(db);
 				const app = await seedApplication(db, member.address);
 				for (let e = 0; e < 5; e++) {
-					await db
-						.insert(schema.applicationEvents)
-						.values({
-							applicationId: app.id,
-							executorAddress: admin.address,
-							field: 'review',
-							fromState: 'pending',
-							toState: 'needs_info',
-							reason: `#${e}`
-						});
+					await db.insert(schema.applicationEvents).values({
+						applicationId: app.id,
+						executorAddress: admin.address,
+						field: 'review',
+						fromState: 'pending',
+						toState: 'needs_info',
+						reason: `#${e}`
+					});
 				}
 			}
 			statements = 0;

@@ -1,5 +1,7 @@
 import { redirect } from '@sveltejs/kit';
-import { TRANSITION_FIELDS, listApplications, parseAdminQuery, transitionApplication } from '$lib/server/applications';
+import { adminListHref } from '$lib/admin-list';
+import { listApplications, parseAdminQuery } from '$lib/server/admin-list';
+import { TRANSITION_FIELDS, transitionApplication } from '$lib/server/applications';
 import { formInput, refuse, typedValues } from '$lib/server/forms';
 import { requireAdmin } from '$lib/server/guards';
 import { withDatabase } from '$lib/server/runtime';
@@ -11,14 +13,6 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 	const list = await withDatabase((db) => listApplications(db, query));
 	return { query, list };
 };
-
-/** The list's own query string (filters, page), without the action's `/name` key. */
-function listSearch(url: URL): string {
-	const params = new URLSearchParams();
-	for (const [key, value] of url.searchParams) if (!key.startsWith('/')) params.append(key, value);
-	const search = params.toString();
-	return search ? `?${search}` : '';
-}
 
 export const actions: Actions = {
 	// transitionApplication: guard (404 for anyone not an admin) → limit → validate → one transaction.
@@ -34,6 +28,7 @@ export const actions: Actions = {
 				field: values.field ?? null
 			});
 		}
-		redirect(303, `/admin${listSearch(url)}`);
+		// Back to the list the form was posted from: its action URL carries the list's query.
+		redirect(303, adminListHref(parseAdminQuery(url.searchParams)));
 	}
 };

@@ -1,4 +1,4 @@
-import { allowlistCsv, pendingAllowlist } from '$lib/server/applications';
+import { allowlistCsv, pendingAllowlist } from '$lib/server/exports';
 import { adminNotFound } from '$lib/server/guards';
 import { withDatabase } from '$lib/server/runtime';
 import type { RequestHandler } from './$types';
