@@ -1,26 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import * as v from 'valibot';
+import type { Card, PulseFeed } from '$lib/community-pulse';
 import type { Config } from './config';
 import { runtime } from './runtime';
-
-/** One issue card (DECISIONS.md "Card"). Titles and labels are plain text, never HTML. */
-export interface Card {
-	number: number;
-	title: string;
-	url: string;
-	author: string;
-	labels: { name: string; color: string }[];
-	comments: number;
-	createdAt: string;
-	updatedAt: string;
-}
-
-/** The 200 body of GET /api/community-pulse. */
-export interface PulseFeed {
-	items: Card[];
-	fetchedAt: string;
-	source: string;
-}
 
 export type PulseResult =
 	| { ok: true; feed: PulseFeed }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { communityTokenFrom, type CommunityToken } from '$lib/chain';
 
 /** The server's validated configuration (DECISIONS.md "Configuration"). */
 export interface Config {
@@ -16,15 +17,8 @@ export interface Config {
 	githubToken: string | null;
 	githubApiUrl: string;
 	communityPulseTtlSeconds: number;
-	token: PublicToken | null;
+	token: CommunityToken | null;
 	polygonRpcUrl: string | null;
-}
-
-export interface PublicToken {
-	address: `0x${string}`;
-	symbol: string;
-	decimals: number;
-	image: string | null;
 }
 
 export class ConfigError extends Error {
@@ -204,14 +198,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 		githubToken: e.GITHUB_TOKEN || null,
 		githubApiUrl: e.GITHUB_API_URL,
 		communityPulseTtlSeconds: e.COMMUNITY_PULSE_TTL_SECONDS,
-		token: e.PUBLIC_TOKEN_ADDRESS
-			? {
-					address: e.PUBLIC_TOKEN_ADDRESS as `0x${string}`,
-					symbol: e.PUBLIC_TOKEN_SYMBOL,
-					decimals: Number(e.PUBLIC_TOKEN_DECIMALS),
-					image: e.PUBLIC_TOKEN_IMAGE || null
-				}
-			: null,
+		// Validated above; read as the browser reads it, so that both sides hold one shape.
+		token: communityTokenFrom(env),
 		polygonRpcUrl: e.POLYGON_RPC_URL || null
 	};
 }
