@@ -142,14 +142,16 @@ describe('the admin list costs the same number of statements whatever the page h
 				const member = await addMember(db);
 				const app = await seedApplication(db, member.address);
 				for (let e = 0; e < 5; e++) {
-					await db.insert(schema.applicationEvents).values({
-						applicationId: app.id,
-						executorAddress: admin.address,
-						field: 'review',
-						fromState: 'pending',
-						toState: 'needs_info',
-						reason: `#${e}`
-					});
+					await db
+						.insert(schema.applicationEvents)
+						.values({
+							applicationId: app.id,
+							executorAddress: admin.address,
+							field: 'review',
+							fromState: 'pending',
+							toState: 'needs_info',
+							reason: `#${e}`
+						});
 				}
 			}
 			statements = 0;
