@@ -1,5 +1,4 @@
 import { and, asc, eq, ne, sql, type SQL } from 'drizzle-orm';
-import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import * as v from 'valibot';
 import { FIELDS, LABELS, STATES, TX_HASH, isState, needsOf, refusal, stateLabel, type Field } from '$lib/transitions';
 import type { Database } from './db/client';
@@ -168,7 +167,7 @@ export async function transitionApplication(
 		if (field !== 'review') where.push(eq(applications.review, 'approved'));
 		const [application] = await tx
 			.update(applications)
-			.set({ [field]: to, updatedAt: sql`now()` } as PgUpdateSetSource<typeof applications>)
+			.set({ [field]: to, updatedAt: sql`now()` })
 			.where(and(...where))
 			.returning();
 		if (!application) {

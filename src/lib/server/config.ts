@@ -91,7 +91,7 @@ function listOf(problemOf: (entry: string) => string | null) {
 		v.transform(splitList),
 		v.check(
 			(list: string[]) => list.every((entry) => problemOf(entry) === null),
-			(issue) => (issue.input as string[]).map(problemOf).filter(Boolean).join('; ')
+			(issue) => issue.input.map(problemOf).filter(Boolean).join('; ')
 		)
 	);
 }
@@ -167,7 +167,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 	const problems: { variable: string; problem: string }[] = [];
 	if (!result.success) {
 		for (const issue of result.issues) {
-			const variable = String(issue.path?.[0]?.key ?? 'environment');
+			const key = issue.path?.[0]?.key;
+			const variable = typeof key === 'string' ? key : 'environment';
 			// A valibot message may quote the received value; ours never do, so only keep ours.
 			const problem = issue.type === 'string' ? 'must be a string' : issue.message;
 			if (!problems.some((p) => p.variable === variable)) problems.push({ variable, problem });

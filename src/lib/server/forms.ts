@@ -47,9 +47,11 @@ export function typedValues(input: Record<string, unknown>): Record<string, stri
 	return values;
 }
 
-// C0 and C1 control characters; lone UTF-16 surrogates, which no database text can hold.
+// C0 and C1 control characters (what these refuse); lone UTF-16 surrogates, which no database text can hold.
+/* eslint-disable no-control-regex */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const CONTROL_EXCEPT_NEWLINE_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+/* eslint-enable no-control-regex */
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Characters as the database counts them (code points, not UTF-16 units). */

@@ -70,7 +70,7 @@ function parseSessionData(value: unknown): SessionData | undefined {
 	if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) return undefined;
 	if (address !== undefined && (typeof address !== 'string' || !/^0x[0-9a-f]{40}$/.test(address))) return undefined;
 	if (nonce !== undefined && typeof nonce !== 'string') return undefined;
-	return { address, nonce, expiresAt } as SessionData;
+	return { address, nonce, expiresAt };
 }
 
 /** HttpOnly, SameSite=lax, Path=/, and Secure in production (served over https). */
