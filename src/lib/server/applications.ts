@@ -4,12 +4,12 @@ import { FIELDS, LABELS, STATES, TX_HASH, isState, needsOf, refusal, stateLabel,
 import type { Database } from './db/client';
 import { sqlState } from './db/errors';
 import { applicationEvents, applications, type Application, type ApplicationEvent } from './db/schema';
-import { fieldError, rateLimited, textField, validate, type FieldErrors, type Outcome } from './forms';
+import { fieldError, memberMissing, rateLimited, textField, validate, type FieldErrors, type Outcome } from './forms';
 import type { SignedInMember } from './guards';
 import { historyOf, newestFirst, type ApplicationWithHistory } from './history';
 import { consume } from './rate-limit';
 
-export type { Application, ApplicationEvent, ApplicationWithHistory };
+export type { Application, ApplicationEvent };
 
 export const APPLICATION_FIELDS = ['displayName', 'motivation', 'contact'] as const;
 export const TRANSITION_FIELDS = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from'] as const;
@@ -21,13 +21,6 @@ const applicationSchema = v.object({
 });
 
 export type ApplicationInput = v.InferOutput<typeof applicationSchema>;
-
-// A session whose member row is gone (e.g. a reset database) cannot write: it must sign in again.
-const memberMissing = {
-	ok: false,
-	status: 401,
-	message: 'Your sign-in is no longer on record. Sign in again.'
-} as const;
 
 /**
  * submitApplication: a new application (pending / pending / pending), or, while review is

@@ -98,6 +98,13 @@ export function validate<S extends v.GenericSchema>(
 	return { ok: false, status: 400, message: 'Some fields need attention.', errors };
 }
 
+/** The 401 of a write whose session's member row is gone (e.g. a reset database): sign in again. */
+export const memberMissing = {
+	ok: false,
+	status: 401,
+	message: 'Your sign-in is no longer on record. Sign in again.'
+} as const satisfies Refusal;
+
 /** A 400 for one field. */
 export const fieldError = (field: string, message: string): Extract<Refusal, { status: 400 }> => ({
 	ok: false,
