@@ -9,16 +9,21 @@ export interface AdminListQuery {
 }
 
 /**
- * The URL of the /admin list at `query` (empty filters and page 1 left out): for the list's links,
- * and, with `action`, for a form that posts that action and comes back to the same list.
+ * The URL of the /admin list: for its links (empty filters and page 1 left out), for a form that
+ * posts `action` and comes back to the same list, and for that redirect back, which keeps the
+ * query string the form was posted with (`URLSearchParams`) minus the action's own `/name` key.
  */
-export function adminListHref(query: AdminListQuery, action?: string): string {
+export function adminListHref(query: AdminListQuery | URLSearchParams, action?: string): string {
 	const params = new URLSearchParams();
-	for (const key of ['review', 'allowlist', 'distribution', 'address'] as const) {
-		const value = query[key];
-		if (value) params.set(key, value);
+	if (query instanceof URLSearchParams) {
+		for (const [key, value] of query) if (!key.startsWith('/')) params.append(key, value);
+	} else {
+		for (const key of ['review', 'allowlist', 'distribution', 'address'] as const) {
+			const value = query[key];
+			if (value) params.set(key, value);
+		}
+		if (query.page > 1) params.set('page', String(query.page));
 	}
-	if (query.page > 1) params.set('page', String(query.page));
 	const parts = [action ? `/${action}` : '', params.toString()].filter(Boolean);
 	return parts.length ? `/admin?${parts.join('&')}` : '/admin';
 }

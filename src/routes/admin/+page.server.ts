@@ -29,6 +29,6 @@ export const actions: Actions = {
 			});
 		}
 		// Back to the list the form was posted from: its action URL carries the list's query.
-		redirect(303, adminListHref(parseAdminQuery(url.searchParams)));
+		redirect(303, adminListHref(url.searchParams));
 	}
 };
