@@ -31,7 +31,9 @@ export default ts.config(
 				{ argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }
 			],
 			// typescript itself reports undefined names, with the types eslint cannot see.
-			'no-undef': 'off'
+			'no-undef': 'off',
+			// The app is served at the root (no paths.base) and its links are plain paths, query strings and external pages.
+			'svelte/no-navigation-without-resolve': ['error', { ignoreLinks: true }]
 		}
 	},
 	{

@@ -3,9 +3,13 @@
 /** Polygon PoS: the only chain a sign-in message may name. */
 export const REQUIRED_CHAIN_ID = 137;
 
-/** How far ahead the browser sets a sign-in message's expirationTime (the server accepts up to 15 minutes). */
+/** How far ahead a sign-in message's expirationTime may be: the server's limit (the specification's 15 minutes). */
+export const MAX_MESSAGE_VALIDITY_MS = 15 * 60_000;
+
+/** How far ahead the browser sets a sign-in message's expirationTime, well inside MAX_MESSAGE_VALIDITY_MS. */
 export const SIGN_IN_MESSAGE_LIFETIME_MS = 10 * 60_000;
 
+/** The community token (PUBLIC_TOKEN_*), as the server validates it and the wallet adds it. */
 export interface CommunityToken {
 	address: `0x${string}`;
 	symbol: string;

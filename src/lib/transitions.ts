@@ -3,26 +3,19 @@
  * Pure and shared: the server decides with it, the admin page offers only what it permits.
  */
 
-export const REVIEW_STATES = ['pending', 'needs_info', 'approved', 'rejected'] as const;
-export const ALLOWLIST_STATES = ['pending', 'added', 'failed'] as const;
-export const DISTRIBUTION_STATES = ['pending', 'sent', 'failed'] as const;
-
-export type ReviewState = (typeof REVIEW_STATES)[number];
-export type AllowlistState = (typeof ALLOWLIST_STATES)[number];
-export type DistributionState = (typeof DISTRIBUTION_STATES)[number];
-
 export const FIELDS = ['review', 'allowlist', 'distribution'] as const;
 export type Field = (typeof FIELDS)[number];
 
-export const STATES: {
-	review: readonly ReviewState[];
-	allowlist: readonly AllowlistState[];
-	distribution: readonly DistributionState[];
-} = {
-	review: REVIEW_STATES,
-	allowlist: ALLOWLIST_STATES,
-	distribution: DISTRIBUTION_STATES
-};
+/** Each field's states: the source of the database enums, the admin filters and the checks here. */
+export const STATES = {
+	review: ['pending', 'needs_info', 'approved', 'rejected'],
+	allowlist: ['pending', 'added', 'failed'],
+	distribution: ['pending', 'sent', 'failed']
+} as const satisfies Record<Field, readonly [string, ...string[]]>;
+
+export type ReviewState = (typeof STATES.review)[number];
+export type AllowlistState = (typeof STATES.allowlist)[number];
+export type DistributionState = (typeof STATES.distribution)[number];
 
 export interface ApplicationStates {
 	review: ReviewState;

@@ -2,13 +2,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-	allowlistCsv,
-	listApplications,
-	parseAdminQuery,
-	pendingAllowlist,
-	transitionApplication
-} from '../../src/lib/server/applications';
+import { listApplications, parseAdminQuery } from '../../src/lib/server/admin-list';
+import { transitionApplication } from '../../src/lib/server/applications';
+import { allowlistCsv, pendingAllowlist } from '../../src/lib/server/exports';
 import type { Database } from '../../src/lib/server/db/client';
 import { applyMigrations } from '../../src/lib/server/db/migrate';
 import * as schema from '../../src/lib/server/db/schema';

@@ -4,6 +4,3 @@ const dateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeSty
 export const formatTime = (value: Date | string) => `${dateTime.format(new Date(value))} UTC`;
 
 export const isoTime = (value: Date | string) => new Date(value).toISOString();
-
-/** 0x1234…abcd, for places where the full address is also given (title, copy). */
-export const shortAddress = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;

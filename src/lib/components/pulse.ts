@@ -1,26 +1,11 @@
 import * as v from 'valibot';
+import { PulseFeedSchema, type Card } from '$lib/community-pulse';
 
 /** The browser side of GET /api/community-pulse: fetch, check the shape, never reuse an old answer. */
 
-const HexColor = v.pipe(v.string(), v.regex(/^[0-9a-f]{6}$/i));
-const HttpUrl = v.pipe(v.string(), v.regex(/^https?:\/\//i));
-const CardSchema = v.object({
-	number: v.number(),
-	title: v.string(),
-	url: HttpUrl,
-	author: v.string(),
-	labels: v.array(v.object({ name: v.string(), color: HexColor })),
-	comments: v.number(),
-	createdAt: v.string(),
-	updatedAt: v.string()
-});
-const FeedSchema = v.object({ items: v.array(CardSchema), fetchedAt: v.string(), source: HttpUrl });
-
-export type PulseCard = v.InferOutput<typeof CardSchema>;
-
 export type PulseView =
 	| { status: 'loading' }
-	| { status: 'ok'; items: PulseCard[]; source: string; fetchedAt: string }
+	| { status: 'ok'; items: Card[]; source: string; fetchedAt: string }
 	| { status: 'error'; items: []; source: string };
 
 export const PULSE_ENDPOINT = '/api/community-pulse';
@@ -50,7 +35,7 @@ export async function loadPulse(fetchFn: typeof fetch, storage?: Storage): Promi
 	try {
 		response = await fetchFn(PULSE_ENDPOINT, { cache: 'no-store', headers: { accept: 'application/json' } });
 		if (response.ok) {
-			const parsed = v.safeParse(FeedSchema, await response.json());
+			const parsed = v.safeParse(PulseFeedSchema, await response.json());
 			if (parsed.success) {
 				try {
 					storage?.setItem(SOURCE_KEY, parsed.output.source);

@@ -1,32 +1,15 @@
-import { and, asc, eq, getTableColumns, inArray, like, ne, sql, type SQL } from 'drizzle-orm';
-import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
+import { and, asc, eq, ne, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
-import {
-	ALLOWLIST_STATES,
-	DISTRIBUTION_STATES,
-	FIELDS,
-	LABELS,
-	REVIEW_STATES,
-	TX_HASH,
-	isState,
-	needsOf,
-	refusal,
-	stateLabel,
-	type Field
-} from '$lib/transitions';
+import { FIELDS, LABELS, STATES, TX_HASH, isState, needsOf, refusal, stateLabel, type Field } from '$lib/transitions';
 import type { Database } from './db/client';
 import { sqlState } from './db/errors';
 import { applicationEvents, applications, type Application, type ApplicationEvent } from './db/schema';
-import { fieldError, rateLimited, textField, validate, type FieldErrors, type Outcome } from './forms';
+import { fieldError, memberMissing, rateLimited, textField, validate, type FieldErrors, type Outcome } from './forms';
 import type { SignedInMember } from './guards';
+import { historyOf, newestFirst, type ApplicationWithHistory } from './history';
 import { consume } from './rate-limit';
 
 export type { Application, ApplicationEvent };
-
-export interface ApplicationWithHistory extends Application {
-	/** Its audit rows, oldest first. */
-	events: ApplicationEvent[];
-}
 
 export const APPLICATION_FIELDS = ['displayName', 'motivation', 'contact'] as const;
 export const TRANSITION_FIELDS = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from'] as const;
@@ -38,13 +21,6 @@ const applicationSchema = v.object({
 });
 
 export type ApplicationInput = v.InferOutput<typeof applicationSchema>;
-
-// A session whose member row is gone (e.g. a reset database) cannot write: it must sign in again.
-const memberMissing = {
-	ok: false,
-	status: 401,
-	message: 'Your sign-in is no longer on record. Sign in again.'
-} as const;
 
 /**
  * submitApplication: a new application (pending / pending / pending), or, while review is
@@ -138,11 +114,11 @@ function checkTransitionInput(input: TransitionInput): FieldErrors {
 	const errors: FieldErrors = {};
 	const { field, to } = input;
 	if (!isState(field, to)) {
-		errors.to = `New state must be one of: ${STATES_OF[field].join(', ')}.`;
+		errors.to = `New state must be one of: ${STATES[field].join(', ')}.`;
 		return errors;
 	}
 	if (input.from && !isState(field, input.from))
-		errors.from = `Current state must be one of: ${STATES_OF[field].join(', ')}.`;
+		errors.from = `Current state must be one of: ${STATES[field].join(', ')}.`;
 	const needs = needsOf(field, to);
 	if (needs.reason && !input.reason)
 		errors.reason = `A reason is needed to move ${LABELS[field].toLowerCase()} to ${stateLabel(to)}.`;
@@ -151,12 +127,6 @@ function checkTransitionInput(input: TransitionInput): FieldErrors {
 		errors.txHash = `The transaction hash of the on-chain step is needed to record ${stateLabel(to)}.`;
 	return errors;
 }
-
-const STATES_OF: Record<Field, readonly string[]> = {
-	review: REVIEW_STATES,
-	allowlist: ALLOWLIST_STATES,
-	distribution: DISTRIBUTION_STATES
-};
 
 /**
  * transitionApplication: moves one field of one application as the transitions table permits,
@@ -190,7 +160,7 @@ export async function transitionApplication(
 		if (field !== 'review') where.push(eq(applications.review, 'approved'));
 		const [application] = await tx
 			.update(applications)
-			.set({ [field]: to, updatedAt: sql`now()` } as PgUpdateSetSource<typeof applications>)
+			.set({ [field]: to, updatedAt: sql`now()` })
 			.where(and(...where))
 			.returning();
 		if (!application) {
@@ -220,19 +190,6 @@ const stale = (field: Field, now: string) =>
 		message: `${LABELS[field]} was changed meanwhile and is now ${stateLabel(now)}. Reload to see the current state.`
 	}) as const;
 
-/** The audit rows of `ids`, oldest first, in one query. */
-export async function historyOf(db: Database, ids: string[]): Promise<Map<string, ApplicationEvent[]>> {
-	const history = new Map<string, ApplicationEvent[]>(ids.map((id) => [id, []]));
-	if (ids.length === 0) return history;
-	const rows = await db
-		.select()
-		.from(applicationEvents)
-		.where(inArray(applicationEvents.applicationId, ids))
-		.orderBy(asc(applicationEvents.applicationId), asc(applicationEvents.id));
-	for (const row of rows) history.get(row.applicationId)?.push(row);
-	return history;
-}
-
 /** A member's applications, newest first, each with its audit history (two queries). */
 export async function applicationsOf(db: Database, address: string): Promise<ApplicationWithHistory[]> {
 	const rows = await db
@@ -245,121 +202,4 @@ export async function applicationsOf(db: Database, address: string): Promise<App
 		rows.map((r) => r.id)
 	);
 	return rows.map((r) => ({ ...r, events: history.get(r.id) ?? [] }));
-}
-
-export const PAGE_SIZE = 20;
-
-// Spelled as the index is (created_at DESC NULLS LAST), so that the planner walks it instead of sorting.
-const newestFirst = sql`${applications.createdAt} desc nulls last`;
-
-const filterState = <T extends readonly string[]>(states: T) => v.fallback(v.optional(v.picklist(states)), undefined);
-
-/** The /admin list's query string: filters by each state, an address (or part of one), a page. */
-const adminQuerySchema = v.object({
-	review: filterState(REVIEW_STATES),
-	allowlist: filterState(ALLOWLIST_STATES),
-	distribution: filterState(DISTRIBUTION_STATES),
-	address: v.fallback(
-		v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.regex(/^(0x)?[0-9a-f]{0,40}$/))),
-		undefined
-	),
-	page: v.fallback(
-		v.pipe(v.optional(v.string(), '1'), v.transform(Number), v.integer(), v.minValue(1), v.maxValue(1_000_000)),
-		1
-	)
-});
-
-export type AdminQuery = v.InferOutput<typeof adminQuerySchema>;
-
-/** Reads the list's query string; unknown values fall back to "any" and page 1. */
-export function parseAdminQuery(params: URLSearchParams): AdminQuery & { invalidAddress: boolean } {
-	const raw = Object.fromEntries(
-		['review', 'allowlist', 'distribution', 'address', 'page']
-			.map((k) => [k, params.get(k) ?? undefined] as const)
-			.filter(([, value]) => value !== undefined && value !== '')
-	);
-	const query = v.parse(adminQuerySchema, raw);
-	return { ...query, invalidAddress: raw.address !== undefined && query.address === undefined };
-}
-
-export interface ApplicationList {
-	items: ApplicationWithHistory[];
-	total: number;
-	page: number;
-	pageSize: number;
-	pages: number;
-}
-
-/**
- * One page of applications for /admin, newest first, with their audit histories: two statements
- * whatever the page size (the page, carrying its total from an uncorrelated sub-select that runs
- * once; then every page row's history at once). The order and limit come from the created_at index.
- */
-export async function listApplications(
-	db: Database,
-	query: AdminQuery,
-	pageSize = PAGE_SIZE
-): Promise<ApplicationList> {
-	const where: SQL[] = [];
-	if (query.review) where.push(eq(applications.review, query.review));
-	if (query.allowlist) where.push(eq(applications.allowlist, query.allowlist));
-	if (query.distribution) where.push(eq(applications.distribution, query.distribution));
-	const address = query.address?.replace(/^0x/, '');
-	if (address) where.push(like(applications.applicantAddress, `%${address}%`));
-	const filter = where.length ? and(...where) : undefined;
-	const rows = await db
-		.select({
-			...getTableColumns(applications),
-			total: sql<number>`(select count(*) from ${applications}${filter ? sql` where ${filter}` : sql``})`.mapWith(
-				Number
-			)
-		})
-		.from(applications)
-		.where(filter)
-		.orderBy(newestFirst, asc(applications.id))
-		.limit(pageSize)
-		.offset((query.page - 1) * pageSize);
-	// Past the last page there is no row to carry the total; only then is it counted on its own.
-	const total = rows[0]?.total ?? (query.page > 1 ? await countApplications(db, filter) : 0);
-	const history = await historyOf(
-		db,
-		rows.map((r) => r.id)
-	);
-	return {
-		items: rows.map(({ total: _, ...r }) => ({ ...r, events: history.get(r.id) ?? [] })),
-		total,
-		page: query.page,
-		pageSize,
-		pages: Math.max(1, Math.ceil(total / pageSize))
-	};
-}
-
-async function countApplications(db: Database, filter: SQL | undefined): Promise<number> {
-	const [row] = await db
-		.select({ n: sql<number>`count(*)`.mapWith(Number) })
-		.from(applications)
-		.where(filter);
-	return row?.n ?? 0;
-}
-
-/** Approved applications whose allowlist step is still pending, oldest first: the manual on-chain list. */
-export async function pendingAllowlist(db: Database): Promise<Application[]> {
-	return db
-		.select()
-		.from(applications)
-		.where(and(eq(applications.review, 'approved'), eq(applications.allowlist, 'pending')))
-		.orderBy(asc(applications.createdAt), asc(applications.id));
-}
-
-/** RFC 4180 CSV of `pendingAllowlist`; cells that a spreadsheet would run as a formula are defused. */
-export function allowlistCsv(rows: Application[]): string {
-	const cell = (value: string) => {
-		const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-		return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-	};
-	const lines = [['address', 'display_name', 'contact', 'application_id', 'applied_at'].join(',')];
-	for (const r of rows) {
-		lines.push([r.applicantAddress, r.displayName, r.contact, r.id, r.createdAt.toISOString()].map(cell).join(','));
-	}
-	return lines.join('\r\n') + '\r\n';
 }

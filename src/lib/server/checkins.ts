@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { Database } from './db/client';
 import { sqlState } from './db/errors';
 import { checkIns, type CheckIn } from './db/schema';
-import { rateLimited, textField, validate, type Outcome } from './forms';
+import { memberMissing, rateLimited, textField, validate, type Outcome } from './forms';
 import type { SignedInMember } from './guards';
 import { consume } from './rate-limit';
 
@@ -27,9 +27,7 @@ export async function checkin(db: Database, member: SignedInMember, input: unkno
 		return { ok: true, value: row! };
 	} catch (err) {
 		// 23503: the session's member row is gone (e.g. a reset database).
-		if (sqlState(err) === '23503') {
-			return { ok: false, status: 401, message: 'Your sign-in is no longer on record. Sign in again.' };
-		}
+		if (sqlState(err) === '23503') return memberMissing;
 		throw err;
 	}
 }

@@ -1,26 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import * as v from 'valibot';
+import type { Card, PulseFeed } from '$lib/community-pulse';
 import type { Config } from './config';
 import { runtime } from './runtime';
-
-/** One issue card (docs/community-pulse.md "Card"). Titles and labels are plain text, never HTML. */
-export interface Card {
-	number: number;
-	title: string;
-	url: string;
-	author: string;
-	labels: { name: string; color: string }[];
-	comments: number;
-	createdAt: string;
-	updatedAt: string;
-}
-
-/** The 200 body of GET /api/community-pulse. */
-export interface PulseFeed {
-	items: Card[];
-	fetchedAt: string;
-	source: string;
-}
 
 export type PulseResult =
 	| { ok: true; feed: PulseFeed }
@@ -47,7 +29,7 @@ export interface CommunityPulseOptions {
 	timeoutMs?: number;
 }
 
-/** The specification's "retry suppression after a failed community feed fetch" floor (docs/community-pulse.md). */
+/** The specification's floor for retry suppression after a failed fetch. */
 export const FAILURE_SUPPRESSION_MS = 60_000;
 // A bogus reset header must not silence the feed for longer than GitHub's hourly window.
 const MAX_SUPPRESSION_MS = 3_600_000;

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { communityTokenFrom, type CommunityToken } from '$lib/chain';
 
 /** The server's validated configuration (docs/configuration.md). */
 export interface Config {
@@ -16,15 +17,8 @@ export interface Config {
 	githubToken: string | null;
 	githubApiUrl: string;
 	communityPulseTtlSeconds: number;
-	token: PublicToken | null;
+	token: CommunityToken | null;
 	polygonRpcUrl: string | null;
-}
-
-export interface PublicToken {
-	address: `0x${string}`;
-	symbol: string;
-	decimals: number;
-	image: string | null;
 }
 
 export class ConfigError extends Error {
@@ -97,7 +91,7 @@ function listOf(problemOf: (entry: string) => string | null) {
 		v.transform(splitList),
 		v.check(
 			(list: string[]) => list.every((entry) => problemOf(entry) === null),
-			(issue) => (issue.input as string[]).map(problemOf).filter(Boolean).join('; ')
+			(issue) => issue.input.map(problemOf).filter(Boolean).join('; ')
 		)
 	);
 }
@@ -173,7 +167,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 	const problems: { variable: string; problem: string }[] = [];
 	if (!result.success) {
 		for (const issue of result.issues) {
-			const variable = String(issue.path?.[0]?.key ?? 'environment');
+			const key = issue.path?.[0]?.key;
+			const variable = typeof key === 'string' ? key : 'environment';
 			// A valibot message may quote the received value; ours never do, so only keep ours.
 			const problem = issue.type === 'string' ? 'must be a string' : issue.message;
 			if (!problems.some((p) => p.variable === variable)) problems.push({ variable, problem });
@@ -204,14 +199,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 		githubToken: e.GITHUB_TOKEN || null,
 		githubApiUrl: e.GITHUB_API_URL,
 		communityPulseTtlSeconds: e.COMMUNITY_PULSE_TTL_SECONDS,
-		token: e.PUBLIC_TOKEN_ADDRESS
-			? {
-					address: e.PUBLIC_TOKEN_ADDRESS as `0x${string}`,
-					symbol: e.PUBLIC_TOKEN_SYMBOL,
-					decimals: Number(e.PUBLIC_TOKEN_DECIMALS),
-					image: e.PUBLIC_TOKEN_IMAGE || null
-				}
-			: null,
+		// Validated above; read as the browser reads it, so that both sides hold one shape.
+		token: communityTokenFrom(env),
 		polygonRpcUrl: e.POLYGON_RPC_URL || null
 	};
 }

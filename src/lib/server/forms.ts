@@ -1,3 +1,4 @@
+import { fail, type ActionFailure } from '@sveltejs/kit';
 import * as v from 'valibot';
 import type { RateLimitResult } from './rate-limit';
 
@@ -15,6 +16,16 @@ export type Outcome<T> =
 	| { ok: false; status: 429; message: string; retryAfterSeconds: number; resetAt: string };
 
 export type Refusal = Extract<Outcome<never>, { ok: false }>;
+
+/** A refused action: the page is rendered with the refusal's status; a 429 also says Retry-After. */
+export function refuse<T extends Record<string, unknown>>(
+	setHeaders: (headers: Record<string, string>) => void,
+	refusal: Refusal,
+	data: T
+): ActionFailure<Refusal & T> {
+	if (refusal.status === 429) setHeaders({ 'retry-after': String(refusal.retryAfterSeconds) });
+	return fail(refusal.status, { ...refusal, ...data });
+}
 
 /**
  * The named fields of a form, as sent: a string, a File, several values (an array) or undefined.
@@ -36,9 +47,11 @@ export function typedValues(input: Record<string, unknown>): Record<string, stri
 	return values;
 }
 
-// C0 and C1 control characters; lone UTF-16 surrogates, which no database text can hold.
+// C0 and C1 control characters (what these refuse); lone UTF-16 surrogates, which no database text can hold.
+/* eslint-disable no-control-regex */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const CONTROL_EXCEPT_NEWLINE_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+/* eslint-enable no-control-regex */
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Characters as the database counts them (code points, not UTF-16 units). */
@@ -84,6 +97,13 @@ export function validate<S extends v.GenericSchema>(
 	}
 	return { ok: false, status: 400, message: 'Some fields need attention.', errors };
 }
+
+/** The 401 of a write whose session's member row is gone (e.g. a reset database): sign in again. */
+export const memberMissing = {
+	ok: false,
+	status: 401,
+	message: 'Your sign-in is no longer on record. Sign in again.'
+} as const satisfies Refusal;
 
 /** A 400 for one field. */
 export const fieldError = (field: string, message: string): Extract<Refusal, { status: 400 }> => ({

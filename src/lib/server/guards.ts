@@ -1,3 +1,5 @@
+import { error, type RequestEvent } from '@sveltejs/kit';
+
 /** The signed-in member as the guards resolve it. */
 export interface SignedInMember {
 	/** Lowercase wallet address. */
@@ -5,38 +7,39 @@ export interface SignedInMember {
 	isAdmin: boolean;
 }
 
-/** No valid session where a member is required. */
-export class UnauthenticatedError extends Error {
-	readonly status = 401;
-	readonly code = 'unauthenticated';
-	constructor() {
-		super('Sign in with your wallet to continue.');
-		this.name = 'UnauthenticatedError';
-	}
-}
+/** /admin and everything under it. */
+export const isAdminPath = (pathname: string) => pathname === '/admin' || pathname.startsWith('/admin/');
 
-/** Signed in, but not in ADMIN_ADDRESSES where an admin is required. */
-export class ForbiddenError extends Error {
-	readonly status = 403;
-	readonly code = 'forbidden';
-	constructor() {
-		super('This needs an admin account.');
-		this.name = 'ForbiddenError';
-	}
-}
-
-/** Resolves the signed-in member, or raises UnauthenticatedError. */
-export function requireMember(event: { locals: App.Locals }): SignedInMember {
+/**
+ * The signed-in member; otherwise the specification's UnauthenticatedError, thrown as SvelteKit's
+ * 401 so that pages show their sign-in prompt and actions answer 401.
+ */
+export function requireMember(event: Pick<RequestEvent, 'locals'>): SignedInMember {
 	const member = event.locals.member;
-	if (!member) throw new UnauthenticatedError();
+	if (!member) error(401, { code: 'unauthenticated', message: 'Sign in with your wallet to continue.' });
 	return member;
 }
 
-/** As requireMember, and the address must be in ADMIN_ADDRESSES; otherwise ForbiddenError. */
-export function requireAdmin(event: { locals: App.Locals }): SignedInMember {
-	const member = requireMember(event);
-	if (!member.isAdmin) throw new ForbiddenError();
-	return member;
+/**
+ * As requireMember, and the address must be in ADMIN_ADDRESSES; otherwise the specification's
+ * ForbiddenError: on /admin the 404 of an unknown path for everyone who is not an admin (the
+ * specification's rule "any authorization failure on /admin"), elsewhere 401 or 403.
+ */
+export function requireAdmin(event: Pick<RequestEvent, 'locals' | 'url'>): SignedInMember {
+	const member = event.locals.member;
+	if (member?.isAdmin) return member;
+	if (isAdminPath(event.url.pathname)) error(404, 'Not Found');
+	requireMember(event);
+	error(403, { code: 'forbidden', message: 'This needs an admin account.' });
+}
+
+/**
+ * What a visitor's GET /admin renders: the 404 page of an unknown path, so that the admin screen's
+ * existence stays hidden. For requests under /admin that SvelteKit would not answer with that page
+ * (any method or content type, __data.json, a file download).
+ */
+export function adminNotFound(event: Pick<RequestEvent, 'fetch'>): Promise<Response> {
+	return event.fetch('/admin', { headers: { accept: 'text/html' }, credentials: 'omit' });
 }
 
 /** The member a session's address makes, admin when listed (case-insensitively) in ADMIN_ADDRESSES. */

@@ -1,6 +1,4 @@
-import { json } from '@sveltejs/kit';
-import { DatabaseUnavailableError, SchemaNotMigratedError, isDatabaseUnavailable } from './db/errors';
-import { ForbiddenError, UnauthenticatedError } from './guards';
+import { isHttpError, json } from '@sveltejs/kit';
 
 /** Every error body: `{ "error": { "code", "message" } }`. */
 export function jsonError(status: number, code: string, message: string, headers?: HeadersInit): Response {
@@ -8,17 +6,11 @@ export function jsonError(status: number, code: string, message: string, headers
 }
 
 /**
- * Maps the errors a lib function may raise to their answers; anything else is rethrown as a fault.
- * Used by +server.ts routes, so that a database outage is a 503, never a crash or a hang.
+ * A SvelteKit error (the 503 of withDatabase) as a JSON route answers it, a 503 saying when to try
+ * again; anything else is a fault and is rethrown.
  */
-export function errorResponse(err: unknown, headers?: HeadersInit): Response {
-	if (err instanceof UnauthenticatedError || err instanceof ForbiddenError) {
-		return jsonError(err.status, err.code, err.message, headers);
-	}
-	if (err instanceof SchemaNotMigratedError) return jsonError(503, err.code, err.message, headers);
-	if (isDatabaseUnavailable(err)) {
-		const unavailable = new DatabaseUnavailableError();
-		return jsonError(503, unavailable.code, unavailable.message, { ...headers, 'Retry-After': '5' });
-	}
-	throw err;
+export function jsonErrorFrom(err: unknown, headers: Record<string, string> = {}): Response {
+	if (!isHttpError(err)) throw err;
+	const retry: Record<string, string> = err.status === 503 ? { 'retry-after': '5' } : {};
+	return jsonError(err.status, err.body.code ?? 'error', err.body.message, { ...headers, ...retry });
 }

@@ -1,5 +1,7 @@
+import { error } from '@sveltejs/kit';
 import { loadConfig, type Config } from './config';
 import { createDb, type Database, type DatabaseHandle } from './db/client';
+import { SchemaNotMigratedError, isDatabaseUnavailable } from './db/errors';
 import { createSessionCodec, type SessionCodec } from './session';
 
 /** The process's configuration and shared resources, made once at start-up. */
@@ -23,9 +25,23 @@ export function runtime(): Runtime {
 	return current;
 }
 
-/** The database, once it answers with a current schema; throws DatabaseUnavailableError otherwise. */
-export async function useDb(): Promise<Database> {
+export const DATABASE_UNAVAILABLE = {
+	code: 'database_unavailable',
+	message: 'The database is unavailable. Try again in a moment.'
+} as const;
+
+/**
+ * Runs `work` against the database once it answers with a current schema. The one place where an
+ * outage becomes SvelteKit's 503 database_unavailable (pages render it; JSON routes answer it
+ * through jsonErrorFrom), never a 500 or a hang. Every other error keeps its own meaning.
+ */
+export async function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
 	const { database } = runtime();
-	await database.ready();
-	return database.db;
+	try {
+		await database.ready();
+		return await work(database.db);
+	} catch (err) {
+		if (isDatabaseUnavailable(err) || err instanceof SchemaNotMigratedError) error(503, DATABASE_UNAVAILABLE);
+		throw err;
+	}
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { defaults, seal, unseal } from 'iron-webcrypto';
 import { LRUCache } from 'lru-cache';
 import type { Cookies } from '@sveltejs/kit';
+import { MAX_MESSAGE_VALIDITY_MS } from '$lib/chain';
 import type { Config } from './config';
 
 /** What the sealed cookie holds; no server table backs it. */
@@ -69,7 +70,7 @@ function parseSessionData(value: unknown): SessionData | undefined {
 	if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) return undefined;
 	if (address !== undefined && (typeof address !== 'string' || !/^0x[0-9a-f]{40}$/.test(address))) return undefined;
 	if (nonce !== undefined && typeof nonce !== 'string') return undefined;
-	return { address, nonce, expiresAt } as SessionData;
+	return { address, nonce, expiresAt };
 }
 
 /** HttpOnly, SameSite=lax, Path=/, and Secure in production (served over https). */
@@ -83,8 +84,8 @@ export function sessionCookieOptions(url: URL, maxAgeSeconds: number) {
 	};
 }
 
-/** A nonce-only cookie lives as long as a signed message may (15 minutes). */
-export const NONCE_TTL_SECONDS = 15 * 60;
+/** A nonce-only cookie lives as long as a signed message may. */
+export const NONCE_TTL_SECONDS = MAX_MESSAGE_VALIDITY_MS / 1000;
 
 /**
  * Writes `data` as the session cookie with Max-Age = the time left until its inner expiresAt, or

@@ -10,22 +10,10 @@ import {
 	type PublicClient
 } from 'viem';
 import { polygon } from 'viem/chains';
+import { MAX_MESSAGE_VALIDITY_MS, REQUIRED_CHAIN_ID } from '$lib/chain';
+import type { SignInFailureCode } from '$lib/sign-in-failures';
 
-/** Sign-in is on Polygon PoS only. */
-export const POLYGON_CHAIN_ID = polygon.id;
-
-/** The failure codes of POST /api/auth/verify (docs/http.md "POST /api/auth/verify"). */
-export type SignInFailureCode =
-	| 'message_malformed'
-	| 'nonce_mismatch'
-	| 'domain_not_allowed'
-	| 'uri_mismatch'
-	| 'chain_mismatch'
-	| 'expiration_missing'
-	| 'expired'
-	| 'expiration_too_far'
-	| 'not_yet_valid'
-	| 'signature_invalid';
+export type { SignInFailureCode };
 
 /** A message that the reference ABNF parser accepted. */
 export interface SignInMessage {
@@ -62,8 +50,6 @@ export interface SignInPolicy {
 	requireExpiration: boolean;
 	checkSignature: SignatureCheck;
 }
-
-export const MAX_MESSAGE_VALIDITY_MS = 15 * 60_000;
 
 /** A nonce from a CSPRNG: 96 bits as 17 alphanumeric characters (siwe's generateNonce). */
 export function createNonce(): string {
@@ -192,9 +178,11 @@ export function contractWalletSignatureCheck(rpcUrl: string, timeoutMs = 5_000):
 	const confirmChain = () => {
 		chainConfirmed ??= client.getChainId().then(
 			(id) => {
-				if (id !== POLYGON_CHAIN_ID)
-					console.warn(`POLYGON_RPC_URL serves chain ${id}, not ${POLYGON_CHAIN_ID}; contract wallets cannot sign in.`);
-				return id === POLYGON_CHAIN_ID;
+				if (id !== REQUIRED_CHAIN_ID)
+					console.warn(
+						`POLYGON_RPC_URL serves chain ${id}, not ${REQUIRED_CHAIN_ID}; contract wallets cannot sign in.`
+					);
+				return id === REQUIRED_CHAIN_ID;
 			},
 			() => {
 				chainConfirmed = null; // A network failure is retried on the next sign-in.
@@ -225,7 +213,7 @@ export function signInPolicy(config: {
 	if (!policy) {
 		policy = {
 			allowedDomains: config.siweAllowedDomains.map((d) => d.toLowerCase()),
-			chainId: POLYGON_CHAIN_ID,
+			chainId: REQUIRED_CHAIN_ID,
 			maxValidityMs: MAX_MESSAGE_VALIDITY_MS,
 			requireExpiration: true,
 			checkSignature: config.polygonRpcUrl ? contractWalletSignatureCheck(config.polygonRpcUrl) : checkEoaSignature

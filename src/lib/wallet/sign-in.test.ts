@@ -16,8 +16,9 @@ function wallet(overrides: Partial<SigningWallet> & { chain?: number } = {}) {
 	const w: SigningWallet = {
 		address: account.address,
 		chainId: () => chain,
-		switchToRequiredChain: async () => {
+		switchToRequiredChain: () => {
 			chain = 137;
+			return Promise.resolve();
 		},
 		signMessage: async (message) => {
 			signed.push(message);
@@ -31,12 +32,12 @@ function wallet(overrides: Partial<SigningWallet> & { chain?: number } = {}) {
 type Answer = { status: number; body?: unknown };
 function server(answers: { nonce?: Answer; verify?: Answer }) {
 	const requests: { url: string; init?: RequestInit }[] = [];
-	const fetch = (async (url: string, init?: RequestInit) => {
+	const fetch = ((url: string, init?: RequestInit) => {
 		requests.push({ url, init });
 		const a = url.endsWith('/nonce')
 			? (answers.nonce ?? { status: 200, body: { nonce: 'abcdefghijklmnop1234' } })
 			: (answers.verify ?? { status: 200, body: { address: account.address, isAdmin: false } });
-		return new Response(a.body === undefined ? null : JSON.stringify(a.body), { status: a.status });
+		return Promise.resolve(new Response(a.body === undefined ? null : JSON.stringify(a.body), { status: a.status }));
 	}) as typeof globalThis.fetch;
 	return { fetch, requests };
 }
@@ -57,7 +58,7 @@ describe('signInWithEthereum', () => {
 			version: '1'
 		});
 		expect(fields.expirationTime!.getTime() - fields.issuedAt!.getTime()).toBe(10 * 60_000);
-		const body = JSON.parse(String(s.requests[1]!.init!.body));
+		const body = JSON.parse(s.requests[1]!.init!.body as string) as { message: string; signature: string };
 		expect(body.message).toBe(signed[0]);
 		expect(body.signature).toMatch(/^0x[0-9a-f]{130}$/);
 	});
@@ -70,14 +71,12 @@ describe('signInWithEthereum', () => {
 	it('reports the wrong network, with a retry, when the switch is declined', async () => {
 		const { w, signed } = wallet({
 			chain: 1,
-			switchToRequiredChain: async () => {
-				throw Object.assign(new Error('rejected'), { code: 4001 });
-			}
+			switchToRequiredChain: () => Promise.reject(Object.assign(new Error('rejected'), { code: 4001 }))
 		});
 		const outcome = await signInWithEthereum(w, { ...env, ...server({}) });
 		expect(outcome).toEqual({
 			ok: false,
-			failure: { kind: 'failed', action: 'retry', message: expect.stringContaining('Wrong network') }
+			failure: { kind: 'failed', action: 'retry', message: expect.stringContaining('Wrong network') as string }
 		});
 		expect(signed).toEqual([]);
 	});
@@ -90,15 +89,13 @@ describe('signInWithEthereum', () => {
 
 	it('a refused signature (4001, however wrapped) offers to sign again and sends nothing', async () => {
 		const { w } = wallet({
-			signMessage: async () => {
-				throw Object.assign(new Error('outer'), { cause: { code: 4001 } });
-			}
+			signMessage: () => Promise.reject(Object.assign(new Error('outer'), { cause: { code: 4001 } }))
 		});
 		const s = server({});
 		const outcome = await signInWithEthereum(w, { ...env, fetch: s.fetch });
 		expect(outcome).toEqual({
 			ok: false,
-			failure: { kind: 'failed', action: 'sign_again', message: expect.stringContaining('refused') }
+			failure: { kind: 'failed', action: 'sign_again', message: expect.stringContaining('refused') as string }
 		});
 		expect(s.requests.map((r) => r.url)).toEqual(['/api/auth/nonce']);
 	});
@@ -124,7 +121,7 @@ describe('signInWithEthereum', () => {
 		const outcome = await signInWithEthereum(w, { ...env, ...server({ nonce: { status: 503 } }) });
 		expect(outcome).toEqual({
 			ok: false,
-			failure: { kind: 'failed', action: 'retry', message: expect.stringContaining('503') }
+			failure: { kind: 'failed', action: 'retry', message: expect.stringContaining('503') as string }
 		});
 	});
 });

@@ -1,5 +1,6 @@
 import { createSiweMessage } from 'viem/siwe';
 import { REQUIRED_CHAIN_ID, SIGN_IN_MESSAGE_LIFETIME_MS } from '$lib/chain';
+import { SIGN_IN_FAILURE_PROMPTS, isVerifyErrorCode } from '$lib/sign-in-failures';
 import type { Me } from './session.svelte';
 
 /** What the sign-in screen offers after a failure: never anything for a 429 (retrying spends the limit). */
@@ -26,30 +27,6 @@ export interface SignInEnvironment {
 	origin: string;
 	now?: () => Date;
 }
-
-const VERIFY_MESSAGES: Record<string, { message: string; action: 'retry' | 'sign_again' }> = {
-	expired: { message: 'The signed message expired before the server received it.', action: 'sign_again' },
-	expiration_too_far: {
-		message: "The message's expiry time was refused; check your device's clock.",
-		action: 'sign_again'
-	},
-	expiration_missing: { message: 'The message had no expiry time.', action: 'sign_again' },
-	not_yet_valid: { message: "The message is not valid yet; check your device's clock.", action: 'sign_again' },
-	nonce_mismatch: {
-		message:
-			'This sign-in attempt is no longer current (it may have been replaced in another tab, or cookies are blocked).',
-		action: 'sign_again'
-	},
-	chain_mismatch: { message: 'Wrong network: the message must name Polygon (chain 137).', action: 'sign_again' },
-	domain_not_allowed: { message: 'This site address is not allowed to sign in here.', action: 'retry' },
-	uri_mismatch: { message: "The message's address does not match this site.", action: 'retry' },
-	signature_invalid: {
-		message: 'The signature does not match the address. Smart-contract wallets may not be supported here.',
-		action: 'sign_again'
-	},
-	message_malformed: { message: 'The server could not read the signed message.', action: 'sign_again' },
-	invalid_request: { message: 'The server could not read the sign-in request.', action: 'retry' }
-};
 
 /** True when the wallet reports that the person declined (EIP-1193 code 4001), however deeply wrapped. */
 export function isUserRejection(error: unknown): boolean {
@@ -91,14 +68,14 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 			const where = on ? ` (your wallet is on chain ${on})` : '';
 			return failed(
 				isUserRejection(error)
-					? `Wrong network${where}: the switch to Polygon was declined. Sign-in needs Polygon (chain 137).`
-					: `Wrong network${where}: your wallet could not switch to Polygon (chain 137).`
+					? `Wrong network${where}: the switch to Polygon was declined. Sign-in needs Polygon (chain ${REQUIRED_CHAIN_ID}).`
+					: `Wrong network${where}: your wallet could not switch to Polygon (chain ${REQUIRED_CHAIN_ID}).`
 			);
 		}
 	}
 	if (wallet.chainId() !== REQUIRED_CHAIN_ID) {
 		return failed(
-			`Wrong network: your wallet is on chain ${wallet.chainId() ?? 'unknown'}, sign-in needs Polygon (chain 137).`
+			`Wrong network: your wallet is on chain ${wallet.chainId() ?? 'unknown'}, sign-in needs Polygon (chain ${REQUIRED_CHAIN_ID}).`
 		);
 	}
 
@@ -156,7 +133,7 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 	if (verify.status === 429) return rateLimited;
 	if (!verify.ok) {
 		const code = await errorCodeOf(verify);
-		const known = code ? VERIFY_MESSAGES[code] : undefined;
+		const known = code && isVerifyErrorCode(code) ? SIGN_IN_FAILURE_PROMPTS[code] : undefined;
 		return known
 			? failed(known.message, known.action)
 			: failed(`Sign-in failed (HTTP ${verify.status}).`, 'sign_again');

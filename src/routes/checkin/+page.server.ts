@@ -1,11 +1,12 @@
 import { redirect } from '@sveltejs/kit';
 import { CHECKIN_FIELDS, checkin, recentCheckIns } from '$lib/server/checkins';
-import { formInput, typedValues } from '$lib/server/forms';
-import { memberOr401, refuse, withDatabase } from '$lib/server/pages';
+import { formInput, refuse, typedValues } from '$lib/server/forms';
+import { requireMember } from '$lib/server/guards';
+import { withDatabase } from '$lib/server/runtime';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals }) => {
-	const member = memberOr401(locals);
+	const member = requireMember({ locals });
 	const checkIns = await withDatabase((db) => recentCheckIns(db, member.address));
 	return { address: member.address, checkIns };
 };
@@ -13,7 +14,7 @@ export const load: PageServerLoad = async ({ locals }) => {
 export const actions: Actions = {
 	// checkin: guard → limit → validate → write (inside checkin).
 	default: async ({ locals, request, setHeaders }) => {
-		const member = memberOr401(locals);
+		const member = requireMember({ locals });
 		const input = formInput(await request.formData(), CHECKIN_FIELDS);
 		const outcome = await withDatabase((db) => checkin(db, member, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input) });

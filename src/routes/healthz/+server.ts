@@ -1,15 +1,14 @@
 import { json } from '@sveltejs/kit';
 import { sql } from 'drizzle-orm';
-import { errorResponse } from '$lib/server/http';
-import { useDb } from '$lib/server/runtime';
+import { jsonErrorFrom } from '$lib/server/http';
+import { withDatabase } from '$lib/server/runtime';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = async () => {
 	try {
-		const db = await useDb();
-		await db.execute(sql`select 1`);
-		return json({ status: 'ok' }, { headers: { 'cache-control': 'no-store' } });
+		await withDatabase((db) => db.execute(sql`select 1`));
 	} catch (err) {
-		return errorResponse(err, { 'cache-control': 'no-store' });
+		return jsonErrorFrom(err, { 'cache-control': 'no-store' });
 	}
+	return json({ status: 'ok' }, { headers: { 'cache-control': 'no-store' } });
 };

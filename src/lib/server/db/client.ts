@@ -6,7 +6,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import type { Config } from '../config';
-import { DatabaseUnavailableError, SchemaNotMigratedError, isDatabaseUnavailable } from './errors';
+import { SchemaNotMigratedError } from './errors';
 import { applyMigrations, isSchemaCurrent } from './migrate';
 import * as schema from './schema';
 
@@ -76,7 +76,7 @@ function memoUntilFailure(check: () => Promise<void>): () => Promise<void> {
 	return () => {
 		pending ??= check().catch((err: unknown) => {
 			pending = null;
-			throw isDatabaseUnavailable(err) ? new DatabaseUnavailableError({ cause: err }) : err;
+			throw err;
 		});
 		return pending;
 	};

@@ -1,15 +1,5 @@
-/** The database cannot be reached now; answered with 503 database_unavailable. */
-export class DatabaseUnavailableError extends Error {
-	readonly code = 'database_unavailable';
-	constructor(options?: { cause?: unknown }) {
-		super('The database is unavailable. Try again in a moment.', options);
-		this.name = 'DatabaseUnavailableError';
-	}
-}
-
 /** The server's schema is behind the committed migrations. */
 export class SchemaNotMigratedError extends Error {
-	readonly code = 'database_unmigrated';
 	constructor() {
 		super('The database schema is not migrated: run `npm run db:migrate` with the same DATABASE_URL.');
 		this.name = 'SchemaNotMigratedError';
@@ -38,7 +28,6 @@ const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
 /** True when `err` (or an error it wraps) says the database could not be reached. */
 export function isDatabaseUnavailable(err: unknown): boolean {
 	for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
-		if (e instanceof DatabaseUnavailableError) return true;
 		const code = (e as { code?: unknown }).code;
 		if (typeof code === 'string' && (CONNECTION_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code))) {
 			return true;

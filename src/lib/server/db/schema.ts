@@ -12,11 +12,14 @@ import {
 	uniqueIndex,
 	uuid
 } from 'drizzle-orm/pg-core';
+// Relative, not $lib: drizzle-kit reads this file outside SvelteKit.
+import { STATES, FIELDS } from '../../transitions';
 
-export const reviewState = pgEnum('review_state', ['pending', 'needs_info', 'approved', 'rejected']);
-export const allowlistState = pgEnum('allowlist_state', ['pending', 'added', 'failed']);
-export const distributionState = pgEnum('distribution_state', ['pending', 'sent', 'failed']);
-export const applicationField = pgEnum('application_field', ['review', 'allowlist', 'distribution']);
+// The database enums are the transitions table's own state lists (a change needs a migration).
+export const reviewState = pgEnum('review_state', STATES.review);
+export const allowlistState = pgEnum('allowlist_state', STATES.allowlist);
+export const distributionState = pgEnum('distribution_state', STATES.distribution);
+export const applicationField = pgEnum('application_field', FIELDS);
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -121,7 +124,3 @@ export type Member = typeof members.$inferSelect;
 export type Application = typeof applications.$inferSelect;
 export type CheckIn = typeof checkIns.$inferSelect;
 export type ApplicationEvent = typeof applicationEvents.$inferSelect;
-export type ReviewState = (typeof reviewState.enumValues)[number];
-export type AllowlistState = (typeof allowlistState.enumValues)[number];
-export type DistributionState = (typeof distributionState.enumValues)[number];
-export type ApplicationField = (typeof applicationField.enumValues)[number];

@@ -1,13 +1,11 @@
-import { allowlistCsv, pendingAllowlist } from '$lib/server/applications';
-import { hiddenAdmin, withDatabase } from '$lib/server/pages';
-import type { RequestEvent, RequestHandler } from './$types';
+import { allowlistCsv, pendingAllowlist } from '$lib/server/exports';
+import { adminNotFound } from '$lib/server/guards';
+import { withDatabase } from '$lib/server/runtime';
+import type { RequestHandler } from './$types';
 
 // hooks.server.ts already hides /admin/* from non-admins; this is the second line, with the same answer.
-const hidden = (event: RequestEvent) =>
-	hiddenAdmin(event) ?? event.fetch('/admin', { headers: { accept: 'text/html' }, credentials: 'omit' });
-
 export const GET: RequestHandler = async (event) => {
-	if (!event.locals.member?.isAdmin) return hidden(event);
+	if (!event.locals.member?.isAdmin) return adminNotFound(event);
 	const rows = await withDatabase((db) => pendingAllowlist(db));
 	const day = new Date().toISOString().slice(0, 10);
 	return new Response(allowlistCsv(rows), {
@@ -21,6 +19,6 @@ export const GET: RequestHandler = async (event) => {
 
 // Other methods: hidden from non-admins like GET; an admin is told what is allowed.
 export const fallback: RequestHandler = async (event) => {
-	if (!event.locals.member?.isAdmin) return hidden(event);
+	if (!event.locals.member?.isAdmin) return adminNotFound(event);
 	return new Response('Method Not Allowed', { status: 405, headers: { allow: 'GET, HEAD' } });
 };

@@ -1,10 +1,11 @@
 import { json } from '@sveltejs/kit';
 import * as v from 'valibot';
-import { errorResponse, jsonError } from '$lib/server/http';
+import { jsonError, jsonErrorFrom } from '$lib/server/http';
 import { upsertMember } from '$lib/server/members';
-import { runtime, useDb } from '$lib/server/runtime';
+import { runtime, withDatabase } from '$lib/server/runtime';
 import { writeSessionCookie } from '$lib/server/session';
-import { signInPolicy, verifySignIn, type SignInFailureCode } from '$lib/server/siwe';
+import { signInPolicy, verifySignIn } from '$lib/server/siwe';
+import { SIGN_IN_FAILURE_MESSAGES } from '$lib/sign-in-failures';
 import type { RequestHandler } from './$types';
 
 const MAX_BODY_BYTES = 8 * 1024;
@@ -13,19 +14,6 @@ const VerifyBody = v.object({
 	message: v.pipe(v.string(), v.nonEmpty()),
 	signature: v.pipe(v.string(), v.regex(/^0x(?:[0-9a-fA-F]{2})+$/, 'signature must be 0x followed by hex bytes'))
 });
-
-const FAILURE_MESSAGES: Record<SignInFailureCode, string> = {
-	message_malformed: 'The message is not a valid Sign-In with Ethereum message.',
-	nonce_mismatch: 'The nonce does not match the one issued to this browser. Request a new nonce and sign again.',
-	domain_not_allowed: 'The message was made for a domain this service does not accept.',
-	uri_mismatch: 'The message URI must be http(s) on the same host as its domain.',
-	chain_mismatch: 'Sign in on Polygon (chain id 137).',
-	expiration_missing: 'The message must carry an expiration time.',
-	expired: 'The message has expired. Sign a new one.',
-	expiration_too_far: 'The message expiration time may be at most 15 minutes ahead.',
-	not_yet_valid: 'The message is not valid yet (Not Before is in the future).',
-	signature_invalid: 'The signature is not valid for the address in the message.'
-};
 
 /** Verifies a signed message; on success signs the address in and upserts the member. */
 export const POST: RequestHandler = async ({ request, locals, cookies, url }) => {
@@ -55,13 +43,13 @@ export const POST: RequestHandler = async ({ request, locals, cookies, url }) =>
 		signInPolicy(config),
 		now
 	);
-	if (!result.ok) return jsonError(401, result.code, FAILURE_MESSAGES[result.code]);
+	if (!result.ok) return jsonError(401, result.code, SIGN_IN_FAILURE_MESSAGES[result.code]);
 
 	const address = result.address.toLowerCase();
 	try {
-		await upsertMember(await useDb(), address);
+		await withDatabase((db) => upsertMember(db, address));
 	} catch (err) {
-		return errorResponse(err);
+		return jsonErrorFrom(err);
 	}
 	await writeSessionCookie(cookies, url, sessions, { address, expiresAt: now + config.sessionTtlSeconds * 1000 }, now);
 	return json({ address: result.address, isAdmin: config.adminAddresses.has(address) });
