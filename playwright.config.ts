@@ -6,6 +6,8 @@ const systemChromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((
 
 export default defineConfig({
 	testDir: 'tests/e2e',
+	// The specs run build/index.js: stop at once on a missing or stale build.
+	globalSetup: './tests/helpers/require-current-build.ts',
 	outputDir: 'test-results',
 	timeout: 60_000,
 	workers: 1,

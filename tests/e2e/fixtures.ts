@@ -1,7 +1,5 @@
 import { expect, type Page, type TestInfo } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
+import { createServerDatabase } from '../helpers/postgres.js';
 import { startServer, type RunningServer } from '../helpers/server';
 import { testAccount } from '../helpers/siwe';
 
@@ -40,33 +38,17 @@ export async function screenshots(page: Page, testInfo: TestInfo, name: string):
 
 /** The signed-in address as the server sees it (GET /api/auth/me with the page's cookies). */
 export async function serverSession(page: Page): Promise<{ address: string | null; isAdmin: boolean }> {
-	return page.evaluate(async () => (await fetch('/api/auth/me', { cache: 'no-store' })).json());
+	return page.evaluate(
+		async () =>
+			(await (await fetch('/api/auth/me', { cache: 'no-store' })).json()) as {
+				address: string | null;
+				isAdmin: boolean;
+			}
+	);
 }
 
 export function header(page: Page) {
 	return page.getByRole('banner');
-}
-
-/** A new database on the TEST_DATABASE_URL server, migrated the way operators do (`npm run db:migrate`). */
-async function createMigratedDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-	const name = `portal_e2e_${randomBytes(6).toString('hex')}`;
-	const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-	await admin.unsafe(`create database ${name}`);
-	await admin.end();
-	const url = new URL(serverUrl);
-	url.pathname = `/${name}`;
-	execFileSync(process.execPath, ['scripts/migrate.js'], {
-		env: { PATH: process.env.PATH, DATABASE_URL: url.toString() },
-		stdio: 'ignore'
-	});
-	return {
-		url: url.toString(),
-		async drop() {
-			const a = postgres(serverUrl, { max: 1, onnotice: () => {} });
-			await a.unsafe(`drop database if exists ${name} with (force)`);
-			await a.end();
-		}
-	};
 }
 
 /**
@@ -74,13 +56,19 @@ async function createMigratedDatabase(serverUrl: string): Promise<{ url: string;
  * is set, else on PGlite in memory.
  */
 export async function startPortal(env: Record<string, string> = {}): Promise<RunningServer> {
-	const database = process.env.TEST_DATABASE_URL ? await createMigratedDatabase(process.env.TEST_DATABASE_URL) : null;
+	const database = process.env.TEST_DATABASE_URL
+		? await createServerDatabase(process.env.TEST_DATABASE_URL, { prefix: 'portal_e2e' })
+		: null;
 	const server = await startServer({ env: { ...env, ...(database ? { DATABASE_URL: database.url } : {}) } });
-	if (server.process.exitCode !== null) throw new Error(`the server did not start:\n${server.output()}`);
-	const stop = server.stop;
-	server.stop = async () => {
-		await stop();
+	if (server.process.exitCode !== null) {
 		await database?.drop();
+		throw new Error(`the server did not start:\n${server.output()}`);
+	}
+	return {
+		...server,
+		async stop() {
+			await server.stop();
+			await database?.drop();
+		}
 	};
-	return server;
 }

@@ -38,7 +38,7 @@ export async function postForm(
 	if (hasFile) {
 		body = new FormData();
 		for (const [k, v] of Object.entries(fields)) {
-			for (const one of Array.isArray(v) ? v : [v]) (body as FormData).append(k, one as string | Blob);
+			for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
 		}
 	} else {
 		body = new URLSearchParams();

@@ -87,8 +87,8 @@ export async function startFakeRpc(options: { chainId?: number; wallets?: FakeWa
 
 	const server: Server = createServer((req, res) => {
 		let body = '';
-		req.on('data', (chunk) => (body += chunk));
-		req.on('end', async () => {
+		req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+		req.on('end', () => {
 			let payload: unknown;
 			try {
 				payload = JSON.parse(body);
@@ -96,8 +96,9 @@ export async function startFakeRpc(options: { chainId?: number; wallets?: FakeWa
 				res.writeHead(400).end();
 				return;
 			}
-			const result = Array.isArray(payload) ? await Promise.all(payload.map(answer)) : await answer(payload as never);
-			res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+			void (Array.isArray(payload) ? Promise.all(payload.map(answer)) : answer(payload as never)).then((result) =>
+				res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result))
+			);
 		});
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

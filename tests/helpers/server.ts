@@ -51,7 +51,7 @@ export async function startServer(
 		if (env[key as keyof typeof env] === undefined) delete env[key as keyof typeof env];
 	const child = spawn(process.execPath, [options.entry ?? 'build/index.js'], {
 		cwd: options.cwd ?? path.resolve('.'),
-		env: env as NodeJS.ProcessEnv,
+		env,
 		stdio: ['ignore', 'pipe', 'pipe']
 	});
 	let output = '';
@@ -68,7 +68,7 @@ export async function startServer(
 			}
 		};
 		child.stdout.on('data', check);
-		exited.then(() => {
+		void exited.then(() => {
 			clearTimeout(timer);
 			resolve();
 		});

@@ -34,7 +34,8 @@ const INFO = {
  */
 function providerScript(info: typeof INFO) {
 	const listeners = new Map<string, Set<(data: unknown) => void>>();
-	const bridge = (window as unknown as { __testWalletRequest(call: unknown): Promise<RpcAnswer> }).__testWalletRequest;
+	const bridge = (window as unknown as { __testWalletRequest: (call: unknown) => Promise<RpcAnswer> })
+		.__testWalletRequest;
 	const provider = {
 		isTestWallet: true,
 		async request({ method, params }: { method: string; params?: unknown }) {

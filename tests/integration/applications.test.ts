@@ -180,7 +180,7 @@ describe.runIf(serverUrl)('submitApplication and transitionApplication concurren
 			expect(statuses).toEqual([409, 'ok']);
 			const events = await eventsOf(t.db, app.id);
 			expect(events).toHaveLength(1);
-			const winner = results[0]!.ok ? a : b;
+			const winner = results[0].ok ? a : b;
 			expect(events[0]!.executorAddress).toBe(winner.address);
 			expect((await applicationById(t.db, app.id))!.review).toBe(events[0]!.toState);
 		}

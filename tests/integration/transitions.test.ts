@@ -1,61 +1,14 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitApplication, transitionApplication } from '../../src/lib/server/applications';
-import { permittedMoves } from '../../src/lib/transitions';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember, adminMember, applicationById, eventsOf, randomTxHash, seedApplication } from '../helpers/members';
-
-type Needs = { reason?: true; txHash?: true };
-type Row = [field: 'review' | 'allowlist' | 'distribution', from: string, to: string, needs: Needs];
-
-// docs/transitions.md "Permitted moves", written out here independently of src/lib/transitions.ts.
-const PERMITTED: Row[] = [
-	['review', 'pending', 'needs_info', { reason: true }],
-	['review', 'pending', 'approved', {}],
-	['review', 'pending', 'rejected', { reason: true }],
-	['review', 'needs_info', 'approved', {}],
-	['review', 'needs_info', 'rejected', { reason: true }],
-	['allowlist', 'pending', 'added', { txHash: true }],
-	['allowlist', 'pending', 'failed', { reason: true }],
-	['allowlist', 'failed', 'added', { txHash: true }],
-	['distribution', 'pending', 'sent', { txHash: true }],
-	['distribution', 'pending', 'failed', { reason: true }],
-	['distribution', 'failed', 'sent', { txHash: true }]
-];
-const TERMINAL: Record<string, string[]> = {
-	review: ['approved', 'rejected'],
-	allowlist: ['added'],
-	distribution: ['sent']
-};
-const STATES: Record<string, string[]> = {
-	review: ['pending', 'needs_info', 'approved', 'rejected'],
-	allowlist: ['pending', 'added', 'failed'],
-	distribution: ['pending', 'sent', 'failed']
-};
+import { PERMITTED, STATES, TERMINAL } from '../helpers/transition-table';
 
 const statesOf = (app: { review: string; allowlist: string; distribution: string }) => ({
 	review: app.review,
 	allowlist: app.allowlist,
 	distribution: app.distribution
-});
-
-describe('the permitted-moves table offered to admins', () => {
-	it('offers exactly the admin rows of the table for every combination of states', () => {
-		for (const review of STATES.review!)
-			for (const allowlist of STATES.allowlist!)
-				for (const distribution of STATES.distribution!) {
-					const app = { review, allowlist, distribution } as Parameters<typeof permittedMoves>[0];
-					const offered = permittedMoves(app)
-						.map((m) => `${m.field}:${m.from}>${m.to}`)
-						.sort();
-					const expected = PERMITTED.filter(
-						([field, from]) => app[field] === from && (field === 'review' || review === 'approved')
-					)
-						.map(([field, from, to]) => `${field}:${from}>${to}`)
-						.sort();
-					expect(offered, `${review}/${allowlist}/${distribution}`).toEqual(expected);
-				}
-	});
 });
 
 describe.each(engines)('transitionApplication on %s', (engine) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkEoaSignature, verifySignIn, type SignInPolicy } from '../../src/lib/server/siwe';
-import { buildMessage, testAccount, type MessageFields } from '../helpers/siwe';
+import { checkEoaSignature, verifySignIn, type SignInPolicy } from './siwe';
+import { buildMessage, testAccount, type MessageFields } from '../../../tests/helpers/siwe';
 
 // Each of the specification's "Verification rules" (docs/sign-in.md), at its edges, with a fixed clock and key.
 const account = testAccount('member');

@@ -12,16 +12,9 @@ const txHash = (n: number) => `0x${n.toString(16).padStart(64, 'a')}`;
 
 let server: RunningServer;
 let base: string;
-const sessions = new Map<string, string>();
 
-async function login(account: PrivateKeyAccount): Promise<string> {
-	let cookie = sessions.get(account.address);
-	if (!cookie) {
-		cookie = await signIn(base, account);
-		sessions.set(account.address, cookie);
-	}
-	return cookie;
-}
+/** A fresh session for `account`: no test relies on a session another test opened. */
+const login = (account: PrivateKeyAccount): Promise<string> => signIn(base, account);
 
 /** The id of the member's application, read from the admin page's search by address. */
 async function applicationIdOf(account: PrivateKeyAccount): Promise<string> {
@@ -220,10 +213,9 @@ describe('/checkin', () => {
 });
 
 describe('/admin', () => {
-	let applicant: PrivateKeyAccount;
-	let id: string;
-	beforeAll(async () => {
-		applicant = newAccount();
+	/** A new member's pending application, as each test's own subject. */
+	async function pendingApplication(): Promise<{ applicant: PrivateKeyAccount; id: string }> {
+		const applicant = newAccount();
 		expect(
 			(
 				await postForm(
@@ -233,10 +225,11 @@ describe('/admin', () => {
 				)
 			).status
 		).toBe(303);
-		id = await applicationIdOf(applicant);
-	});
+		return { applicant, id: await applicationIdOf(applicant) };
+	}
 
 	it('lists applications with filters, search and the moves permitted now', async () => {
+		const { applicant } = await pendingApplication();
 		const page = await getPage(`${base}/admin?address=${applicant.address.slice(2, 12)}`, await login(admin));
 		expect(page.status).toBe(200);
 		const text = textOf(page.body);
@@ -257,6 +250,7 @@ describe('/admin', () => {
 	});
 
 	it('approves, refuses a stale repeat (409), records the allowlist step with a tx hash linked to Polygonscan; the CSV follows', async () => {
+		const { applicant, id } = await pendingApplication();
 		const cookie = await login(admin);
 		const approve = await postForm(
 			`${base}/admin?/transition&review=pending&page=1`,
@@ -352,10 +346,21 @@ describe('/admin', () => {
 	};
 
 	describe.each([
-		['a visitor', async () => undefined],
+		['a visitor', () => Promise.resolve(undefined)],
 		['a member', async () => login(testAccount('member'))]
 	])('%s', (_, cookieOf) => {
 		it('gets the 404 of an unknown path from /admin, its action and its CSV, however asked, and changes nothing', async () => {
+			// An approved application, so that the distribution move tried below is one an admin could make.
+			const { applicant, id } = await pendingApplication();
+			expect(
+				(
+					await postForm(
+						`${base}/admin?/transition`,
+						{ applicationId: id, field: 'review', to: 'approved' },
+						{ cookie: await login(admin) }
+					)
+				).status
+			).toBe(303);
 			const cookie = await cookieOf();
 			const unknown = await getPage(`${base}/no-such-page-${Date.now()}`, cookie);
 			expect(unknown.status).toBe(404);

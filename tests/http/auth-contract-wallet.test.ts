@@ -6,6 +6,7 @@ import {
 	type Hex
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readJson } from '../helpers/json';
 import { startFakeRpc, type FakeRpc } from '../helpers/rpc';
 import { startServer, type RunningServer } from '../helpers/server';
 import { buildMessage, fetchNonce, postVerify, sessionCookieFrom, signIn, testAccount } from '../helpers/siwe';
@@ -37,7 +38,7 @@ async function attempt(baseUrl: string, address: `0x${string}`, sign: (message: 
 	const host = new URL(baseUrl).host;
 	const message = buildMessage({ domain: host, uri: `http://${host}`, nonce, address });
 	const response = await postVerify(baseUrl, { message, signature: await sign(message) }, cookie);
-	return { response, body: (await response.json()) as { address?: string; error?: { code: string } } };
+	return { response, body: await readJson<{ address?: string; error?: { code: string } }>(response) };
 }
 
 const ownerSigns = (message: string) => owner.signMessage({ message });
@@ -58,16 +59,17 @@ describe('contract wallets (ERC-1271 / ERC-6492) through POLYGON_RPC_URL on a fa
 	});
 
 	it('a deployed wallet signs in when its owner signed; viem asked the chain through the universal validator', async () => {
+		const earlier = rpc.calls.length;
 		const { response, body } = await attempt(server.url, deployed, ownerSigns);
 		expect(response.status).toBe(200);
 		expect(body).toEqual({ address: deployed, isAdmin: false });
 		const me = await fetch(`${server.url}/api/auth/me`, {
 			headers: { cookie: `session=${sessionCookieFrom(response)}` }
 		});
-		expect(await me.json()).toEqual({ address: deployed, isAdmin: false });
+		expect(await readJson(me)).toEqual({ address: deployed, isAdmin: false });
 
 		expect(rpc.calls.some((c) => c.method === 'eth_chainId')).toBe(true);
-		const call = rpc.calls.find((c) => c.method === 'eth_call');
+		const call = rpc.calls.slice(earlier).find((c) => c.method === 'eth_call');
 		const data = (call?.params[0] as { data: Hex }).data;
 		expect(data.startsWith(erc6492SignatureValidatorByteCode)).toBe(true);
 		const [signer] = decodeAbiParameters(

@@ -1,37 +1,26 @@
-// `npm run edge:apply` against a fake Vercel API on loopback, and `npm run edge:check` against
-// nginx running the shipped configuration, the plain portal and a server that denies.
-import { spawn } from 'node:child_process';
+// `npm run edge:apply` against a fake Vercel API on loopback.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NGINX_BIN, NGINX_MISSING_REASON, roomInMinute, startNginx, type RunningNginx } from '../helpers/nginx';
-import { startServer, type RunningServer } from '../helpers/server';
+import { parseJson } from '../helpers/json';
+import { ROOT, runScript as run } from '../helpers/scripts';
 
-const ROOT = path.resolve('.');
 const TOKEN = 'vercel-test-token-7f3a9c1e5b';
 
-interface Run {
-	code: number | null;
-	stdout: string;
-	stderr: string;
+/** The parts of a Vercel firewall configuration these tests read. */
+interface FirewallRule {
+	id?: string;
+	name: string;
+	active: boolean;
+	conditionGroup: unknown;
+	action: { mitigate: { action: string; rateLimit?: { action: string } & Record<string, unknown> } };
 }
-
-/** Runs a script as `npm run` would (node, from the repository root), without blocking this process. */
-function run(script: string, args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<Run> {
-	return new Promise((resolve) => {
-		const child = spawn(process.execPath, [script, ...args], {
-			cwd,
-			env: { PATH: process.env.PATH ?? '', ...env },
-			stdio: ['ignore', 'pipe', 'pipe']
-		});
-		let stdout = '';
-		let stderr = '';
-		child.stdout.on('data', (c) => (stdout += c));
-		child.stderr.on('data', (c) => (stderr += c));
-		child.on('close', (code) => resolve({ code, stdout, stderr }));
-	});
+interface FirewallConfig {
+	firewallEnabled?: boolean;
+	rules: FirewallRule[];
+	ips?: unknown[];
 }
 
 interface Seen {
@@ -39,7 +28,7 @@ interface Seen {
 	path: string;
 	query: URLSearchParams;
 	headers: IncomingHttpHeaders;
-	body: any;
+	body: FirewallConfig;
 }
 
 /** A stand-in for api.vercel.com's two firewall endpoints, recording every request. */
@@ -49,7 +38,7 @@ function fakeVercel() {
 	let putStatus = 200;
 	const server: Server = createServer((req, res) => {
 		let raw = '';
-		req.on('data', (c) => (raw += c));
+		req.on('data', (c: Buffer) => (raw += c.toString()));
 		req.on('end', () => {
 			const url = new URL(req.url ?? '/', 'http://fake');
 			seen.push({
@@ -57,7 +46,7 @@ function fakeVercel() {
 				path: url.pathname,
 				query: url.searchParams,
 				headers: req.headers,
-				body: raw ? JSON.parse(raw) : null
+				body: raw ? parseJson<FirewallConfig>(raw) : { rules: [] }
 			});
 			res.setHeader('Content-Type', 'application/json');
 			if (req.method === 'GET' && url.pathname === '/v1/security/firewall/config/active') {
@@ -66,7 +55,7 @@ function fakeVercel() {
 			} else if (req.method === 'PUT' && url.pathname === '/v1/security/firewall/config') {
 				if (putStatus !== 200) {
 					res.writeHead(putStatus).end('{"error":{"code":"forbidden","message":"Not authorized for this project"}}');
-				} else res.writeHead(200).end(JSON.stringify({ active: JSON.parse(raw) }));
+				} else res.writeHead(200).end(JSON.stringify({ active: parseJson<FirewallConfig>(raw) }));
 			} else res.writeHead(404).end('{"error":{"code":"not_found","message":"?"}}');
 		});
 	});
@@ -103,7 +92,7 @@ const OLD_SINGLE = {
 };
 const IP_BLOCK = { id: 'ip_1', hostname: 'portal.example', ip: '192.0.2.7', action: 'deny' };
 
-const ourRules = (body: any) => (body.rules as any[]).filter((r) => String(r.name).startsWith('portal-edge'));
+const ourRules = (body: FirewallConfig) => body.rules.filter((r) => r.name.startsWith('portal-edge'));
 
 describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 	const api = fakeVercel();
@@ -135,18 +124,20 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 		expect(put.body.ips).toEqual([IP_BLOCK]);
 		// The project's own rule stays first and untouched; the other variant's rule is gone.
 		expect(put.body.rules[0]).toEqual(FOREIGN_RULE);
-		expect(put.body.rules.map((r: any) => r.name)).toEqual([
+		expect(put.body.rules.map((r) => r.name)).toEqual([
 			FOREIGN_RULE.name,
 			'portal-edge-auth',
 			'portal-edge-community-pulse'
 		]);
 		const [auth, pulse] = ourRules(put.body);
-		expect(auth.conditionGroup).toEqual([{ conditions: [{ type: 'path', op: 'pre', value: '/api/auth/' }] }]);
-		expect(pulse.conditionGroup).toEqual([{ conditions: [{ type: 'path', op: 'eq', value: '/api/community-pulse' }] }]);
+		expect(auth?.conditionGroup).toEqual([{ conditions: [{ type: 'path', op: 'pre', value: '/api/auth/' }] }]);
+		expect(pulse?.conditionGroup).toEqual([
+			{ conditions: [{ type: 'path', op: 'eq', value: '/api/community-pulse' }] }
+		]);
 		for (const rule of [auth, pulse]) {
-			expect(rule.active).toBe(true);
-			expect(rule.action.mitigate.action).toBe('rate_limit');
-			expect(rule.action.mitigate.rateLimit).toEqual({
+			expect(rule?.active).toBe(true);
+			expect(rule?.action.mitigate.action).toBe('rate_limit');
+			expect(rule?.action.mitigate.rateLimit).toEqual({
 				algo: 'fixed_window',
 				window: 60,
 				limit: 100,
@@ -154,7 +145,7 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 				action: 'log'
 			});
 		}
-		expect(auth.id).not.toBe(pulse.id);
+		expect(auth?.id).not.toBe(pulse?.id);
 		expect(result.stdout + result.stderr).not.toContain(TOKEN);
 	});
 
@@ -164,7 +155,7 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 		expect(result.code, result.stderr).toBe(0);
 		const put = api.seen.find((s) => s.method === 'PUT')!;
 		expect(Object.fromEntries(put.query)).toEqual({ projectId: 'prj_portal' });
-		expect(ourRules(put.body).map((r) => r.action.mitigate.rateLimit.action)).toEqual(['rate_limit', 'rate_limit']);
+		expect(ourRules(put.body).map((r) => r.action.mitigate.rateLimit?.action)).toEqual(['rate_limit', 'rate_limit']);
 		expect(result.stdout).toMatch(/429/);
 	});
 
@@ -177,10 +168,10 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 		const result = await run('scripts/edge-apply.js', ['--mode', 'enforce', '--single-rule'], env());
 		expect(result.code, result.stderr).toBe(0);
 		const put = api.seen.find((s) => s.method === 'PUT')!;
-		expect(put.body.rules.map((r: any) => r.name)).toEqual([FOREIGN_RULE.name, 'portal-edge-api']);
+		expect(put.body.rules.map((r) => r.name)).toEqual([FOREIGN_RULE.name, 'portal-edge-api']);
 		const [single] = ourRules(put.body);
-		expect(single.conditionGroup).toEqual([{ conditions: [{ type: 'path', op: 'pre', value: '/api/' }] }]);
-		expect(single.action.mitigate.rateLimit).toEqual({
+		expect(single?.conditionGroup).toEqual([{ conditions: [{ type: 'path', op: 'pre', value: '/api/' }] }]);
+		expect(single?.action.mitigate.rateLimit).toEqual({
 			algo: 'fixed_window',
 			window: 60,
 			limit: 100,
@@ -209,8 +200,8 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 		});
 		afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
-		const edits: [string, (rule: any) => void][] = [
-			['rateLimit.action', (rule) => (rule.action.mitigate.rateLimit.action = 'deny')],
+		const edits: [string, (rule: FirewallRule) => void][] = [
+			['rateLimit.action', (rule) => (rule.action.mitigate.rateLimit!.action = 'deny')],
 			['mitigate.action', (rule) => (rule.action.mitigate.action = 'deny')]
 		];
 		for (const [field, edit] of edits) {
@@ -219,8 +210,8 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 					reset();
 					const file = path.join(copy, 'deploy/vercel/rules.json');
 					const original = readFileSync(path.join(ROOT, 'deploy/vercel/rules.json'), 'utf8');
-					const json = JSON.parse(original);
-					edit(json.rules[1]);
+					const json = parseJson<FirewallConfig>(original);
+					edit(json.rules[1]!);
 					writeFileSync(file, JSON.stringify(json));
 					const result = await run(path.join(copy, 'scripts/edge-apply.js'), ['--mode', mode], env(), copy);
 					writeFileSync(file, original);
@@ -245,13 +236,13 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 		);
 		expect(result.stdout).toContain('Authorization: Bearer <redacted>');
 		expect(result.stdout + result.stderr).not.toContain(TOKEN);
-		const body = JSON.parse(result.stdout.slice(result.stdout.indexOf('\n{') + 1));
-		expect(body.rules.map((r: any) => r.name)).toEqual([
+		const body = parseJson<FirewallConfig>(result.stdout.slice(result.stdout.indexOf('\n{') + 1));
+		expect(body.rules.map((r) => r.name)).toEqual([
 			FOREIGN_RULE.name,
 			'portal-edge-auth',
 			'portal-edge-community-pulse'
 		]);
-		expect(ourRules(body).map((r) => r.action.mitigate.rateLimit.action)).toEqual(['rate_limit', 'rate_limit']);
+		expect(ourRules(body).map((r) => r.action.mitigate.rateLimit?.action)).toEqual(['rate_limit', 'rate_limit']);
 	});
 
 	it('--dry-run without a token contacts nobody', async () => {
@@ -289,79 +280,5 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 		expect(result.stderr).toContain('HTTP 403');
 		expect(result.stderr).toContain('Not authorized for this project');
 		expect(result.stdout + result.stderr).not.toContain(TOKEN);
-	});
-});
-
-if (!NGINX_BIN) console.warn(`SKIPPED (edge:check against nginx): ${NGINX_MISSING_REASON}`);
-
-describe('npm run edge:check', () => {
-	let portal: RunningServer;
-	let denier: Server;
-	let denierUrl = '';
-	beforeAll(async () => {
-		portal = await startServer();
-		// A site whose rule denies (403) over the limit: the wrong action.
-		let count = 0;
-		denier = createServer((_req, res) => res.writeHead(++count > 100 ? 403 : 200).end());
-		await new Promise<void>((r) => denier.listen(0, '127.0.0.1', r));
-		const a = denier.address();
-		denierUrl = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
-	});
-	afterAll(async () => {
-		await portal?.stop();
-		await new Promise<void>((r) => denier.close(() => r()));
-	});
-
-	describe.skipIf(!NGINX_BIN)('against nginx with the shipped configuration', { timeout: 90_000 }, () => {
-		const edges: RunningNginx[] = [];
-		afterAll(() => Promise.all(edges.map((e) => e.stop())));
-
-		it('enforcing: active (exit 0) on /api/auth/nonce and, separately, on /api/community-pulse', async () => {
-			const edge = await startNginx({ upstream: `127.0.0.1:${portal.port}`, mode: 'enforce' });
-			edges.push(edge);
-			await roomInMinute(25);
-			const auth = await run('scripts/edge-check.js', [edge.url]);
-			expect(auth.code, auth.stdout + auth.stderr).toBe(0);
-			expect(auth.stdout).toMatch(/ACTIVE: request #101 was answered 429/);
-			const pulse = await run('scripts/edge-check.js', [edge.url, '--community-pulse']);
-			expect(pulse.code, pulse.stdout + pulse.stderr).toBe(0);
-			expect(pulse.stdout).toContain('/api/community-pulse');
-			expect(pulse.stdout).toMatch(/ACTIVE: request #101 was answered 429/);
-		});
-
-		it('in the Log phase: not active (exit 2)', async () => {
-			const edge = await startNginx({ upstream: `127.0.0.1:${portal.port}`, mode: 'log' });
-			edges.push(edge);
-			const result = await run('scripts/edge-check.js', [edge.url]);
-			expect(result.code, result.stdout + result.stderr).toBe(2);
-			expect(result.stdout).toMatch(/NOT ACTIVE: all 101 requests passed/);
-		});
-	});
-
-	it('against the plain portal (no edge): not active (exit 2)', async () => {
-		const result = await run('scripts/edge-check.js', [portal.url, '--path', '/api/auth/nonce']);
-		expect(result.code, result.stdout + result.stderr).toBe(2);
-		expect(result.stdout).toMatch(/NOT ACTIVE/);
-	});
-
-	it('against a site that denies: wrong action (exit 3)', async () => {
-		const result = await run('scripts/edge-check.js', [denierUrl]);
-		expect(result.code, result.stdout + result.stderr).toBe(3);
-		expect(result.stdout).toMatch(/WRONG ACTION: request #101 was answered 403/);
-	});
-
-	it('usage errors and an unreachable site: exit 1', async () => {
-		expect((await run('scripts/edge-check.js', [])).code).toBe(1);
-		expect((await run('scripts/edge-check.js', ['ftp://example.org'])).code).toBe(1);
-		expect((await run('scripts/edge-check.js', [portal.url, '--limit', 'many'])).code).toBe(1);
-		const closed = createServer();
-		await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-		const a = closed.address();
-		await new Promise<void>((r) => closed.close(() => r()));
-		const unreachable = await run('scripts/edge-check.js', [
-			`http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`
-		]);
-		expect(unreachable.code).toBe(1);
-		expect(unreachable.stderr).toMatch(/Request #1 failed/);
 	});
 });

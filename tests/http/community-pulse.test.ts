@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { githubIssue, githubPullRequest, startFakeGitHub, type FakeGitHub } from '../helpers/fake-github';
+import { parseJson } from '../helpers/json';
 import { startServer, type RunningServer } from '../helpers/server';
 
 // The built server (`npm run build` first) with GITHUB_API_URL pointing at a counting fake on loopback.
@@ -38,9 +39,9 @@ describe('GET /api/community-pulse on the built server', () => {
 			expect(answer.status).toBe(200);
 			expect(answer.text).toBe(answers[0]!.text);
 		}
-		const body = JSON.parse(answers[0]!.text);
+		const body = parseJson<{ source: string; items: { number: number }[] }>(answers[0]!.text);
 		expect(body.source).toBe('https://github.com/acme/portal/issues');
-		expect(body.items.map((card: { number: number }) => card.number)).toEqual([1, 3]);
+		expect(body.items.map((card) => card.number)).toEqual([1, 3]);
 		expect(answers[0]!.headers.get('content-type')).toMatch(/application\/json/);
 		// Within the TTL (default 300 s) nothing more goes upstream.
 		for (let i = 0; i < 5; i++) expect((await pulse(server)).text).toBe(answers[0]!.text);
@@ -54,7 +55,9 @@ describe('GET /api/community-pulse on the built server', () => {
 		expect(github.count).toBe(1);
 		for (const answer of answers) {
 			expect(answer.status).toBe(503);
-			expect(JSON.parse(answer.text)).toEqual({ error: { code: 'upstream_unavailable', message: expect.any(String) } });
+			expect(parseJson(answer.text)).toEqual({
+				error: { code: 'upstream_unavailable', message: expect.any(String) as unknown }
+			});
 			const retryAfter = Number(answer.headers.get('retry-after'));
 			expect(retryAfter).toBeGreaterThan(50);
 			expect(retryAfter).toBeLessThanOrEqual(60);
@@ -122,7 +125,7 @@ describe('GET /api/community-pulse on the built server', () => {
 		const { github, server } = await setup({ COMMUNITY_PULSE_REPO: undefined });
 		const answer = await pulse(server);
 		expect(answer.status).toBe(503);
-		expect(JSON.parse(answer.text).error.code).toBe('not_configured');
+		expect(parseJson<{ error: { code: string } }>(answer.text).error.code).toBe('not_configured');
 		expect(github.count).toBe(0);
 	});
 });

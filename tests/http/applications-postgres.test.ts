@@ -1,8 +1,9 @@
 import postgres from 'postgres';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServerDatabase, dropServerDatabase, migrateServerDatabase, serverUrl } from '../helpers/db';
+import { requireServerUrl, serverUrl } from '../helpers/db';
 import { getPage, postForm, textOf } from '../helpers/forms';
+import { createServerDatabase, type ServerDatabase } from '../helpers/postgres.js';
 import { startServer, type RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
 import { proxyFor, type TcpProxy } from '../helpers/tcp-proxy';
@@ -11,17 +12,16 @@ import { proxyFor, type TcpProxy } from '../helpers/tcp-proxy';
 describe.runIf(serverUrl)('applications on the Postgres server, through HTTP', () => {
 	const adminA = privateKeyToAccount(generatePrivateKey());
 	const adminB = privateKeyToAccount(generatePrivateKey());
-	let url: string;
+	let database: ServerDatabase;
 	let sql: postgres.Sql;
 	let server: RunningServer;
 	let proxy: TcpProxy;
 
 	beforeAll(async () => {
-		url = await createServerDatabase();
-		await migrateServerDatabase(url);
-		sql = postgres(url, { max: 2, onnotice: () => {} });
+		database = await createServerDatabase(requireServerUrl());
+		sql = postgres(database.url, { max: 2, onnotice: () => {} });
 		// Through a proxy on loopback, so one test can take the database away.
-		const behind = await proxyFor(url);
+		const behind = await proxyFor(database.url);
 		proxy = behind.proxy;
 		await proxy.up();
 		server = await startServer({
@@ -32,7 +32,7 @@ describe.runIf(serverUrl)('applications on the Postgres server, through HTTP', (
 		await server?.stop();
 		await proxy?.down();
 		await sql?.end();
-		if (url) await dropServerDatabase(url);
+		await database?.drop();
 	});
 
 	it('30 parallel submissions by one member: exactly 5 pass the limit and at most one application is created', async () => {

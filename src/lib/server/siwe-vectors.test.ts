@@ -3,18 +3,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
-import {
-	checkEoaSignature,
-	parseSignInMessage,
-	verifySignIn,
-	type SignInFailureCode,
-	type SignInPolicy
-} from '../../src/lib/server/siwe';
-import { formatMessage, type RawMessageFields } from '../helpers/siwe';
+import { checkEoaSignature, parseSignInMessage, verifySignIn, type SignInFailureCode, type SignInPolicy } from './siwe';
+import { parseJson } from '../../../tests/helpers/json';
+import { formatMessage, type RawMessageFields } from '../../../tests/helpers/siwe';
 
 // The reference vectors of the SIWE library (chain 1, domain siwe.xyz), kept as data in the repository; see their README.
-const VECTORS = fileURLToPath(new URL('../fixtures/siwe/', import.meta.url));
-const load = <T>(name: string): Record<string, T> => JSON.parse(readFileSync(path.join(VECTORS, name), 'utf8'));
+const VECTORS = fileURLToPath(new URL('../../../tests/fixtures/siwe/', import.meta.url));
+const load = <T>(name: string) => parseJson<Record<string, T>>(readFileSync(path.join(VECTORS, name), 'utf8'));
 
 type VerificationVector = RawMessageFields & {
 	signature: Hex;

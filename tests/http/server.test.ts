@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createServerDatabase, dropServerDatabase, migrateServerDatabase, serverUrl } from '../helpers/db';
+import { requireServerUrl, serverUrl } from '../helpers/db';
+import { createServerDatabase, type ServerDatabase } from '../helpers/postgres.js';
 import { startServer, TEST_SESSION_PASSWORD, type RunningServer } from '../helpers/server';
 import { proxyFor } from '../helpers/tcp-proxy';
 
@@ -71,15 +72,19 @@ describe('the built server', () => {
 });
 
 describe.runIf(serverUrl)('the built server on a Postgres server', () => {
-	const databases: string[] = [];
+	const databases: ServerDatabase[] = [];
 	afterAll(async () => {
 		await Promise.all(servers.map((s) => s.stop()));
-		for (const url of databases) await dropServerDatabase(url);
+		for (const database of databases) await database.drop();
 	});
+	async function newDatabase(options: { migrate: boolean }): Promise<string> {
+		const database = await createServerDatabase(requireServerUrl(), options);
+		databases.push(database);
+		return database.url;
+	}
 
 	it('refuses an unmigrated schema and says to run npm run db:migrate; serves once migrated', async () => {
-		const url = await createServerDatabase();
-		databases.push(url);
+		const url = await newDatabase({ migrate: false });
 		const refused = await start({ env: { DATABASE_URL: url } });
 		expect(await refused.exited).not.toBe(0);
 		expect(refused.output()).toContain('npm run db:migrate');
@@ -95,9 +100,7 @@ describe.runIf(serverUrl)('the built server on a Postgres server', () => {
 	});
 
 	it('survives a database that is away at start and goes away later, answering 503 fast and recovering', async () => {
-		const url = await createServerDatabase();
-		databases.push(url);
-		await migrateServerDatabase(url);
+		const url = await newDatabase({ migrate: true });
 		const { proxy, proxiedUrl } = await proxyFor(url);
 
 		const server = await start({ env: { DATABASE_URL: proxiedUrl } });
