@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAdminQuery } from './applications';
+import { parseAdminQuery } from './admin-list';
 
 const query = (search: string) => parseAdminQuery(new URLSearchParams(search));
 
