@@ -12,7 +12,7 @@ export const init: ServerInit = async () => {
 	if (building) return;
 	let database;
 	try {
-		({ database } = startRuntime(env));
+		({ database } = await startRuntime(env));
 	} catch (err) {
 		if (err instanceof ConfigError) {
 			console.error(err.message);
