@@ -28,7 +28,8 @@ const all = {
 	'rate-limit': () => import('./scenarios/rate-limit.js'),
 	pulse: () => import('./scenarios/pulse.js'),
 	admin: () => import('./scenarios/admin.js'),
-	'js-size': () => import('./scenarios/js-size.js')
+	'js-size': () => import('./scenarios/js-size.js'),
+	'verify-cost': () => import('./scenarios/verify-cost.js')
 };
 const chosen = values.only ? values.only.split(',') : Object.keys(all);
 for (const name of chosen)
