@@ -68,7 +68,7 @@ describe('the built server', () => {
 		expect((await get(`${second.url}/healthz`)).status).toBe(200);
 		expect(readFileSync(file, 'utf8').trim()).toBe(secret);
 		expect(statSync(path.join(dataDir, 'pglite')).isDirectory()).toBe(true);
-	});
+	}, 60_000); // two starts, each deriving the session keys (scrypt) and checking the secret
 });
 
 describe.runIf(serverUrl)('the built server on a Postgres server', () => {
