@@ -157,7 +157,7 @@ describe('/apply', () => {
 		const after = textOf((await getPage(`${base}/apply`, cookie)).body);
 		expect(after).toContain('Grace H.');
 		expect(after).toMatch(/Review: pending/);
-		expect(after).toMatch(/Review: needs info → pending .{0,40} by the applicant Reason: resubmitted/);
+		expect(after).toMatch(/Review: needs info → pending .{0,40} by you Reason: resubmitted/);
 	});
 
 	it('after a rejection the member may apply again, and sees the earlier application', async () => {

@@ -1,6 +1,7 @@
 import { redirect } from '@sveltejs/kit';
 import { APPLICATION_FIELDS, applicationsOf, submitApplication } from '$lib/server/applications';
 import { formInput, refuse, typedValues } from '$lib/server/forms';
+import { asSeenByApplicant } from '$lib/server/history';
 import { requireMember } from '$lib/server/guards';
 import { withDatabase } from '$lib/server/runtime';
 import type { Actions, PageServerLoad } from './$types';
@@ -8,7 +9,7 @@ import type { Actions, PageServerLoad } from './$types';
 export const load: PageServerLoad = async ({ locals }) => {
 	const member = requireMember({ locals });
 	const applications = await withDatabase((db) => applicationsOf(db, member.address));
-	return { address: member.address, applications };
+	return { address: member.address, applications: asSeenByApplicant(applications, member.address) };
 };
 
 export const actions: Actions = {
