@@ -275,8 +275,8 @@ describe('/admin', () => {
 			/attachment; filename="allowlist-pending-\d{4}-\d{2}-\d{2}\.csv"/
 		);
 		const lines = (await csv.text()).trim().split('\r\n');
-		expect(lines[0]).toBe('address,display_name,contact,application_id,applied_at');
-		expect(lines.some((l) => l.startsWith(`${applicant.address.toLowerCase()},Katherine,,${id},`))).toBe(true);
+		expect(lines[0]).toBe('"address","display_name","contact","application_id","applied_at"');
+		expect(lines.some((l) => l.startsWith(`"${applicant.address.toLowerCase()}","Katherine","","${id}",`))).toBe(true);
 
 		const badHash = await postForm(
 			`${base}/admin?/transition`,
