@@ -1,8 +1,20 @@
-// The local launcher behind `npm start`: fills local defaults, then starts the built server.
+// @ts-check
+// The local launcher behind `npm start`: builds only when build/ is older than the sources, fills
+// local defaults, then starts the built server in this same process.
 // The server itself never invents a secret; this launcher keeps one generated secret in the data folder.
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { isBuildCurrent } from './build-state.js';
+
+if (!isBuildCurrent()) {
+	// The local vite, in a child process so that the build's memory is not the server's.
+	const build = spawnSync(process.execPath, [path.resolve('node_modules/vite/bin/vite.js'), 'build'], {
+		stdio: 'inherit'
+	});
+	if (build.status !== 0) process.exit(build.status ?? 1);
+}
 
 const env = process.env;
 const dataDir = path.resolve(env.PORTAL_DATA_DIR ?? '.data');
