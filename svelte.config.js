@@ -16,16 +16,10 @@ const config = {
 			config(tsconfig) {
 				/** @type {unknown} */
 				const include = tsconfig.include;
-				/** @type {string[]} */ (include).push(
-					'../*.js',
-					'../*.ts',
-					'../scripts/**/*.js',
-					'../bench/**/*.js',
-					'../bench/**/*.cjs',
-					'../bench/**/*.mjs',
-					'../bench/**/*.ts',
-					'../deploy/**/*.js'
-				);
+				const roots = ['*.js', '*.ts', 'scripts/**/*.js', 'deploy/**/*.js'];
+				const bench = ['js', 'cjs', 'mjs', 'ts'].map((ext) => `bench/**/*.${ext}`);
+				// Relative to .svelte-kit/, where the generated tsconfig lives.
+				/** @type {string[]} */ (include).push(...[...roots, ...bench].map((glob) => `../${glob}`));
 			}
 		}
 	}
