@@ -6,10 +6,10 @@ import { toEndpoint } from '../../src/lib/server/webhooks/endpoints';
 import { enqueueWebhookEvents, setWebhookEndpoints, type WebhookEvent } from '../../src/lib/server/webhooks/events';
 import { requireServerUrl, serverUrl } from '../helpers/db';
 import { createServerDatabase, type ServerDatabase } from '../helpers/postgres.js';
-import { postForm } from '../helpers/forms';
+import { getPage, postForm } from '../helpers/forms';
 import { Receiver, newSecret, verified } from '../helpers/receiver';
 import { startServer, type RunningServer } from '../helpers/server';
-import { signIn } from '../helpers/siwe';
+import { signIn, testAccount } from '../helpers/siwe';
 import { proxyFor } from '../helpers/tcp-proxy';
 
 // Through the built server (`npm run build` first): the worker started by hooks.server.ts init.
@@ -37,19 +37,50 @@ const checkinEvent = (n: number): WebhookEvent => ({
 });
 
 describe('the built server with WEBHOOK_URLS', () => {
-	it('a check-in through the page reaches the receiver, signed', async () => {
+	const admin = testAccount('admin');
+
+	it('a check-in through the page reaches the receiver signed; /admin/webhooks shows it by host and retries a failed one', async () => {
 		const hook = await receiver('/hooks/secret-token-path');
-		const server = await start({ WEBHOOK_URLS: hook.url });
+		hook.respond = (_, n) => (n === 0 ? 410 : 204);
+		const server = await start({ WEBHOOK_URLS: hook.url, ADMIN_ADDRESSES: admin.address });
 		const member = privateKeyToAccount(generatePrivateKey());
 		const cookie = await signIn(server.url, member);
 		expect((await postForm(`${server.url}/checkin`, { note: 'hello <b>there</b>' }, { cookie })).status).toBe(303);
+
 		const [first] = await hook.until((r) => r.length >= 1);
-		expect(first!.path).toBe('/hooks/secret-token-path');
 		expect(verified(secret, first!)).toMatchObject({
 			type: 'checkin.created',
 			data: { member: member.address.toLowerCase(), note: 'hello <b>there</b>' }
 		});
-		expect(server.output()).not.toContain(secret);
+
+		// 410 Gone: failed, not retried; an admin sees it by host only and retries it.
+		const adminCookie = await signIn(server.url, admin);
+		await expect.poll(async () => (await getPage(`${server.url}/admin/webhooks`, adminCookie)).body).toMatch(/Failed/);
+		const page = await getPage(`${server.url}/admin/webhooks`, adminCookie);
+		expect(page.status).toBe(200);
+		expect(page.body).toContain(new URL(hook.url).host);
+		expect(page.body).not.toContain('secret-token-path');
+		const id = /name="deliveryId" value="(\d+)"/.exec(page.body)?.[1];
+		expect(id).toBeDefined();
+		// Hidden from members, as all of /admin is.
+		expect((await getPage(`${server.url}/admin/webhooks`, cookie)).status).toBe(404);
+		expect((await postForm(`${server.url}/admin/webhooks?/retry`, { deliveryId: id! }, { cookie })).status).toBe(404);
+
+		expect(
+			(await postForm(`${server.url}/admin/webhooks?/retry`, { deliveryId: id! }, { cookie: adminCookie })).status
+		).toBe(303);
+		const [, again] = await hook.until((r) => r.length >= 2);
+		expect(again!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+		await expect
+			.poll(async () => (await getPage(`${server.url}/admin/webhooks`, adminCookie)).body)
+			.toMatch(/Delivered/);
+		// Only a failed delivery can be retried.
+		expect(
+			(await postForm(`${server.url}/admin/webhooks?/retry`, { deliveryId: id! }, { cookie: adminCookie })).status
+		).toBe(409);
+		expect(
+			(await postForm(`${server.url}/admin/webhooks?/retry`, { deliveryId: 'x' }, { cookie: adminCookie })).status
+		).toBe(400);
 	});
 });
 
