@@ -9,6 +9,8 @@ const config = {
 	kit: {
 		adapter: useVercel ? adapterVercel({ runtime: 'nodejs20.x' }) : adapterNode({ out: 'build' }),
 		csrf: { trustedOrigins: [] },
+		// Absolute asset paths: a page (the 404 too) reads the same at every depth of path (docs/pages-and-forms.md).
+		paths: { relative: false },
 		// Only / and /setup are static; the other pages read the session on the server.
 		prerender: { crawl: false, entries: ['/', '/setup'], handleHttpError: 'fail' },
 		typescript: {

@@ -32,7 +32,7 @@ const policy: SignInPolicy = {
 };
 // Long runs with warm-up: the machine is shared, and the first calls pay for JIT compilation.
 const options = { time: Number(process.env.BENCH_SECONDS ?? 8) * 1000, warmupTime: 2000, warmupIterations: 50 };
-const codec = createSessionCodec({
+const codec = await createSessionCodec({
 	sessionPassword: 'bench-session-password-0123456789-abcdef',
 	sessionPasswordsPrevious: []
 });

@@ -32,7 +32,8 @@ const all = {
 	admin: () => import('./scenarios/admin.js'),
 	webhooks: () => import('./scenarios/webhooks.js'),
 	'js-size': () => import('./scenarios/js-size.js'),
-	rss: () => import('./scenarios/rss.js')
+	rss: () => import('./scenarios/rss.js'),
+	'verify-cost': () => import('./scenarios/verify-cost.js')
 };
 const chosen = values.only ? values.only.split(',') : Object.keys(all);
 for (const name of chosen)

@@ -4,7 +4,7 @@ import { building } from '$app/environment';
 import { env } from '$env/dynamic/private';
 import { ConfigError } from '$lib/server/config';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from '$lib/server/db/errors';
-import { adminNotFound, isAdminPath, memberFromAddress } from '$lib/server/guards';
+import { adminNotFound, isAdminRoute, memberFromAddress } from '$lib/server/guards';
 import { runtime, startRuntime } from '$lib/server/runtime';
 import { SESSION_COOKIE } from '$lib/server/session';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
@@ -13,7 +13,7 @@ export const init: ServerInit = async () => {
 	if (building) return;
 	let database, config, webhookEndpoints;
 	try {
-		({ database, config, webhookEndpoints } = startRuntime(env));
+		({ database, config, webhookEndpoints } = await startRuntime(env));
 	} catch (err) {
 		if (err instanceof ConfigError) {
 			console.error(err.message);
@@ -55,11 +55,12 @@ const readSession: Handle = async ({ event, resolve }) => {
 
 /**
  * Everything under /admin (any method or content type, __data.json and enhanced forms too) answers
- * anyone who is not an admin with the 404 of an unknown path (the specification's rule for /admin);
- * the routes' requireAdmin is the second line.
+ * anyone who is not an admin with the 404 of an unknown path (the specification's rule for /admin),
+ * found by the resolved route so that every spelling of the path is caught (`/%61dmin`, `/admin/` is
+ * rerouted in hooks.ts); the routes' requireAdmin is the second line.
  */
 const hideAdmin: Handle = ({ event, resolve }) =>
-	!event.isSubRequest && !event.locals.member?.isAdmin && isAdminPath(event.url.pathname)
+	!event.isSubRequest && !event.locals.member?.isAdmin && isAdminRoute(event.route.id)
 		? adminNotFound(event)
 		: resolve(event);
 

@@ -157,7 +157,7 @@ describe('/apply', () => {
 		const after = textOf((await getPage(`${base}/apply`, cookie)).body);
 		expect(after).toContain('Grace H.');
 		expect(after).toMatch(/Review: pending/);
-		expect(after).toMatch(/Review: needs info → pending .{0,40} by the applicant Reason: resubmitted/);
+		expect(after).toMatch(/Review: needs info → pending .{0,40} by you Reason: resubmitted/);
 	});
 
 	it('after a rejection the member may apply again, and sees the earlier application', async () => {
@@ -275,8 +275,8 @@ describe('/admin', () => {
 			/attachment; filename="allowlist-pending-\d{4}-\d{2}-\d{2}\.csv"/
 		);
 		const lines = (await csv.text()).trim().split('\r\n');
-		expect(lines[0]).toBe('address,display_name,contact,application_id,applied_at');
-		expect(lines.some((l) => l.startsWith(`${applicant.address.toLowerCase()},Katherine,,${id},`))).toBe(true);
+		expect(lines[0]).toBe('"address","display_name","contact","application_id","applied_at"');
+		expect(lines.some((l) => l.startsWith(`"${applicant.address.toLowerCase()}","Katherine","","${id}",`))).toBe(true);
 
 		const badHash = await postForm(
 			`${base}/admin?/transition`,

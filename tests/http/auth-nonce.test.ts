@@ -39,7 +39,7 @@ describe.each(engines)('the sign-in nonce on %s', (engine) => {
 		expect(first.nonce).not.toBe(second.nonce);
 		expect(first.cookie).not.toBe(second.cookie);
 		// Inside the seal: the nonce, no address, and the same 15-minute expiry as the Max-Age.
-		const inside = await sessionCodec().read(first.cookie.slice('session='.length));
+		const inside = await (await sessionCodec()).read(first.cookie.slice('session='.length));
 		expect(inside?.nonce).toBe(first.nonce);
 		expect(inside?.address).toBeUndefined();
 		expect(inside!.expiresAt - Date.now()).toBeGreaterThan(800_000);
@@ -74,7 +74,7 @@ describe.each(engines)('the sign-in nonce on %s', (engine) => {
 	});
 
 	it('a nonce requested by a session about to end starts a fresh 15-minute nonce cookie instead', async () => {
-		const codec = sessionCodec();
+		const codec = await sessionCodec();
 		const ending = `session=${await codec.seal({ address: member.address.toLowerCase(), expiresAt: Date.now() + 5 * 60_000 })}`;
 		expect((await me(portal.base, ending)).body.address).toBe(member.address);
 		const { nonce, cookie, response } = await fetchNonce(portal.base, ending);

@@ -24,8 +24,8 @@ describe.each(engines)('sessions on %s', (engine) => {
 		const { base } = portal;
 		const session = await signIn(base, member);
 		const value = session.slice('session='.length);
-		const right = sessionCodec();
-		const wrong = sessionCodec('another-password-of-enough-length-0123456789');
+		const right = await sessionCodec();
+		const wrong = await sessionCodec('another-password-of-enough-length-0123456789');
 		const address = member.address.toLowerCase();
 
 		// Controls: the real cookie and one we seal with the right password both read as signed in.
@@ -48,7 +48,7 @@ describe.each(engines)('sessions on %s', (engine) => {
 	});
 
 	it('the inner expiry is checked on every use, also for a cookie read before', async () => {
-		const cookie = `session=${await sessionCodec().seal({ address: member.address.toLowerCase(), expiresAt: Date.now() + 4000 })}`;
+		const cookie = `session=${await (await sessionCodec()).seal({ address: member.address.toLowerCase(), expiresAt: Date.now() + 4000 })}`;
 		expect((await me(portal.base, cookie)).body.address).toBe(member.address);
 		await new Promise((r) => setTimeout(r, 4500));
 		expect((await me(portal.base, cookie)).body.address).toBeNull();
@@ -82,15 +82,15 @@ describe('session password rotation', () => {
 			SESSION_PASSWORD_PREVIOUS: `other-old-password-0123456789-0123456789, ${TEST_SESSION_PASSWORD}`
 		});
 		try {
-			const old = sessionCodec();
-			const unknown = sessionCodec('never-configured-password-0123456789-abc');
+			const old = await sessionCodec();
+			const unknown = await sessionCodec('never-configured-password-0123456789-abc');
 			const data = { address: member.address.toLowerCase(), expiresAt: Date.now() + 3_600_000 };
 			expect((await me(server.url, `session=${await old.seal(data)}`)).body.address).toBe(member.address);
 			expect((await me(server.url, `session=${await unknown.seal(data)}`)).body.address).toBeNull();
 			// New cookies are sealed with the new password: the old codec cannot read them.
 			const fresh = await signIn(server.url, member);
 			expect(await old.read(fresh.slice('session='.length))).toBeNull();
-			expect(await sessionCodec(newPassword).read(fresh.slice('session='.length))).toMatchObject({
+			expect(await (await sessionCodec(newPassword)).read(fresh.slice('session='.length))).toMatchObject({
 				address: data.address
 			});
 		} finally {

@@ -102,8 +102,8 @@ describe.each(engines)('the admin list on %s', (engine) => {
 		const r = rows[0]!;
 		const csv = allowlistCsv([{ ...r, displayName: '=HYPERLINK("x")', contact: 'a,"b"\nc' }]);
 		expect(csv).toBe(
-			'address,display_name,contact,application_id,applied_at\r\n' +
-				`${r.applicantAddress},"'=HYPERLINK(""x"")","a,""b""\nc",${r.id},${r.createdAt.toISOString()}\r\n`
+			'"address","display_name","contact","application_id","applied_at"\r\n' +
+				`"${r.applicantAddress}","'=HYPERLINK(""x"")","a,""b""\nc","${r.id}","${r.createdAt.toISOString()}"\r\n`
 		);
 	});
 });

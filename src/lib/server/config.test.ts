@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config';
 
@@ -38,7 +39,40 @@ describe('configuration', () => {
 			expect((err as Error).message).toMatch(/SESSION_PASSWORD: must be at least 32 characters/);
 			expect((err as Error).message).not.toContain(short);
 		}
-		expect(() => loadConfig({ ...good, SESSION_PASSWORD: 'x'.repeat(32) })).not.toThrow();
+		expect(() => loadConfig({ ...good, SESSION_PASSWORD: 'Vd4x-qN7pL2z_Hc9-tWm3Rb8-Ky6sFj1a' })).not.toThrow();
+	});
+
+	it('SESSION_PASSWORD is refused when a strength estimator rates it guessable, saying how to make one, never printing it', () => {
+		for (const weak of ['x'.repeat(32), 'passwordpasswordpasswordpassword12', '0123456789012345678901234567890123']) {
+			try {
+				loadConfig({ ...good, SESSION_PASSWORD: weak });
+				expect.unreachable();
+			} catch (err) {
+				expect((err as Error).message).toMatch(/SESSION_PASSWORD: is guessable/);
+				expect((err as Error).message).toContain('openssl rand -base64 32');
+				expect((err as Error).message).not.toContain(weak);
+			}
+		}
+		// What `openssl rand -base64 32` and the `npm start` launcher (32 random bytes, base64url) make.
+		for (let i = 0; i < 20; i++) {
+			for (const encoding of ['base64', 'base64url'] as const) {
+				expect(() => loadConfig({ ...good, SESSION_PASSWORD: randomBytes(32).toString(encoding) })).not.toThrow();
+			}
+		}
+	});
+
+	it('each guessable SESSION_PASSWORD_PREVIOUS entry is named by its position, never by its value', () => {
+		const weak = ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'abcdefghijklmnopqrstuvwxyz0123456789'];
+		const message = problems({
+			...good,
+			SESSION_PASSWORD_PREVIOUS: `${weak[0]},${SECRET},${weak[1]}`
+		}).SESSION_PASSWORD_PREVIOUS;
+		expect(message).toMatch(/entries 1 and 3 are guessable/);
+		expect(message).toContain('openssl rand -base64 32');
+		for (const w of weak) expect(message).not.toContain(w);
+		expect(problems({ ...good, SESSION_PASSWORD_PREVIOUS: `${SECRET},${weak[1]}` }).SESSION_PASSWORD_PREVIOUS).toMatch(
+			/entry 2 is guessable/
+		);
 	});
 
 	it('SESSION_PASSWORD_PREVIOUS is a comma-separated list of passwords of 32 or more characters', () => {

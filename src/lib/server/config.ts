@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { SECRET_ADVICE, guessableSecretCheck } from './secret-strength';
 import { communityTokenFrom, type CommunityToken } from '$lib/chain';
 
 /** The server's validated configuration (docs/configuration.md). */
@@ -132,90 +133,114 @@ function listOf(problemOf: (entry: string) => string | null) {
 	);
 }
 
-const EnvSchema = v.object({
-	SESSION_PASSWORD: v.pipe(
-		optionalText,
-		v.nonEmpty('is required (a secret of at least 32 characters)'),
-		v.check((s) => s.length >= 32, 'must be at least 32 characters')
-	),
-	SESSION_PASSWORD_PREVIOUS: v.pipe(
-		optionalText,
-		v.transform(splitList),
-		v.check((list) => list.every((p) => p.length >= 32), 'every comma-separated entry must be at least 32 characters')
-	),
-	SESSION_TTL_SECONDS: positiveInteger(1_209_600),
-	SIWE_ALLOWED_DOMAINS: v.pipe(
-		listOf(domainProblem),
-		v.check((list) => list.length > 0, 'is required: comma-separated host or host:port entries'),
-		v.transform((list) => [...new Set(list.map((d) => d.toLowerCase()))])
-	),
-	ADMIN_ADDRESSES: v.pipe(
-		listOf((entry) => (ADDRESS.test(entry) ? null : `"${entry}" is not a 0x address of 40 hex digits`)),
-		v.transform((list) => new Set(list.map((a) => a.toLowerCase())) as ReadonlySet<string>)
-	),
-	DATABASE_URL: v.pipe(
-		optionalText,
-		v.check((url) => url === '' || /^postgres(ql)?:\/\/[^\s]+$/.test(url), 'must be a postgres:// or postgresql:// URL')
-	),
-	PGLITE_DATA_DIR: v.pipe(
-		optionalText,
-		v.transform((dir) => dir || '.data/pglite')
-	),
-	COMMUNITY_PULSE_REPO: v.pipe(
-		optionalText,
-		v.check((repo) => repo === '' || /^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/.test(repo), 'must be owner/name')
-	),
-	GITHUB_TOKEN: optionalText,
-	GITHUB_API_URL: v.pipe(
-		optionalText,
-		v.transform((url) => (url || 'https://api.github.com').replace(/\/+$/, '')),
-		httpUrl('must be an http(s) URL')
-	),
-	COMMUNITY_PULSE_TTL_SECONDS: positiveInteger(300),
-	PUBLIC_TOKEN_ADDRESS: v.pipe(
-		optionalText,
-		v.check((a) => a === '' || ADDRESS.test(a), 'must be a 0x address of 40 hex digits')
-	),
-	PUBLIC_TOKEN_SYMBOL: v.pipe(
-		optionalText,
-		v.check((s) => s.length <= 11, 'must be at most 11 characters (EIP-747)')
-	),
-	PUBLIC_TOKEN_DECIMALS: v.pipe(
-		optionalText,
-		v.check((d) => d === '' || (/^\d{1,2}$/.test(d) && Number(d) <= 36), 'must be a whole number from 0 to 36')
-	),
-	PUBLIC_TOKEN_IMAGE: v.pipe(
-		optionalText,
-		v.check((url) => url === '' || /^https?:\/\/\S+$/.test(url), 'must be an http(s) URL')
-	),
-	POLYGON_RPC_URL: v.pipe(
-		optionalText,
-		v.check((url) => url === '' || /^https?:\/\/\S+$/.test(url), 'must be an http(s) URL')
-	),
-	WEBHOOK_URLS: v.pipe(
-		optionalText,
-		v.transform(splitList),
-		v.check(
-			(list: string[]) => list.every((entry, i) => webhookUrlProblem(entry, i) === null),
-			(issue) => issue.input.map(webhookUrlProblem).filter(Boolean).join('; ')
+/** "1", "1 and 3", "1, 2 and 4": the positions of bad entries in a secret list (never their values). */
+const positions = (list: number[]) =>
+	list.length === 1 ? `${list[0]}` : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`;
+
+/** The environment's schema; `guessable` rates secrets (docs/configuration.md "Session secrets"). */
+const envSchema = (guessable: (secret: string) => boolean) =>
+	v.object({
+		SESSION_PASSWORD: v.pipe(
+			optionalText,
+			v.nonEmpty(`is required: ${SECRET_ADVICE}`),
+			v.check((s) => s.length >= 32, `must be at least 32 characters; ${SECRET_ADVICE}`),
+			v.check(
+				(s) => !guessable(s),
+				`is guessable (a strength estimator rates it below its top score); ${SECRET_ADVICE}`
+			)
 		),
-		v.transform((list) => [...new Set(list.map((entry) => new URL(entry).href))])
-	),
-	WEBHOOK_SECRET: v.pipe(
-		optionalText,
-		v.check(
-			(secret) => secret === '' || webhookSecretBytes(secret) >= 24,
-			'must be whsec_ followed by the base64 of at least 24 random bytes'
-		)
-	),
-	WEBHOOK_TIMEOUT_SECONDS: positiveInteger(10)
-});
+		SESSION_PASSWORD_PREVIOUS: v.pipe(
+			optionalText,
+			v.transform(splitList),
+			v.check(
+				(list) => list.every((p) => p.length >= 32),
+				'every comma-separated entry must be at least 32 characters'
+			),
+			v.check(
+				(list) => !list.some(guessable),
+				(issue) => {
+					const bad = issue.input.flatMap((p, i) => (guessable(p) ? [i + 1] : []));
+					return `entr${bad.length === 1 ? 'y' : 'ies'} ${positions(bad)} ${bad.length === 1 ? 'is' : 'are'} guessable: a previous password opens sessions as the current one does; drop ${bad.length === 1 ? 'it' : 'them'}, or ${SECRET_ADVICE}`;
+				}
+			)
+		),
+		SESSION_TTL_SECONDS: positiveInteger(1_209_600),
+		SIWE_ALLOWED_DOMAINS: v.pipe(
+			listOf(domainProblem),
+			v.check((list) => list.length > 0, 'is required: comma-separated host or host:port entries'),
+			v.transform((list) => [...new Set(list.map((d) => d.toLowerCase()))])
+		),
+		ADMIN_ADDRESSES: v.pipe(
+			listOf((entry) => (ADDRESS.test(entry) ? null : `"${entry}" is not a 0x address of 40 hex digits`)),
+			v.transform((list) => new Set(list.map((a) => a.toLowerCase())) as ReadonlySet<string>)
+		),
+		DATABASE_URL: v.pipe(
+			optionalText,
+			v.check(
+				(url) => url === '' || /^postgres(ql)?:\/\/[^\s]+$/.test(url),
+				'must be a postgres:// or postgresql:// URL'
+			)
+		),
+		PGLITE_DATA_DIR: v.pipe(
+			optionalText,
+			v.transform((dir) => dir || '.data/pglite')
+		),
+		COMMUNITY_PULSE_REPO: v.pipe(
+			optionalText,
+			v.check((repo) => repo === '' || /^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/.test(repo), 'must be owner/name')
+		),
+		GITHUB_TOKEN: optionalText,
+		GITHUB_API_URL: v.pipe(
+			optionalText,
+			v.transform((url) => (url || 'https://api.github.com').replace(/\/+$/, '')),
+			httpUrl('must be an http(s) URL')
+		),
+		COMMUNITY_PULSE_TTL_SECONDS: positiveInteger(300),
+		PUBLIC_TOKEN_ADDRESS: v.pipe(
+			optionalText,
+			v.check((a) => a === '' || ADDRESS.test(a), 'must be a 0x address of 40 hex digits')
+		),
+		PUBLIC_TOKEN_SYMBOL: v.pipe(
+			optionalText,
+			v.check((s) => s.length <= 11, 'must be at most 11 characters (EIP-747)')
+		),
+		PUBLIC_TOKEN_DECIMALS: v.pipe(
+			optionalText,
+			v.check((d) => d === '' || (/^\d{1,2}$/.test(d) && Number(d) <= 36), 'must be a whole number from 0 to 36')
+		),
+		PUBLIC_TOKEN_IMAGE: v.pipe(
+			optionalText,
+			v.check((url) => url === '' || /^https?:\/\/\S+$/.test(url), 'must be an http(s) URL')
+		),
+		POLYGON_RPC_URL: v.pipe(
+			optionalText,
+			v.check((url) => url === '' || /^https?:\/\/\S+$/.test(url), 'must be an http(s) URL')
+		),
+		WEBHOOK_URLS: v.pipe(
+			optionalText,
+			v.transform(splitList),
+			v.check(
+				(list: string[]) => list.every((entry, i) => webhookUrlProblem(entry, i) === null),
+				(issue) => issue.input.map(webhookUrlProblem).filter(Boolean).join('; ')
+			),
+			v.transform((list) => [...new Set(list.map((entry) => new URL(entry).href))])
+		),
+		WEBHOOK_SECRET: v.pipe(
+			optionalText,
+			v.check(
+				(secret) => secret === '' || webhookSecretBytes(secret) >= 24,
+				'must be whsec_ followed by the base64 of at least 24 random bytes'
+			)
+		),
+		WEBHOOK_TIMEOUT_SECONDS: positiveInteger(10)
+	});
 
 /**
  * Reads and validates the environment once. Throws a ConfigError that names every bad variable;
  * no message ever contains a variable's value except non-secret list entries.
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
+	const EnvSchema = envSchema(guessableSecretCheck());
 	const result = v.safeParse(EnvSchema, env, { abortEarly: false });
 	const problems: { variable: string; problem: string }[] = [];
 	if (!result.success) {
@@ -227,7 +252,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 			if (!problems.some((p) => p.variable === variable)) problems.push({ variable, problem });
 		}
 	}
-	const e = result.output as v.InferOutput<typeof EnvSchema>;
+	const e = result.output as v.InferOutput<ReturnType<typeof envSchema>>;
 	if (result.success) {
 		const tokenParts = [e.PUBLIC_TOKEN_ADDRESS, e.PUBLIC_TOKEN_SYMBOL, e.PUBLIC_TOKEN_DECIMALS];
 		if (tokenParts.some((p) => p !== '') && tokenParts.some((p) => p === '')) {

@@ -1,4 +1,4 @@
-import { fail, type ActionFailure } from '@sveltejs/kit';
+import { error, fail, isHttpError, type ActionFailure } from '@sveltejs/kit';
 import * as v from 'valibot';
 import type { RateLimitResult } from './rate-limit';
 
@@ -25,6 +25,20 @@ export function refuse<T extends Record<string, unknown>>(
 ): ActionFailure<Refusal & T> {
 	if (refusal.status === 429) setHeaders({ 'retry-after': String(refusal.retryAfterSeconds) });
 	return fail(refusal.status, { ...refusal, ...data });
+}
+
+/**
+ * The body of a form action. One that is not a readable form (malformed or truncated multipart,
+ * text/plain, bytes) is a 400, never a 500 (docs/pages-and-forms.md "Status codes"); an over-large
+ * one keeps its 413.
+ */
+export async function readForm(request: Request): Promise<FormData> {
+	try {
+		return await request.formData();
+	} catch (err) {
+		if (isHttpError(err)) throw err;
+		error(400, { code: 'invalid_request', message: 'The form could not be read. Send it again from the page.' });
+	}
 }
 
 /**

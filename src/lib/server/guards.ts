@@ -10,6 +10,10 @@ export interface SignedInMember {
 /** /admin and everything under it. */
 export const isAdminPath = (pathname: string) => pathname === '/admin' || pathname.startsWith('/admin/');
 
+/** The resolved route is /admin or under it, however the path was spelled (`/%61dmin`, `/admin/__data.json`). */
+export const isAdminRoute = (routeId: string | null | undefined) =>
+	routeId === '/admin' || !!routeId?.startsWith('/admin/');
+
 /**
  * The signed-in member; otherwise the specification's UnauthenticatedError, thrown as SvelteKit's
  * 401 so that pages show their sign-in prompt and actions answer 401.
@@ -25,10 +29,12 @@ export function requireMember(event: Pick<RequestEvent, 'locals'>): SignedInMemb
  * ForbiddenError: on /admin the 404 of an unknown path for everyone who is not an admin (the
  * specification's rule "any authorization failure on /admin"), elsewhere 401 or 403.
  */
-export function requireAdmin(event: Pick<RequestEvent, 'locals' | 'url'>): SignedInMember {
+export function requireAdmin(
+	event: Pick<RequestEvent, 'locals' | 'url'> & { route?: { id: string | null } }
+): SignedInMember {
 	const member = event.locals.member;
 	if (member?.isAdmin) return member;
-	if (isAdminPath(event.url.pathname)) error(404, 'Not Found');
+	if (isAdminRoute(event.route?.id) || isAdminPath(event.url.pathname)) error(404, 'Not Found');
 	requireMember(event);
 	error(403, { code: 'forbidden', message: 'This needs an admin account.' });
 }

@@ -22,3 +22,24 @@ export async function historyOf(db: Database, ids: string[]): Promise<Map<string
 	for (const row of rows) history.get(row.applicationId)?.push(row);
 	return history;
 }
+
+/** An audit row as its applicant sees it: who moved it is a role, never a reviewer's address. */
+export type ApplicantEvent = Omit<ApplicationEvent, 'executorAddress'> & { executor: 'you' | 'reviewer' };
+
+export interface ApplicantApplication extends Application {
+	events: ApplicantEvent[];
+}
+
+/**
+ * The applicant's view of their applications: their own resubmissions say "you", every admin's
+ * move "a reviewer" (docs/pages-and-forms.md "/apply"); no admin address leaves the server.
+ */
+export function asSeenByApplicant(applications: ApplicationWithHistory[], applicant: string): ApplicantApplication[] {
+	return applications.map(({ events, ...application }) => ({
+		...application,
+		events: events.map(({ executorAddress, ...event }) => ({
+			...event,
+			executor: executorAddress === applicant.toLowerCase() ? 'you' : 'reviewer'
+		}))
+	}));
+}

@@ -17,12 +17,20 @@ export interface Runtime {
 
 let current: Runtime | null = null;
 
-/** Validates the configuration (throws ConfigError) and creates the shared resources. */
-export function startRuntime(env: Record<string, string | undefined>): Runtime {
+/**
+ * Validates the configuration (throws ConfigError) and creates the shared resources; the session
+ * keys take one scrypt per password (docs/decisions/0014-session-keys-from-scrypt.md).
+ */
+export async function startRuntime(env: Record<string, string | undefined>): Promise<Runtime> {
 	const config = loadConfig(env);
 	const webhookEndpoints = (config.webhooks?.urls ?? []).map(toEndpoint);
 	setWebhookEndpoints(webhookEndpoints);
-	current = { config, database: createDb(config), sessions: createSessionCodec(config), webhookEndpoints };
+	current = {
+		config,
+		database: createDb(config),
+		sessions: await createSessionCodec(config),
+		webhookEndpoints
+	};
 	return current;
 }
 

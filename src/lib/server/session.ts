@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { defaults, seal, unseal } from 'iron-webcrypto';
 import { LRUCache } from 'lru-cache';
 import type { Cookies } from '@sveltejs/kit';
 import { MAX_MESSAGE_VALIDITY_MS } from '$lib/chain';
 import type { Config } from './config';
+import { deriveSessionKeys, type SessionKeys } from './session-keys';
 
 /** What the sealed cookie holds; no server table backs it. */
 export interface SessionData {
@@ -23,31 +23,32 @@ export interface SessionCodec {
 	read(cookie: string | undefined, now?: number): Promise<SessionData | null>;
 }
 
-// The id names the password inside the seal, so a rotated-out password still finds its cookies.
-const passwordId = (password: string) => createHash('sha256').update(password).digest('hex').slice(0, 12);
-
 /**
- * Seals sessions with SESSION_PASSWORD and reads cookies sealed with it or any of
- * SESSION_PASSWORD_PREVIOUS. Unsealing costs about 0.4 ms, so decoded cookies are kept in a bounded
- * cache keyed by the exact cookie string; the expiry is still checked on every read.
+ * Seals sessions with the keys of SESSION_PASSWORD and reads cookies sealed with them or with those
+ * of any SESSION_PASSWORD_PREVIOUS entry. The keys come from scrypt once per process
+ * (session-keys.ts), so that nothing in a cookie lets a guessed password be checked cheaply.
+ * Decoded cookies are kept in a bounded cache keyed by the exact cookie string; the expiry is still
+ * checked on every read.
  */
-export function createSessionCodec(
+export async function createSessionCodec(
 	config: Pick<Config, 'sessionPassword' | 'sessionPasswordsPrevious'>,
 	cacheSize = 10_000
-): SessionCodec {
-	const current = { id: passwordId(config.sessionPassword), secret: config.sessionPassword };
-	const passwords: Record<string, string> = { [current.id]: current.secret };
-	for (const previous of config.sessionPasswordsPrevious) passwords[passwordId(previous)] = previous;
+): Promise<SessionCodec> {
+	const [current, ...previous] = await Promise.all(
+		[config.sessionPassword, ...config.sessionPasswordsPrevious].map(deriveSessionKeys)
+	);
+	const keys: Record<string, SessionKeys> = {};
+	for (const key of [current!, ...previous]) keys[key.id] ??= key;
 	const cache = new LRUCache<string, SessionData>({ max: cacheSize });
 
 	return {
-		seal: (data) => seal(data, current, { ...defaults, ttl: 0 }),
+		seal: (data) => seal(data, current!, { ...defaults, ttl: 0 }),
 		async read(cookie, now = Date.now()) {
 			if (!cookie) return null;
 			let data = cache.get(cookie);
 			if (!data) {
 				try {
-					const value = await unseal(cookie, passwords, { ...defaults, ttl: 0 });
+					const value = await unseal(cookie, keys, { ...defaults, ttl: 0 });
 					data = parseSessionData(value);
 				} catch {
 					return null;

@@ -92,6 +92,8 @@ export async function verifySignIn(
 	policy: SignInPolicy,
 	now: number = Date.now()
 ): Promise<SignInResult> {
+	const refused = precheckSignIn(input.message, input.expectedNonce);
+	if (refused) return fail(refused);
 	const message = parseSignInMessage(input.message);
 	if (!message) return fail('message_malformed');
 	if (!input.expectedNonce || message.nonce !== input.expectedNonce) return fail('nonce_mismatch');
@@ -110,6 +112,32 @@ export async function verifySignIn(
 }
 
 const fail = (code: SignInFailureCode): SignInResult => ({ ok: false, code });
+
+/**
+ * Bounds no honest message reaches: the one our sign-in builds has 240 bytes plus twice the domain
+ * outside its statement (room for an 80-character domain). The reference parser costs microseconds
+ * a byte on the URI-like fields and little on the statement (docs/sign-in.md "Before parsing").
+ */
+export const MESSAGE_LIMITS = { bytes: 1024, lines: 20, bytesOutsideStatement: 400 } as const;
+
+/**
+ * The refusals that cost microseconds, checked before the parser runs (docs/sign-in.md "Before
+ * parsing"): no nonce in the cookie; a message over 1 KiB, over 20 lines or over 400 bytes outside
+ * its statement; no `Nonce:` line; no `Nonce:` line with the cookie's nonce. Null: parse it.
+ */
+export function precheckSignIn(text: string, expectedNonce: string | null | undefined): SignInFailureCode | null {
+	if (!expectedNonce) return 'nonce_mismatch';
+	const bytes = Buffer.byteLength(text);
+	if (bytes > MESSAGE_LIMITS.bytes) return 'message_malformed';
+	const lines = text.split('\n');
+	if (lines.length > MESSAGE_LIMITS.lines) return 'message_malformed';
+	// The grammar puts the statement alone between two empty lines, after the address.
+	const statement = lines[2] === '' && lines[4] === '' ? Buffer.byteLength(lines[3] ?? '') : 0;
+	if (bytes - statement > MESSAGE_LIMITS.bytesOutsideStatement) return 'message_malformed';
+	const nonces = lines.filter((line) => line.startsWith('Nonce: '));
+	if (nonces.length === 0) return 'message_malformed';
+	return nonces.includes(`Nonce: ${expectedNonce}`) ? null : 'nonce_mismatch';
+}
 
 /** domain is one of SIWE_ALLOWED_DOMAINS, compared case-insensitively; user info never matches. */
 export function isAllowedDomain(domain: string, allowed: readonly string[]): boolean {

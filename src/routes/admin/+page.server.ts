@@ -2,7 +2,7 @@ import { redirect } from '@sveltejs/kit';
 import { adminListHref } from '$lib/admin-list';
 import { listApplications, parseAdminQuery } from '$lib/server/admin-list';
 import { TRANSITION_FIELDS, transitionApplication } from '$lib/server/applications';
-import { formInput, refuse, typedValues } from '$lib/server/forms';
+import { formInput, readForm, refuse, typedValues } from '$lib/server/forms';
 import { requireAdmin } from '$lib/server/guards';
 import { withDatabase } from '$lib/server/runtime';
 import type { Actions, PageServerLoad } from './$types';
@@ -18,7 +18,7 @@ export const actions: Actions = {
 	// transitionApplication: guard (404 for anyone not an admin) → limit → validate → one transaction.
 	transition: async ({ locals, request, url, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
-		const input = formInput(await request.formData(), TRANSITION_FIELDS);
+		const input = formInput(await readForm(request), TRANSITION_FIELDS);
 		const outcome = await withDatabase((db) => transitionApplication(db, admin, input));
 		if (!outcome.ok) {
 			const values = typedValues(input);

@@ -1,6 +1,6 @@
 import { redirect } from '@sveltejs/kit';
 import { CHECKIN_FIELDS, checkin, recentCheckIns } from '$lib/server/checkins';
-import { formInput, refuse, typedValues } from '$lib/server/forms';
+import { formInput, readForm, refuse, typedValues } from '$lib/server/forms';
 import { requireMember } from '$lib/server/guards';
 import { withDatabase } from '$lib/server/runtime';
 import type { Actions, PageServerLoad } from './$types';
@@ -15,7 +15,7 @@ export const actions: Actions = {
 	// checkin: guard → limit → validate → write (inside checkin).
 	default: async ({ locals, request, setHeaders }) => {
 		const member = requireMember({ locals });
-		const input = formInput(await request.formData(), CHECKIN_FIELDS);
+		const input = formInput(await readForm(request), CHECKIN_FIELDS);
 		const outcome = await withDatabase((db) => checkin(db, member, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input) });
 		redirect(303, '/checkin');

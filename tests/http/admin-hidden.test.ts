@@ -1,0 +1,130 @@
+// /admin answers anyone who is not an admin exactly as an unknown path does, for every spelling of
+// the path, method and content type (docs/pages-and-forms.md "Who sees /admin").
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, member, startListening } from '../helpers/auth';
+import type { RunningServer } from '../helpers/server';
+import { signIn } from '../helpers/siwe';
+
+/** Each spelling of a path under /admin, next to the same spelling of a path that does not exist. */
+const SPELLINGS: [admin: string, unknown: string][] = [
+	['/admin', '/nope'],
+	['/admin/', '/nope/'],
+	['/admin//', '/nope//'],
+	['/%61dmin', '/%6Eope'],
+	['/%61dmin/', '/%6Eope/'],
+	['/%61%64%6d%69%6e', '/%6e%6f%70%65'],
+	['/ADMIN', '/NOPE'],
+	['/Admin/', '/Nope/'],
+	['/admin?/transition', '/nope?/transition'],
+	['/admin/__data.json', '/nope/__data.json'],
+	['/%61dmin/__data.json', '/%6Eope/__data.json'],
+	['/admin/__data.json?x-sveltekit-trailing-slash=1', '/nope/__data.json?x-sveltekit-trailing-slash=1'],
+	['/admin/allowlist.csv', '/nope/allowlist.csv'],
+	['/admin/allowlist.csv/', '/nope/allowlist.csv/'],
+	['/%61dmin/allowlist%2Ecsv', '/%6Eope/allowlist%2Ecsv'],
+	['/admin/no-such-page', '/nope/no-such-page']
+];
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+const BOUNDARY = '----portal-test';
+const BODIES: Record<string, { headers: Record<string, string>; body?: string }> = {
+	none: { headers: {} },
+	form: {
+		headers: { 'content-type': 'application/x-www-form-urlencoded' },
+		body: 'applicationId=x&field=review&to=approved'
+	},
+	multipart: {
+		headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+		body: `--${BOUNDARY}\r\nContent-Disposition: form-data; name="field"\r\n\r\nreview\r\n--${BOUNDARY}--\r\n`
+	},
+	// What an enhanced form (use:enhance) sends and accepts.
+	json: {
+		headers: { 'content-type': 'application/json', accept: 'application/json', 'x-sveltekit-action': 'true' },
+		body: '{"field":"review"}'
+	}
+};
+// Headers that differ between any two answers.
+const VOLATILE = new Set(['date', 'etag', 'keep-alive', 'connection']);
+
+interface Raw {
+	status: number;
+	headers: Record<string, string | string[] | undefined>;
+	body: string;
+}
+
+/** A raw request: the path goes out exactly as spelled (fetch would normalise it). */
+function send(base: URL, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Raw> {
+	return new Promise((resolve, reject) => {
+		const req = request(
+			{ host: base.hostname, port: base.port, method, path, headers: { ...headers, origin: base.origin } },
+			(res) => {
+				const chunks: Buffer[] = [];
+				res.on('data', (c: Buffer) => chunks.push(c));
+				res.on('end', () =>
+					resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() })
+				);
+			}
+		);
+		req.on('error', reject);
+		req.end(body);
+	});
+}
+
+const comparable = ({ status, headers, body }: Raw) => ({
+	status,
+	headers: Object.fromEntries(Object.entries(headers).filter(([name]) => !VOLATILE.has(name))),
+	body
+});
+
+describe('/admin for anyone who is not an admin', () => {
+	let server: RunningServer;
+	let memberCookie: string;
+	let adminCookie: string;
+	beforeAll(async () => {
+		server = await startListening({ ADMIN_ADDRESSES: admin.address });
+		memberCookie = await signIn(server.url, member);
+		adminCookie = await signIn(server.url, admin);
+	});
+	afterAll(() => server?.stop());
+
+	it.each([
+		['a visitor', () => ({})],
+		['a member', () => ({ cookie: memberCookie })]
+	] as const)(
+		'%s gets for every spelling, method and content type what the same spelling of an unknown path gets',
+		async (_who, cookie) => {
+			const base = new URL(server.url);
+			const differences: string[] = [];
+			let compared = 0;
+			for (const [hidden, unknown] of SPELLINGS) {
+				for (const method of METHODS) {
+					for (const [kind, { headers, body }] of Object.entries(BODIES)) {
+						const sent = method === 'GET' || method === 'HEAD' ? undefined : body;
+						const all = { ...headers, ...cookie() };
+						const [a, b] = await Promise.all([
+							send(base, method, hidden, all, sent),
+							send(base, method, unknown, all, sent)
+						]);
+						compared++;
+						try {
+							expect(comparable(a)).toEqual(comparable(b));
+						} catch {
+							differences.push(`${method} ${hidden} (${kind}): ${a.status} where ${unknown} answers ${b.status}`);
+						}
+					}
+				}
+			}
+			expect(differences).toEqual([]);
+			expect(compared).toBe(SPELLINGS.length * METHODS.length * Object.keys(BODIES).length);
+		}
+	);
+
+	it('an admin still reaches /admin and its CSV (the control: the spellings above do lead to them)', async () => {
+		const base = new URL(server.url);
+		const page = await send(base, 'GET', '/%61dmin', { cookie: adminCookie });
+		expect(page.status).toBe(200);
+		const csv = await send(base, 'GET', '/admin/allowlist.csv', { cookie: adminCookie });
+		expect(csv.status).toBe(200);
+		expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+	});
+});

@@ -1,0 +1,94 @@
+// POST /api/auth/verify refuses what no honest client sends before the reference parser runs
+// (docs/sign-in.md "Before parsing"): each refusal is a 401 with its code, drops the nonce and
+// writes nothing. What each costs is in bench/ (the verify-cost scenario).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorCode, member, stranger } from '../helpers/auth';
+import { startPortalOnOwnDatabase, type OwnDatabasePortal } from '../helpers/own-database';
+import { buildMessage, fetchNonce, postVerify, sessionCookieFrom } from '../helpers/siwe';
+
+type Make = (nonce: string, host: string) => Promise<{ message: string; signature: string }>;
+
+/** The stranger's message for the server at `host`, `edit`ed, then signed (so only the bounds refuse it). */
+const signed =
+	(edit: (message: string, nonce: string, host: string) => string = (m) => m): Make =>
+	async (nonce, host) => {
+		const message = edit(
+			buildMessage({ domain: host, uri: `http://${host}`, nonce, address: stranger.address }),
+			nonce,
+			host
+		);
+		return { message, signature: await stranger.signMessage({ message }) };
+	};
+const withResources = (message: string, n: number) =>
+	`${message}\nResources:\n${Array.from({ length: n }, (_, i) => `- https://r.example/${i}`).join('\n')}`;
+
+const CASES: [label: string, code: string, make: Make, cookie: boolean][] = [
+	// Checked first: with no nonce in the cookie nothing past the body's JSON shape is read.
+	[
+		'no nonce in the cookie, a 7.8 KB message',
+		'nonce_mismatch',
+		async (nonce, host) => ({ ...(await signed()(nonce, host)), message: `${'a.'.repeat(3900)} wants you to sign in` }),
+		false
+	],
+	[
+		'a signed message over 1 KiB',
+		'message_malformed',
+		signed((m) => m.replace('Sign in to the member portal.', 'x'.repeat(1000))),
+		true
+	],
+	['a signed message of 21 lines', 'message_malformed', signed((m) => withResources(m, 9)), true],
+	[
+		'a signed message with over 400 bytes outside its statement',
+		'message_malformed',
+		signed((m, _n, host) => m.replace(`URI: http://${host}`, `URI: http://${host}/${'a/'.repeat(150)}`)),
+		true
+	],
+	[
+		'a message without a Nonce line',
+		'message_malformed',
+		signed((m, n) => m.replace(`Nonce: ${n}`, `Nonce-ish: ${n}`)),
+		true
+	],
+	[
+		"a message whose Nonce line is not the cookie's",
+		'nonce_mismatch',
+		signed((m, n) => m.replace(`Nonce: ${n}`, 'Nonce: abcdefgh12345678')),
+		true
+	]
+];
+
+describe('POST /api/auth/verify: the refusals before parsing', () => {
+	let portal: OwnDatabasePortal;
+	let host: string;
+	beforeAll(async () => {
+		portal = await startPortalOnOwnDatabase();
+		host = new URL(portal.url).host;
+	}, 120_000);
+	afterAll(() => portal?.stop());
+
+	it('each is a 401 with its code and drops the nonce; none writes to the database', async () => {
+		const before = await portal.rowCounts();
+		for (const [label, code, make, withCookie] of CASES) {
+			const { nonce, cookie } = await fetchNonce(portal.url);
+			const response = await postVerify(portal.url, await make(nonce, host), withCookie ? cookie : undefined);
+			expect(response.status, label).toBe(401);
+			expect(await errorCode(response), label).toBe(code);
+			expect(sessionCookieFrom(response), label).toBe('');
+		}
+		expect(await portal.rowCounts()).toEqual(before);
+	}, 120_000);
+
+	it('the bounds leave room: a signed message with a 500-byte statement and 3 resources signs in', async () => {
+		const { nonce, cookie } = await fetchNonce(portal.url);
+		const message = withResources(
+			buildMessage({ domain: host, uri: `http://${host}`, nonce, address: member.address, statement: 'y'.repeat(500) }),
+			3
+		);
+		const response = await postVerify(
+			portal.url,
+			{ message, signature: await member.signMessage({ message }) },
+			cookie
+		);
+		expect(response.status).toBe(200);
+	});
+});
