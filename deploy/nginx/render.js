@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { HSTS, STATIC_HEADERS } from '../security-headers.js';
 
 export const TEMPLATE_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'portal.conf.template');
 
@@ -17,6 +18,16 @@ const ADDRESS = /^(unix:|[0-9a-fA-F.:]+(\/\d{1,3})?)$/;
 const UPSTREAM = /^(unix:\/[^\s;{}]+|[A-Za-z0-9.-]+:\d{1,5}|\[[0-9a-fA-F:]+\]:\d{1,5})$/;
 const LISTEN = /^(\d{1,5}|[A-Za-z0-9.-]+:\d{1,5}|\[[0-9a-fA-F:]+\]:\d{1,5})$/;
 const SERVER_NAME = /^[A-Za-z0-9._*~^-]+( [A-Za-z0-9._*~^-]+)*$/;
+
+/** @param {string} indent */
+const securityHeaders = (indent) =>
+	[
+		...Object.entries(STATIC_HEADERS).map(([name, value]) => `add_header ${name} "${value}" always;`),
+		'add_header Content-Security-Policy $portal_csp always;',
+		'add_header Strict-Transport-Security $portal_hsts always;'
+	]
+		.map((line) => indent + line)
+		.join('\n');
 
 /**
  * @param {{ upstream: string, mode: 'log' | 'enforce', listen?: string, serverName?: string, trustedProxies?: string[] }} options
@@ -38,6 +49,10 @@ export function renderNginxConfig(options, template = readFileSync(TEMPLATE_PATH
 			? trustedProxies.map((p) => `set_real_ip_from ${p};`).join('\n')
 			: '# (no trusted proxy: nginx faces the clients, X-Forwarded-For is ignored)',
 		LIMIT_REQ_DRY_RUN: mode === 'log' ? 'on' : 'off',
+		// The same headers in the server and in each location that sets one of its own (docs/security.md).
+		SECURITY_HEADERS: securityHeaders('\t'),
+		SECURITY_HEADERS_LOCATION: securityHeaders('\t\t'),
+		HSTS,
 		UPSTREAM: upstream,
 		LISTEN: listen,
 		SERVER_NAME: serverName
@@ -74,7 +89,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
 			})
 		);
 	} catch (err) {
-		console.error(`render: ${err instanceof Error ? err.message : err}
+		console.error(`render: ${err instanceof Error ? err.message : String(err)}
 Usage: node deploy/nginx/render.js --upstream HOST:PORT --mode log|enforce [--listen 80] [--server-name NAME] [--trusted-proxy CIDR ...]`);
 		process.exitCode = 1;
 	}
