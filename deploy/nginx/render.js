@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // Renders deploy/nginx/portal.conf.template into an nginx http-context file (the tests render the
 // same template, so what they check is what is shipped).
 //
