@@ -4,7 +4,8 @@
 // (deploy/adapter.js), the nginx template (deploy/nginx/render.js) and the app's handle the rest.
 
 /** The Content-Security-Policy, as SvelteKit's `kit.csp.directives` (it adds hashes or nonces to script-src). */
-export const CSP_DIRECTIVES = /** @type {const} */ ({
+/** @type {NonNullable<NonNullable<import('@sveltejs/kit').KitConfig['csp']>['directives']>} */
+export const CSP_DIRECTIVES = {
 	'default-src': ['self'],
 	'script-src': ['self'],
 	// Svelte writes style attributes; no script can run from a style.
@@ -17,7 +18,7 @@ export const CSP_DIRECTIVES = /** @type {const} */ ({
 	'base-uri': ['self'],
 	'form-action': ['self'],
 	'frame-ancestors': ['none']
-});
+};
 
 /** Sent with every answer. */
 export const STATIC_HEADERS = Object.freeze({
@@ -38,5 +39,5 @@ export const PRIVATE_NO_STORE = 'private, no-store';
  */
 export function headerOnlyDirectives() {
 	const keyword = (/** @type {string} */ v) => (['none', 'self'].includes(v) ? `'${v}'` : v);
-	return [`frame-ancestors ${CSP_DIRECTIVES['frame-ancestors'].map(keyword).join(' ')}`];
+	return [`frame-ancestors ${(CSP_DIRECTIVES['frame-ancestors'] ?? []).map(keyword).join(' ')}`];
 }
