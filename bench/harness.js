@@ -299,12 +299,14 @@ export function quantile(values, q) {
 
 /**
  * A TCP proxy in front of Postgres that counts the statements its clients send: every Execute
- * (extended protocol) and every simple Query message of the frontend stream.
+ * (extended protocol) and every simple Query message of the frontend stream. Statements whose text
+ * matches `ignore` (e.g. a background worker's) are counted in `counter.ignored` instead.
  * @param {string} databaseUrl
+ * @param {{ ignore?: RegExp | null }} [options]
  */
-export async function countingProxy(databaseUrl) {
+export async function countingProxy(databaseUrl, { ignore = null } = {}) {
 	const target = new URL(databaseUrl);
-	const counter = { statements: 0 };
+	const counter = { statements: 0, ignored: 0 };
 	/** @type {Set<import('node:net').Socket>} */
 	const clients = new Set();
 	const server = createServer((client) => {
@@ -313,6 +315,9 @@ export async function countingProxy(databaseUrl) {
 		const upstream = createConnection({ host: target.hostname, port: Number(target.port || 5432) });
 		let buffer = Buffer.alloc(0);
 		let untyped = true; // the startup (and SSL request) messages carry no type byte
+		/** @type {Map<string, string>} statement name → text, from Parse */
+		const prepared = new Map();
+		let bound = ''; // the text of the statement the last Bind named
 		client.on('data', (chunk) => {
 			upstream.write(chunk);
 			buffer = Buffer.concat([buffer, chunk]);
@@ -329,7 +334,17 @@ export async function countingProxy(databaseUrl) {
 				const length = buffer.readInt32BE(1);
 				if (buffer.length < 1 + length) break;
 				const type = String.fromCharCode(buffer[0] ?? 0);
-				if (type === 'E' || type === 'Q') counter.statements++;
+				if (ignore) {
+					const cstrings = buffer
+						.subarray(5, 1 + length)
+						.toString('utf8')
+						.split('\0');
+					if (type === 'P') prepared.set(cstrings[0] ?? '', cstrings[1] ?? '');
+					if (type === 'B') bound = prepared.get(cstrings[1] ?? '') ?? '';
+				}
+				const text = type === 'Q' ? buffer.subarray(5, length).toString('utf8') : bound;
+				if ((type === 'E' || type === 'Q') && ignore?.test(text)) counter.ignored++;
+				else if (type === 'E' || type === 'Q') counter.statements++;
 				buffer = buffer.subarray(1 + length);
 			}
 		});
