@@ -1,5 +1,7 @@
 import adapterNode from '@sveltejs/adapter-node';
 import adapterVercel from '@sveltejs/adapter-vercel';
+import { withSecurityHeaders } from './deploy/adapter.js';
+import { CSP_DIRECTIVES } from './deploy/security-headers.js';
 
 // adapter-node by default; adapter-vercel on Vercel's build machines or with ADAPTER=vercel.
 const useVercel = process.env.ADAPTER === 'vercel' || (process.env.VERCEL && process.env.ADAPTER !== 'node');
@@ -7,7 +9,12 @@ const useVercel = process.env.ADAPTER === 'vercel' || (process.env.VERCEL && pro
 /** @type {import('@sveltejs/kit').Config} */
 const config = {
 	kit: {
-		adapter: useVercel ? adapterVercel({ runtime: 'nodejs20.x' }) : adapterNode({ out: 'build' }),
+		// The adapter, wrapped so that prerendered pages get the security headers too (docs/security.md).
+		adapter: withSecurityHeaders(useVercel ? adapterVercel({ runtime: 'nodejs20.x' }) : adapterNode({ out: 'build' }), {
+			target: useVercel ? 'vercel' : 'node'
+		}),
+		// Hashes for the prerendered pages' inline scripts, a nonce per dynamically rendered page.
+		csp: { mode: 'auto', directives: CSP_DIRECTIVES },
 		csrf: { trustedOrigins: [] },
 		// Absolute asset paths: a page (the 404 too) reads the same at every depth of path (docs/pages-and-forms.md).
 		paths: { relative: false },

@@ -5,7 +5,18 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** What `vite build` reads: a change to any of these makes the build stale. */
-export const BUILD_INPUTS = ['src', 'static', 'drizzle', 'svelte.config.js', 'vite.config.ts', 'package-lock.json'];
+export const BUILD_INPUTS = [
+	'src',
+	'static',
+	'drizzle',
+	'svelte.config.js',
+	'vite.config.ts',
+	'package-lock.json',
+	// The adapter wrapper, the Node server it installs as build/index.js and the headers they send.
+	'deploy/adapter.js',
+	'deploy/server.js',
+	'deploy/security-headers.js'
+];
 export const BUILD_OUTPUT = 'build/index.js';
 
 /** @param {string} p @returns {number} the newest modification time under `p` (0 if absent) */

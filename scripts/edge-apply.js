@@ -36,11 +36,16 @@ const usage = `Usage: npm run edge:apply -- --mode log|enforce [--single-rule] [
 Environment: VERCEL_TOKEN, VERCEL_PROJECT_ID, VERCEL_TEAM_ID (optional), VERCEL_API_URL (optional).
 The action deny (403) is refused: the specification never allows it for these rules.`;
 
-const Condition = v.object({
-	type: v.literal('path'),
-	op: v.picklist(['pre', 'eq']),
-	value: v.pipe(v.string(), v.startsWith('/api/'))
-});
+// A path prefix or exact path under /api/, or a regular expression for the odd spellings of one
+// (a backslash or an encoded slash, docs/edge-limits.md "Path spellings").
+const Condition = v.variant('op', [
+	v.object({
+		type: v.literal('path'),
+		op: v.picklist(['pre', 'eq']),
+		value: v.pipe(v.string(), v.startsWith('/api/'))
+	}),
+	v.object({ type: v.literal('path'), op: v.literal('re'), value: v.pipe(v.string(), v.minLength(1)) })
+]);
 const RateLimit = v.object({
 	algo: v.picklist(['fixed_window', 'token_bucket']),
 	// 10 s to 10 min on the lower plans, up to 1 h on the highest.
@@ -209,10 +214,11 @@ function allOurNames() {
 
 /** @param {RuleShape} rule */
 function describe(rule) {
+	// Conditions within a group must all hold; any one group suffices.
+	const verb = { pre: 'starts with', eq: 'equals', re: 'matches' };
 	const cond = rule.conditionGroup
-		.flatMap((g) => g.conditions)
-		.map((c) => `path ${c.op === 'pre' ? 'starts with' : 'equals'} ${c.value}`)
-		.join(' and ');
+		.map((g) => g.conditions.map((c) => `path ${verb[c.op]} ${c.value}`).join(' and '))
+		.join(' or ');
 	const rl = rule.action.mitigate.rateLimit;
 	const then = rl.action === 'rate_limit' ? 'rate_limit (429)' : 'log (observe only)';
 	return `${rule.name}: ${cond}; ${rl.limit} requests / ${rl.window} s, ${rl.algo}, key ${rl.keys.join('+')}; over the limit: ${then}`;

@@ -6,6 +6,7 @@ import { ConfigError } from '$lib/server/config';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from '$lib/server/db/errors';
 import { adminNotFound, isAdminRoute, memberFromAddress } from '$lib/server/guards';
 import { runtime, startRuntime } from '$lib/server/runtime';
+import { HSTS, PRIVATE_NO_STORE, STATIC_HEADERS } from '../deploy/security-headers.js';
 import { SESSION_COOKIE } from '$lib/server/session';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
 
@@ -71,7 +72,23 @@ const noStoreAuth: Handle = async ({ event, resolve }) => {
 	return response;
 };
 
-export const handle = sequence(readSession, hideAdmin, noStoreAuth);
+/**
+ * The security headers of every answer (docs/security.md; the policy itself comes from kit.csp), and
+ * no cache may store a page rendered per request or its __data.json. Outermost, so the hidden /admin
+ * gets exactly what an unknown path gets.
+ */
+const securityHeaders: Handle = async ({ event, resolve }) => {
+	const response = await resolve(event);
+	for (const [name, value] of Object.entries(STATIC_HEADERS)) response.headers.set(name, value);
+	if (event.url.protocol === 'https:') response.headers.set('strict-transport-security', HSTS);
+	const html = response.headers.get('content-type')?.startsWith('text/html');
+	if ((html || event.isDataRequest) && !response.headers.has('cache-control')) {
+		response.headers.set('cache-control', PRIVATE_NO_STORE);
+	}
+	return response;
+};
+
+export const handle = sequence(securityHeaders, readSession, hideAdmin, noStoreAuth);
 
 export const handleError: HandleServerError = ({ error, status, message }) => {
 	if (status >= 500) console.error(error instanceof Error ? (error.stack ?? error.message) : error);

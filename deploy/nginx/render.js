@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { HSTS, STATIC_HEADERS } from '../security-headers.js';
 
 export const TEMPLATE_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'portal.conf.template');
 
@@ -18,6 +19,16 @@ const ADDRESS = /^(unix:|[0-9a-fA-F.:]+(\/\d{1,3})?)$/;
 const UPSTREAM = /^(unix:\/[^\s;{}]+|[A-Za-z0-9.-]+:\d{1,5}|\[[0-9a-fA-F:]+\]:\d{1,5})$/;
 const LISTEN = /^(\d{1,5}|[A-Za-z0-9.-]+:\d{1,5}|\[[0-9a-fA-F:]+\]:\d{1,5})$/;
 const SERVER_NAME = /^[A-Za-z0-9._*~^-]+( [A-Za-z0-9._*~^-]+)*$/;
+
+/** @param {string} indent */
+const securityHeaders = (indent) =>
+	[
+		...Object.entries(STATIC_HEADERS).map(([name, value]) => `add_header ${name} "${value}" always;`),
+		'add_header Content-Security-Policy $portal_csp always;',
+		'add_header Strict-Transport-Security $portal_hsts always;'
+	]
+		.map((line) => indent + line)
+		.join('\n');
 
 /**
  * @param {{ upstream: string, mode: 'log' | 'enforce', listen?: string, serverName?: string, trustedProxies?: string[] }} options
@@ -39,6 +50,10 @@ export function renderNginxConfig(options, template = readFileSync(TEMPLATE_PATH
 			? trustedProxies.map((p) => `set_real_ip_from ${p};`).join('\n')
 			: '# (no trusted proxy: nginx faces the clients, X-Forwarded-For is ignored)',
 		LIMIT_REQ_DRY_RUN: mode === 'log' ? 'on' : 'off',
+		// The same headers in the server and in each location that sets one of its own (docs/security.md).
+		SECURITY_HEADERS: securityHeaders('\t'),
+		SECURITY_HEADERS_LOCATION: securityHeaders('\t\t'),
+		HSTS,
 		UPSTREAM: upstream,
 		LISTEN: listen,
 		SERVER_NAME: serverName

@@ -1,7 +1,8 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { type Browser, type Page } from '@playwright/test';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { startServer, type RunningServer } from '../helpers/server';
 import { signIn, testAccount } from '../helpers/siwe';
+import { expect, test } from './fixtures';
 
 // The built server in real Chromium, with JavaScript: the same forms, enhanced with use:enhance.
 

@@ -1,9 +1,9 @@
 // The home page behind the shipped nginx limits: when the edge answers 429 on /api/community-pulse,
 // the page says the issues could not be fetched and shows no earlier cards (docs/community-pulse.md).
-import { expect, test } from '@playwright/test';
 import { githubIssue, startFakeGitHub, type FakeGitHub } from '../helpers/fake-github';
 import { NGINX_BIN, NGINX_MISSING_REASON, roomInMinute, startNginx, type RunningNginx } from '../helpers/nginx';
 import { startServer, type RunningServer } from '../helpers/server';
+import { expect, test } from './fixtures';
 
 test.skip(!NGINX_BIN, NGINX_MISSING_REASON);
 test.describe.configure({ timeout: 120_000 });

@@ -1,10 +1,10 @@
 // The browser half of the switch test (Unauthenticated endpoints rule 3, docs/edge-limits.md): with the shipped nginx limits in front
 // of the built portal, the /setup sign-in shows the wait message when the edge answers 429.
-import { expect, test, type Response } from '@playwright/test';
+import { type Response } from '@playwright/test';
 import { NGINX_BIN, NGINX_MISSING_REASON, roomInMinute, startNginx, type RunningNginx } from '../helpers/nginx';
 import { freePort, startServer, type RunningServer } from '../helpers/server';
 import { TestWallet } from '../helpers/test-wallet';
-import { member } from './fixtures';
+import { expect, member, test } from './fixtures';
 
 test.skip(!NGINX_BIN, NGINX_MISSING_REASON);
 test.describe.configure({ mode: 'serial', timeout: 120_000 });

@@ -1,4 +1,4 @@
-import { expect, type Page, type TestInfo } from '@playwright/test';
+import { test as base, expect, type Browser, type BrowserContext, type Page, type TestInfo } from '@playwright/test';
 import { createServerDatabase } from '../helpers/postgres.js';
 import { startServer, type RunningServer } from '../helpers/server';
 import { testAccount } from '../helpers/siwe';
@@ -72,3 +72,45 @@ export async function startPortal(env: Record<string, string> = {}): Promise<Run
 		}
 	};
 }
+
+/**
+ * Every spec's `test`: the pages run with the portal's Content-Security-Policy enforced, and a test
+ * fails on any violation its pages report (docs/security.md), in the default context and in every
+ * context the test opens with browser.newContext().
+ */
+export const test = base.extend<{ failOnCspViolations: void }>({
+	failOnCspViolations: [
+		async ({ browser, context }, use) => {
+			const violations: string[] = [];
+			const watch = async (watched: BrowserContext) => {
+				watched.on('console', (message) => {
+					const text = message.text();
+					if (/Content Security Policy|CSP violation/i.test(text)) violations.push(text);
+				});
+				await watched.addInitScript(() =>
+					document.addEventListener('securitypolicyviolation', (e) =>
+						console.error(
+							`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} on ${e.documentURI}`
+						)
+					)
+				);
+			};
+			await watch(context);
+			const newContext = browser.newContext.bind(browser);
+			const patched: Browser['newContext'] = async (options) => {
+				const opened = await newContext(options);
+				await watch(opened);
+				return opened;
+			};
+			browser.newContext = patched;
+			try {
+				await use();
+			} finally {
+				browser.newContext = newContext;
+			}
+			expect(violations, 'Content-Security-Policy violations').toEqual([]);
+		},
+		{ auto: true }
+	]
+});
+export { expect };

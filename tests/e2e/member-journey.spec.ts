@@ -1,7 +1,7 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { type Browser, type Page } from '@playwright/test';
 import type { RunningServer } from '../helpers/server';
 import { TestWallet } from '../helpers/test-wallet';
-import { admin, header, member, other, screenshots, serverSession, startPortal, TOKEN } from './fixtures';
+import { admin, expect, header, member, other, screenshots, serverSession, startPortal, test, TOKEN } from './fixtures';
 import type { PrivateKeyAccount } from 'viem/accounts';
 
 let server: RunningServer;

@@ -1,6 +1,7 @@
-import { expect, test, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
 import { githubIssue, githubPullRequest, startFakeGitHub, type FakeGitHub } from '../helpers/fake-github';
 import { startServer, type RunningServer } from '../helpers/server';
+import { expect, test } from './fixtures';
 
 // The built server with GITHUB_API_URL pointing at a fake GitHub on loopback, in real Chromium.
 

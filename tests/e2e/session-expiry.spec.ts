@@ -1,7 +1,6 @@
-import { expect, test } from '@playwright/test';
 import type { RunningServer } from '../helpers/server';
 import { TestWallet } from '../helpers/test-wallet';
-import { header, member, serverSession, startPortal } from './fixtures';
+import { expect, header, member, serverSession, startPortal, test } from './fixtures';
 
 const TTL_SECONDS = 3;
 let server: RunningServer;

@@ -1,7 +1,6 @@
-import { expect, test } from '@playwright/test';
 import type { RunningServer } from '../helpers/server';
 import { TestWallet } from '../helpers/test-wallet';
-import { admin, header, member, other, screenshots, serverSession, startPortal, TOKEN } from './fixtures';
+import { admin, expect, header, member, other, screenshots, serverSession, startPortal, test, TOKEN } from './fixtures';
 
 let server: RunningServer;
 

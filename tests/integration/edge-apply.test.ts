@@ -130,9 +130,14 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 			'portal-edge-community-pulse'
 		]);
 		const [auth, pulse] = ourRules(put.body);
-		expect(auth?.conditionGroup).toEqual([{ conditions: [{ type: 'path', op: 'pre', value: '/api/auth/' }] }]);
+		// The plain path, or (second group) a regular expression for its odd spellings (edge-vercel-paths.test.ts).
+		expect(auth?.conditionGroup).toEqual([
+			{ conditions: [{ type: 'path', op: 'pre', value: '/api/auth/' }] },
+			{ conditions: [{ type: 'path', op: 're', value: expect.stringContaining('(?:h|%68)') as string }] }
+		]);
 		expect(pulse?.conditionGroup).toEqual([
-			{ conditions: [{ type: 'path', op: 'eq', value: '/api/community-pulse' }] }
+			{ conditions: [{ type: 'path', op: 'eq', value: '/api/community-pulse' }] },
+			{ conditions: [{ type: 'path', op: 're', value: expect.stringContaining('(?:-|%2[dD])') as string }] }
 		]);
 		for (const rule of [auth, pulse]) {
 			expect(rule?.active).toBe(true);
@@ -170,7 +175,10 @@ describe('npm run edge:apply (fake Vercel API on loopback)', () => {
 		const put = api.seen.find((s) => s.method === 'PUT')!;
 		expect(put.body.rules.map((r) => r.name)).toEqual([FOREIGN_RULE.name, 'portal-edge-api']);
 		const [single] = ourRules(put.body);
-		expect(single?.conditionGroup).toEqual([{ conditions: [{ type: 'path', op: 'pre', value: '/api/' }] }]);
+		expect(single?.conditionGroup).toEqual([
+			{ conditions: [{ type: 'path', op: 'pre', value: '/api/' }] },
+			{ conditions: [{ type: 'path', op: 're', value: expect.stringContaining('(?:i|%69)') as string }] }
+		]);
 		expect(single?.action.mitigate.rateLimit).toEqual({
 			algo: 'fixed_window',
 			window: 60,

@@ -1,0 +1,84 @@
+// @ts-check
+// Wraps the deployment adapter so every deployment sends the security headers (docs/security.md).
+// adapter-node: build/index.js becomes the portal's own server (deploy/server.js) around adapter-node's
+// handler. adapter-vercel: the build's routes get the headers for the prerendered pages, which
+// Vercel's CDN serves without running `handle`.
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HSTS, STATIC_HEADERS, headerOnlyDirectives } from './security-headers.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const POLICIES_FILE = 'prerendered-csp.json';
+
+/** @param {string} file @returns {unknown} */
+const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
+
+const NODE_ENTRY = `// Written by deploy/adapter.js: adapter-node's handler behind the portal's server (deploy/server.js).
+import { handler } from './handler.js';
+import { startPortalServer } from './server.js';
+
+export const server = startPortalServer(handler, { dir: import.meta.dirname });
+`;
+
+/**
+ * The header policy of each prerendered page: the one SvelteKit wrote into its <meta> (with the
+ * hashes of its inline scripts) plus the directives a <meta> cannot carry.
+ * @param {Map<string, { file: string }>} pages builder.prerendered.pages
+ * @param {string} dir where the prerendered files are
+ * @returns {Record<string, string>}
+ */
+export function prerenderedPolicies(pages, dir) {
+	/** @type {Record<string, string>} */
+	const policies = {};
+	for (const [pathname, { file }] of pages) {
+		const html = readFileSync(path.join(dir, file), 'utf8');
+		const meta = /<meta http-equiv="content-security-policy" content="([^"]*)"/.exec(html)?.[1];
+		if (!meta) throw new Error(`the prerendered page ${pathname} has no content-security-policy <meta>: set kit.csp`);
+		const policy = meta.replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+		policies[pathname] = [policy, ...headerOnlyDirectives()].join('; ');
+	}
+	return policies;
+}
+
+/**
+ * Puts the headers first in a Vercel build's routes (Build Output API v3), for every path and, with
+ * its policy, for each prerendered page.
+ * @param {string} configPath .vercel/output/config.json
+ * @param {Record<string, string>} policies
+ */
+export function addVercelHeaderRoutes(configPath, policies) {
+	const config = /** @type {{ routes: object[] }} */ (readJson(configPath));
+	const escape = (/** @type {string} */ s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+	config.routes.unshift(
+		{ src: '/.*', headers: { ...STATIC_HEADERS, 'Strict-Transport-Security': HSTS }, continue: true },
+		...Object.entries(policies).map(([pathname, policy]) => ({
+			src: pathname === '/' ? '^/(?:index\\.html)?$' : `^${escape(pathname)}(?:/|\\.html)?$`,
+			headers: { 'Content-Security-Policy': policy },
+			continue: true
+		}))
+	);
+	writeFileSync(configPath, JSON.stringify(config, null, '\t') + '\n');
+}
+
+/**
+ * @param {import('@sveltejs/kit').Adapter} inner adapter-node or adapter-vercel
+ * @param {{ target: 'node' | 'vercel', out?: string, vercelConfig?: string }} options out: adapter-node's folder
+ * @returns {import('@sveltejs/kit').Adapter}
+ */
+export function withSecurityHeaders(inner, { target, out = 'build', vercelConfig = '.vercel/output/config.json' }) {
+	return {
+		...inner,
+		async adapt(builder) {
+			await inner.adapt(builder);
+			const dir = path.join(builder.getBuildDirectory('output'), 'prerendered', 'pages');
+			const policies = prerenderedPolicies(builder.prerendered.pages, dir);
+			if (target === 'vercel') return addVercelHeaderRoutes(vercelConfig, policies);
+			writeFileSync(path.join(out, POLICIES_FILE), JSON.stringify(policies, null, '\t') + '\n');
+			for (const file of ['server.js', 'security-headers.js'])
+				copyFileSync(path.join(here, file), path.join(out, file));
+			writeFileSync(path.join(out, 'index.js'), NODE_ENTRY);
+			rmSync(path.join(out, 'index.js.map'), { force: true });
+		}
+	};
+}
