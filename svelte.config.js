@@ -9,8 +9,8 @@ const config = {
 	kit: {
 		adapter: useVercel ? adapterVercel({ runtime: 'nodejs20.x' }) : adapterNode({ out: 'build' }),
 		csrf: { trustedOrigins: [] },
-		// Only / and /setup are static; the other pages read the session on the server.
-		prerender: { crawl: false, entries: ['/', '/setup'], handleHttpError: 'fail' }
+		// Only / and /setup (and the generated /favicon.svg) are static; the other pages read the session on the server.
+		prerender: { crawl: false, entries: ['/', '/setup', '/favicon.svg'], handleHttpError: 'fail' }
 	}
 };
 
