@@ -7,12 +7,13 @@ import { SchemaNotMigratedError, isDatabaseUnavailable } from '$lib/server/db/er
 import { adminNotFound, isAdminPath, memberFromAddress } from '$lib/server/guards';
 import { runtime, startRuntime } from '$lib/server/runtime';
 import { SESSION_COOKIE } from '$lib/server/session';
+import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
 
 export const init: ServerInit = async () => {
 	if (building) return;
-	let database;
+	let database, config, webhookEndpoints;
 	try {
-		({ database } = startRuntime(env));
+		({ database, config, webhookEndpoints } = startRuntime(env));
 	} catch (err) {
 		if (err instanceof ConfigError) {
 			console.error(err.message);
@@ -30,6 +31,12 @@ export const init: ServerInit = async () => {
 		if (!isDatabaseUnavailable(err)) throw err;
 		// Not fatal: requests that need the database answer 503 until it is back.
 		console.warn('The database is unreachable at start; retrying on each request that needs it.');
+	}
+	if (config.webhooks) {
+		// Outside every request; adapter-node emits sveltekit:shutdown once the server has closed.
+		const { secret, timeoutSeconds } = config.webhooks;
+		const worker = startWebhookWorker(database, webhookEndpoints, secret, defaultWorkerOptions(timeoutSeconds));
+		process.once('sveltekit:shutdown', () => void worker.stop());
 	}
 };
 

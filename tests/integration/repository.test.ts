@@ -23,7 +23,8 @@ const QUOTED = /(['"`])((?:\.\.\/|\/)[^'"`\s$]*)\1/g;
 /** Quoted paths in `text` that point outside the repository when read from `file`. */
 export function pathsOutside(file: string, text: string): string[] {
 	const found: string[] = [];
-	if (text.includes(parent + '/') && parent !== '/') found.push(parent + '/');
+	// The folder around the checkout (a clone under /tmp is the machine's scratch space, not a project's).
+	if (!SYSTEM.test(parent) && parent !== '/' && text.includes(parent + '/')) found.push(parent + '/');
 	if (text.includes('../shared')) found.push('../shared');
 	for (const [, , literal] of text.matchAll(QUOTED)) {
 		if (!literal) continue;

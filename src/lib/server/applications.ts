@@ -8,6 +8,12 @@ import { fieldError, memberMissing, rateLimited, textField, validate, type Field
 import type { SignedInMember } from './guards';
 import { historyOf, newestFirst, type ApplicationWithHistory } from './history';
 import { consume } from './rate-limit';
+import {
+	applicationResubmitted,
+	applicationSubmitted,
+	applicationTransitioned,
+	enqueueWebhookEvent
+} from './webhooks/events';
 
 export type { Application, ApplicationEvent };
 
@@ -50,6 +56,7 @@ export async function submitApplication(
 					.insert(applications)
 					.values({ applicantAddress: member.address, ...fields })
 					.returning();
+				await enqueueWebhookEvent(tx, applicationSubmitted(application!));
 				return { ok: true, value: { application: application!, resubmitted: false } };
 			}
 			if (active.review !== 'needs_info') return alreadyActive;
@@ -67,6 +74,7 @@ export async function submitApplication(
 				toState: 'pending',
 				reason: 'resubmitted'
 			});
+			await enqueueWebhookEvent(tx, applicationResubmitted(application));
 			return { ok: true, value: { application, resubmitted: true } };
 		});
 	} catch (err) {
@@ -167,18 +175,20 @@ export async function transitionApplication(
 			const [now] = await tx.select({ state: column }).from(applications).where(eq(applications.id, applicationId));
 			return stale(field, now?.state ?? from);
 		}
-		const [event] = await tx
-			.insert(applicationEvents)
-			.values({
-				applicationId,
-				executorAddress: admin.address,
-				field,
-				fromState: from,
-				toState: to,
-				reason: move.reason || null,
-				txHash: move.txHash || null
-			})
-			.returning();
+		const audit = {
+			applicationId,
+			executorAddress: admin.address,
+			field,
+			fromState: from,
+			toState: to,
+			reason: move.reason || null,
+			txHash: move.txHash || null
+		};
+		// Sent together: postgres.js pipelines them, so the outbox row adds a statement but no round trip.
+		const [[event]] = await Promise.all([
+			tx.insert(applicationEvents).values(audit).returning(),
+			enqueueWebhookEvent(tx, applicationTransitioned(application, audit))
+		]);
 		return { ok: true, value: { application, event: event! } };
 	});
 }

@@ -6,6 +6,7 @@ import { checkIns, type CheckIn } from './db/schema';
 import { memberMissing, rateLimited, textField, validate, type Outcome } from './forms';
 import type { SignedInMember } from './guards';
 import { consume } from './rate-limit';
+import { checkinCreated, enqueueWebhookEvent, webhooksEnabled, type Writer } from './webhooks/events';
 
 export type { CheckIn };
 
@@ -19,12 +20,17 @@ export async function checkin(db: Database, member: SignedInMember, input: unkno
 	if (!limit.allowed) return rateLimited('check-ins in 24 hours', limit);
 	const parsed = validate(checkinSchema, input);
 	if (!parsed.ok) return parsed;
-	try {
-		const [row] = await db
+	const write = async (tx: Writer) => {
+		const [row] = await tx
 			.insert(checkIns)
 			.values({ memberAddress: member.address, note: parsed.value.note })
 			.returning();
-		return { ok: true, value: row! };
+		await enqueueWebhookEvent(tx, checkinCreated(row!));
+		return row!;
+	};
+	try {
+		// A transaction only when there is an outbox row to write with the check-in.
+		return { ok: true, value: webhooksEnabled() ? await db.transaction(write) : await write(db) };
 	} catch (err) {
 		// 23503: the session's member row is gone (e.g. a reset database).
 		if (sqlState(err) === '23503') return memberMissing;

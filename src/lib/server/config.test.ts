@@ -162,3 +162,60 @@ describe('configuration', () => {
 		]);
 	});
 });
+
+describe('webhook configuration', () => {
+	const secret = `whsec_${Buffer.from('0123456789abcdef01234567').toString('base64')}`;
+	const hook = 'https://discord.com/api/webhooks/123/secret-token-part';
+
+	it('is off without WEBHOOK_URLS; with it, keeps each URL once and defaults the timeout to 10 s', () => {
+		expect(loadConfig(good).webhooks).toBeNull();
+		const config = loadConfig({
+			...good,
+			WEBHOOK_URLS: ` ${hook} ,, http://127.0.0.1:8080/hook,${hook}`,
+			WEBHOOK_SECRET: secret
+		});
+		expect(config.webhooks).toEqual({
+			urls: [hook, 'http://127.0.0.1:8080/hook'],
+			secret,
+			timeoutSeconds: 10
+		});
+	});
+
+	it('http:// only for loopback hosts; refused entries are named by position, never by value', () => {
+		for (const ok of ['http://localhost:3000/x', 'http://[::1]/x', 'http://127.0.0.2/x']) {
+			expect(loadConfig({ ...good, WEBHOOK_URLS: ok, WEBHOOK_SECRET: secret }).webhooks?.urls).toHaveLength(1);
+		}
+		const bad = 'http://bot.example.org/hook/secret-token';
+		const message = problems({
+			...good,
+			WEBHOOK_URLS: `${hook},${bad},ftp://x.example/y,not a url,https://user:pw@x.example/`,
+			WEBHOOK_SECRET: secret
+		}).WEBHOOK_URLS;
+		expect(message).toMatch(/entry 2 uses http:\/\/ for a host that is not loopback/);
+		expect(message).toMatch(/entry 3 must be an https:\/\/ URL/);
+		expect(message).toMatch(/entry 4 is not a URL/);
+		expect(message).toMatch(/entry 5 has user info/);
+		expect(message).not.toMatch(/secret-token|bot\.example|pw/);
+	});
+
+	it('WEBHOOK_SECRET is required with WEBHOOK_URLS, is whsec_ + base64 of >= 24 bytes, and is never printed', () => {
+		expect(problems({ ...good, WEBHOOK_URLS: hook }).WEBHOOK_SECRET).toMatch(/required when WEBHOOK_URLS/);
+		const short = `whsec_${Buffer.from('only-twenty-three-bytes').toString('base64')}`;
+		for (const wrong of [short, 'whsec_not*base64*at*all*xxxxxxxxxxxxxxxxxxxx', secret.slice(6), `${secret}=`]) {
+			try {
+				loadConfig({ ...good, WEBHOOK_URLS: hook, WEBHOOK_SECRET: wrong });
+				expect.unreachable();
+			} catch (err) {
+				expect((err as ConfigError).problems.map((p) => p.variable)).toEqual(['WEBHOOK_SECRET']);
+				expect((err as Error).message).toMatch(/whsec_ followed by the base64 of at least 24 random bytes/);
+				expect((err as Error).message).not.toContain(wrong);
+			}
+		}
+	});
+
+	it('WEBHOOK_TIMEOUT_SECONDS is a positive whole number', () => {
+		const env = { ...good, WEBHOOK_URLS: hook, WEBHOOK_SECRET: secret };
+		expect(loadConfig({ ...env, WEBHOOK_TIMEOUT_SECONDS: '2' }).webhooks?.timeoutSeconds).toBe(2);
+		expect(problems({ ...env, WEBHOOK_TIMEOUT_SECONDS: '0' }).WEBHOOK_TIMEOUT_SECONDS).toMatch(/positive/);
+	});
+});

@@ -19,6 +19,17 @@ export interface Config {
 	communityPulseTtlSeconds: number;
 	token: CommunityToken | null;
 	polygonRpcUrl: string | null;
+	/** Signed webhooks (docs/webhooks.md); null when WEBHOOK_URLS is unset. */
+	webhooks: WebhookConfig | null;
+}
+
+export interface WebhookConfig {
+	/** Each https:// (or loopback http://) URL, once, in the order given. */
+	urls: string[];
+	/** `whsec_` + base64: the Standard Webhooks signing secret. Never printed. */
+	secret: string;
+	/** Seconds one delivery attempt may take. */
+	timeoutSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -57,6 +68,31 @@ function domainProblem(entry: string): string | null {
 		return `"${entry}" has a port outside 1-65535`;
 	}
 	return null;
+}
+
+/** Why the `index`th WEBHOOK_URLS entry is refused; by position, since a URL may carry a token. */
+function webhookUrlProblem(entry: string, index: number): string | null {
+	const which = `entry ${index + 1}`;
+	let url: URL;
+	try {
+		url = new URL(entry);
+	} catch {
+		return `${which} is not a URL`;
+	}
+	if (url.username || url.password) return `${which} has user info; put credentials in the path or query instead`;
+	if (url.protocol === 'https:') return null;
+	if (url.protocol !== 'http:') return `${which} must be an https:// URL`;
+	return isLoopback(url.hostname) ? null : `${which} uses http:// for a host that is not loopback; use https://`;
+}
+
+const isLoopback = (host: string) => host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+
+const WEBHOOK_SECRET_FORMAT = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;
+
+/** Bytes of key in a `whsec_` + base64 secret; 0 when it is not one. */
+function webhookSecretBytes(secret: string): number {
+	const base64 = WEBHOOK_SECRET_FORMAT.exec(secret)?.[1];
+	return base64 ? Buffer.from(base64, 'base64').length : 0;
 }
 
 const optionalText = v.optional(v.pipe(v.string(), v.trim()), '');
@@ -155,7 +191,24 @@ const EnvSchema = v.object({
 	POLYGON_RPC_URL: v.pipe(
 		optionalText,
 		v.check((url) => url === '' || /^https?:\/\/\S+$/.test(url), 'must be an http(s) URL')
-	)
+	),
+	WEBHOOK_URLS: v.pipe(
+		optionalText,
+		v.transform(splitList),
+		v.check(
+			(list: string[]) => list.every((entry, i) => webhookUrlProblem(entry, i) === null),
+			(issue) => issue.input.map(webhookUrlProblem).filter(Boolean).join('; ')
+		),
+		v.transform((list) => [...new Set(list.map((entry) => new URL(entry).href))])
+	),
+	WEBHOOK_SECRET: v.pipe(
+		optionalText,
+		v.check(
+			(secret) => secret === '' || webhookSecretBytes(secret) >= 24,
+			'must be whsec_ followed by the base64 of at least 24 random bytes'
+		)
+	),
+	WEBHOOK_TIMEOUT_SECONDS: positiveInteger(10)
 });
 
 /**
@@ -185,6 +238,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 			});
 		}
 	}
+	const webhookUrlsSet = splitList(String(env.WEBHOOK_URLS ?? '')).length > 0;
+	if (webhookUrlsSet && String(env.WEBHOOK_SECRET ?? '').trim() === '') {
+		problems.push({
+			variable: 'WEBHOOK_SECRET',
+			problem: 'is required when WEBHOOK_URLS is set: whsec_ followed by the base64 of at least 24 random bytes'
+		});
+	}
 	if (problems.length > 0) throw new ConfigError(problems);
 
 	return {
@@ -201,6 +261,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 		communityPulseTtlSeconds: e.COMMUNITY_PULSE_TTL_SECONDS,
 		// Validated above; read as the browser reads it, so that both sides hold one shape.
 		token: communityTokenFrom(env),
-		polygonRpcUrl: e.POLYGON_RPC_URL || null
+		polygonRpcUrl: e.POLYGON_RPC_URL || null,
+		webhooks:
+			e.WEBHOOK_URLS.length > 0
+				? { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, timeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS }
+				: null
 	};
 }

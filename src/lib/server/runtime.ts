@@ -3,12 +3,16 @@ import { loadConfig, type Config } from './config';
 import { createDb, type Database, type DatabaseHandle } from './db/client';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from './db/errors';
 import { createSessionCodec, type SessionCodec } from './session';
+import { toEndpoint, type WebhookEndpoint } from './webhooks/endpoints';
+import { setWebhookEndpoints } from './webhooks/events';
 
 /** The process's configuration and shared resources, made once at start-up. */
 export interface Runtime {
 	config: Config;
 	database: DatabaseHandle;
 	sessions: SessionCodec;
+	/** WEBHOOK_URLS as the outbox knows them; empty when webhooks are off. */
+	webhookEndpoints: WebhookEndpoint[];
 }
 
 let current: Runtime | null = null;
@@ -16,7 +20,9 @@ let current: Runtime | null = null;
 /** Validates the configuration (throws ConfigError) and creates the shared resources. */
 export function startRuntime(env: Record<string, string | undefined>): Runtime {
 	const config = loadConfig(env);
-	current = { config, database: createDb(config), sessions: createSessionCodec(config) };
+	const webhookEndpoints = (config.webhooks?.urls ?? []).map(toEndpoint);
+	setWebhookEndpoints(webhookEndpoints);
+	current = { config, database: createDb(config), sessions: createSessionCodec(config), webhookEndpoints };
 	return current;
 }
 

@@ -4,6 +4,7 @@ import {
 	check,
 	index,
 	integer,
+	jsonb,
 	pgEnum,
 	pgTable,
 	primaryKey,
@@ -120,7 +121,52 @@ export const rateLimitCounters = pgTable(
 	]
 );
 
+export const webhookStatus = pgEnum('webhook_status', ['pending', 'delivered', 'failed']);
+
+/**
+ * The webhook outbox (docs/webhooks.md): one row per event and URL, written in the transaction of the
+ * change it reports; the delivery worker claims due rows and records each attempt.
+ */
+export const webhookDeliveries = pgTable(
+	'webhook_deliveries',
+	{
+		id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+		/** The webhook-id header: the same for every attempt and every URL of one event. */
+		eventId: uuid('event_id').notNull(),
+		eventType: text('event_type').notNull(),
+		data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+		occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),
+		/** SHA-256 of the URL, matched against WEBHOOK_URLS: the URL (a token, for Discord) is never stored. */
+		urlHash: text('url_hash').notNull(),
+		urlHost: text('url_host').notNull(),
+		status: webhookStatus('status').notNull().default('pending'),
+		attempts: integer('attempts').notNull().default(0),
+		lastStatus: integer('last_status'),
+		lastError: text('last_error'),
+		lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
+		nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+		/** Set by an admin's retry: give up after one more failed attempt instead of 24 hours after the event. */
+		retryUntil: timestamp('retry_until', { withTimezone: true }),
+		deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+		/** Every attempt: { attempt, at, status, error }. */
+		attemptLog: jsonb('attempt_log').$type<WebhookAttempt[]>().notNull().default([])
+	},
+	(t) => [
+		index('webhook_deliveries_due_idx')
+			.on(t.nextAttemptAt)
+			.where(sql`${t.status} = 'pending'`)
+	]
+);
+
+export interface WebhookAttempt {
+	attempt: number;
+	at: string;
+	status: number | null;
+	error: string | null;
+}
+
 export type Member = typeof members.$inferSelect;
 export type Application = typeof applications.$inferSelect;
 export type CheckIn = typeof checkIns.$inferSelect;
 export type ApplicationEvent = typeof applicationEvents.$inferSelect;
+export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;

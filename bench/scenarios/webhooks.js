@@ -1,0 +1,141 @@
+// @ts-check
+// Webhooks (docs/webhooks.md): the cost of the outbox row on an admin's transition, and how fast the
+// worker empties the outbox. Two portals on the same database, one with WEBHOOK_URLS pointing at a
+// receiver on loopback in this process and one without, take POST /admin?/transition (review
+// pending → needs_info) in alternating rounds; statements per transition are counted on the wire,
+// leaving out the worker's own (its claims and records are `update "webhook_deliveries"`).
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import postgres from 'postgres';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { alternate, countingProxy, httpClient, loop, signIn, startPortal } from '../harness.js';
+
+const ADMINS = 64; // 120 transitions an hour each
+const APPLICATIONS = 20_000;
+const CONNECTIONS = 8;
+const EVENTS = 1_000;
+
+/** @type {import('../harness.js').Scenario} */
+export default async function webhooks({ databaseUrl, engine, seconds, rounds }) {
+	if (!existsSync('src/lib/server/webhooks')) return [{ name: 'webhooks: skipped (not on this branch)' }];
+	if (engine !== 'postgres') return [{ name: 'webhooks: skipped with --pglite (the bench seeds over SQL)' }];
+	const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
+	const received = new Set();
+	const receiver = http.createServer((req, res) => {
+		req.resume();
+		req.on('end', () => {
+			received.add(req.headers['webhook-id']);
+			res.writeHead(204).end();
+		});
+	});
+	await /** @type {Promise<void>} */ (new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve)));
+	const port = /** @type {import('node:net').AddressInfo} */ (receiver.address()).port;
+	const hookUrl = `http://127.0.0.1:${port}/hook`;
+	const webhookEnv = { WEBHOOK_URLS: hookUrl, WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}` };
+
+	const accounts = Array.from({ length: ADMINS }, () => privateKeyToAccount(generatePrivateKey()));
+	const admins = { ADMIN_ADDRESSES: accounts.map((a) => a.address).join(',') };
+	const ignore = /^\s*update "webhook_deliveries"/i;
+	const plainProxy = await countingProxy(databaseUrl, { ignore });
+	const hookProxy = await countingProxy(databaseUrl, { ignore });
+	const plain = await startPortal({ DATABASE_URL: plainProxy.url, ...admins });
+	const hooked = await startPortal({ DATABASE_URL: hookProxy.url, ...admins, ...webhookEnv });
+	try {
+		await sql`insert into members (address) select '0x' || lpad(to_hex(g), 40, '0') from generate_series(1, ${APPLICATIONS}) g`;
+		await sql`insert into applications (applicant_address, display_name, motivation)
+			select '0x' || lpad(to_hex(g), 40, '0'), 'Applicant ' || g, 'I would like to join.' from generate_series(1, ${APPLICATIONS}) g`;
+		await sql`vacuum (analyze) applications, members`;
+		const ids = (await sql`select id from applications order by id`).map((r) => String(r.id));
+		// The session cookie is the same for both portals: same password, same address.
+		/** @type {string[]} */
+		const cookies = [];
+		for (const a of accounts) cookies.push(await signIn(plain.url, a));
+
+		let next = 0;
+		let hookedDone = 0;
+		/** @param {import('../harness.js').Portal} portal @param {ReturnType<typeof httpClient>} client */
+		const transition = (portal, client) => async () => {
+			const n = next++;
+			const r = await client.request('POST', '/admin?/transition', {
+				headers: {
+					origin: portal.url,
+					accept: 'text/html',
+					'content-type': 'application/x-www-form-urlencoded',
+					cookie: cookies[n % ADMINS] ?? ''
+				},
+				body: new URLSearchParams({
+					applicationId: ids[n] ?? '',
+					field: 'review',
+					to: 'needs_info',
+					reason: 'Please say more.'
+				}).toString()
+			});
+			if (r.status !== 303) throw new Error(`transition ${r.status}`);
+			if (portal === hooked) hookedDone++;
+		};
+		const clients = { plain: httpClient(plain.url, CONNECTIONS), hooked: httpClient(hooked.url, CONNECTIONS) };
+		const runs = { plain: transition(plain, clients.plain), hooked: transition(hooked, clients.hooked) };
+		/** @param {() => Promise<void>} run @param {{ counter: { statements: number } }} proxy */
+		const perTransition = async (run, proxy) => {
+			for (let i = 0; i < 3; i++) await run(); // warm-up, schema check included
+			await new Promise((r) => setTimeout(r, 50));
+			const before = proxy.counter.statements;
+			for (let i = 0; i < 20; i++) await run();
+			await new Promise((r) => setTimeout(r, 50));
+			return (proxy.counter.statements - before) / 20;
+		};
+		const plainSql = await perTransition(runs.plain, plainProxy);
+		const hookedSql = await perTransition(runs.hooked, hookProxy);
+		const options = { seconds, concurrency: CONNECTIONS };
+		const m = await alternate(rounds, {
+			plain: () => loop(runs.plain, options),
+			hooked: () => loop(runs.hooked, options)
+		});
+		if (next > ADMINS * 120) throw new Error('more transitions than the admins may make in an hour');
+
+		// Every transition's event arrived; then 1,000 events written at once (as 1,000 changes would), timed until the last arrives.
+		const delivered = await waitFor(() => received.size >= hookedDone, 30_000);
+		received.clear();
+		const hash = createHash('sha256').update(new URL(hookUrl).href).digest('hex');
+		const started = performance.now();
+		await sql`insert into webhook_deliveries (event_id, event_type, data, url_hash, url_host)
+			select gen_random_uuid(), 'checkin.created', jsonb_build_object('n', g), ${hash}, '127.0.0.1'
+			from generate_series(1, ${EVENTS}) g`;
+		const allIn = await waitFor(() => received.size >= EVENTS, 60_000);
+		const elapsed = (performance.now() - started) / 1000;
+		return [
+			{
+				name: `POST /admin?/transition with WEBHOOK_URLS set, ${CONNECTIONS} conns (vs the same without webhooks, same database)`,
+				...m.hooked,
+				queries: hookedSql,
+				baseline: { ...m.plain },
+				target: `ratio >= 0.9; SQL/req <= ${plainSql} + 1 (without: ${plainSql})`
+			},
+			{
+				name: `${EVENTS} outbox rows to a receiver on loopback (one portal process)${allIn ? '' : ' NOT ALL ARRIVED'}`,
+				value: `${elapsed.toFixed(2)} s`,
+				target: '<= 10 s'
+			},
+			...(delivered ? [] : [{ name: 'webhooks: not every transition event arrived within 30 s' }])
+		];
+	} finally {
+		await plain.stop();
+		await hooked.stop();
+		await plainProxy.close();
+		await hookProxy.close();
+		receiver.closeAllConnections();
+		receiver.close();
+		await sql.end();
+	}
+}
+
+/** @param {() => boolean} predicate @param {number} ms */
+async function waitFor(predicate, ms) {
+	const end = performance.now() + ms;
+	while (!predicate()) {
+		if (performance.now() > end) return false;
+		await new Promise((r) => setTimeout(r, 20));
+	}
+	return true;
+}

@@ -1,0 +1,89 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { Database } from '../db/client';
+import { webhookDeliveries as w } from '../db/schema';
+import { fieldError, rateLimited, textField, validate, type Outcome } from '../forms';
+import type { SignedInMember } from '../guards';
+import { consumeRateLimit } from '../rate-limit';
+
+/** A delivery as /admin/webhooks lists it: the URL's host only, never its path (a token, for Discord). */
+export interface DeliveryRow {
+	id: number;
+	eventId: string;
+	eventType: string;
+	urlHost: string;
+	status: 'pending' | 'delivered' | 'failed';
+	attempts: number;
+	lastStatus: number | null;
+	lastError: string | null;
+	occurredAt: Date;
+	lastAttemptAt: Date | null;
+	nextAttemptAt: Date;
+	deliveredAt: Date | null;
+}
+
+export const RECENT_DELIVERIES = 100;
+
+/** The newest deliveries, newest first (walks the primary key). */
+export async function recentDeliveries(db: Database, limit = RECENT_DELIVERIES): Promise<DeliveryRow[]> {
+	return db
+		.select({
+			id: w.id,
+			eventId: w.eventId,
+			eventType: w.eventType,
+			urlHost: w.urlHost,
+			status: w.status,
+			attempts: w.attempts,
+			lastStatus: w.lastStatus,
+			lastError: w.lastError,
+			occurredAt: w.occurredAt,
+			lastAttemptAt: w.lastAttemptAt,
+			nextAttemptAt: w.nextAttemptAt,
+			deliveredAt: w.deliveredAt
+		})
+		.from(w)
+		.orderBy(desc(w.id))
+		.limit(limit);
+}
+
+/** An admin's retries: generous, but a script cannot hammer receivers through the portal. */
+export const RETRY_LIMIT = { limit: 120, windowSeconds: 60 * 60 } as const;
+
+export const RETRY_FIELDS = ['deliveryId'] as const;
+
+const retrySchema = v.object({
+	deliveryId: v.pipe(
+		textField('Delivery', { min: 1, max: 18 }),
+		v.regex(/^[1-9]\d*$/, 'Delivery must be a delivery number.'),
+		v.transform(Number)
+	)
+});
+
+/**
+ * An admin's retry of a failed delivery: due now, and failed again after one more unsuccessful
+ * attempt (no new 24 hours of retries). Order: limit → validate → one statement.
+ */
+export async function retryDelivery(
+	db: Database,
+	admin: SignedInMember,
+	input: unknown
+): Promise<Outcome<{ id: number }>> {
+	const limit = await consumeRateLimit(db, admin.address, 'retryWebhook', RETRY_LIMIT.limit, RETRY_LIMIT.windowSeconds);
+	if (!limit.allowed) return rateLimited('webhook retries in an hour', limit);
+	const parsed = validate(retrySchema, input);
+	if (!parsed.ok) return parsed;
+	const id = parsed.value.deliveryId;
+	const [row] = await db
+		.update(w)
+		.set({ status: 'pending', nextAttemptAt: sql`now()`, retryUntil: sql`now()` })
+		.where(and(eq(w.id, id), eq(w.status, 'failed')))
+		.returning({ id: w.id });
+	if (row) return { ok: true, value: row };
+	const [exists] = await db.select({ status: w.status }).from(w).where(eq(w.id, id));
+	if (!exists) return fieldError('deliveryId', 'No delivery has this number.');
+	return {
+		ok: false,
+		status: 409,
+		message: `Delivery ${id} is ${exists.status}; only a failed delivery can be retried.`
+	};
+}

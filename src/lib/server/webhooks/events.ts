@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/client';
+import { webhookDeliveries, type Application, type ApplicationEvent, type CheckIn } from '../db/schema';
+import type { WebhookEndpoint } from './endpoints';
+
+/** The events of docs/webhooks.md. */
+export const WEBHOOK_EVENT_TYPES = [
+	'application.submitted',
+	'application.resubmitted',
+	'application.transitioned',
+	'application.note_added',
+	'checkin.created'
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export interface WebhookEvent {
+	type: WebhookEventType;
+	data: Record<string, unknown>;
+}
+
+/** A transaction or the database itself: whatever the change is being written with. */
+export type Writer = Pick<Database, 'insert'>;
+
+// Set once at start-up (startRuntime); empty means webhooks are off and enqueueing costs nothing.
+let endpoints: readonly WebhookEndpoint[] = [];
+
+export function setWebhookEndpoints(list: readonly WebhookEndpoint[]): void {
+	endpoints = list;
+}
+
+export const webhooksEnabled = () => endpoints.length > 0;
+
+/**
+ * Writes `events` to the outbox with `tx`, the transaction of the change they report, so that they
+ * commit or roll back with it: one multi-row INSERT for every event and URL; nothing when webhooks are off.
+ */
+export async function enqueueWebhookEvents(tx: Writer, events: readonly WebhookEvent[]): Promise<void> {
+	if (endpoints.length === 0 || events.length === 0) return;
+	const rows = events.flatMap(({ type, data }) => {
+		const eventId = randomUUID();
+		return endpoints.map((e) => ({ eventId, eventType: type, data, urlHash: e.hash, urlHost: e.host }));
+	});
+	await tx.insert(webhookDeliveries).values(rows);
+}
+
+export const enqueueWebhookEvent = (tx: Writer, event: WebhookEvent) => enqueueWebhookEvents(tx, [event]);
+
+const applicationData = (a: Application) => ({
+	applicationId: a.id,
+	applicant: a.applicantAddress,
+	displayName: a.displayName,
+	motivation: a.motivation,
+	contact: a.contact,
+	review: a.review,
+	allowlist: a.allowlist,
+	distribution: a.distribution,
+	createdAt: a.createdAt.toISOString(),
+	updatedAt: a.updatedAt.toISOString()
+});
+
+export const applicationSubmitted = (a: Application): WebhookEvent => ({
+	type: 'application.submitted',
+	data: applicationData(a)
+});
+
+export const applicationResubmitted = (a: Application): WebhookEvent => ({
+	type: 'application.resubmitted',
+	data: applicationData(a)
+});
+
+/** A move of one field; its audit row is written in the same transaction (timestamp = its created_at). */
+export const applicationTransitioned = (
+	a: Application,
+	e: Pick<ApplicationEvent, 'field' | 'fromState' | 'toState' | 'reason' | 'txHash' | 'executorAddress'>
+): WebhookEvent => ({
+	type: 'application.transitioned',
+	data: {
+		applicationId: a.id,
+		applicant: a.applicantAddress,
+		displayName: a.displayName,
+		field: e.field,
+		from: e.fromState,
+		to: e.toState,
+		reason: e.reason,
+		txHash: e.txHash,
+		executor: e.executorAddress
+	}
+});
+
+/** A reviewer note: which application and who, never the note's text (it stays in the admin screen). */
+export const noteAdded = (note: {
+	id: string | number;
+	applicationId: string;
+	authorAddress: string;
+	createdAt: Date;
+}): WebhookEvent => ({
+	type: 'application.note_added',
+	data: {
+		applicationId: note.applicationId,
+		noteId: String(note.id),
+		author: note.authorAddress,
+		createdAt: note.createdAt.toISOString()
+	}
+});
+
+export const checkinCreated = (c: CheckIn): WebhookEvent => ({
+	type: 'checkin.created',
+	data: { checkinId: c.id, member: c.memberAddress, note: c.note, createdAt: c.createdAt.toISOString() }
+});

@@ -1,0 +1,119 @@
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { rowsOf } from '../db/rows';
+import { webhookDeliveries as w } from '../db/schema';
+
+/** A claimed row: `attempts` is this attempt's number, which no other claim can get. */
+export interface ClaimedDelivery {
+	id: number;
+	eventId: string;
+	eventType: string;
+	data: Record<string, unknown>;
+	occurredAt: Date;
+	urlHash: string;
+	attempts: number;
+}
+
+const seconds = (ms: number) => sql`make_interval(secs => ${ms / 1000}::double precision)`;
+
+/**
+ * Claims up to `limit` due rows for `hashes` in one statement: the row locks (SKIP LOCKED) let
+ * processes claim side by side without waiting or overlapping; the claim counts the attempt and
+ * leases the row (next_attempt_at pushed by `leaseMs`), so nobody else claims it while it is sent,
+ * and a process that dies mid-send leaves it to be claimed again when the lease ends.
+ */
+export async function claimDue(
+	db: Database,
+	hashes: readonly string[],
+	limit: number,
+	leaseMs: number
+): Promise<ClaimedDelivery[]> {
+	const due = db
+		.select({ id: w.id })
+		.from(w)
+		.where(and(eq(w.status, 'pending'), lte(w.nextAttemptAt, sql`now()`), inArray(w.urlHash, [...hashes])))
+		.orderBy(w.nextAttemptAt)
+		.limit(limit)
+		.for('update', { skipLocked: true });
+	return db
+		.update(w)
+		.set({
+			attempts: sql`${w.attempts} + 1`,
+			lastAttemptAt: sql`now()`,
+			nextAttemptAt: sql`now() + ${seconds(leaseMs)}`
+		})
+		.where(inArray(w.id, due))
+		.returning({
+			id: w.id,
+			eventId: w.eventId,
+			eventType: w.eventType,
+			data: w.data,
+			occurredAt: w.occurredAt,
+			urlHash: w.urlHash,
+			attempts: w.attempts
+		});
+}
+
+/** What one attempt got. */
+export interface AttemptResult {
+	delivered: boolean;
+	/** The receiver's HTTP status, null when none came back. */
+	status: number | null;
+	error: string | null;
+	/** Not to be tried again (410 Gone). */
+	final: boolean;
+	/** Wait before the next attempt. */
+	retryInMs: number;
+}
+
+export type RecordedAttempt = AttemptResult & Pick<ClaimedDelivery, 'id' | 'attempts'>;
+
+/**
+ * Records attempts in one statement and schedules each row's next one, or gives up once the next
+ * would come after the retry window (or after an admin's single retry). Only the claim that made an
+ * attempt can record it (`attempts` matches); returns how many rows were recorded.
+ */
+export async function recordAttempts(
+	db: Database,
+	attempts: readonly RecordedAttempt[],
+	retryWindowMs: number
+): Promise<number> {
+	if (attempts.length === 0) return 0;
+	const results = JSON.stringify(
+		attempts.map((a) => ({
+			id: a.id,
+			attempt: a.attempts,
+			delivered: a.delivered,
+			final: a.final,
+			status: a.status,
+			error: a.error,
+			delay: a.retryInMs / 1000
+		}))
+	);
+	const next = sql`now() + make_interval(secs => r.delay)`;
+	const result = await db.execute(sql`
+		update ${w} set
+			status = (case
+				when r.delivered then 'delivered'
+				when r.final or ${next} > coalesce(${w.retryUntil}, ${w.occurredAt} + ${seconds(retryWindowMs)}) then 'failed'
+				else 'pending' end)::webhook_status,
+			last_status = r.status,
+			last_error = r.error,
+			next_attempt_at = case when r.delivered then now() else ${next} end,
+			delivered_at = case when r.delivered then now() end,
+			attempt_log = ${w.attemptLog} || jsonb_build_array(jsonb_build_object(
+				'attempt', r.attempt, 'at', now(), 'status', r.status, 'error', r.error))
+		from jsonb_to_recordset(${results}::jsonb)
+			as r(id bigint, attempt integer, delivered boolean, final boolean, status integer, error text, delay double precision)
+		where ${w.id} = r.id and ${w.attempts} = r.attempt and ${w.status} = 'pending'
+		returning ${w.id}`);
+	return rowsOf(result).length;
+}
+
+/** Deletes delivered and failed rows older than `keepMs`; pending ones stay until they are settled. */
+export async function deleteSettled(db: Database, keepMs: number): Promise<number> {
+	const result = await db.execute(
+		sql`delete from ${w} where ${w.status} <> 'pending' and ${w.occurredAt} < now() - ${seconds(keepMs)} returning 1`
+	);
+	return rowsOf(result).length;
+}

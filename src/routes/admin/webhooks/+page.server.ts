@@ -1,0 +1,23 @@
+import { redirect } from '@sveltejs/kit';
+import { formInput, refuse, typedValues } from '$lib/server/forms';
+import { requireAdmin } from '$lib/server/guards';
+import { runtime, withDatabase } from '$lib/server/runtime';
+import { RETRY_FIELDS, recentDeliveries, retryDelivery } from '$lib/server/webhooks/admin';
+import type { Actions, PageServerLoad } from './$types';
+
+export const load: PageServerLoad = async ({ locals, url }) => {
+	requireAdmin({ locals, url });
+	const deliveries = await withDatabase((db) => recentDeliveries(db));
+	return { deliveries, enabled: runtime().webhookEndpoints.length > 0 };
+};
+
+export const actions: Actions = {
+	// retryDelivery: guard (404 for anyone not an admin) → limit → validate → one statement.
+	retry: async ({ locals, request, url, setHeaders }) => {
+		const admin = requireAdmin({ locals, url });
+		const input = formInput(await request.formData(), RETRY_FIELDS);
+		const outcome = await withDatabase((db) => retryDelivery(db, admin, input));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input) });
+		redirect(303, '/admin/webhooks');
+	}
+};

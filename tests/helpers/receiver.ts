@@ -1,0 +1,74 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+
+export interface Received {
+	path: string;
+	headers: IncomingHttpHeaders;
+	body: string;
+}
+
+/** What the receiver answers to its `n`th request (0-based): a status, or 'hang' for no answer. */
+export type Responder = (request: Received, n: number) => number | 'hang';
+
+/** A webhook receiver on loopback that keeps every request it gets. */
+export class Receiver {
+	readonly received: Received[] = [];
+	private server: Server | null = null;
+	private waiting: Array<() => void> = [];
+	respond: Responder = () => 204;
+	url = '';
+
+	async start(path = '/hook'): Promise<this> {
+		const server = createServer((req, res) => {
+			const chunks: Buffer[] = [];
+			req.on('data', (c: Buffer) => chunks.push(c));
+			req.on('end', () => {
+				const request = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+				const answer = this.respond(request, this.received.length);
+				this.received.push(request);
+				for (const notify of this.waiting.splice(0)) notify();
+				if (answer === 'hang') return;
+				res.writeHead(answer).end();
+			});
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const address = server.address();
+		this.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}${path}`;
+		this.server = server;
+		return this;
+	}
+
+	/** Resolves once `predicate` holds for what has arrived, or rejects after `ms`. */
+	async until(predicate: (received: Received[]) => boolean, ms = 15_000): Promise<Received[]> {
+		const deadline = Date.now() + ms;
+		while (!predicate(this.received)) {
+			const left = deadline - Date.now();
+			if (left <= 0) throw new Error(`receiver: condition not met within ${ms} ms (${this.received.length} requests)`);
+			await new Promise<void>((resolve) => {
+				const timer = setTimeout(resolve, Math.min(left, 200));
+				this.waiting.push(() => {
+					clearTimeout(timer);
+					resolve();
+				});
+			});
+		}
+		return this.received;
+	}
+
+	async stop(): Promise<void> {
+		this.server?.closeAllConnections();
+		await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+		this.server = null;
+	}
+}
+
+/** A fresh `whsec_` secret. */
+export const newSecret = () => `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64')}`;
+
+/** The event a receiver verified with standardwebhooks; throws when the signature does not verify. */
+export function verified(
+	secret: string,
+	request: Received
+): { type: string; timestamp: string; data: Record<string, unknown> } {
+	return new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as never;
+}

@@ -1,0 +1,290 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { submitApplication, transitionApplication } from '../../src/lib/server/applications';
+import { checkin } from '../../src/lib/server/checkins';
+import { webhookDeliveries } from '../../src/lib/server/db/schema';
+import { toEndpoint } from '../../src/lib/server/webhooks/endpoints';
+import { enqueueWebhookEvent, noteAdded, setWebhookEndpoints } from '../../src/lib/server/webhooks/events';
+import {
+	defaultWorkerOptions,
+	startWebhookWorker,
+	type WebhookWorker,
+	type WorkerOptions
+} from '../../src/lib/server/webhooks/worker';
+import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
+import { addMember, adminMember, randomTxHash, seedApplication } from '../helpers/members';
+import { Receiver, newSecret, verified } from '../helpers/receiver';
+
+const fast: Partial<WorkerOptions> = {
+	timeoutMs: 1_000,
+	leaseMs: 2_000,
+	backoffBaseMs: 20,
+	backoffCapMs: 100,
+	pollMs: 20
+};
+
+describe.each(engines)('webhooks on %s', (engine) => {
+	let t: TestDatabase;
+	let receiver: Receiver;
+	let worker: WebhookWorker | null = null;
+	const secret = newSecret();
+
+	beforeAll(async () => {
+		t = await createTestDatabase(engine);
+		receiver = await new Receiver().start();
+		setWebhookEndpoints([toEndpoint(receiver.url)]);
+	});
+	afterEach(async () => {
+		await worker?.stop();
+		worker = null;
+		receiver.received.length = 0;
+		receiver.respond = () => 204;
+		// Each test sees only its own events.
+		await t.db.delete(webhookDeliveries);
+	});
+	afterAll(async () => {
+		setWebhookEndpoints([]);
+		await receiver?.stop();
+		await t?.drop();
+	});
+
+	const start = (options: Partial<WorkerOptions> = {}) => {
+		worker = startWebhookWorker(t.handle, [toEndpoint(receiver.url)], secret, {
+			...defaultWorkerOptions(1),
+			...fast,
+			...options
+		});
+	};
+
+	it('every event type arrives signed (standardwebhooks verifies it) with a body matching the change', async () => {
+		const member = await addMember(t.db);
+		const admin = adminMember();
+		const submitted = await submitApplication(t.db, member, {
+			displayName: 'Ada',
+			motivation: 'Build',
+			contact: '@ada'
+		});
+		if (!submitted.ok) throw new Error('submit failed');
+		const id = submitted.value.application.id;
+		const asked = await transitionApplication(t.db, admin, {
+			applicationId: id,
+			field: 'review',
+			to: 'needs_info',
+			reason: 'Which city?'
+		});
+		expect(asked.ok).toBe(true);
+		expect((await submitApplication(t.db, member, { displayName: 'Ada L', motivation: 'Build, Paris' })).ok).toBe(true);
+		const checkedIn = await checkin(t.db, member, { note: 'at the meetup' });
+		if (!checkedIn.ok) throw new Error('checkin failed');
+		await t.db.transaction((tx) =>
+			enqueueWebhookEvent(
+				tx,
+				noteAdded({ id: 7, applicationId: id, authorAddress: admin.address, createdAt: new Date() })
+			)
+		);
+
+		start();
+		const received = await receiver.until((r) => r.length >= 5);
+		const events = received.map((r) => verified(secret, r));
+		const byType = Object.fromEntries(events.map((e) => [e.type, e]));
+		expect(Object.keys(byType).sort()).toEqual([
+			'application.note_added',
+			'application.resubmitted',
+			'application.submitted',
+			'application.transitioned',
+			'checkin.created'
+		]);
+		expect(byType['application.submitted']!.data).toMatchObject({
+			applicationId: id,
+			applicant: member.address,
+			displayName: 'Ada',
+			contact: '@ada',
+			review: 'pending'
+		});
+		expect(byType['application.transitioned']!.data).toMatchObject({
+			applicationId: id,
+			field: 'review',
+			from: 'pending',
+			to: 'needs_info',
+			reason: 'Which city?',
+			txHash: null,
+			executor: admin.address
+		});
+		expect(byType['application.resubmitted']!.data).toMatchObject({ displayName: 'Ada L', review: 'pending' });
+		expect(byType['checkin.created']!.data).toMatchObject({ member: member.address, note: 'at the meetup' });
+		// The note's text never leaves the admin screen.
+		expect(Object.keys(byType['application.note_added']!.data).sort()).toEqual([
+			'applicationId',
+			'author',
+			'createdAt',
+			'noteId'
+		]);
+		expect(byType['application.note_added']!.data).toMatchObject({
+			applicationId: id,
+			noteId: '7',
+			author: admin.address
+		});
+		for (const e of events) expect(Date.parse(e.timestamp)).toBeGreaterThan(Date.now() - 60_000);
+		// A signature made with another secret does not verify.
+		expect(() => verified(newSecret(), received[0]!)).toThrow();
+		await expect
+			.poll(async () => (await t.db.select().from(webhookDeliveries)).map((r) => [r.status, r.attempts, r.lastStatus]))
+			.toEqual(Array(5).fill(['delivered', 1, 204]));
+	});
+
+	it('writes no event for a change that rolled back: a refused move, a 409 race, a failed insert', async () => {
+		const before = (await t.db.select().from(webhookDeliveries)).length;
+		const member = await addMember(t.db);
+		const app = await seedApplication(t.db, member.address, { review: 'approved' });
+		// Refused by the transitions table.
+		expect(
+			await transitionApplication(t.db, adminMember(), {
+				applicationId: app.id,
+				field: 'review',
+				to: 'rejected',
+				reason: 'x'
+			})
+		).toMatchObject({ status: 409 });
+		// A stale from-state (another admin moved it first).
+		expect(
+			await transitionApplication(t.db, adminMember(), {
+				applicationId: app.id,
+				field: 'allowlist',
+				to: 'added',
+				txHash: randomTxHash(),
+				from: 'failed'
+			})
+		).toMatchObject({ status: 409 });
+		// A second active application (the unique index refuses it inside the transaction).
+		expect(await submitApplication(t.db, member, { displayName: 'B', motivation: 'again' })).toMatchObject({
+			status: 409
+		});
+		// A failed insert after the outbox row: the whole transaction rolls back.
+		await expect(
+			t.db.transaction(async (tx) => {
+				await enqueueWebhookEvent(
+					tx,
+					noteAdded({ id: 1, applicationId: app.id, authorAddress: member.address, createdAt: new Date() })
+				);
+				throw new Error('the change failed');
+			})
+		).rejects.toThrow('the change failed');
+		// A member row that is gone: the check-in insert fails and takes its event with it.
+		expect(await checkin(t.db, { address: '0x' + '1'.repeat(40), isAdmin: false }, { note: 'x' })).toMatchObject({
+			status: 401
+		});
+		expect((await t.db.select().from(webhookDeliveries)).length).toBe(before);
+	});
+
+	it('a receiver down for its first three attempts gets the event on the fourth; each attempt is recorded', async () => {
+		receiver.respond = (_, n) => (n < 3 ? 503 : 200);
+		const member = await addMember(t.db);
+		const result = await checkin(t.db, member, { note: 'retry me' });
+		start();
+		await receiver.until((r) => r.length >= 4);
+		const ids = new Set(receiver.received.map((r) => r.headers['webhook-id']));
+		expect(ids.size).toBe(1);
+		await expect.poll(async () => (await rowFor(result.ok ? result.value.id : ''))?.status).toBe('delivered');
+		const row = await rowFor(result.ok ? result.value.id : '');
+		expect(row).toMatchObject({ attempts: 4, lastStatus: 200 });
+		expect(row!.attemptLog.map((a) => a.status)).toEqual([503, 503, 503, 200]);
+	});
+
+	it('a receiver that answers 410 Gone is not tried again', async () => {
+		receiver.respond = () => 410;
+		const member = await addMember(t.db);
+		const result = await checkin(t.db, member, {});
+		start();
+		await receiver.until((r) => r.length >= 1);
+		await expect.poll(async () => (await rowFor(result.ok ? result.value.id : ''))?.status).toBe('failed');
+		await new Promise((r) => setTimeout(r, 300));
+		expect(receiver.received).toHaveLength(1);
+		expect(await rowFor(result.ok ? result.value.id : '')).toMatchObject({ attempts: 1, lastStatus: 410 });
+	});
+
+	it('two admins moving the same application at once: one event, for the move that won', async () => {
+		const member = await addMember(t.db);
+		const app = await seedApplication(t.db, member.address);
+		const moves = await Promise.all([
+			transitionApplication(t.db, adminMember(), { applicationId: app.id, field: 'review', to: 'approved' }),
+			transitionApplication(t.db, adminMember(), {
+				applicationId: app.id,
+				field: 'review',
+				to: 'rejected',
+				reason: 'No'
+			})
+		]);
+		const won = moves.filter((m) => m.ok);
+		expect(won).toHaveLength(1);
+		expect(moves.filter((m) => !m.ok)).toMatchObject([{ status: 409 }]);
+		const rows = (await t.db.select().from(webhookDeliveries)).filter((r) => r.data.applicationId === app.id);
+		expect(rows.map((r) => r.data.to)).toEqual([won[0]!.ok && won[0]!.value.application.review]);
+	});
+
+	it('keeps trying for the retry window only, then marks the delivery failed', async () => {
+		receiver.respond = () => 500;
+		const member = await addMember(t.db);
+		const result = await checkin(t.db, member, { note: 'never arrives' });
+		start({ retryWindowMs: 300 });
+		await expect.poll(async () => (await rowFor(result.ok ? result.value.id : ''))?.status).toBe('failed');
+		const row = await rowFor(result.ok ? result.value.id : '');
+		expect(row!.attempts).toBeGreaterThan(1);
+		expect(row!.attemptLog).toHaveLength(row!.attempts);
+		expect(row).toMatchObject({ lastStatus: 500, lastError: 'HTTP 500' });
+		const mine = () => receiver.received.filter((r) => r.headers['webhook-id'] === row!.eventId).length;
+		const seen = mine();
+		expect(seen).toBe(row!.attempts);
+		await new Promise((r) => setTimeout(r, 300));
+		expect(mine()).toBe(seen);
+	});
+
+	it('a receiver that does not answer in time is recorded as such and tried again', async () => {
+		receiver.respond = (_, n) => (n === 0 ? 'hang' : 204);
+		const member = await addMember(t.db);
+		const result = await checkin(t.db, member, {});
+		start({ timeoutMs: 200 });
+		await expect.poll(async () => (await rowFor(result.ok ? result.value.id : ''))?.status).toBe('delivered');
+		const row = await rowFor(result.ok ? result.value.id : '');
+		expect(row!.attemptLog.map((a) => [a.status, a.error])).toEqual([
+			[null, 'no answer within 0.2 s'],
+			[204, null]
+		]);
+	});
+
+	it('writes nothing to the outbox when WEBHOOK_URLS is unset', async () => {
+		setWebhookEndpoints([]);
+		try {
+			const before = (await t.db.select().from(webhookDeliveries)).length;
+			const member = await addMember(t.db);
+			expect((await submitApplication(t.db, member, { displayName: 'Off', motivation: 'quiet' })).ok).toBe(true);
+			expect((await checkin(t.db, member, {})).ok).toBe(true);
+			expect((await t.db.select().from(webhookDeliveries)).length).toBe(before);
+		} finally {
+			setWebhookEndpoints([toEndpoint(receiver.url)]);
+		}
+	});
+
+	it('settled rows older than the keeping time are deleted; pending ones stay', async () => {
+		const member = await addMember(t.db);
+		await checkin(t.db, member, { note: 'old and delivered' });
+		await checkin(t.db, member, { note: 'old and pending' });
+		await t.db
+			.update(webhookDeliveries)
+			.set({ occurredAt: new Date(Date.now() - 40 * 86_400_000), nextAttemptAt: new Date(Date.now() + 3_600_000) });
+		const delivered = await rowForNote('old and delivered');
+		await t.db.update(webhookDeliveries).set({ status: 'delivered' }).where(eq(webhookDeliveries.id, delivered!.id));
+		start();
+		await expect.poll(async () => (await rowForNote('old and delivered')) ?? null).toBeNull();
+		expect(await rowForNote('old and pending')).toMatchObject({ status: 'pending' });
+	});
+
+	async function rowForNote(note: string) {
+		const rows = await t.db.select().from(webhookDeliveries);
+		return rows.find((r) => r.data.note === note);
+	}
+
+	async function rowFor(checkinId: string) {
+		const rows = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventType, 'checkin.created'));
+		return rows.find((r) => r.data.checkinId === checkinId);
+	}
+});
