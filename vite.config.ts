@@ -1,8 +1,26 @@
 import { sveltekit } from '@sveltejs/kit/vite';
+import { loadEnv, type Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { accentCss, parseBranding } from './src/lib/branding';
 
-export default defineConfig({
-	plugins: [sveltekit()],
+/**
+ * The community's branding is fixed at build time (the prerendered pages carry it): validated here,
+ * embedded as `__BRANDING__`, and its accent colours appended to src/app.css (docs/design-system.md).
+ */
+function branding(mode: string): Plugin {
+	const env = loadEnv(mode, process.cwd(), ['PUBLIC_COMMUNITY_', 'PUBLIC_ACCENT_COLOR']);
+	const value = parseBranding(env);
+	return {
+		name: 'community-branding',
+		config: () => ({ define: { __BRANDING__: JSON.stringify(value) } }),
+		transform(code, id) {
+			if (id.replace(/\?.*$/, '').endsWith('/src/app.css')) return { code: code + accentCss(value.accent), map: null };
+		}
+	};
+}
+
+export default defineConfig(({ mode }) => ({
+	plugins: [branding(mode), sveltekit()],
 	test: {
 		environment: 'node',
 		testTimeout: 30_000,
@@ -26,4 +44,4 @@ export default defineConfig({
 			}
 		]
 	}
-});
+}));

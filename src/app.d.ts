@@ -1,7 +1,11 @@
 import type { SignedInMember } from '$lib/server/guards';
 import type { SessionData } from '$lib/server/session';
+import type { Branding } from '$lib/branding';
 
 declare global {
+	/** The build's branding, embedded by vite.config.ts. */
+	const __BRANDING__: Branding;
+
 	namespace App {
 		interface Error {
 			message: string;

@@ -30,7 +30,4 @@ export function communityTokenFrom(env: Record<string, string | undefined>): Com
 	return { address: address as `0x${string}`, symbol, decimals: Number(decimals), image: image || null };
 }
 
-/** 0x1234…abcd: enough to recognise an address in a header. */
-export function shortAddress(address: string): string {
-	return address.length > 10 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
-}
+export { shortAddress } from './display';

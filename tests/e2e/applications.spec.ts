@@ -110,5 +110,8 @@ test('a member checks in with a note, enhanced, and sees it in the recent list',
 test('signed out, /apply shows the sign-in prompt linking /setup', async ({ page }) => {
 	const response = await page.goto(`${server.url}/apply`);
 	expect(response?.status()).toBe(401);
-	await expect(page.getByRole('link', { name: 'Sign in with your wallet' })).toHaveAttribute('href', '/setup');
+	await expect(page.getByRole('link', { name: 'Sign in with your wallet' })).toHaveAttribute(
+		'href',
+		'/setup?next=%2Fapply'
+	);
 });

@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { test as base, expect, type Browser, type BrowserContext, type Page, type TestInfo } from '@playwright/test';
 import { createServerDatabase } from '../helpers/postgres.js';
 import { startServer, type RunningServer } from '../helpers/server';
@@ -17,22 +18,40 @@ export const other = testAccount('other');
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 800 };
 
-/** Full-page screenshots at phone and desktop width, kept under test-results/<test>/. */
-export async function screenshots(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+/**
+ * Full-page screenshots at phone and desktop width, light and dark, kept under test-results/<test>/;
+ * each scheme is also checked with axe: no serious or critical violation (WCAG 2 A/AA rules).
+ */
+export async function screenshots(
+	page: Page,
+	testInfo: TestInfo,
+	name: string,
+	{ axe = true }: { axe?: boolean } = {}
+): Promise<void> {
 	const before = page.viewportSize();
-	for (const [label, size] of [
-		['phone', PHONE],
-		['desktop', DESKTOP]
-	] as const) {
-		await page.setViewportSize(size);
-		const file = testInfo.outputPath(`${name}-${label}.png`);
-		await page.screenshot({ path: file, fullPage: true });
-		// Nothing may overflow sideways at either width.
-		const overflow = await page.evaluate(
-			() => document.documentElement.scrollWidth - document.documentElement.clientWidth
-		);
-		expect(overflow, `${name} scrolls sideways at ${label} width`).toBeLessThanOrEqual(0);
+	for (const scheme of ['light', 'dark'] as const) {
+		await page.emulateMedia({ colorScheme: scheme });
+		for (const [label, size] of [
+			['phone', PHONE],
+			['desktop', DESKTOP]
+		] as const) {
+			await page.setViewportSize(size);
+			const file = testInfo.outputPath(`${name}-${label}-${scheme}.png`);
+			await page.screenshot({ path: file, fullPage: true });
+			// Nothing may overflow sideways at either width.
+			const overflow = await page.evaluate(
+				() => document.documentElement.scrollWidth - document.documentElement.clientWidth
+			);
+			expect(overflow, `${name} scrolls sideways at ${label} width`).toBeLessThanOrEqual(0);
+		}
+		if (!axe) continue;
+		const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'best-practice']).analyze();
+		const serious = violations
+			.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+			.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+		expect(serious, `axe on ${name} (${scheme})`).toEqual([]);
 	}
+	await page.emulateMedia({ colorScheme: null });
 	if (before) await page.setViewportSize(before);
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkin, recentCheckIns } from '../../src/lib/server/checkins';
+import { checkIns } from '../../src/lib/server/db/schema';
+import { checkin, checkInSummary, recentCheckIns } from '../../src/lib/server/checkins';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember, countRows, randomAddress } from '../helpers/members';
 
@@ -20,6 +21,35 @@ describe.each(engines)('checkin on %s', (engine) => {
 		const recent = await recentCheckIns(t.db, member.address);
 		expect(recent.map((c) => c.note)).toEqual(['', 'Hello from the meetup']);
 		expect(recent.every((c) => c.memberAddress === member.address)).toBe(true);
+	});
+
+	it("counts the member's own check-ins and the days in a row, by UTC day, and nobody else's", async () => {
+		const member = await addMember(t.db);
+		const other = await addMember(t.db);
+		expect(await checkInSummary(t.db, member.address)).toEqual({ total: 0, streakDays: 0 });
+		const at = (iso: string) => ({ memberAddress: member.address, note: '', createdAt: new Date(iso) });
+		await t.db
+			.insert(checkIns)
+			.values([
+				at('2026-11-22T00:30:00Z'),
+				at('2026-11-21T23:59:00Z'),
+				at('2026-11-21T08:00:00Z'),
+				at('2026-11-20T12:00:00Z'),
+				at('2026-11-18T12:00:00Z'),
+				{ memberAddress: other.address, note: '', createdAt: new Date('2026-11-19T12:00:00Z') }
+			]);
+		const now = new Date('2026-11-22T10:00:00Z');
+		expect(await checkInSummary(t.db, member.address, now)).toEqual({ total: 5, streakDays: 3 });
+		// The streak holds through the next day until it ends, and is gone the day after.
+		expect(await checkInSummary(t.db, member.address, new Date('2026-11-23T22:00:00Z'))).toMatchObject({
+			streakDays: 3
+		});
+		expect(await checkInSummary(t.db, member.address, new Date('2026-11-24T00:01:00Z'))).toMatchObject({
+			streakDays: 0
+		});
+		expect(await checkInSummary(t.db, member.address.toUpperCase().replace('0X', '0x'), now)).toMatchObject({
+			total: 5
+		});
 	});
 
 	it('the 21st check-in in 24 hours answers 429, says when to try again, and is not written', async () => {

@@ -10,3 +10,15 @@ export const clearAfterSuccess: SubmitFunction =
 		if (result.type === 'redirect') formElement.reset();
 		await update();
 	};
+
+/** clearAfterSuccess, and `confirm` is called so the page can say the submission was received. */
+export const confirmAfterSuccess =
+	(confirm: () => void): SubmitFunction =>
+	() =>
+	async ({ result, formElement, update }) => {
+		if (result.type === 'redirect') {
+			formElement.reset();
+			confirm();
+		}
+		await update();
+	};

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { labelTextColor, timeAgo } from './pulse';
+import { labelTextColor, loadPulse, timeAgo } from './pulse';
 
 function luminance(hex: string) {
 	const channel = (i: number) => {
@@ -36,5 +36,43 @@ describe('time since the last update', () => {
 		expect(timeAgo('2026-11-01T12:00:00Z', now)).toBe('2 weeks ago');
 		expect(timeAgo('2025-10-01T12:00:00Z', now)).toBe('last year');
 		expect(timeAgo('not a date', now)).toBe('some time ago');
+	});
+});
+
+describe('loading the feed', () => {
+	const card = {
+		number: 7,
+		title: 'Docs',
+		url: 'https://github.com/o/r/issues/7',
+		author: 'a',
+		labels: [{ name: 'help', color: 'a2eeef' }],
+		comments: 1,
+		createdAt: '2026-11-20T10:00:00Z',
+		updatedAt: '2026-11-21T10:00:00Z'
+	};
+	const feed = { items: [card], fetchedAt: '2026-11-21T11:00:00Z', source: 'https://github.com/o/r/issues' };
+	const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+		(() => Promise.resolve(new Response(JSON.stringify(body), { status, headers }))) as unknown as typeof fetch;
+
+	it('shows a well-formed 200 and refuses a body of the wrong shape', async () => {
+		expect(await loadPulse(answer(200, feed))).toMatchObject({ status: 'ok', items: [card] });
+		const badColour = { ...feed, items: [{ ...card, labels: [{ name: 'x', color: 'red;}' }] }] };
+		expect((await loadPulse(answer(200, badColour))).status).toBe('error');
+		expect((await loadPulse(answer(200, { ...feed, source: 'javascript:alert(1)' }))).status).toBe('error');
+		expect((await loadPulse(answer(200, { ...feed, items: [{ ...card, number: '7' }] }))).status).toBe('error');
+	});
+
+	it('leaves the feed out only for the server own 503 not_configured', async () => {
+		const notConfigured = { error: { code: 'not_configured', message: 'No repository is configured.' } };
+		expect(await loadPulse(answer(503, notConfigured))).toEqual({ status: 'absent' });
+		const upstream = { error: { code: 'upstream_unavailable', message: 'GitHub is away.' } };
+		expect(
+			await loadPulse(answer(503, upstream, { link: '<https://github.com/o/r/issues>; rel="alternate"' }))
+		).toEqual({ status: 'error', items: [], source: 'https://github.com/o/r/issues' });
+		// A 503 from an edge or proxy (no such body) is a failure the page reports.
+		const edge = (() =>
+			Promise.resolve(new Response('Service Unavailable', { status: 503 }))) as unknown as typeof fetch;
+		expect((await loadPulse(edge)).status).toBe('error');
+		expect((await loadPulse(answer(500, notConfigured))).status).toBe('error');
 	});
 });

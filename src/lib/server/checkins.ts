@@ -52,3 +52,50 @@ export async function recentCheckIns(db: Database, address: string, limit = RECE
 			.limit(limit)
 	);
 }
+
+export interface CheckInSummary {
+	total: number;
+	/** Consecutive UTC days with a check-in, ending today (or yesterday, so a streak lasts until the day is over). */
+	streakDays: number;
+}
+
+/** How many days in a row end at `today`, given distinct `YYYY-MM-DD` days newest first. */
+export function streakOf(days: string[], today: Date): number {
+	const dayMs = 86_400_000;
+	const start = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
+	const first = days[0] ? Date.parse(`${days[0]}T00:00:00Z`) : NaN;
+	// A streak counts from today, or from yesterday while today has no check-in yet.
+	if (first !== start && first !== start - dayMs) return 0;
+	let streak = 0;
+	for (const day of days) {
+		if (Date.parse(`${day}T00:00:00Z`) !== first - streak * dayMs) break;
+		streak++;
+	}
+	return streak;
+}
+
+/** The member's own count and streak, shown on /checkin so a check-in visibly adds up. */
+export async function checkInSummary(db: Database, address: string, now = new Date()): Promise<CheckInSummary> {
+	const member = eq(checkIns.memberAddress, address.toLowerCase());
+	const day = sql<string>`to_char(${checkIns.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
+	const [[counted], days] = await Promise.all([
+		db
+			.select({ total: sql<number>`count(*)::int` })
+			.from(checkIns)
+			.where(member),
+		// A streak longer than a year still reads as 366+ days; no need to read further back.
+		db
+			.selectDistinct({ day })
+			.from(checkIns)
+			.where(member)
+			.orderBy(sql`1 desc`)
+			.limit(366)
+	]);
+	return {
+		total: counted?.total ?? 0,
+		streakDays: streakOf(
+			days.map((d) => d.day),
+			now
+		)
+	};
+}

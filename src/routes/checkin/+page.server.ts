@@ -1,5 +1,5 @@
 import { redirect } from '@sveltejs/kit';
-import { CHECKIN_FIELDS, checkin, recentCheckIns } from '$lib/server/checkins';
+import { CHECKIN_FIELDS, checkin, checkInSummary, recentCheckIns } from '$lib/server/checkins';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/forms';
 import { requireMember } from '$lib/server/guards';
 import { withDatabase } from '$lib/server/runtime';
@@ -7,8 +7,10 @@ import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals }) => {
 	const member = requireMember({ locals });
-	const checkIns = await withDatabase((db) => recentCheckIns(db, member.address));
-	return { address: member.address, checkIns };
+	const [checkIns, summary] = await withDatabase((db) =>
+		Promise.all([recentCheckIns(db, member.address), checkInSummary(db, member.address)])
+	);
+	return { address: member.address, checkIns, summary };
 };
 
 export const actions: Actions = {

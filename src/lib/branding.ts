@@ -1,0 +1,226 @@
+/**
+ * The community's branding (docs/configuration.md "Branding"): read from PUBLIC_COMMUNITY_* and
+ * PUBLIC_ACCENT_COLOR at build time by vite.config.ts, which embeds the result (`__BRANDING__`) and the
+ * accent colours into the CSS. Pure: no imports, so the Vite config can load it.
+ */
+
+export interface CommunityLink {
+	label: string;
+	href: string;
+}
+
+export interface Branding {
+	name: string;
+	description: string;
+	/** An https URL or a path under static/; null: the generated monogram at /favicon.svg. */
+	logoUrl: string | null;
+	/** `#rrggbb`, lowercase. */
+	accent: string;
+	links: CommunityLink[];
+}
+
+export const DEFAULT_BRANDING: Branding = {
+	name: 'Member portal',
+	description:
+		'A community that welcomes members by application: sign in with your wallet, tell us about yourself and check in.',
+	logoUrl: null,
+	accent: '#6d4ae8',
+	links: []
+};
+
+export class BrandingError extends Error {
+	constructor(readonly problems: { variable: string; problem: string }[]) {
+		super(
+			'Invalid branding configuration:\n' +
+				problems.map(({ variable, problem }) => `  - ${variable}: ${problem}`).join('\n')
+		);
+		this.name = 'BrandingError';
+	}
+}
+
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const HEX_COLOR = /^#[0-9a-f]{6}$/i;
+const MAX_LINKS = 8;
+
+function isHttpsUrl(value: string): boolean {
+	try {
+		const url = new URL(value);
+		return url.protocol === 'https:' && url.username === '' && url.password === '';
+	} catch {
+		return false;
+	}
+}
+
+/** A path under static/: one leading slash (never `//host`), no `..`, no backslash, no query tricks. */
+function isStaticPath(value: string): boolean {
+	return /^\/[A-Za-z0-9._~\-/]+$/.test(value) && !value.startsWith('//') && !value.split('/').includes('..');
+}
+
+function text(value: string | undefined, max: number, fallback: string, variable: string, problems: Problem[]) {
+	const trimmed = value?.trim() ?? '';
+	if (trimmed === '') return fallback;
+	if (CONTROL.test(trimmed)) problems.push({ variable, problem: 'must not contain control characters' });
+	else if ([...trimmed].length > max) problems.push({ variable, problem: `must be at most ${max} characters` });
+	return trimmed;
+}
+
+type Problem = { variable: string; problem: string };
+
+/** Validates the branding variables; throws a BrandingError naming every bad one. Unset or blank: the default. */
+export function parseBranding(env: Record<string, string | undefined>): Branding {
+	const problems: Problem[] = [];
+	const name = text(env.PUBLIC_COMMUNITY_NAME, 60, DEFAULT_BRANDING.name, 'PUBLIC_COMMUNITY_NAME', problems);
+	const description = text(
+		env.PUBLIC_COMMUNITY_DESCRIPTION,
+		300,
+		DEFAULT_BRANDING.description,
+		'PUBLIC_COMMUNITY_DESCRIPTION',
+		problems
+	);
+
+	let logoUrl: string | null = null;
+	const logo = env.PUBLIC_COMMUNITY_LOGO_URL?.trim() ?? '';
+	if (logo !== '') {
+		if (isHttpsUrl(logo) || isStaticPath(logo)) logoUrl = logo;
+		else
+			problems.push({
+				variable: 'PUBLIC_COMMUNITY_LOGO_URL',
+				problem: 'must be an https URL or a path like /logo.svg'
+			});
+	}
+
+	let accent = DEFAULT_BRANDING.accent;
+	const color = env.PUBLIC_ACCENT_COLOR?.trim() ?? '';
+	if (color !== '') {
+		if (HEX_COLOR.test(color)) accent = color.toLowerCase();
+		else problems.push({ variable: 'PUBLIC_ACCENT_COLOR', problem: 'must be a colour like #6d4ae8' });
+	}
+
+	const links: CommunityLink[] = [];
+	const entries = (env.PUBLIC_COMMUNITY_LINKS ?? '')
+		.split(',')
+		.map((entry) => entry.trim())
+		.filter((entry) => entry !== '');
+	for (const entry of entries) {
+		const at = entry.indexOf('=');
+		const label = entry.slice(0, at).trim();
+		const href = entry.slice(at + 1).trim();
+		if (at < 1 || label === '' || [...label].length > 40 || CONTROL.test(label) || !isHttpsUrl(href)) {
+			problems.push({
+				variable: 'PUBLIC_COMMUNITY_LINKS',
+				problem: 'each entry must be Label=https://… (label at most 40)'
+			});
+			break;
+		}
+		links.push({ label, href });
+	}
+	if (links.length > MAX_LINKS) {
+		problems.push({ variable: 'PUBLIC_COMMUNITY_LINKS', problem: `at most ${MAX_LINKS} links` });
+	}
+
+	if (problems.length > 0) throw new BrandingError(problems);
+	return { name, description, logoUrl, accent, links };
+}
+
+/** `Apply · Name`; the home page is the name alone. */
+export function pageTitle(branding: Pick<Branding, 'name'>, page?: string): string {
+	return page ? `${page} · ${branding.name}` : branding.name;
+}
+
+// ---- Colour: WCAG 2 relative luminance and contrast ----
+
+type Rgb = [number, number, number];
+
+function rgb(hex: string): Rgb {
+	return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as Rgb;
+}
+
+function hex([r, g, b]: Rgb): string {
+	return '#' + [r, g, b].map((c) => Math.round(c).toString(16).padStart(2, '0')).join('');
+}
+
+export function luminance(color: string): number {
+	const [r, g, b] = rgb(color).map((c) => {
+		const s = c / 255;
+		return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+	}) as Rgb;
+	return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+export function contrast(a: string, b: string): number {
+	const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+	return (hi + 0.05) / (lo + 0.05);
+}
+
+/** `a` moved towards `b` by `t` (0..1) in sRGB. */
+export function mix(a: string, b: string, t: number): string {
+	const [x, y] = [rgb(a), rgb(b)];
+	return hex(x.map((c, i) => c + (y[i]! - c) * t) as Rgb);
+}
+
+/** Black or white text on `background`, whichever contrasts more (always at least 4.58:1). */
+export function textOn(background: string): '#000000' | '#ffffff' {
+	return contrast(background, '#000000') >= contrast(background, '#ffffff') ? '#000000' : '#ffffff';
+}
+
+/** `color` moved towards `towards` in small steps until it reaches `ratio` against every background. */
+export function readableOn(color: string, backgrounds: string[], towards: string, ratio = 4.5): string {
+	for (let step = 0; step <= 20; step++) {
+		const candidate = mix(color, towards, step / 20);
+		if (backgrounds.every((bg) => contrast(candidate, bg) >= ratio)) return candidate;
+	}
+	return towards;
+}
+
+/** The page backgrounds (from src/app.css) that accent-coloured text must be readable on. */
+export const LIGHT_BACKGROUNDS = ['#fafafb', '#ffffff', '#f3f2f6'];
+export const DARK_BACKGROUNDS = ['#121216', '#1b1b21', '#24242c'];
+
+export interface AccentTokens {
+	accent: string;
+	onAccent: string;
+	light: { accentStrong: string; accentSoft: string };
+	dark: { accentStrong: string; accentSoft: string };
+}
+
+/** The accent tokens of both schemes: text colours chosen for WCAG AA (4.5:1) against their backgrounds. */
+export function accentTokens(accent: string): AccentTokens {
+	const lightSoft = mix(accent, '#ffffff', 0.88);
+	const darkSoft = mix(accent, '#121216', 0.78);
+	return {
+		accent,
+		onAccent: textOn(accent),
+		light: { accentStrong: readableOn(accent, [...LIGHT_BACKGROUNDS, lightSoft], '#000000'), accentSoft: lightSoft },
+		dark: { accentStrong: readableOn(accent, [...DARK_BACKGROUNDS, darkSoft], '#ffffff'), accentSoft: darkSoft }
+	};
+}
+
+/** CSS appended to src/app.css at build time: the accent tokens of PUBLIC_ACCENT_COLOR. */
+export function accentCss(accent: string): string {
+	const t = accentTokens(accent);
+	return (
+		`\n:root{--accent:${t.accent};--on-accent:${t.onAccent};--accent-strong:${t.light.accentStrong};--accent-soft:${t.light.accentSoft}}` +
+		`\n@media (prefers-color-scheme: dark){:root{--accent-strong:${t.dark.accentStrong};--accent-soft:${t.dark.accentSoft}}}\n`
+	);
+}
+
+function escapeXml(value: string): string {
+	return value.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The default logo: the name's first letter on the accent colour, as an SVG document. */
+export function monogramSvg(name: string, accent: string): string {
+	const initial = escapeXml(([...name.trim()][0] ?? 'M').toUpperCase());
+	return (
+		`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">` +
+		`<rect width="64" height="64" rx="14" fill="${accent}"/>` +
+		`<text x="32" y="44" text-anchor="middle" font-family="system-ui,sans-serif" font-size="34" font-weight="700" fill="${textOn(accent)}">${initial}</text>` +
+		`</svg>`
+	);
+}
+
+/** Where the header mark, favicon and link previews find the logo. */
+export function logoHref(branding: Pick<Branding, 'logoUrl'>): string {
+	return branding.logoUrl ?? '/favicon.svg';
+}

@@ -1,0 +1,10 @@
+import { monogramSvg } from '$lib/branding';
+import { community } from '$lib/community';
+
+// Written once at build time: the default logo, the name's initial on the accent colour.
+export const prerender = true;
+
+export const GET = () =>
+	new Response(monogramSvg(community.name, community.accent), {
+		headers: { 'content-type': 'image/svg+xml' }
+	});
