@@ -3,6 +3,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, member, startListening } from '../helpers/auth';
+import { withoutNonces } from '../helpers/csp';
 import type { RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
 
@@ -70,10 +71,15 @@ function send(base: URL, method: string, path: string, headers: Record<string, s
 	});
 }
 
+// Pages carry a per-request CSP nonce (docs/security.md): blanked in both, everything else compared.
 const comparable = ({ status, headers, body }: Raw) => ({
 	status,
-	headers: Object.fromEntries(Object.entries(headers).filter(([name]) => !VOLATILE.has(name))),
-	body
+	headers: Object.fromEntries(
+		Object.entries(headers)
+			.filter(([name]) => !VOLATILE.has(name))
+			.map(([name, value]) => [name, typeof value === 'string' ? withoutNonces(value) : value])
+	),
+	body: withoutNonces(body)
 });
 
 describe('/admin for anyone who is not an admin', () => {
