@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -60,7 +61,8 @@ export function createDb(
 
 	const dataDir = config.pgliteDataDir;
 	if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-	const client = new PGlite(dataDir);
+	// pg_trgm serves the admin review table's search (drizzle/0002 creates the extension).
+	const client = new PGlite(dataDir, { extensions: { pg_trgm } });
 	const db = drizzlePglite(client, { schema }) as unknown as Database;
 	return {
 		kind: 'pglite',
