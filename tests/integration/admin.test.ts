@@ -5,7 +5,7 @@ import { drizzle } from 'drizzle-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTableQuery, reviewTable } from '../../src/lib/server/admin-list';
 import { transitionApplication } from '../../src/lib/server/applications';
-import { allowlistCsv, pendingAllowlist } from '../../src/lib/server/exports';
+import { allowlistCsv, applicationsCsv, pendingAllowlist } from '../../src/lib/server/exports';
 import type { Database } from '../../src/lib/server/db/client';
 import { applyMigrations } from '../../src/lib/server/db/migrate';
 import * as schema from '../../src/lib/server/db/schema';
@@ -98,8 +98,8 @@ describe.each(engines)('the review table on %s', (engine) => {
 		const r = rows[0]!;
 		const csv = allowlistCsv([{ ...r, displayName: '=HYPERLINK("x")', contact: 'a,"b"\nc' }]);
 		expect(csv).toBe(
-			'address,display_name,contact,application_id,applied_at\r\n' +
-				`${r.applicantAddress},"'=HYPERLINK(""x"")","a,""b""\nc",${r.id},${r.createdAt.toISOString()}\r\n`
+			'"address","display_name","contact","application_id","applied_at"\r\n' +
+				`"${r.applicantAddress}","'=HYPERLINK(""x"")","a,""b""\nc","${r.id}","${r.createdAt.toISOString()}"\r\n`
 		);
 	});
 });
@@ -125,4 +125,37 @@ describe('the review table costs two statements whatever the page holds', () => 
 			await client.close();
 		}
 	}, 60_000);
+});
+
+describe.each(engines)('the applications CSV on %s', (engine) => {
+	let t: TestDatabase;
+	beforeAll(async () => {
+		t = await createTestDatabase(engine);
+	});
+	afterAll(() => t?.drop());
+
+	it('lists every application matching the filters, every cell quoted, formulas defused, the last tx hash', async () => {
+		const admin = adminMember();
+		const evil = await seedApplication(t.db, (await addMember(t.db)).address, { review: 'approved' });
+		await t.db.execute(
+			sql`update applications set display_name = '=HYPERLINK("http://x")', contact = '+1 "quoted", comma' where id = ${evil.id}`
+		);
+		const other = await seedApplication(t.db, (await addMember(t.db)).address);
+		const hash = randomTxHash();
+		await transitionApplication(t.db, admin, { applicationId: evil.id, field: 'allowlist', to: 'failed', reason: 'x' });
+		await transitionApplication(t.db, admin, { applicationId: evil.id, field: 'allowlist', to: 'added', txHash: hash });
+
+		const all = (await applicationsCsv(t.db, query(''))).split('\r\n');
+		expect(all[0]).toBe(
+			'"id","applicant_address","display_name","contact","review","allowlist","distribution","created_at","updated_at","last_tx_hash"'
+		);
+		expect(all).toHaveLength(4);
+		const line = all.find((l) => l.startsWith(`"${evil.id}"`))!;
+		expect(line).toContain(`"'=HYPERLINK(""http://x"")","'+1 ""quoted"", comma","approved","added","pending"`);
+		expect(line.endsWith(`"${hash}"`)).toBe(true);
+		expect(all.find((l) => l.startsWith(`"${other.id}"`))!.endsWith('""')).toBe(true);
+		const approved = (await applicationsCsv(t.db, query('review=approved'))).trim().split('\r\n');
+		expect(approved).toHaveLength(2);
+		expect(approved[1]!.startsWith(`"${evil.id}"`)).toBe(true);
+	});
 });

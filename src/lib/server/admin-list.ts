@@ -6,7 +6,7 @@ import type { Database } from './db/client';
 import { applicationNotes, applications } from './db/schema';
 
 /** Characters of the motivation a row shows. */
-export const EXCERPT_LENGTH = 120;
+export const EXCERPT_LENGTH = 100;
 /** Shorter searches cannot use the trigram indexes, so they are not run. */
 export const MIN_SEARCH = 3;
 

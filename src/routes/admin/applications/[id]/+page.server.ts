@@ -2,6 +2,7 @@ import { error, redirect } from '@sveltejs/kit';
 import { applicationDetail } from '$lib/server/admin-detail';
 import { TRANSITION_FIELDS, transitionApplication } from '$lib/server/applications';
 import { formInput, refuse, typedValues } from '$lib/server/forms';
+import { NOTE_FIELDS, addNote } from '$lib/server/notes';
 import { requireAdmin } from '$lib/server/guards';
 import { withDatabase } from '$lib/server/runtime';
 import type { Actions, PageServerLoad } from './$types';
@@ -28,5 +29,15 @@ export const actions: Actions = {
 			return refuse(setHeaders, outcome, { values, field: values.field ?? null });
 		}
 		redirect(303, `/admin/applications/${params.id}?done=${outcome.value.event.field}.${outcome.value.event.toState}`);
+	},
+
+	// A reviewer note: guard → validate → one insert. Admins only; the applicant never sees it.
+	note: async ({ locals, request, url, params, setHeaders }) => {
+		const admin = requireAdmin({ locals, url });
+		if (!UUID.test(params.id)) error(404, 'Not Found');
+		const input = formInput(await request.formData(), NOTE_FIELDS);
+		const outcome = await withDatabase((db) => addNote(db, admin, params.id, input));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'note' });
+		redirect(303, `/admin/applications/${params.id}#notes`);
 	}
 };
