@@ -10,7 +10,18 @@ const config = {
 		adapter: useVercel ? adapterVercel({ runtime: 'nodejs20.x' }) : adapterNode({ out: 'build' }),
 		csrf: { trustedOrigins: [] },
 		// Only / and /setup are static; the other pages read the session on the server.
-		prerender: { crawl: false, entries: ['/', '/setup'], handleHttpError: 'fail' }
+		prerender: { crawl: false, entries: ['/', '/setup'], handleHttpError: 'fail' },
+		typescript: {
+			// `npm run check` also type-checks the scripts, benchmarks, deploy tools and root configs run by plain node.
+			config(tsconfig) {
+				/** @type {unknown} */
+				const include = tsconfig.include;
+				const roots = ['*.js', '*.ts', 'scripts/**/*.js', 'deploy/**/*.js'];
+				const bench = ['js', 'cjs', 'mjs', 'ts'].map((ext) => `bench/**/*.${ext}`);
+				// Relative to .svelte-kit/, where the generated tsconfig lives.
+				/** @type {string[]} */ (include).push(...[...roots, ...bench].map((glob) => `../${glob}`));
+			}
+		}
 	}
 };
 

@@ -1,56 +1,107 @@
+// @ts-check
 // Shared pieces of `npm run bench`: a database of its own, the built server with its peak RSS, a
 // keep-alive HTTP client and load loops, real sign-ins, a statement-counting proxy in front of
 // Postgres, and the results table. Plain ESM so the suite needs no build step of its own.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createConnection, createServer } from 'node:net';
 import path from 'node:path';
-import { drizzle } from 'drizzle-orm/postgres-js';
-import { migrate } from 'drizzle-orm/postgres-js/migrator';
-import postgres from 'postgres';
 import { createSiweMessage } from 'viem/siwe';
+import { createServerDatabase } from '../tests/helpers/postgres.js';
+
+/**
+ * What bench/run.js hands every scenario.
+ * @typedef {object} Context
+ * @property {string} databaseUrl  the suite's migrated database on the Postgres server
+ * @property {string} adminUrl  the server's admin URL, for a scenario that needs a database of its own
+ * @property {'postgres' | 'pglite'} engine  what the portal runs on (`--pglite`)
+ * @property {number} seconds  per round
+ * @property {number} rounds  alternating rounds; the median counts
+ * @property {number[]} scales  data sizes, in multiples of the scenario's unit
+ */
+
+/**
+ * A measured rate.
+ * @typedef {object} Rate
+ * @property {number} rps
+ * @property {number} p50  ms
+ * @property {number} p99  ms
+ * @property {number} errors
+ */
+
+/**
+ * One line of the table.
+ * @typedef {object} Row
+ * @property {string} name
+ * @property {number} [rps]
+ * @property {number} [p50]
+ * @property {number} [p99]
+ * @property {number} [errors]
+ * @property {string} [value]  shown in the req/s column when there is no rate
+ * @property {number} [rss]  peak RSS, MiB
+ * @property {number} [queries]  SQL statements per request
+ * @property {Rate} [baseline]
+ * @property {string} [target]
+ */
+
+/** @typedef {(context: Context) => Promise<Row[]>} Scenario */
+
+/**
+ * A signer as viem's local accounts are.
+ * @typedef {{ address: `0x${string}`, signMessage(args: { message: string }): Promise<`0x${string}`> }} Account
+ */
 
 export const BENCH_SESSION_PASSWORD = 'bench-session-password-0123456789-abcdef';
 
+/** @returns {Promise<number>} a TCP port free on loopback right now */
 export async function freePort() {
 	return new Promise((resolve, reject) => {
 		const server = createServer();
 		server.once('error', reject);
 		server.listen(0, '127.0.0.1', () => {
-			const { port } = server.address();
+			const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
 			server.close(() => resolve(port));
 		});
 	});
 }
 
-/** A new migrated database on the server at `adminUrl`; drop() removes it. */
-export async function createBenchDatabase(adminUrl) {
-	const name = `portal_bench_${randomBytes(5).toString('hex')}`;
-	const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-	await admin.unsafe(`create database ${name}`);
-	await admin.end();
-	const url = new URL(adminUrl);
-	url.pathname = `/${name}`;
-	const client = postgres(url.toString(), { max: 1, onnotice: () => {} });
-	await migrate(drizzle(client), { migrationsFolder: 'drizzle' });
-	await client.end();
-	return {
-		url: url.toString(),
-		async drop() {
-			const a = postgres(adminUrl, { max: 1, onnotice: () => {} });
-			await a.unsafe(`drop database if exists ${name} with (force)`);
-			await a.end();
-		}
-	};
+/**
+ * A new migrated database on the server at `adminUrl`; drop() removes it.
+ * @param {string} adminUrl
+ */
+export function createBenchDatabase(adminUrl) {
+	return createServerDatabase(adminUrl, { prefix: 'portal_bench' });
 }
 
 /**
- * Starts `node build/index.js`; peakRssMiB() reads the kernel's high-water mark (VmHWM).
- * With BENCH_CPU_PROF=<dir> the server runs under --cpu-prof and writes its profile there on stop().
+ * The kernel's figures for process `pid` in MiB: resident now (VmRSS) and its high-water mark (VmHWM).
+ * @param {number} pid
  */
-export async function startPortal(env, { profile = true } = {}) {
+export function memoryOf(pid) {
+	const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+	/** @param {string} field */
+	const mib = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
+	return { rss: mib('VmRSS'), peak: mib('VmHWM') };
+}
+
+/**
+ * @typedef {object} Portal
+ * @property {string} url
+ * @property {number} pid  the server's own node process
+ * @property {() => number} peakRssMiB  the kernel's high-water mark (VmHWM) of the server process
+ * @property {() => Promise<void>} stop  resolves once the server has exited (and, when profiling, written its profile)
+ */
+
+/**
+ * Starts `node build/index.js` (or node with other `args`, such as `npm start`'s command line) with
+ * only the variables given here and in `env` (an undefined value removes one).
+ * With BENCH_CPU_PROF=<dir> the server runs under --cpu-prof and writes its profile there on stop().
+ * @param {Record<string, string | undefined>} env
+ * @param {{ profile?: boolean, args?: string[] }} [options]
+ * @returns {Promise<Portal>}
+ */
+export async function startPortal(env, { profile = true, args = ['build/index.js'] } = {}) {
 	const port = await freePort();
 	const profileDir = profile ? process.env.BENCH_CPU_PROF : undefined;
 	const flags = [];
@@ -63,7 +114,7 @@ export async function startPortal(env, { profile = true } = {}) {
 			path.resolve('bench/exit-on-signal.cjs')
 		);
 	}
-	const child = spawn(process.execPath, [...flags, 'build/index.js'], {
+	const child = spawn(process.execPath, [...flags, ...args], {
 		env: {
 			PATH: process.env.PATH,
 			PORT: String(port),
@@ -76,23 +127,22 @@ export async function startPortal(env, { profile = true } = {}) {
 		},
 		stdio: ['ignore', 'pipe', 'pipe']
 	});
+	const pid = child.pid;
+	if (pid === undefined) throw new Error(`could not start node ${args.join(' ')}`);
 	let output = '';
 	child.stdout.on('data', (c) => (output += c));
 	child.stderr.on('data', (c) => (output += c));
-	await new Promise((resolve, reject) => {
-		const timer = setTimeout(() => reject(new Error(`portal did not start:\n${output}`)), 60_000);
-		child.stdout.on('data', () => /Listening on/.test(output) && (clearTimeout(timer), resolve()));
-		child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`portal exited ${code}:\n${output}`))));
-	});
+	await /** @type {Promise<void>} */ (
+		new Promise((resolve, reject) => {
+			const timer = setTimeout(() => reject(new Error(`portal did not start:\n${output}`)), 60_000);
+			child.stdout.on('data', () => /Listening on/.test(output) && (clearTimeout(timer), resolve()));
+			child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`portal exited ${code}:\n${output}`))));
+		})
+	);
 	return {
 		url: `http://127.0.0.1:${port}`,
-		pid: child.pid,
-		peakRssMiB() {
-			const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-			const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-			return kb / 1024;
-		},
-		/** Resolves once the server has exited (and, when profiling, written its profile). */
+		pid,
+		peakRssMiB: () => memoryOf(pid).peak,
 		stop() {
 			if (child.exitCode !== null) return Promise.resolve();
 			const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -104,22 +154,43 @@ export async function startPortal(env, { profile = true } = {}) {
 	};
 }
 
-/** A keep-alive HTTP client for one server: request(method, path, {headers, body}) → {status, headers, text}. */
+/**
+ * @typedef {object} Answer
+ * @property {number} status
+ * @property {import('node:http').IncomingHttpHeaders} headers
+ * @property {string} text
+ */
+
+/**
+ * A keep-alive HTTP client for one server: request(method, path, {headers, body}) → {status, headers, text}.
+ * @param {string} base
+ */
 export function httpClient(base, connections = 32) {
 	const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+	/**
+	 * @param {string} method
+	 * @param {string} p
+	 * @param {{ headers?: Record<string, string>, body?: string }} [options]
+	 * @returns {Promise<Answer>}
+	 */
 	const request = (method, p, { headers = {}, body } = {}) =>
 		new Promise((resolve, reject) => {
 			const req = http.request(`${base}${p}`, { method, agent, headers }, (res) => {
+				/** @type {Buffer[]} */
 				const chunks = [];
-				res.on('data', (c) => chunks.push(c));
+				res.on('data', (/** @type {Buffer} */ c) => chunks.push(c));
 				res.on('end', () =>
-					resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() })
+					resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() })
 				);
 			});
 			req.on('error', reject);
 			req.end(body);
 		});
-	/** GET that rejects unless the answer is `expect`; what the load loops call. */
+	/**
+	 * GET that rejects unless the answer is `expect`; what the load loops call.
+	 * @param {string} p
+	 * @param {Record<string, string>} [headers]
+	 */
 	const get = async (p, headers = {}, expect = 200) => {
 		const r = await request('GET', p, { headers });
 		if (r.status !== expect) throw new Error(`GET ${p}: ${r.status}`);
@@ -128,7 +199,21 @@ export function httpClient(base, connections = 32) {
 	return { request, get, close: () => agent.destroy() };
 }
 
-/** Signs `account` in through the real nonce and verify endpoints; returns the "session=..." cookie. */
+/**
+ * The first Set-Cookie of `response` as a Cookie header ("name=value").
+ * @param {Response} response
+ */
+function firstCookie(response) {
+	const cookie = response.headers.getSetCookie()[0]?.split(';')[0];
+	if (!cookie) throw new Error(`${response.url}: no Set-Cookie`);
+	return cookie;
+}
+
+/**
+ * Signs `account` in through the real nonce and verify endpoints; returns the "session=..." cookie.
+ * @param {string} base
+ * @param {Account} account
+ */
 export async function signIn(base, account) {
 	const { nonce, cookie } = await fetchNonce(base);
 	const message = siweMessage(base, account.address, nonce);
@@ -138,17 +223,28 @@ export async function signIn(base, account) {
 		body: JSON.stringify({ message, signature: await account.signMessage({ message }) })
 	});
 	if (response.status !== 200) throw new Error(`verify: ${response.status} ${await response.text()}`);
-	return response.headers.getSetCookie()[0].split(';')[0];
+	return firstCookie(response);
 }
 
-/** A nonce and the cookie that carries it. */
+/**
+ * A nonce and the cookie that carries it.
+ * @param {string} base
+ * @returns {Promise<{ nonce: string, cookie: string }>}
+ */
 export async function fetchNonce(base) {
 	const response = await fetch(`${base}/api/auth/nonce`);
-	const { nonce } = await response.json();
-	return { nonce, cookie: response.headers.getSetCookie()[0].split(';')[0] };
+	/** @type {unknown} */
+	const body = await response.json();
+	const { nonce } = /** @type {{ nonce: string }} */ (body);
+	return { nonce, cookie: firstCookie(response) };
 }
 
-/** The SIWE message the portal accepts from a browser on `base`. */
+/**
+ * The SIWE message the portal accepts from a browser on `base`.
+ * @param {string} base
+ * @param {`0x${string}`} address
+ * @param {string} nonce
+ */
 export function siweMessage(base, address, nonce) {
 	const now = new Date();
 	return createSiweMessage({
@@ -163,28 +259,57 @@ export function siweMessage(base, address, nonce) {
 	});
 }
 
-/** Runs each of `runs` (name → async () => result) `rounds` times, alternating; the median round of each by rps. */
+/**
+ * Runs each of `runs` (name → async () => result) `rounds` times, alternating; the median round of each by rps.
+ * @template {string} K
+ * @param {number} rounds
+ * @param {Record<K, () => Promise<Rate>>} runs
+ * @returns {Promise<Record<K, Rate>>}
+ */
 export async function alternate(rounds, runs) {
-	const results = Object.fromEntries(Object.keys(runs).map((k) => [k, []]));
+	const entries = /** @type {[K, () => Promise<Rate>][]} */ (Object.entries(runs));
+	/** @type {Map<K, Rate[]>} */
+	const results = new Map(entries.map(([k]) => [k, []]));
 	for (let round = 0; round < rounds; round++) {
-		for (const [name, run] of Object.entries(runs)) results[name].push(await run());
+		for (const [name, run] of entries) results.get(name)?.push(await run());
 	}
-	return Object.fromEntries(Object.entries(results).map(([k, list]) => [k, medianByRps(list)]));
+	return /** @type {Record<K, Rate>} */ (Object.fromEntries([...results].map(([k, list]) => [k, medianByRps(list)])));
 }
 
+/**
+ * The median of `list` by rps, with the errors of all of them.
+ * @param {Rate[]} list
+ * @returns {Rate}
+ */
 export function medianByRps(list) {
 	const sorted = [...list].sort((a, b) => a.rps - b.rps);
-	return { ...sorted[Math.floor(sorted.length / 2)], errors: list.reduce((sum, r) => sum + (r.errors ?? 0), 0) };
+	const median = sorted[Math.floor(sorted.length / 2)];
+	if (!median) throw new Error('no rounds');
+	return { ...median, errors: list.reduce((sum, r) => sum + (r.errors ?? 0), 0) };
+}
+
+/**
+ * The value at quantile `q` of the sorted `values` (0 when empty).
+ * @param {number[]} values
+ * @param {number} q
+ */
+export function quantile(values, q) {
+	return values[Math.min(values.length - 1, Math.floor(q * values.length))] ?? 0;
 }
 
 /**
  * A TCP proxy in front of Postgres that counts the statements its clients send: every Execute
  * (extended protocol) and every simple Query message of the frontend stream.
+ * @param {string} databaseUrl
  */
 export async function countingProxy(databaseUrl) {
 	const target = new URL(databaseUrl);
 	const counter = { statements: 0 };
+	/** @type {Set<import('node:net').Socket>} */
+	const clients = new Set();
 	const server = createServer((client) => {
+		clients.add(client);
+		client.once('close', () => clients.delete(client));
 		const upstream = createConnection({ host: target.hostname, port: Number(target.port || 5432) });
 		let buffer = Buffer.alloc(0);
 		let untyped = true; // the startup (and SSL request) messages carry no type byte
@@ -203,33 +328,46 @@ export async function countingProxy(databaseUrl) {
 				if (buffer.length < 5) break;
 				const length = buffer.readInt32BE(1);
 				if (buffer.length < 1 + length) break;
-				const type = String.fromCharCode(buffer[0]);
+				const type = String.fromCharCode(buffer[0] ?? 0);
 				if (type === 'E' || type === 'Q') counter.statements++;
 				buffer = buffer.subarray(1 + length);
 			}
 		});
 		upstream.on('data', (chunk) => client.write(chunk));
-		for (const [a, b] of [
+		// Either side closing or failing closes the other.
+		for (const [a, b] of /** @type {const} */ ([
 			[client, upstream],
 			[upstream, client]
-		]) {
+		])) {
 			a.on('error', () => b.destroy());
 			a.on('close', () => b.destroy());
 		}
 	});
-	await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+	await /** @type {Promise<void>} */ (new Promise((resolve) => server.listen(0, '127.0.0.1', resolve)));
 	const url = new URL(databaseUrl);
 	url.hostname = '127.0.0.1';
-	url.port = String(server.address().port);
+	url.port = String(/** @type {import('node:net').AddressInfo} */ (server.address()).port);
 	return {
 		url: url.toString(),
 		counter,
-		close: () => new Promise((r) => (server.closeAllConnections?.(), server.close(r)))
+		/** @returns {Promise<void>} */
+		close: () =>
+			new Promise((resolve) => {
+				server.close(() => resolve());
+				// close() waits for every open connection: end them (each takes its upstream with it).
+				for (const client of clients) client.destroy();
+			})
 	};
 }
 
-/** Runs `fn` over `seconds` with `concurrency` workers in this process; latencies in ms. */
+/**
+ * Runs `fn` over `seconds` with `concurrency` workers in this process; latencies in ms.
+ * @param {(worker: number, i: number) => Promise<unknown>} fn
+ * @param {{ seconds?: number, concurrency?: number }} [options]
+ * @returns {Promise<Rate>}
+ */
 export async function loop(fn, { seconds = 5, concurrency = 10 } = {}) {
+	/** @type {number[]} */
 	const latencies = [];
 	let errors = 0;
 	const begin = performance.now();
@@ -248,13 +386,21 @@ export async function loop(fn, { seconds = 5, concurrency = 10 } = {}) {
 		})
 	);
 	latencies.sort((a, b) => a - b);
-	const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-	return { rps: latencies.length / ((performance.now() - begin) / 1000), p50: at(0.5), p99: at(0.99), errors };
+	return {
+		rps: latencies.length / ((performance.now() - begin) / 1000),
+		p50: quantile(latencies, 0.5),
+		p99: quantile(latencies, 0.99),
+		errors
+	};
 }
 
-const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+/** @param {number | undefined} n */
+const fmt = (n, digits = 1) => (n !== undefined && Number.isFinite(n) ? n.toFixed(digits) : '-');
 
-/** Prints the suite's table: each scenario against its baseline, with the ratio. */
+/**
+ * Prints the suite's table: each scenario against its baseline, with the ratio.
+ * @param {Row[]} rows
+ */
 export function printTable(rows) {
 	const header = [
 		'scenario',
@@ -277,10 +423,11 @@ export function printTable(rows) {
 		r.rss ? fmt(r.rss, 0) : '-',
 		r.queries === undefined ? '-' : String(r.queries),
 		r.baseline ? fmt(r.baseline.rps, r.baseline.rps < 100 ? 1 : 0) : '-',
-		r.baseline ? fmt(r.rps / r.baseline.rps, 2) : '-',
+		r.baseline && r.rps !== undefined ? fmt(r.rps / r.baseline.rps, 2) : '-',
 		r.target ?? ''
 	]);
-	const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-	const row = (cells) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
+	const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]?.length ?? 0)));
+	/** @param {string[]} cells */
+	const row = (cells) => '| ' + cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ') + ' |';
 	console.log([row(header), row(widths.map((w) => '-'.repeat(w))), ...lines.map(row)].join('\n'));
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // JavaScript shipped per page (gzip), standalone: `npm run build && node bench/js-size.mjs [buildDir]`.
 // Exits 1 when a target of issue 5 is missed. The measuring lives in bench/scenarios/js-size.js,
 // which `npm run bench` also runs.

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench`: builds the portal, starts it on a Postgres server (or PGlite with --pglite), loads it
 // from this second process on loopback and prints one table of scenarios against their baselines.
 // Options: --pglite, --only <name[,name]>, --seconds N (per round, default 4), --rounds N (alternating
@@ -21,6 +22,7 @@ const { values } = parseArgs({
 
 const adminUrl =
 	process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** @type {Record<string, () => Promise<{ default: import('./harness.js').Scenario }>>} */
 const all = {
 	auth: () => import('./scenarios/auth.js'),
 	signin: () => import('./scenarios/signin.js'),
@@ -28,34 +30,40 @@ const all = {
 	'rate-limit': () => import('./scenarios/rate-limit.js'),
 	pulse: () => import('./scenarios/pulse.js'),
 	admin: () => import('./scenarios/admin.js'),
-	'js-size': () => import('./scenarios/js-size.js')
+	'js-size': () => import('./scenarios/js-size.js'),
+	rss: () => import('./scenarios/rss.js')
 };
 const chosen = values.only ? values.only.split(',') : Object.keys(all);
 for (const name of chosen)
-	if (!all[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(all).join(', ')}`);
+	if (!(name in all)) throw new Error(`unknown scenario ${name}; known: ${Object.keys(all).join(', ')}`);
 
 if (!values['no-build']) execSync('npx vite build', { stdio: ['ignore', 'ignore', 'inherit'] });
 // The database is on the Postgres server either way: with --pglite the portal ignores it, and the
 // scenarios that measure SQL from this process (rate-limit) still use it.
 const database = await createBenchDatabase(adminUrl);
+/** @type {import('./harness.js').Context} */
 const context = {
 	databaseUrl: database.url,
+	adminUrl,
 	engine: values.pglite ? 'pglite' : 'postgres',
 	seconds: Number(values.seconds),
 	rounds: Number(values.rounds),
 	scales: values.scales.split(',').map(Number)
 };
+/** @type {import('./harness.js').Row[]} */
 const rows = [];
 const started = Date.now();
 try {
 	for (const name of chosen) {
 		console.error(`running ${name} ...`);
 		try {
-			rows.push(...(await (await all[name]()).default(context)));
+			const scenario = all[name];
+			if (scenario) rows.push(...(await (await scenario()).default(context)));
 		} catch (err) {
 			// One broken scenario should not cost the figures of the others.
 			console.error(err);
-			rows.push({ name: `${name}: FAILED (${String(err?.message ?? err).split('\n')[0]})` });
+			const message = err instanceof Error ? err.message : String(err);
+			rows.push({ name: `${name}: FAILED (${message.split('\n')[0]})` });
 			process.exitCode = 1;
 		}
 	}

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // Applies the edge rate-limit rules in deploy/vercel/ to a Vercel project's firewall (docs/edge-limits.md; specification:
 // Limits > Unauthenticated endpoints). Log first, then rate_limit (429); never deny (403).
 //
@@ -18,6 +19,7 @@ const RULE_FILES = {
 	single: path.join(root, 'deploy/vercel/single-rule.json')
 };
 // What each mode writes into rateLimit.action: Vercel's "Log" and "Default (429)".
+/** @type {Record<Mode, 'log' | 'rate_limit'>} */
 const MODE_ACTION = { log: 'log', enforce: 'rate_limit' };
 const EXIT = { ok: 0, usage: 1, refused: 3, api: 4 };
 
@@ -64,7 +66,32 @@ const Rule = v.object({
 });
 const RuleFile = v.object({ rules: v.pipe(v.array(Rule), v.minLength(1)) });
 
-/** Any "deny" anywhere in a rule: refused before any shape check, whatever field someone edited. */
+/** @typedef {v.InferOutput<typeof Rule>} RuleShape  a rule as committed under deploy/vercel/ */
+/** @typedef {'log' | 'enforce'} Mode */
+
+/**
+ * A project's firewall config as Vercel's API returns it, in the parts read here (anything may be missing).
+ * @typedef {object} FirewallConfig
+ * @property {ExistingRule[]} [rules]
+ * @property {unknown} [managedRules]
+ * @property {unknown} [crs]
+ * @property {{ id?: unknown, hostname?: unknown, ip?: unknown, notes?: unknown, action?: unknown }[]} [ips]
+ */
+/**
+ * @typedef {object} ExistingRule
+ * @property {string} [id]
+ * @property {string} [name]
+ * @property {string} [description]
+ * @property {unknown} [active]
+ * @property {unknown} [conditionGroup]
+ * @property {unknown} [action]
+ */
+
+/**
+ * Any "deny" anywhere in a rule: refused before any shape check, whatever field someone edited.
+ * @param {unknown} value
+ * @returns {boolean}
+ */
 function mentionsDeny(value) {
 	if (typeof value === 'string') return value.trim().toLowerCase() === 'deny';
 	if (Array.isArray(value)) return value.some(mentionsDeny);
@@ -72,14 +99,21 @@ function mentionsDeny(value) {
 	return false;
 }
 
+/**
+ * @param {string} file
+ * @returns {RuleShape[]}
+ */
 export function loadRules(file) {
+	/** @type {unknown} */
 	let json;
 	try {
 		json = JSON.parse(readFileSync(file, 'utf8'));
 	} catch (err) {
-		throw new Refusal(`${path.relative(root, file)}: not readable JSON (${err.message})`);
+		throw new Refusal(
+			`${path.relative(root, file)}: not readable JSON (${err instanceof Error ? err.message : String(err)})`
+		);
 	}
-	if (mentionsDeny(json?.rules)) {
+	if (mentionsDeny(/** @type {{ rules?: unknown } | null} */ (json)?.rules)) {
 		throw new Refusal(
 			`${path.relative(root, file)} asks for the action deny (403). Refused: these rules are never switched to Deny; use --mode enforce for rate_limit (429).`
 		);
@@ -92,7 +126,12 @@ export function loadRules(file) {
 	return parsed.output.rules;
 }
 
-/** The rules with the mode's action; every other field stays as committed. */
+/**
+ * The rules with the mode's action; every other field stays as committed.
+ * @param {RuleShape[]} rules
+ * @param {Mode} mode
+ * @returns {RuleShape[]}
+ */
 export function rulesForMode(rules, mode) {
 	const action = MODE_ACTION[mode];
 	return rules.map((rule) => ({
@@ -101,6 +140,7 @@ export function rulesForMode(rules, mode) {
 	}));
 }
 
+/** @param {ExistingRule} r the fields of someone else's rule that a PUT takes back */
 const pickRule = (r) => ({
 	...(r.id ? { id: r.id } : {}),
 	name: r.name,
@@ -113,24 +153,31 @@ const pickRule = (r) => ({
 /**
  * The PUT body: the project's current config with our rules put in place (in their old position, or
  * appended), the other variant's rules removed, and every rule of someone else kept as it was.
+ * @param {FirewallConfig | null} current
+ * @param {RuleShape[]} ours
+ * @param {Set<string>} ourIdsOrNames
  */
 export function mergeConfig(current, ours, ourIdsOrNames) {
-	const isOurs = (r) => ourIdsOrNames.has(r.id) || ourIdsOrNames.has(r.name);
+	/** @param {ExistingRule} r */
+	const isOurs = (r) => ourIdsOrNames.has(r.id ?? '') || ourIdsOrNames.has(r.name ?? '');
 	const byKey = new Map(ours.map((r) => [r.id, r]));
+	/** @type {Set<string>} */
 	const placed = new Set();
+	/** @type {(RuleShape | ReturnType<typeof pickRule>)[]} */
 	const rules = [];
 	for (const existing of current?.rules ?? []) {
 		if (!isOurs(existing)) {
 			rules.push(pickRule(existing));
 			continue;
 		}
-		const replacement = byKey.get(existing.id) ?? ours.find((r) => r.name === existing.name);
+		const replacement = byKey.get(existing.id ?? '') ?? ours.find((r) => r.name === existing.name);
 		if (replacement && !placed.has(replacement.id)) {
 			rules.push(replacement);
 			placed.add(replacement.id);
 		}
 	}
 	for (const rule of ours) if (!placed.has(rule.id)) rules.push(rule);
+	/** @type {{ firewallEnabled: boolean, rules: typeof rules, managedRules?: unknown, crs?: unknown, ips?: unknown[] }} */
 	const body = { firewallEnabled: true, rules };
 	if (current?.managedRules) body.managedRules = current.managedRules;
 	if (current?.crs) body.crs = current.crs;
@@ -140,11 +187,16 @@ export function mergeConfig(current, ours, ourIdsOrNames) {
 	return body;
 }
 
+/** Every id and name of a rule in either committed variant. */
 function allOurNames() {
+	/** @type {Set<string>} */
 	const names = new Set();
 	for (const file of Object.values(RULE_FILES)) {
 		try {
-			for (const r of JSON.parse(readFileSync(file, 'utf8')).rules ?? []) {
+			/** @type {unknown} */
+			const json = JSON.parse(readFileSync(file, 'utf8'));
+			const { rules } = /** @type {{ rules?: ExistingRule[] }} */ (json);
+			for (const r of rules ?? []) {
 				if (r.id) names.add(r.id);
 				if (r.name) names.add(r.name);
 			}
@@ -155,6 +207,7 @@ function allOurNames() {
 	return names;
 }
 
+/** @param {RuleShape} rule */
 function describe(rule) {
 	const cond = rule.conditionGroup
 		.flatMap((g) => g.conditions)
@@ -165,6 +218,29 @@ function describe(rule) {
 	return `${rule.name}: ${cond}; ${rl.limit} requests / ${rl.window} s, ${rl.algo}, key ${rl.keys.join('+')}; over the limit: ${then}`;
 }
 
+/**
+ * What this script reads of Vercel's answers: an error, a firewall config, and after a PUT the active rules.
+ * @typedef {FirewallConfig & {
+ *   error?: { message?: string, code?: string },
+ *   active?: { rules?: { id?: string, name?: string, action?: { mitigate?: { rateLimit?: { action?: string } } } }[] }
+ * }} VercelAnswer
+ */
+
+/**
+ * @typedef {object} ApiAnswer
+ * @property {boolean} ok
+ * @property {number} status  0 when the API could not be reached
+ * @property {VercelAnswer | null} [json]  the answer's JSON (Vercel's shape, read defensively)
+ * @property {string} [error]
+ */
+
+/**
+ * @param {'GET' | 'PUT'} method
+ * @param {string} url
+ * @param {string} token
+ * @param {unknown} [body]
+ * @returns {Promise<ApiAnswer>}
+ */
 async function callApi(method, url, token, body) {
 	let response;
 	try {
@@ -179,16 +255,20 @@ async function callApi(method, url, token, body) {
 			signal: AbortSignal.timeout(30_000)
 		});
 	} catch (err) {
+		const { cause, message } = /** @type {{ cause?: { code?: string, message?: string }, message?: string }} */ (err);
 		return {
 			ok: false,
 			status: 0,
-			error: `could not reach ${new URL(url).origin}: ${err.cause?.code ?? err.cause?.message ?? err.message}`
+			error: `could not reach ${new URL(url).origin}: ${cause?.code ?? cause?.message ?? message}`
 		};
 	}
 	const text = await response.text();
+	/** @type {VercelAnswer | null} */
 	let json = null;
 	try {
-		json = text ? JSON.parse(text) : null;
+		/** @type {unknown} */
+		const parsed = text ? JSON.parse(text) : null;
+		json = /** @type {VercelAnswer | null} */ (parsed);
 	} catch {
 		// Not JSON: reported by status only.
 	}
@@ -196,6 +276,12 @@ async function callApi(method, url, token, body) {
 	return { ok: response.ok, status: response.status, json, error };
 }
 
+/**
+ * @param {string[]} [argv]
+ * @param {Record<string, string | undefined>} [env]
+ * @param {Pick<Console, 'log' | 'error'>} [out]
+ * @returns {Promise<number>} the exit code
+ */
 export async function main(argv = process.argv.slice(2), env = process.env, out = console) {
 	let args;
 	try {
@@ -210,7 +296,7 @@ export async function main(argv = process.argv.slice(2), env = process.env, out 
 			strict: true
 		}).values;
 	} catch (err) {
-		out.error(`${err.message}\n\n${usage}`);
+		out.error(`${err instanceof Error ? err.message : String(err)}\n\n${usage}`);
 		return EXIT.usage;
 	}
 	if (args.help) {
@@ -260,7 +346,7 @@ export async function main(argv = process.argv.slice(2), env = process.env, out 
 		return EXIT.refused;
 	}
 
-	const query = new URLSearchParams({ projectId });
+	const query = new URLSearchParams({ projectId: projectId ?? '' });
 	if (teamId) query.set('teamId', teamId);
 	const activeUrl = new URL(`/v1/security/firewall/config/active?${query}`, apiBase).toString();
 	const putUrl = new URL(`/v1/security/firewall/config?${query}`, apiBase).toString();
@@ -268,7 +354,7 @@ export async function main(argv = process.argv.slice(2), env = process.env, out 
 	let current = null;
 	if (token) {
 		const read = await callApi('GET', activeUrl, token);
-		if (read.ok) current = read.json;
+		if (read.ok) current = read.json ?? null;
 		else if (read.status !== 404) {
 			out.error(`Reading the current firewall config failed (HTTP ${read.status}): ${read.error ?? 'no detail'}`);
 			return EXIT.api;
@@ -291,7 +377,7 @@ export async function main(argv = process.argv.slice(2), env = process.env, out 
 		return EXIT.ok;
 	}
 
-	const written = await callApi('PUT', putUrl, token, body);
+	const written = await callApi('PUT', putUrl, token ?? '', body);
 	if (!written.ok) {
 		out.error(`Vercel refused the firewall config (HTTP ${written.status}): ${written.error ?? 'no detail'}`);
 		return EXIT.api;

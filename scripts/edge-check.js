@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // Checks that an edge rate-limit rule is switched (docs/edge-limits.md; specification: Unauthenticated endpoints,
 // rule 3): sends limit + 1 requests and reports whether the edge answers 429, 403 (deny) or nothing.
 //
@@ -21,12 +22,28 @@ Sends limit + 1 GET requests (default 101 to /api/auth/nonce) from this machine 
   exit 1  usage error, or the site could not be reached
 Each run uses up this address's allowance on that path for the current window.`;
 
+/** @param {number[]} statuses */
 function tally(statuses) {
+	/** @type {Map<number, number>} */
 	const counts = new Map();
 	for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
 	return [...counts].map(([s, n]) => `${s}×${n}`).join(', ');
 }
 
+/**
+ * Why a request failed: the network error's code or message when fetch gives one.
+ * @param {unknown} err
+ */
+function failure(err) {
+	const { cause, message } = /** @type {{ cause?: { code?: string, message?: string }, message?: string }} */ (err);
+	return cause?.code ?? cause?.message ?? message;
+}
+
+/**
+ * @param {string[]} [argv]
+ * @param {Pick<Console, 'log' | 'error'>} [out]
+ * @returns {Promise<number>} the exit code
+ */
 export async function main(argv = process.argv.slice(2), out = console) {
 	let parsed;
 	try {
@@ -42,7 +59,7 @@ export async function main(argv = process.argv.slice(2), out = console) {
 			strict: true
 		});
 	} catch (err) {
-		out.error(`${err.message}\n\n${usage}`);
+		out.error(`${err instanceof Error ? err.message : String(err)}\n\n${usage}`);
 		return EXIT.error;
 	}
 	const { values, positionals } = parsed;
@@ -56,7 +73,7 @@ export async function main(argv = process.argv.slice(2), out = console) {
 	}
 	let base;
 	try {
-		base = new URL(positionals[0]);
+		base = new URL(positionals[0] ?? '');
 		if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error('scheme');
 	} catch {
 		out.error(`Not an http(s) URL: ${positionals[0]}\n\n${usage}`);
@@ -80,6 +97,7 @@ export async function main(argv = process.argv.slice(2), out = console) {
 	const total = limit + 1;
 
 	out.log(`Sending up to ${total} GET requests to ${url} ...`);
+	/** @type {number[]} */
 	const statuses = [];
 	for (let i = 1; i <= total; i++) {
 		let response;
@@ -87,7 +105,7 @@ export async function main(argv = process.argv.slice(2), out = console) {
 			response = await fetch(url, { redirect: 'manual', cache: 'no-store', signal: AbortSignal.timeout(15_000) });
 			await response.arrayBuffer();
 		} catch (err) {
-			out.error(`Request #${i} failed: ${err.cause?.code ?? err.cause?.message ?? err.message}`);
+			out.error(`Request #${i} failed: ${failure(err)}`);
 			return EXIT.error;
 		}
 		statuses.push(response.status);

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run db:migrate`: applies the committed migrations in drizzle/ to the server at DATABASE_URL.
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';

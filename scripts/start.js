@@ -1,8 +1,22 @@
-// The local launcher behind `npm start`: fills local defaults, then starts the built server.
+// @ts-check
+// The local launcher behind `npm start`: builds only when build/ is older than the sources, fills
+// local defaults, creates the embedded database's data folder on a first start, then starts the built
+// server in this same process (package.json runs it with --optimize-for-size: bench/README.md,
+// "Embedded default RSS").
 // The server itself never invents a secret; this launcher keeps one generated secret in the data folder.
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { isBuildCurrent } from './build-state.js';
+
+if (!isBuildCurrent()) {
+	// The local vite, in a child process so that the build's memory is not the server's.
+	const build = spawnSync(process.execPath, [path.resolve('node_modules/vite/bin/vite.js'), 'build'], {
+		stdio: 'inherit'
+	});
+	if (build.status !== 0) process.exit(build.status ?? 1);
+}
 
 const env = process.env;
 const dataDir = path.resolve(env.PORTAL_DATA_DIR ?? '.data');
@@ -13,6 +27,15 @@ env.HOST ??= 'localhost';
 env.ORIGIN ??= `http://localhost:${env.PORT}`;
 env.SIWE_ALLOWED_DOMAINS ??= `localhost:${env.PORT}`;
 if (!env.DATABASE_URL) env.PGLITE_DATA_DIR ??= path.join(dataDir, 'pglite');
+const pgliteDir = env.DATABASE_URL ? undefined : env.PGLITE_DATA_DIR;
+// In a child process that exits first: PGlite's initdb needs about 700 MiB, the server under 300.
+if (pgliteDir && !pgliteDir.startsWith('memory://') && !existsSync(path.join(pgliteDir, 'PG_VERSION'))) {
+	console.log(`Creating the embedded database in ${pgliteDir} (once) ...`);
+	const created = spawnSync(process.execPath, [path.resolve('scripts/create-pglite.js'), pgliteDir], {
+		stdio: 'inherit'
+	});
+	if (created.status !== 0) process.exit(created.status ?? 1);
+}
 
 if (!env.SESSION_PASSWORD) {
 	const file = path.join(dataDir, 'session-password');

@@ -1,3 +1,4 @@
+// @ts-check
 // The /admin page as an admin (signed in through the real endpoints, listed in ADMIN_ADDRESSES)
 // with 1x, 10x and 100x data, where 1x = 1,000 applications and 5,000 audit rows, so 10x is the
 // issue's 10,000 / 50,000. Requests are sequential on loopback, so latency is the server's time
@@ -5,10 +6,11 @@
 import { existsSync } from 'node:fs';
 import postgres from 'postgres';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { countingProxy, httpClient, signIn, startPortal } from '../harness.js';
+import { countingProxy, httpClient, quantile, signIn, startPortal } from '../harness.js';
 
 const UNIT = 1_000;
 const EVENTS_PER_APPLICATION = 5;
+/** @type {[label: string, path: string][]} */
 const PAGES = [
 	['first page', '/admin'],
 	['filter review=pending, page 2', '/admin?review=pending&page=2'],
@@ -16,7 +18,13 @@ const PAGES = [
 	['past the last page (fixed cost)', '/admin?page=999999']
 ];
 
-/** Adds applicants from+1..to with one application each and 5 audit rows per application. */
+/**
+ * Adds applicants from+1..to with one application each and 5 audit rows per application.
+ * @param {import('postgres').Sql} sql
+ * @param {number} from
+ * @param {number} to
+ * @param {string} executor  the admin's address, lower case
+ */
 export async function seed(sql, from, to, executor) {
 	await sql`insert into members (address) select '0x' || lpad(to_hex(g), 40, '0') from generate_series(${from + 1}::int, ${to}::int) g`;
 	await sql`
@@ -39,6 +47,7 @@ export async function seed(sql, from, to, executor) {
 	await sql`vacuum (analyze) applications, application_events, members`;
 }
 
+/** @type {import('../harness.js').Scenario} */
 export default async function admin({ databaseUrl, engine, scales, seconds, rounds }) {
 	if (!existsSync('src/routes/admin')) return [{ name: 'admin page: skipped (no /admin route on this branch)' }];
 	if (engine !== 'postgres')
@@ -48,8 +57,10 @@ export default async function admin({ databaseUrl, engine, scales, seconds, roun
 	const proxy = await countingProxy(databaseUrl);
 	const portal = await startPortal({ DATABASE_URL: proxy.url, ADMIN_ADDRESSES: account.address });
 	const client = httpClient(portal.url, 1);
+	/** @type {import('../harness.js').Row[]} */
 	const rows = [];
-	const first = {};
+	/** @type {Map<string, import('../harness.js').Rate>} */
+	const first = new Map();
 	try {
 		const cookie = await signIn(portal.url, account);
 		let seeded = 0;
@@ -61,13 +72,15 @@ export default async function admin({ databaseUrl, engine, scales, seconds, roun
 				`  admin: ${seeded} applications, ${seeded * EVENTS_PER_APPLICATION} audit rows (seeded in ${((performance.now() - started) / 1000).toFixed(1)} s)`
 			);
 			// Alternating rounds over the pages; each page's median latency over all its rounds counts.
-			const samples = Object.fromEntries(
-				PAGES.map(([label]) => [label, { latencies: [], statements: [], errors: 0, bytes: 0 }])
-			);
+			/** @typedef {{ latencies: number[], statements: number[], errors: number, bytes: number }} Sample */
+			/** @type {Map<string, Sample>} */
+			const samples = new Map(PAGES.map(([label]) => [label, { latencies: [], statements: [], errors: 0, bytes: 0 }]));
+			/** @param {string} label */
+			const sampleOf = (label) => /** @type {Sample} */ (samples.get(label));
 			for (const [, path] of PAGES) for (let i = 0; i < 3; i++) await client.get(path, { cookie, accept: 'text/html' }); // warm-up
 			for (let round = 0; round < rounds; round++) {
 				for (const [label, path] of PAGES) {
-					const s = samples[label];
+					const s = sampleOf(label);
 					const end = performance.now() + (seconds * 1000) / PAGES.length;
 					for (let n = 0; performance.now() < end || n < 5; n++) {
 						const before = proxy.counter.statements;
@@ -82,18 +95,18 @@ export default async function admin({ databaseUrl, engine, scales, seconds, roun
 				}
 			}
 			for (const [label, path] of PAGES) {
-				const { latencies, statements, errors, bytes } = samples[label];
+				const { latencies, statements, errors, bytes } = sampleOf(label);
 				latencies.sort((a, b) => a - b);
-				const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+				const p50 = quantile(latencies, 0.5);
 				// Sequential requests: pages per second is 1 / the median server time (robust to the shared machine's spikes).
-				const result = { rps: 1000 / at(0.5), p50: at(0.5), p99: at(0.99), errors };
-				first[label] ??= result;
+				const result = { rps: 1000 / p50, p50, p99: quantile(latencies, 0.99), errors };
+				if (!first.has(label)) first.set(label, result);
 				rows.push({
-					name: `GET ${path} (${label}), ${seeded} apps / ${seeded * EVENTS_PER_APPLICATION} audit rows (${scale}x), ${(bytes / 1024).toFixed(0)} KiB, sequential (vs same page at ${scales[0]}x)`,
+					name: `GET ${path} (${label}), ${seeded} apps / ${seeded * EVENTS_PER_APPLICATION} audit rows (${scale}x), ${(bytes / 1024).toFixed(0)} KiB, sequential (vs same page at ${scales[0] ?? 1}x)`,
 					...result,
 					rss: portal.peakRssMiB(),
 					queries: Math.max(...statements),
-					baseline: first[label],
+					baseline: first.get(label),
 					target: 'flat: ratio ~1, SQL/req constant'
 				});
 			}

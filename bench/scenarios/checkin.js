@@ -1,3 +1,4 @@
+// @ts-check
 // A form action under its limit: check-ins by many signed-in members (POST /checkin, form-encoded,
 // with an Origin header as a browser sends it) against a bare insert into check_ins from this
 // process. Both go through the same statement-counting proxy in front of the same database, so
@@ -10,6 +11,7 @@ import { alternate, countingProxy, httpClient, loop, signIn, startPortal } from 
 const CONNECTIONS = 16;
 const MEMBERS = 400; // the limit is 20 check-ins a day per member: room for 8,000 before anyone hits it
 
+/** @type {import('../harness.js').Scenario} */
 export default async function checkin({ databaseUrl, engine, seconds, rounds }) {
 	if (!existsSync('src/routes/checkin'))
 		return [{ name: 'check-in form action: skipped (no /checkin route on this branch)' }];
@@ -18,7 +20,9 @@ export default async function checkin({ databaseUrl, engine, seconds, rounds }) 
 	// On Postgres, members sign in through the real endpoints on a first server process (same database
 	// and session password), so the measured process's CPU profile and peak RSS are the check-ins' alone.
 	// PGlite lives inside one process, so there they sign in on the measured one and no baseline runs.
+	/** @type {string[]} */
 	const cookies = [];
+	/** @type {string[]} */
 	const addresses = [];
 	const portal = pg ? null : await startPortal({});
 	const signer = portal ?? (await startPortal({ DATABASE_URL: databaseUrl }, { profile: false }));
@@ -38,9 +42,9 @@ export default async function checkin({ databaseUrl, engine, seconds, rounds }) 
 		throw err;
 	}
 	if (pg) await signer.stop();
-	const server = portal ?? (await startPortal({ DATABASE_URL: proxy.url }));
+	const server = portal ?? (await startPortal({ DATABASE_URL: proxy?.url }));
 	const client = httpClient(server.url, CONNECTIONS);
-	const sql = pg ? postgres(proxy.url, { max: CONNECTIONS, onnotice: () => {} }) : null;
+	const sql = proxy ? postgres(proxy.url, { max: CONNECTIONS, onnotice: () => {} }) : null;
 	try {
 		let next = 0;
 		const post = async () => {
@@ -50,15 +54,15 @@ export default async function checkin({ databaseUrl, engine, seconds, rounds }) 
 					origin: server.url,
 					accept: 'text/html',
 					'content-type': 'application/x-www-form-urlencoded',
-					cookie: cookies[n % MEMBERS]
+					cookie: cookies[n % MEMBERS] ?? ''
 				},
 				body: `note=${encodeURIComponent(`bench check-in ${n}`)}`
 			});
 			if (r.status !== 303) throw new Error(`checkin ${r.status}`);
 		};
 		let k = 0;
-		const insert = () =>
-			sql`insert into check_ins (member_address, note) values (${addresses[k++ % MEMBERS]}, ${'bench bare insert'}) returning *`;
+		const insert = (/** @type {import('postgres').Sql} */ db) =>
+			db`insert into check_ins (member_address, note) values (${addresses[k++ % MEMBERS] ?? ''}, ${'bench bare insert'}) returning *`;
 		const options = { seconds, concurrency: CONNECTIONS };
 		// Warm-up (the first request also runs the server's one-time schema check), then statements per
 		// check-in, counted on the wire over 20 sequential requests.
@@ -68,10 +72,11 @@ export default async function checkin({ databaseUrl, engine, seconds, rounds }) 
 		for (let i = 0; i < 20; i++) await post();
 		await new Promise((r) => setTimeout(r, 50));
 		const queries = proxy ? (proxy.counter.statements - before) / 20 : undefined;
-		const m = await alternate(rounds, {
-			...(sql ? { bare: () => loop(insert, options) } : {}),
-			form: () => loop(post, options)
-		});
+		/** @type {Record<string, () => Promise<import('../harness.js').Rate>>} */
+		const runs = {};
+		if (sql) runs.bare = () => loop(() => insert(sql), options);
+		runs.form = () => loop(post, options);
+		const m = await alternate(rounds, runs);
 		const vs = sql
 			? ' (vs bare insert into check_ins from the bench process)'
 			: ' (PGlite: no bare insert from another process)';

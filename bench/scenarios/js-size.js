@@ -1,3 +1,4 @@
+// @ts-check
 // JavaScript shipped per page (gzip level 9, file by file as the server sends them) after the build:
 // every chunk the prerendered HTML preloads or imports plus their static imports; `/setup + wallet`
 // adds what /setup loads in onMount (followed through dynamic imports). Also checks that `/` holds
@@ -12,33 +13,44 @@ const SIWE_MARKERS = ['SiweMessage', 'apg-js', 'SiweError'];
 const STATIC_IMPORT = /(?:^|[;\s}])(?:import|export)\s*(?:[\w${},*\s]+from\s*)?["']([^"']+\.js)["']/g;
 const DYNAMIC_IMPORT = /import\(["'`]([^"'`]+\.js)["'`]\)/g;
 
-/** Every module reachable from `start` through static imports (and dynamic ones when `dynamic`). */
+/**
+ * Every module reachable from `start` through static imports (and dynamic ones when `dynamic`).
+ * @param {string[]} start
+ * @param {boolean} dynamic
+ * @param {Set<string>} [seen]
+ */
 function closure(start, dynamic, seen = new Set()) {
 	const queue = [...start];
-	while (queue.length) {
-		const file = queue.pop();
+	for (let file; (file = queue.pop()) !== undefined;) {
 		if (seen.has(file) || !existsSync(file)) continue;
 		seen.add(file);
 		const code = readFileSync(file, 'utf8');
-		for (const m of code.matchAll(STATIC_IMPORT)) queue.push(path.resolve(path.dirname(file), m[1]));
-		if (dynamic) for (const m of code.matchAll(DYNAMIC_IMPORT)) queue.push(path.resolve(path.dirname(file), m[1]));
+		for (const m of code.matchAll(STATIC_IMPORT)) queue.push(path.resolve(path.dirname(file), m[1] ?? ''));
+		if (dynamic)
+			for (const m of code.matchAll(DYNAMIC_IMPORT)) queue.push(path.resolve(path.dirname(file), m[1] ?? ''));
 	}
 	return seen;
 }
 
-/** What the prerendered page's HTML loads before it runs: modulepreload links and inline import()s. */
+/**
+ * What the prerendered page's HTML loads before it runs: modulepreload links and inline import()s.
+ * @param {string} root
+ * @param {string} html
+ */
 function pageModules(root, html) {
 	const text = readFileSync(path.join(root, html), 'utf8');
 	const entries = [
 		...text.matchAll(/<link href="([^"]+\.js)" rel="modulepreload"/g),
 		...text.matchAll(/import\("([^"]+\.js)"\)/g)
-	].map((m) => path.join(root, 'client', path.posix.normalize(m[1])));
+	].map((m) => path.join(root, 'client', path.posix.normalize(m[1] ?? '')));
 	return closure(entries, false);
 }
 
+/** @param {Set<string>} files */
 function measure(files) {
 	let raw = 0;
 	let gzip = 0;
+	/** @type {Set<string>} */
 	const markers = new Set();
 	for (const file of files) {
 		const code = readFileSync(file);
@@ -49,13 +61,32 @@ function measure(files) {
 	return { chunks: files.size, raw, gzip, markers: [...markers] };
 }
 
+/**
+ * @param {string} dir
+ * @returns {string[]}
+ */
 function allClientJs(dir) {
 	return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
 		d.isDirectory() ? allClientJs(path.join(dir, d.name)) : d.name.endsWith('.js') ? [path.join(dir, d.name)] : []
 	);
 }
 
-/** Figures per page; `ok` says whether the issue's targets hold. */
+/**
+ * @typedef {object} PageSize
+ * @property {string} page
+ * @property {number} chunks
+ * @property {number} raw  bytes
+ * @property {number} gzip  bytes, file by file at level 9
+ * @property {string[]} markers  wallet code found
+ * @property {number} limit  the target, gzip bytes
+ * @property {boolean} [walletFree]  whether the page must carry no wallet code
+ * @property {boolean} ok  whether the targets hold
+ */
+
+/**
+ * Figures per page; `ok` says whether the issue's targets hold.
+ * @returns {{ pages: PageSize[], siwe: string[] }}
+ */
 export function jsSizes(root = path.resolve('build')) {
 	const home = pageModules(root, 'prerendered/index.html');
 	const setup = pageModules(root, 'prerendered/setup.html');
@@ -63,27 +94,33 @@ export function jsSizes(root = path.resolve('build')) {
 	const setupNode = [...setup].find((f) => /nodes[/\\]\d+\./.test(f) && !home.has(f));
 	const lazy = setupNode
 		? [...readFileSync(setupNode, 'utf8').matchAll(DYNAMIC_IMPORT)].map((m) =>
-				path.resolve(path.dirname(setupNode), m[1])
+				path.resolve(path.dirname(setupNode), m[1] ?? '')
 			)
 		: [];
 	const setupAll = setupNode ? closure(lazy, true, new Set(setup)) : null;
 	const siwe = allClientJs(path.join(root, 'client')).filter((f) =>
 		SIWE_MARKERS.some((m) => readFileSync(f, 'utf8').includes(m))
 	);
-	const pages = [
+	/** @type {Omit<PageSize, 'ok'>[]} */
+	const measured = [
 		{ page: '/', ...measure(home), limit: 30_000, walletFree: true },
 		{ page: '/setup', ...measure(setup), limit: 60_000 },
 		...(setupAll ? [{ page: '/setup + wallet (onMount)', ...measure(setupAll), limit: 60_000 }] : [])
 	];
-	for (const p of pages) p.ok = p.gzip <= p.limit && (!p.walletFree || p.markers.length === 0);
+	const pages = measured.map((p) => ({ ...p, ok: p.gzip <= p.limit && (!p.walletFree || p.markers.length === 0) }));
 	return { pages, siwe: siwe.map((f) => path.relative(root, f)) };
 }
 
-/** bench/run.js scenario: one row per page (sizes, not rates). */
-export default async function jsSize() {
+/**
+ * bench/run.js scenario: one row per page (sizes, not rates).
+ * @type {import('../harness.js').Scenario}
+ */
+export default function jsSize() {
 	const { pages, siwe } = jsSizes();
-	return pages.map((p) => ({
-		name: `JS shipped for ${p.page}: ${(p.gzip / 1000).toFixed(1)} kB gzip in ${p.chunks} chunks (${(p.raw / 1000).toFixed(1)} kB raw), wallet code: ${p.markers.length ? p.markers.join(' ') : 'none'}${p.page === '/' ? `, siwe in any chunk: ${siwe.length ? 'YES' : 'no'}` : ''}`,
-		target: `<= ${p.limit / 1000} kB${p.walletFree ? ', no wallet code' : ''}: ${p.ok ? 'met' : 'MISSED'}`
-	}));
+	return Promise.resolve(
+		pages.map((p) => ({
+			name: `JS shipped for ${p.page}: ${(p.gzip / 1000).toFixed(1)} kB gzip in ${p.chunks} chunks (${(p.raw / 1000).toFixed(1)} kB raw), wallet code: ${p.markers.length ? p.markers.join(' ') : 'none'}${p.page === '/' ? `, siwe in any chunk: ${siwe.length ? 'YES' : 'no'}` : ''}`,
+			target: `<= ${p.limit / 1000} kB${p.walletFree ? ', no wallet code' : ''}: ${p.ok ? 'met' : 'MISSED'}`
+		}))
+	);
 }

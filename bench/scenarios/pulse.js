@@ -1,5 +1,6 @@
-// Cached GET /api/community-pulse against the bare JSON endpoint of the same built server, with a
-// fake GitHub on loopback that counts the upstream requests made during the run.
+// @ts-check
+// Cached GET /api/community-pulse against an anonymous GET /api/auth/me (the cheapest JSON answer) of
+// the same built server, with a fake GitHub on loopback that counts the upstream requests made during the run.
 import { createServer } from 'node:http';
 import { alternate, httpClient, loop, startPortal } from '../harness.js';
 
@@ -26,10 +27,12 @@ async function startFakeGitHub() {
 		res.writeHead(200, { 'content-type': 'application/json' });
 		res.end(body);
 	});
-	await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-	return { url: `http://127.0.0.1:${server.address().port}`, count: () => count, close: () => server.close() };
+	await /** @type {Promise<void>} */ (new Promise((resolve) => server.listen(0, '127.0.0.1', resolve)));
+	const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+	return { url: `http://127.0.0.1:${port}`, count: () => count, close: () => server.close() };
 }
 
+/** @type {import('../harness.js').Scenario} */
 export default async function pulse({ databaseUrl, engine, seconds, rounds }) {
 	const github = await startFakeGitHub();
 	const portal = await startPortal({
@@ -41,20 +44,20 @@ export default async function pulse({ databaseUrl, engine, seconds, rounds }) {
 	try {
 		const options = { seconds, concurrency: CONNECTIONS };
 		// Warm both routes and fill the feed's cache before measuring.
-		await loop(() => client.get('/api/bench/bare'), { ...options, seconds: 2 });
+		await loop(() => client.get('/api/auth/me'), { ...options, seconds: 2 });
 		await loop(() => client.get('/api/community-pulse'), { ...options, seconds: 2 });
 		const before = github.count();
 		const m = await alternate(rounds, {
-			bare: () => loop(() => client.get('/api/bench/bare'), options),
+			anonymous: () => loop(() => client.get('/api/auth/me'), options),
 			pulse: () => loop(() => client.get('/api/community-pulse'), options)
 		});
 		const during = github.count() - before;
 		return [
 			{
-				name: `GET /api/community-pulse cached, ${CONNECTIONS} conns, upstream requests during run: ${during} (total ${github.count()}) (vs bare JSON)`,
+				name: `GET /api/community-pulse cached, ${CONNECTIONS} conns, upstream requests during run: ${during} (total ${github.count()}) (vs anonymous GET /api/auth/me)`,
 				...m.pulse,
 				rss: portal.peakRssMiB(),
-				baseline: m.bare,
+				baseline: m.anonymous,
 				target: 'ratio ~1, 0 upstream'
 			}
 		];

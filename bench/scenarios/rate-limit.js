@@ -1,15 +1,20 @@
+// @ts-check
 // consume_rate_limit against a bare single-row upsert through the same pool, spread over many keys
 // and piled on one key, and how its cost grows with the size of the counters table.
 import postgres from 'postgres';
 import { alternate, loop, medianByRps } from '../harness.js';
 
+/** @type {import('../harness.js').Scenario} */
 export default async function rateLimit({ databaseUrl, seconds, scales, rounds }) {
 	const sql = postgres(databaseUrl, { max: 50, onnotice: () => {} });
 	await sql`create table if not exists bench_upsert (k text primary key, n integer not null)`;
+	/** @param {string} key */
 	const consume = (key) =>
 		sql`select * from consume_rate_limit(${key}, 'bench', 1000000000, make_interval(hours => 1))`;
+	/** @param {string} key */
 	const upsert = (key) =>
 		sql`insert into bench_upsert as b (k, n) values (${key}, 1) on conflict (k) do update set n = b.n + 1 returning n`;
+	/** @type {import('../harness.js').Row[]} */
 	const rows = [];
 	try {
 		const spread = { seconds, concurrency: 10 };

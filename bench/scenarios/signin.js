@@ -1,3 +1,4 @@
+// @ts-check
 // Sign-ins per second over HTTP: nonce + verify with a fresh signature each, against bare viem
 // signature recovery in this process. Nonces are fetched and messages signed before each timed
 // batch; only the verify requests are timed (each carries its own nonce cookie).
@@ -9,25 +10,33 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { recoverMessageAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { alternate, fetchNonce, httpClient, loop, siweMessage, startPortal } from '../harness.js';
+import { alternate, fetchNonce, httpClient, loop, quantile, siweMessage, startPortal } from '../harness.js';
+
+/** @typedef {import('../harness.js').Account} Account */
 
 const CONCURRENCY = 8;
 const BATCH = 100;
 
+/** @type {import('../harness.js').Scenario} */
 export default async function signin({ databaseUrl, engine, seconds, rounds }) {
+	/** @type {import('../harness.js').Row[]} */
 	const rows = [];
 	const accounts = Array.from({ length: CONCURRENCY }, () => privateKeyToAccount(generatePrivateKey()));
 	const portal = await startPortal(engine === 'postgres' ? { DATABASE_URL: databaseUrl } : {});
 	const client = httpClient(portal.url, CONCURRENCY);
 	try {
-		/** Pre-signed verify requests, each with its own nonce cookie (untimed). */
+		/**
+		 * Pre-signed verify requests, each with its own nonce cookie (untimed).
+		 * @param {number} count
+		 */
 		const prepare = async (count) => {
+			/** @type {{ cookie: string, body: string }[]} */
 			const items = [];
 			await Promise.all(
 				Array.from({ length: CONCURRENCY }, async (_, w) => {
 					for (let i = w; i < count; i += CONCURRENCY) {
 						const { nonce, cookie } = await fetchNonce(portal.url);
-						const account = accounts[i % accounts.length];
+						const account = /** @type {Account} */ (accounts[i % accounts.length]);
 						const message = siweMessage(portal.url, account.address, nonce);
 						items.push({
 							cookie,
@@ -38,6 +47,7 @@ export default async function signin({ databaseUrl, engine, seconds, rounds }) {
 			);
 			return items;
 		};
+		/** @param {{ cookie: string, body: string }} item */
 		const verify = async ({ cookie, body }) => {
 			const r = await client.request('POST', '/api/auth/verify', {
 				headers: { 'content-type': 'application/json', cookie },
@@ -46,7 +56,9 @@ export default async function signin({ databaseUrl, engine, seconds, rounds }) {
 			if (r.status !== 200) throw new Error(`verify ${r.status}: ${r.text}`);
 		};
 		/** Batches of BATCH verifies until `seconds` of timed work; latencies of the verifies only. */
+		/** @returns {Promise<import('../harness.js').Rate>} */
 		const http = async () => {
+			/** @type {number[]} */
 			const latencies = [];
 			let errors = 0;
 			let timed = 0;
@@ -65,11 +77,18 @@ export default async function signin({ databaseUrl, engine, seconds, rounds }) {
 				timed += performance.now() - started;
 			}
 			latencies.sort((a, b) => a - b);
-			const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
-			return { rps: latencies.length / (timed / 1000), p50: at(0.5), p99: at(0.99), errors };
+			return {
+				rps: latencies.length / (timed / 1000),
+				p50: quantile(latencies, 0.5),
+				p99: quantile(latencies, 0.99),
+				errors
+			};
 		};
-		const fixed = (await prepare(1))[0];
-		const { message, signature } = JSON.parse(fixed.body);
+		const [fixed] = await prepare(1);
+		if (!fixed) throw new Error('no verify request prepared');
+		/** @type {unknown} */
+		const signed = JSON.parse(fixed.body);
+		const { message, signature } = /** @type {{ message: string, signature: `0x${string}` }} */ (signed);
 		const bare = () => loop(() => recoverMessageAddress({ message, signature }), { seconds, concurrency: 1 });
 		await verify(fixed); // warm-up (and the member row exists from here on)
 		const m = await alternate(rounds, { bare, http });
@@ -92,11 +111,14 @@ export default async function signin({ databaseUrl, engine, seconds, rounds }) {
 			env: { ...process.env, BENCH_SECONDS: String(seconds) },
 			stdio: ['ignore', 'ignore', 'inherit']
 		});
-		const benchmarks = JSON.parse(readFileSync(out, 'utf8')).files.flatMap((f) =>
-			f.groups.flatMap((g) => g.benchmarks)
-		);
+		/** @typedef {{ name: string, hz: number, median: number, p99: number }} Benchmark */
+		/** @type {unknown} */
+		const json = JSON.parse(readFileSync(out, 'utf8'));
+		const report = /** @type {{ files: { groups: { benchmarks: Benchmark[] }[] }[] }} */ (json);
+		const benchmarks = report.files.flatMap((f) => f.groups.flatMap((g) => g.benchmarks));
 		// The baseline ran first and last; the mean of both is the reference.
 		const runs = benchmarks.filter((b) => b.name.startsWith('bare viem'));
+		/** @param {'hz' | 'median' | 'p99'} key */
 		const mean = (key) => runs.reduce((sum, b) => sum + b[key], 0) / runs.length;
 		const recovery = { rps: mean('hz'), p50: mean('median'), p99: mean('p99'), errors: 0 };
 		for (const b of benchmarks.filter((b) => !runs.includes(b))) {

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // Renders deploy/nginx/portal.conf.template into an nginx http-context file (the tests render the
 // same template, so what they check is what is shipped).
 //
@@ -74,7 +75,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
 			})
 		);
 	} catch (err) {
-		console.error(`render: ${err instanceof Error ? err.message : err}
+		console.error(`render: ${err instanceof Error ? err.message : String(err)}
 Usage: node deploy/nginx/render.js --upstream HOST:PORT --mode log|enforce [--listen 80] [--server-name NAME] [--trusted-proxy CIDR ...]`);
 		process.exitCode = 1;
 	}

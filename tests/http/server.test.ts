@@ -68,7 +68,8 @@ describe('the built server', () => {
 		expect((await get(`${second.url}/healthz`)).status).toBe(200);
 		expect(readFileSync(file, 'utf8').trim()).toBe(secret);
 		expect(statSync(path.join(dataDir, 'pglite')).isDirectory()).toBe(true);
-	});
+		// Two cold starts, the first creating the embedded database: slow on a loaded 2-core machine.
+	}, 150_000);
 });
 
 describe.runIf(serverUrl)('the built server on a Postgres server', () => {

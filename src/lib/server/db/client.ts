@@ -32,6 +32,21 @@ export interface DbOptions {
 	max?: number;
 }
 
+/**
+ * Sizes for a small server on top of PGlite's own start parameters (durability stays as PGlite has it):
+ * Postgres's default 128 MB of shared buffers live in the WebAssembly memory, which never shrinks;
+ * 16 MB (the data files stay in the OS page cache) and 16 MB for index builds and vacuum keep
+ * `npm start`'s server under 300 MiB (bench/README.md, "Embedded default RSS"). initdb, which runs
+ * only for a new data folder, gets the same shared buffers.
+ */
+const PGLITE_SIZES = ['shared_buffers=16MB', 'maintenance_work_mem=16MB'].flatMap((setting) => ['-c', setting]);
+const PGLITE_OPTIONS = {
+	startParams: [...PGlite.defaultStartParams, ...PGLITE_SIZES],
+	initDbStartParams: ['-c', 'shared_buffers=16MB'],
+	// pg_trgm serves the admin review table's search (drizzle/0002 creates the extension).
+	extensions: { pg_trgm }
+};
+
 const defaultMigrationsFolder = () => path.resolve(process.cwd(), 'drizzle');
 
 /** A Postgres server through postgres.js when DATABASE_URL is set, embedded PGlite otherwise. */
@@ -61,8 +76,7 @@ export function createDb(
 
 	const dataDir = config.pgliteDataDir;
 	if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-	// pg_trgm serves the admin review table's search (drizzle/0002 creates the extension).
-	const client = new PGlite(dataDir, { extensions: { pg_trgm } });
+	const client = new PGlite(dataDir, PGLITE_OPTIONS);
 	const db = drizzlePglite(client, { schema }) as unknown as Database;
 	return {
 		kind: 'pglite',
