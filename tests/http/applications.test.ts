@@ -285,8 +285,8 @@ describe('/admin', () => {
 			/attachment; filename="allowlist-pending-\d{4}-\d{2}-\d{2}\.csv"/
 		);
 		const lines = (await csv.text()).trim().split('\r\n');
-		expect(lines[0]).toBe('address,display_name,contact,application_id,applied_at');
-		expect(lines.some((l) => l.startsWith(`${applicant.address.toLowerCase()},Katherine,,${id},`))).toBe(true);
+		expect(lines[0]).toBe('"address","display_name","contact","application_id","applied_at"');
+		expect(lines.some((l) => l.startsWith(`"${applicant.address.toLowerCase()}","Katherine","","${id}",`))).toBe(true);
 
 		// From the application's own page: the message next to the field and what was typed kept.
 		const badHash = await postForm(
