@@ -1,22 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import { adminListHref } from './admin-list';
+import { adminListHref, cappedCount, doneMessage, firstPage, waited } from './admin-list';
 
 describe('adminListHref', () => {
-	it('links: the filters that are set, and the page past the first', () => {
-		expect(adminListHref({ page: 1 })).toBe('/admin');
-		expect(adminListHref({ review: 'approved', address: '0xab', page: 3 })).toBe(
-			'/admin?review=approved&address=0xab&page=3'
+	it('links: the parts that are set, the default order left out', () => {
+		expect(adminListHref({})).toBe('/admin');
+		expect(adminListHref({ sort: 'oldest' })).toBe('/admin');
+		expect(adminListHref({ review: 'approved', q: 'ada lo', sort: 'newest', after: 'c1' })).toBe(
+			'/admin?review=approved&q=ada+lo&sort=newest&after=c1'
 		);
-		expect(adminListHref({ review: undefined, allowlist: 'failed', page: 1 })).toBe('/admin?allowlist=failed');
+		expect(adminListHref(firstPage({ allowlist: 'failed', before: 'end' }))).toBe('/admin?allowlist=failed');
 	});
 
-	it('a form posts its action with the list query, and the redirect returns to that query as posted', () => {
-		const action = adminListHref({ distribution: 'sent', page: 2 }, 'transition');
-		expect(action).toBe('/admin?/transition&distribution=sent&page=2');
-		expect(adminListHref(new URL(action, 'http://localhost').searchParams)).toBe('/admin?distribution=sent&page=2');
-		expect(adminListHref(new URLSearchParams('/transition&review=pending&page=1'))).toBe(
-			'/admin?review=pending&page=1'
-		);
+	it('a form posts its action with the table query, and the redirect returns to that query as posted', () => {
+		const action = adminListHref({ distribution: 'sent', after: 'x' }, 'bulk');
+		expect(action).toBe('/admin?/bulk&distribution=sent&after=x');
+		expect(adminListHref(new URL(action, 'http://localhost').searchParams)).toBe('/admin?distribution=sent&after=x');
 		expect(adminListHref(new URLSearchParams('/transition'))).toBe('/admin');
+	});
+});
+
+describe('counts and waiting times', () => {
+	it('caps counts at 1,000 and says how long an application has waited', () => {
+		expect(cappedCount(999)).toBe('999');
+		expect(cappedCount(1000)).toBe('1,000');
+		expect(cappedCount(1001)).toBe('1,000+');
+		const now = '2026-11-22T12:00:00.000000Z';
+		expect(waited('2026-11-22T11:20:00Z', now)).toBe('40 min');
+		expect(waited('2026-11-21T07:00:00Z', now)).toBe('29 h');
+		expect(waited('2026-11-10T12:00:00Z', now)).toBe('12 d');
+	});
+});
+
+describe('doneMessage', () => {
+	it('says what was done, and nothing for an unknown move', () => {
+		expect(doneMessage('review.approved', 'Ada')).toBe('Approved Ada');
+		expect(doneMessage('allowlist.added', '3 applications')).toBe('Recorded 3 applications as added to the allowlist');
+		expect(doneMessage('review.<script>', 'Ada')).toBeNull();
+		expect(doneMessage(null, 'Ada')).toBeNull();
 	});
 });

@@ -1,29 +1,73 @@
-/** The /admin list's filters and page, as its query string carries them. */
+/** The /admin review table's filters, search, order and cursor, as its query string carries them. */
 export interface AdminListQuery {
 	review?: string;
 	allowlist?: string;
 	distribution?: string;
-	/** A lowercase address or part of one. */
-	address?: string;
-	page: number;
+	/** Part of an address, display name or contact. */
+	q?: string;
+	/** `oldest` (the default: longest waiting first) or `newest`. */
+	sort?: string;
+	/** Keyset cursors (`<created_at>_<id>`); `before=end` is the last page. */
+	after?: string;
+	before?: string;
 }
 
+/** Rows per page of the review table. */
+export const ADMIN_PAGE_SIZE = 50;
+/** Counts stop here and show as "1,000+": counting further would read every matching row. */
+export const COUNT_CAP = 1000;
+
+const KEYS = ['review', 'allowlist', 'distribution', 'q', 'sort', 'after', 'before'] as const;
+
 /**
- * The URL of the /admin list: for its links (empty filters and page 1 left out), for a form that
- * posts `action` and comes back to the same list, and for that redirect back, which keeps the
- * query string the form was posted with (`URLSearchParams`) minus the action's own `/name` key.
+ * The URL of the /admin table: for its links (unset parts and the default order left out), for a
+ * form that posts `action` and comes back to the same table, and for that redirect back, which keeps
+ * the query string the form was posted with (`URLSearchParams`) minus the action's own `/name` key.
  */
 export function adminListHref(query: AdminListQuery | URLSearchParams, action?: string): string {
 	const params = new URLSearchParams();
 	if (query instanceof URLSearchParams) {
 		for (const [key, value] of query) if (!key.startsWith('/')) params.append(key, value);
 	} else {
-		for (const key of ['review', 'allowlist', 'distribution', 'address'] as const) {
+		for (const key of KEYS) {
 			const value = query[key];
-			if (value) params.set(key, value);
+			if (value && !(key === 'sort' && value === 'oldest')) params.set(key, value);
 		}
-		if (query.page > 1) params.set('page', String(query.page));
 	}
 	const parts = [action ? `/${action}` : '', params.toString()].filter(Boolean);
 	return parts.length ? `/admin?${parts.join('&')}` : '/admin';
+}
+
+/** The table's filters without its cursor: the first page of the same selection. */
+export const firstPage = ({ after: _a, before: _b, ...rest }: AdminListQuery): AdminListQuery => rest;
+
+/** "1,000+" once a count reached its cap. */
+export const cappedCount = (n: number) =>
+	n > COUNT_CAP ? `${COUNT_CAP.toLocaleString('en')}+` : n.toLocaleString('en');
+
+/** How long since `from`, counted against the server's `now` so both renderings agree: "40 min", "5 h", "12 d". */
+export function waited(from: string, now: string): string {
+	const minutes = Math.max(0, Math.floor((Date.parse(now) - Date.parse(from)) / 60_000));
+	if (minutes < 60) return `${minutes} min`;
+	const hours = Math.floor(minutes / 60);
+	return hours < 48 ? `${hours} h` : `${Math.floor(hours / 24)} d`;
+}
+
+const DONE: Record<string, (who: string) => string> = {
+	'review.approved': (who) => `Approved ${who}`,
+	'review.rejected': (who) => `Rejected ${who}`,
+	'review.needs_info': (who) => `Asked ${who} for more information`,
+	'allowlist.added': (who) => `Recorded ${who} as added to the allowlist`,
+	'allowlist.failed': (who) => `Recorded a failed allowlist step for ${who}`,
+	'distribution.sent': (who) => `Recorded tokens sent to ${who}`,
+	'distribution.failed': (who) => `Recorded a failed token transfer for ${who}`
+};
+
+/**
+ * The result line after a move ("Approved Ada"), from the `done=<field>.<to>` the redirect carries;
+ * null for anything else, so nothing typed into a URL is ever echoed.
+ */
+export function doneMessage(done: string | null, who: string): string | null {
+	const message = done ? DONE[done] : undefined;
+	return message ? message(who) : null;
 }

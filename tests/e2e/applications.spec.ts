@@ -53,13 +53,16 @@ test('a member applies at phone width and an admin approves and records the allo
 	expect(await fitsWidth(phone)).toBe(true);
 
 	const desk = await pageAs(browser, admin, DESKTOP);
-	await desk.goto(`${server.url}/admin?address=${member.address}`);
-	const card = desk.getByRole('article', { name: 'Hedy Lamarr' });
+	await desk.goto(`${server.url}/admin?q=${member.address}`);
+	await desk.getByRole('link', { name: 'Hedy Lamarr' }).click();
+	const card = desk.getByRole('main');
 	await expect(card.getByText(member.address.toLowerCase())).toBeVisible();
-	// Enhanced: the page is updated in place, not reloaded.
+	// Enhanced: the page is updated in place, not reloaded; focus goes to the result.
 	await desk.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
 	await card.getByRole('button', { name: 'Approve' }).click();
 	await expect(card.getByText('Review: approved')).toBeVisible();
+	await expect(desk.getByText('Approved Hedy Lamarr.')).toBeVisible();
+	await expect(desk.getByRole('status').locator('p')).toBeFocused();
 	expect(await desk.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
 	await expect(card.getByRole('button', { name: 'Approve' })).toHaveCount(0);
 
@@ -90,9 +93,9 @@ test('a member applies at phone width and an admin approves and records the allo
 	await adminPhone.goto(`${server.url}/admin`);
 	expect(await fitsWidth(adminPhone)).toBe(true);
 	// Keyboard users see where they are.
-	await adminPhone.getByRole('searchbox', { name: 'Address' }).focus();
+	await adminPhone.getByLabel('Order').focus();
 	await adminPhone.keyboard.press('Tab');
-	await expect(adminPhone.getByRole('button', { name: 'Filter' })).toBeFocused();
+	await expect(adminPhone.getByRole('button', { name: 'Show' })).toBeFocused();
 	const outline = await adminPhone.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
 	expect(outline).not.toBe('none');
 });

@@ -17,13 +17,17 @@ let base: string;
 /** A fresh session for `account`: no test relies on a session another test opened. */
 const login = (account: PrivateKeyAccount): Promise<string> => signIn(base, account);
 
-/** The id of the member's application, read from the admin page's search by address. */
+/** The id of the member's newest application, read from the admin table's search by address. */
 async function applicationIdOf(account: PrivateKeyAccount): Promise<string> {
-	const page = await getPage(`${base}/admin?address=${account.address}`, await login(admin));
-	const match = /name="applicationId" value="([0-9a-f-]{36})"/.exec(page.body);
+	const page = await getPage(`${base}/admin?sort=newest&q=${account.address}`, await login(admin));
+	const match = /href="\/admin\/applications\/([0-9a-f-]{36})"/.exec(page.body);
 	if (!match) throw new Error(`no application for ${account.address}`);
 	return match[1]!;
 }
+
+/** The admin page of one application. */
+const detailOf = async (id: string, cookie?: string) =>
+	getPage(`${base}/admin/applications/${id}`, cookie ?? (await login(admin)));
 
 beforeAll(async () => {
 	server = await startServer({ env: { ADMIN_ADDRESSES: [admin.address, limitAdmin.address].join(',') } });
@@ -231,22 +235,28 @@ describe('/admin', () => {
 		return { applicant, id: await applicationIdOf(applicant) };
 	}
 
-	it('lists applications with filters, search and the moves permitted now', async () => {
-		const { applicant } = await pendingApplication();
-		const page = await getPage(`${base}/admin?address=${applicant.address.slice(2, 12)}`, await login(admin));
+	it('lists applications in the table with filters and search; the application page offers the moves permitted now', async () => {
+		const { applicant, id } = await pendingApplication();
+		const page = await getPage(`${base}/admin?q=${applicant.address.slice(2, 12).toUpperCase()}`, await login(admin));
 		expect(page.status).toBe(200);
 		const text = textOf(page.body);
-		expect(text).toContain('Katherine');
-		expect(text).toContain(applicant.address.toLowerCase());
-		for (const label of ['Review', 'Allowlist', 'Token distribution', 'Address'])
+		expect(text).toMatch(/Katherine 0x[0-9a-f]{4}…[0-9a-f]{4} Orbits pending pending pending \d+ min 0/);
+		expect(page.body).toContain(`title="${applicant.address.toLowerCase()}"`);
+		for (const label of ['Search', 'Allowlist', 'Token distribution', 'Order'])
 			expect(page.body).toMatch(new RegExp(`<label[^>]*>\\s*${label}`));
-		expect(page.body).toMatch(/<button[^>]*name="to" value="approved"/);
-		expect(page.body).toMatch(/<button[^>]*name="to" value="needs_info"/);
-		expect(page.body).toMatch(/<button[^>]*name="to" value="rejected"/);
-		expect(page.body).not.toMatch(/name="to" value="added"/);
+		expect(text).toMatch(/All 1 pending 1 needs info 0 approved 0 rejected 0/);
+		expect(page.body).toContain(`href="/admin/applications/${id}"`);
+		const detail = await detailOf(id);
+		expect(detail.status).toBe(200);
+		expect(textOf(detail.body)).toMatch(/Katherine .*Orbits/);
+		expect(detail.body).toContain(applicant.address.toLowerCase());
+		expect(detail.body).toMatch(/<button[^>]*name="to" value="approved"/);
+		expect(detail.body).toMatch(/<button[^>]*name="to" value="needs_info"/);
+		expect(detail.body).toMatch(/<button[^>]*name="to" value="rejected"/);
+		expect(detail.body).not.toMatch(/name="to" value="added"/);
 		expect(page.body).toContain('href="/admin/allowlist.csv"');
 		const filtered = await getPage(
-			`${base}/admin?review=approved&address=${applicant.address.slice(2, 12)}`,
+			`${base}/admin?review=approved&q=${applicant.address.slice(2, 12)}`,
 			await login(admin)
 		);
 		expect(textOf(filtered.body)).not.toContain('Katherine');
@@ -281,9 +291,10 @@ describe('/admin', () => {
 		expect(lines[0]).toBe('"address","display_name","contact","application_id","applied_at"');
 		expect(lines.some((l) => l.startsWith(`"${applicant.address.toLowerCase()}","Katherine","","${id}",`))).toBe(true);
 
+		// From the application's own page: the message next to the field and what was typed kept.
 		const badHash = await postForm(
-			`${base}/admin?/transition`,
-			{ applicationId: id, field: 'allowlist', to: 'added', txHash: '0x1234' },
+			`${base}/admin/applications/${id}?/transition`,
+			{ field: 'allowlist', to: 'added', txHash: '0x1234' },
 			{ cookie }
 		);
 		expect(badHash.status).toBe(400);
@@ -297,7 +308,7 @@ describe('/admin', () => {
 			{ cookie }
 		);
 		expect(added.status).toBe(303);
-		const page = await getPage(`${base}/admin?address=${applicant.address}`, cookie);
+		const page = await detailOf(id, cookie);
 		expect(page.body).toContain(`href="https://polygonscan.com/tx/${hash.toLowerCase()}"`);
 		expect(textOf(page.body)).toMatch(/Allowlist: pending → added/);
 		expect(page.body).toMatch(/<button[^>]*name="to" value="sent"/);
@@ -338,7 +349,7 @@ describe('/admin', () => {
 		);
 		expect(page.status).toBe(400);
 		expect(textOf(page.body)).toMatch(message);
-		const after = textOf((await getPage(`${base}/admin?address=${other.address}`, cookie)).body);
+		const after = textOf((await detailOf(target, cookie)).body);
 		expect(after).toMatch(/Review: pending/);
 		expect(after).toMatch(/History \(0\)/);
 	});
@@ -354,7 +365,7 @@ describe('/admin', () => {
 	])('%s', (_, cookieOf) => {
 		it('gets the 404 of an unknown path from /admin, its action and its CSV, however asked, and changes nothing', async () => {
 			// An approved application, so that the distribution move tried below is one an admin could make.
-			const { applicant, id } = await pendingApplication();
+			const { id } = await pendingApplication();
 			expect(
 				(
 					await postForm(
@@ -370,6 +381,12 @@ describe('/admin', () => {
 			const answers = [
 				await getPage(`${base}/admin`, cookie),
 				await getPage(`${base}/admin?review=pending`, cookie),
+				await getPage(`${base}/admin/applications/${id}`, cookie),
+				await postForm(
+					`${base}/admin/applications/${id}?/transition`,
+					{ field: 'distribution', to: 'failed', reason: 'x' },
+					{ cookie }
+				),
 				await postForm(
 					`${base}/admin?/transition`,
 					{ applicationId: id, field: 'distribution', to: 'failed', reason: 'x' },
@@ -403,7 +420,7 @@ describe('/admin', () => {
 				// The same page but for its per-request CSP nonce.
 				expect(withoutNonces(a.body)).toBe(withoutNonces(unknown.body));
 			}
-			const page = await getPage(`${base}/admin?address=${applicant.address}`, await login(admin));
+			const page = await detailOf(id);
 			expect(textOf(page.body)).toMatch(/Token distribution: pending/);
 		});
 	});
@@ -437,9 +454,7 @@ describe('/admin', () => {
 		expect(textOf(page.body)).toMatch(
 			/limit of 120 state changes in an hour\. You can try again in (59 minutes|1 hour)/
 		);
-		expect(textOf((await getPage(`${base}/admin?address=${other.address}`, await login(admin))).body)).toMatch(
-			/Review: pending/
-		);
+		expect(textOf((await detailOf(target)).body)).toMatch(/Review: pending/);
 	}, 120_000);
 });
 

@@ -1,36 +1,37 @@
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listApplications, parseAdminQuery } from '../../src/lib/server/admin-list';
+import { parseTableQuery, reviewTable } from '../../src/lib/server/admin-list';
 import { transitionApplication } from '../../src/lib/server/applications';
-import { allowlistCsv, pendingAllowlist } from '../../src/lib/server/exports';
+import { allowlistCsv, applicationsCsv, pendingAllowlist } from '../../src/lib/server/exports';
 import type { Database } from '../../src/lib/server/db/client';
 import { applyMigrations } from '../../src/lib/server/db/migrate';
 import * as schema from '../../src/lib/server/db/schema';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember, adminMember, randomTxHash, seedApplication } from '../helpers/members';
 
-const query = (search: string) => parseAdminQuery(new URLSearchParams(search));
+const query = (search: string) => parseTableQuery(new URLSearchParams(search));
 
-describe.each(engines)('the admin list on %s', (engine) => {
+describe.each(engines)('the review table on %s', (engine) => {
 	let t: TestDatabase;
 	const ids: string[] = [];
 	const addresses: string[] = [];
+	const admin = adminMember();
 	beforeAll(async () => {
 		t = await createTestDatabase(engine);
-		// 45 applications, one a minute apart, newest last; every third approved, every fifth rejected.
-		for (let i = 0; i < 45; i++) {
+		// 130 applications, one a minute apart, oldest first; every third approved, every fifth rejected.
+		for (let i = 0; i < 130; i++) {
 			const member = await addMember(t.db);
 			const review = i % 3 === 0 ? 'approved' : i % 5 === 0 ? 'rejected' : 'pending';
 			const app = await seedApplication(t.db, member.address, { review });
 			await t.db.execute(
-				sql`update applications set created_at = now() - make_interval(mins => ${45 - i}) where id = ${app.id}`
+				sql`update applications set created_at = now() - make_interval(mins => ${130 - i}), display_name = ${`Person ${i}`}, contact = ${`@handle_${i}`} where id = ${app.id}`
 			);
 			ids.push(app.id);
 			addresses.push(member.address);
 		}
-		const admin = adminMember();
 		await transitionApplication(t.db, admin, {
 			applicationId: ids[3],
 			field: 'allowlist',
@@ -41,62 +42,57 @@ describe.each(engines)('the admin list on %s', (engine) => {
 			applicationId: ids[6],
 			field: 'allowlist',
 			to: 'failed',
-			reason: 'out of gas'
+			reason: 'gas'
 		});
-		await transitionApplication(t.db, admin, {
-			applicationId: ids[6],
-			field: 'allowlist',
-			to: 'added',
-			txHash: randomTxHash()
-		});
+		await t.db.insert(schema.applicationNotes).values([
+			{ applicationId: ids[0]!, authorAddress: admin.address, body: 'one' },
+			{ applicationId: ids[0]!, authorAddress: admin.address, body: 'two' }
+		]);
 	});
 	afterAll(() => t?.drop());
 
-	it('lists newest first, 20 to a page, with the total and the page count', async () => {
-		const first = await listApplications(t.db, query(''));
-		expect(first).toMatchObject({ total: 45, page: 1, pages: 3, pageSize: 20 });
-		expect(first.items.map((a) => a.id)).toEqual(ids.slice(25).reverse());
-		const last = await listApplications(t.db, query('page=3'));
-		expect(last.items.map((a) => a.id)).toEqual(ids.slice(0, 5).reverse());
-		const beyond = await listApplications(t.db, query('page=9'));
-		expect(beyond).toMatchObject({ items: [], total: 45, pages: 3 });
-	});
+	const idsOf = (table: { rows: { id: string }[] }) => table.rows.map((r) => r.id);
 
-	it('filters by each state, combined', async () => {
-		const approved = await listApplications(t.db, query('review=approved'));
-		expect(approved.total).toBe(15);
-		expect(approved.items.every((a) => a.review === 'approved')).toBe(true);
-		const added = await listApplications(t.db, query('review=approved&allowlist=added'));
-		expect(added.items.map((a) => a.id).sort()).toEqual([ids[3], ids[6]].sort());
-		expect((await listApplications(t.db, query('distribution=sent'))).total).toBe(0);
-		expect((await listApplications(t.db, query('review=rejected'))).items.every((a) => a.review === 'rejected')).toBe(
-			true
+	it('lists the longest waiting first, 50 rows a page, and walks every page forwards and back by cursor', async () => {
+		const first = await reviewTable(t.db, query(''));
+		expect(idsOf(first)).toEqual(ids.slice(0, 50));
+		expect(first.previous).toBeNull();
+		expect(first.rows[0]).toMatchObject({ displayName: 'Person 0', notes: 2, review: 'approved' });
+		const second = await reviewTable(t.db, query(`after=${first.next}`));
+		expect(idsOf(second)).toEqual(ids.slice(50, 100));
+		const third = await reviewTable(t.db, query(`after=${second.next}`));
+		expect(idsOf(third)).toEqual(ids.slice(100));
+		expect(third.next).toBeNull();
+		const back = await reviewTable(t.db, query(`before=${third.previous}`));
+		expect(idsOf(back)).toEqual(ids.slice(50, 100));
+		expect(idsOf(await reviewTable(t.db, query('before=end')))).toEqual(ids.slice(80));
+		const newest = await reviewTable(t.db, query('sort=newest'));
+		expect(idsOf(newest)).toEqual(ids.slice(80).reverse());
+		expect(idsOf(await reviewTable(t.db, query(`sort=newest&after=${newest.next}`)))).toEqual(
+			ids.slice(30, 80).reverse()
 		);
 	});
 
-	it('searches by address, whole or part, in any case', async () => {
+	it('filters by each state and counts per review state under the other filters', async () => {
+		const approved = await reviewTable(t.db, query('review=approved'));
+		expect(approved.rows.every((r) => r.review === 'approved')).toBe(true);
+		expect(approved.counts).toEqual({ all: 130, approved: 44, rejected: 17, pending: 69, needs_info: 0 });
+		const failed = await reviewTable(t.db, query('allowlist=failed'));
+		expect(idsOf(failed)).toEqual([ids[6]]);
+		expect(failed.counts).toMatchObject({ all: 1, approved: 1, pending: 0 });
+	});
+
+	it('searches address, display name and contact by any fragment, in any case, wildcards taken literally', async () => {
 		const target = addresses[10]!;
-		expect(
-			(await listApplications(t.db, query(`address=${target.toUpperCase().replace('0X', '0x')}`))).items.map(
-				(a) => a.id
-			)
-		).toEqual([ids[10]]);
-		const part = target.slice(12, 22);
-		const found = await listApplications(t.db, query(`address=${part}`));
-		expect(found.items.map((a) => a.id)).toContain(ids[10]);
-		expect(found.items.every((a) => a.applicantAddress.includes(part))).toBe(true);
+		expect(idsOf(await reviewTable(t.db, query(`q=${target.slice(14, 24).toUpperCase()}`)))).toEqual([ids[10]]);
+		expect(idsOf(await reviewTable(t.db, query('q=person 12')))).toEqual([ids[12], ...ids.slice(120, 130)]);
+		expect(idsOf(await reviewTable(t.db, query('q=HANDLE_77')))).toEqual([ids[77]]);
+		expect((await reviewTable(t.db, query('q=%25%25%25'))).rows).toEqual([]);
+		expect((await reviewTable(t.db, query('q=le_'))).counts.all).toBe(130);
+		expect((await reviewTable(t.db, query('q=le%5C_'))).rows).toEqual([]);
 	});
 
-	it('gives each application its own audit history, oldest first', async () => {
-		const { items } = await listApplications(t.db, query('review=approved&allowlist=added'));
-		const six = items.find((a) => a.id === ids[6])!;
-		expect(six.events.map((e) => `${e.fromState}>${e.toState}`)).toEqual(['pending>failed', 'failed>added']);
-		const three = items.find((a) => a.id === ids[3])!;
-		expect(three.events).toHaveLength(1);
-		expect(three.events[0]!.txHash).toMatch(/^0x[0-9a-f]{64}$/);
-	});
-
-	it('the CSV lists approved applicants whose allowlist is pending, oldest first, with formulas defused', async () => {
+	it('the allowlist CSV lists approved applicants whose allowlist is pending, with formulas defused', async () => {
 		const rows = await pendingAllowlist(t.db);
 		expect(rows.map((r) => r.id)).toEqual(ids.filter((_, i) => i % 3 === 0 && i !== 3 && i !== 6));
 		const r = rows[0]!;
@@ -108,39 +104,58 @@ describe.each(engines)('the admin list on %s', (engine) => {
 	});
 });
 
-describe('the admin list costs the same number of statements whatever the page holds', () => {
-	it('two statements for a page of 20 applications with 5 audit rows each, and for a page of 1', async () => {
-		const client = new PGlite('memory://');
+describe('the review table costs two statements whatever the page holds', () => {
+	it('for a full page of 50 with notes, a search, and an empty page past the end', async () => {
+		const client = new PGlite('memory://', { extensions: { pg_trgm } });
 		let statements = 0;
 		const db = drizzle(client, { schema, logger: { logQuery: () => void statements++ } }) as unknown as Database;
 		try {
 			await applyMigrations(db, 'pglite', 'drizzle');
-			const admin = adminMember();
-			for (let i = 0; i < 21; i++) {
-				const member = await addMember(db);
-				const app = await seedApplication(db, member.address);
-				for (let e = 0; e < 5; e++) {
-					await db.insert(schema.applicationEvents).values({
-						applicationId: app.id,
-						executorAddress: admin.address,
-						field: 'review',
-						fromState: 'pending',
-						toState: 'needs_info',
-						reason: `#${e}`
-					});
-				}
+			for (let i = 0; i < 51; i++) {
+				const app = await seedApplication(db, (await addMember(db)).address);
+				await db.insert(schema.applicationNotes).values({ applicationId: app.id, authorAddress: '0x1', body: 'n' });
 			}
-			statements = 0;
-			const full = await listApplications(db, query(''));
-			expect(full.items).toHaveLength(20);
-			expect(full.items.every((a) => a.events.length === 5)).toBe(true);
-			expect(statements).toBe(2);
-			statements = 0;
-			const one = await listApplications(db, query('page=2'));
-			expect(one.items).toHaveLength(1);
-			expect(statements).toBe(2);
+			for (const search of ['', 'q=nobody', 'review=rejected&before=end']) {
+				statements = 0;
+				const table = await reviewTable(db, query(search));
+				expect(table.rows.length).toBe(search ? 0 : 50);
+				expect(statements).toBe(2);
+			}
 		} finally {
 			await client.close();
 		}
+	}, 60_000);
+});
+
+describe.each(engines)('the applications CSV on %s', (engine) => {
+	let t: TestDatabase;
+	beforeAll(async () => {
+		t = await createTestDatabase(engine);
+	});
+	afterAll(() => t?.drop());
+
+	it('lists every application matching the filters, every cell quoted, formulas defused, the last tx hash', async () => {
+		const admin = adminMember();
+		const evil = await seedApplication(t.db, (await addMember(t.db)).address, { review: 'approved' });
+		await t.db.execute(
+			sql`update applications set display_name = '=HYPERLINK("http://x")', contact = '+1 "quoted", comma' where id = ${evil.id}`
+		);
+		const other = await seedApplication(t.db, (await addMember(t.db)).address);
+		const hash = randomTxHash();
+		await transitionApplication(t.db, admin, { applicationId: evil.id, field: 'allowlist', to: 'failed', reason: 'x' });
+		await transitionApplication(t.db, admin, { applicationId: evil.id, field: 'allowlist', to: 'added', txHash: hash });
+
+		const all = (await applicationsCsv(t.db, query(''))).split('\r\n');
+		expect(all[0]).toBe(
+			'"id","applicant_address","display_name","contact","review","allowlist","distribution","created_at","updated_at","last_tx_hash"'
+		);
+		expect(all).toHaveLength(4);
+		const line = all.find((l) => l.startsWith(`"${evil.id}"`))!;
+		expect(line).toContain(`"'=HYPERLINK(""http://x"")","'+1 ""quoted"", comma","approved","added","pending"`);
+		expect(line.endsWith(`"${hash}"`)).toBe(true);
+		expect(all.find((l) => l.startsWith(`"${other.id}"`))!.endsWith('""')).toBe(true);
+		const approved = (await applicationsCsv(t.db, query('review=approved'))).trim().split('\r\n');
+		expect(approved).toHaveLength(2);
+		expect(approved[1]!.startsWith(`"${evil.id}"`)).toBe(true);
 	});
 });

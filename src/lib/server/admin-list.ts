@@ -1,98 +1,182 @@
-import { and, asc, eq, getTableColumns, like, sql, type SQL } from 'drizzle-orm';
+import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
-import { STATES } from '$lib/transitions';
+import { ADMIN_PAGE_SIZE, COUNT_CAP } from '$lib/admin-list';
+import { STATES, type ApplicationStates, type ReviewState } from '$lib/transitions';
 import type { Database } from './db/client';
-import { applications } from './db/schema';
-import { historyOf, newestFirst, type ApplicationWithHistory } from './history';
+import { applicationNotes, applications } from './db/schema';
 
-export const PAGE_SIZE = 20;
+/** Characters of the motivation a row shows. */
+export const EXCERPT_LENGTH = 100;
+/** Shorter searches cannot use the trigram indexes, so they are not run. */
+export const MIN_SEARCH = 3;
 
-const filterState = <T extends readonly string[]>(states: T) => v.fallback(v.optional(v.picklist(states)), undefined);
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const CURSOR = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,6})?Z)_(${UUID})$`);
 
-/** The /admin list's query string: filters by each state, an address (or part of one), a page. */
-const adminQuerySchema = v.object({
-	review: filterState(STATES.review),
-	allowlist: filterState(STATES.allowlist),
-	distribution: filterState(STATES.distribution),
-	address: v.fallback(
-		v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.regex(/^(0x)?[0-9a-f]{0,40}$/))),
-		undefined
-	),
-	page: v.fallback(
-		v.pipe(v.optional(v.string(), '1'), v.transform(Number), v.integer(), v.minValue(1), v.maxValue(1_000_000)),
-		1
-	)
-});
-
-export type AdminQuery = v.InferOutput<typeof adminQuerySchema>;
-
-/** Reads the list's query string (the one adminListHref writes); unknown values fall back to "any" and page 1. */
-export function parseAdminQuery(params: URLSearchParams): AdminQuery & { invalidAddress: boolean } {
-	const raw = Object.fromEntries(
-		['review', 'allowlist', 'distribution', 'address', 'page']
-			.map((k) => [k, params.get(k) ?? undefined] as const)
-			.filter(([, value]) => value !== undefined && value !== '')
-	);
-	const query = v.parse(adminQuerySchema, raw);
-	return { ...query, invalidAddress: raw.address !== undefined && query.address === undefined };
+/** A row's place in the order: created_at to the microsecond, as Postgres keeps it (a Date would drop three digits). */
+export interface Cursor {
+	at: string;
+	id: string;
 }
 
-export interface ApplicationList {
-	items: ApplicationWithHistory[];
-	total: number;
-	page: number;
-	pageSize: number;
-	pages: number;
+const cursor = v.pipe(
+	v.string(),
+	v.regex(CURSOR),
+	v.transform((s): Cursor => {
+		const [, at = '', id = ''] = CURSOR.exec(s) ?? [];
+		return { at, id };
+	})
+);
+const optional = <S extends v.GenericSchema>(schema: S) => v.fallback(v.optional(schema), undefined);
+const state = <T extends readonly [string, ...string[]]>(states: T) => optional(v.picklist(states));
+
+const tableQuerySchema = v.object({
+	review: state(STATES.review),
+	allowlist: state(STATES.allowlist),
+	distribution: state(STATES.distribution),
+	q: optional(v.pipe(v.string(), v.trim(), v.maxLength(100))),
+	sort: v.fallback(v.picklist(['oldest', 'newest']), 'oldest'),
+	after: optional(cursor),
+	before: optional(v.union([v.literal('end'), cursor]))
+});
+
+export type TableQuery = Omit<v.InferOutput<typeof tableQuerySchema>, 'after' | 'before'> & {
+	after?: Cursor;
+	/** `end`: the last page. */
+	before?: Cursor | 'end';
+	/** A search shorter than MIN_SEARCH characters, ignored. */
+	shortSearch: boolean;
+};
+
+/** Reads the table's query string; anything unknown or malformed falls back to its default. */
+export function parseTableQuery(params: URLSearchParams): TableQuery {
+	const raw: Record<string, string> = {};
+	for (const key of Object.keys(tableQuerySchema.entries)) {
+		const value = params.get(key);
+		if (value) raw[key] = value;
+	}
+	const query = v.parse(tableQuerySchema, raw);
+	const shortSearch = !!query.q && [...query.q].length < MIN_SEARCH;
+	return { ...query, q: shortSearch ? undefined : query.q || undefined, shortSearch };
+}
+
+export const cursorText = (c: Cursor | 'end' | undefined) => (c === undefined || c === 'end' ? c : `${c.at}_${c.id}`);
+
+export interface TableRow extends ApplicationStates {
+	id: string;
+	applicantAddress: string;
+	displayName: string;
+	excerpt: string;
+	/** ISO time with microseconds. */
+	createdAt: string;
+	notes: number;
+}
+
+export interface ReviewTable {
+	rows: TableRow[];
+	/** Cursors of the neighbouring pages, null where there is none. */
+	next: string | null;
+	previous: string | null;
+	/** Applications per review state (and in all) under the other filters, counted up to COUNT_CAP + 1. */
+	counts: Record<'all' | ReviewState, number>;
+}
+
+const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, '\\$&')}%`;
+
+/** The table's WHERE: every filter, and the review state unless the tabs count across it. */
+export function tableFilter(query: Omit<TableQuery, 'after' | 'before'>, withReview = true): SQL[] {
+	const where: SQL[] = [];
+	if (withReview && query.review) where.push(eq(applications.review, query.review));
+	if (query.allowlist) where.push(eq(applications.allowlist, query.allowlist));
+	if (query.distribution) where.push(eq(applications.distribution, query.distribution));
+	if (query.q) {
+		// Each column has a pg_trgm GIN index; Postgres ORs the three bitmap scans.
+		const pattern = likePattern(query.q);
+		const match = or(
+			sql`${applications.applicantAddress} ilike ${pattern}`,
+			sql`${applications.displayName} ilike ${pattern}`,
+			sql`${applications.contact} ilike ${pattern}`
+		);
+		if (match) where.push(match);
+	}
+	return where;
 }
 
 /**
- * One page of applications for /admin, newest first, with their audit histories: two statements
- * whatever the page size (the page, carrying its total from an uncorrelated sub-select that runs
- * once; then every page row's history at once). The order and limit come from the created_at index.
+ * One page of the review table in two statements whatever the data: the rows with their note
+ * counts, then the capped counts per review state. Keyset pagination over (created_at, id), read
+ * from the (state, created_at, id) indexes in either direction, so the last page costs what the first does.
  */
-export async function listApplications(
-	db: Database,
-	query: AdminQuery,
-	pageSize = PAGE_SIZE
-): Promise<ApplicationList> {
-	const where: SQL[] = [];
-	if (query.review) where.push(eq(applications.review, query.review));
-	if (query.allowlist) where.push(eq(applications.allowlist, query.allowlist));
-	if (query.distribution) where.push(eq(applications.distribution, query.distribution));
-	const address = query.address?.replace(/^0x/, '');
-	if (address) where.push(like(applications.applicantAddress, `%${address}%`));
-	const filter = where.length ? and(...where) : undefined;
-	const rows = await db
+export async function reviewTable(db: Database, query: TableQuery, pageSize = ADMIN_PAGE_SIZE): Promise<ReviewTable> {
+	// A `before` cursor reads the index the other way round; the rows are put back in order after.
+	const backwards = query.before !== undefined;
+	const ascending = (query.sort === 'oldest') !== backwards;
+	const where = tableFilter(query);
+	const from = backwards ? (query.before === 'end' ? undefined : query.before) : query.after;
+	if (from) {
+		const key = sql`(${applications.createdAt}, ${applications.id})`;
+		const at = sql`(${from.at}::timestamptz, ${from.id}::uuid)`;
+		where.push(ascending ? sql`${key} > ${at}` : sql`${key} < ${at}`);
+	}
+	const direction = ascending ? sql`asc` : sql`desc`;
+	const found = await db
 		.select({
-			...getTableColumns(applications),
-			total: sql<number>`(select count(*) from ${applications}${filter ? sql` where ${filter}` : sql``})`.mapWith(
-				Number
-			)
+			id: applications.id,
+			applicantAddress: applications.applicantAddress,
+			displayName: applications.displayName,
+			excerpt: sql<string>`left(${applications.motivation}, ${EXCERPT_LENGTH + 1})`,
+			review: applications.review,
+			allowlist: applications.allowlist,
+			distribution: applications.distribution,
+			createdAt: sql<string>`to_char(${applications.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+			// Qualified by hand: drizzle leaves a one-table select's columns unqualified.
+			notes:
+				sql<number>`(select count(*) from ${applicationNotes} as n where n.application_id = "applications"."id")`.mapWith(
+					Number
+				)
 		})
 		.from(applications)
-		.where(filter)
-		.orderBy(newestFirst, asc(applications.id))
-		.limit(pageSize)
-		.offset((query.page - 1) * pageSize);
-	// Past the last page there is no row to carry the total; only then is it counted on its own.
-	const total = rows[0]?.total ?? (query.page > 1 ? await countApplications(db, filter) : 0);
-	const history = await historyOf(
-		db,
-		rows.map((r) => r.id)
-	);
+		.where(where.length ? and(...where) : undefined)
+		.orderBy(sql`${applications.createdAt} ${direction}`, sql`${applications.id} ${direction}`)
+		.limit(pageSize + 1);
+	const more = found.length > pageSize;
+	const page = found.slice(0, pageSize);
+	if (backwards) page.reverse();
+	const rows = page.map((r) => ({ ...r, excerpt: excerptOf(r.excerpt) }));
+	const first = rows[0] ? `${rows[0].createdAt}_${rows[0].id}` : null;
+	const lastRow = rows.at(-1);
+	const last = lastRow ? `${lastRow.createdAt}_${lastRow.id}` : null;
 	return {
-		items: rows.map(({ total: _, ...r }) => ({ ...r, events: history.get(r.id) ?? [] })),
-		total,
-		page: query.page,
-		pageSize,
-		pages: Math.max(1, Math.ceil(total / pageSize))
+		rows,
+		next: backwards ? (query.before === 'end' ? null : last) : more ? last : null,
+		previous: backwards ? (more ? first : null) : query.after ? first : null,
+		counts: await countByReview(db, query)
 	};
 }
 
-async function countApplications(db: Database, filter: SQL | undefined): Promise<number> {
+function excerptOf(text: string): string {
+	const chars = [...text.replace(/\s+/g, ' ').trim()];
+	return chars.length > EXCERPT_LENGTH ? `${chars.slice(0, EXCERPT_LENGTH).join('').trimEnd()}…` : chars.join('');
+}
+
+/** One statement: for all and for each review state, how many match the other filters, up to COUNT_CAP + 1. */
+async function countByReview(db: Database, query: TableQuery): Promise<ReviewTable['counts']> {
+	const others = tableFilter(query, false);
+	const capped = (review?: ReviewState) => {
+		const where = review ? [...others, eq(applications.review, review)] : others;
+		const filter = where.length ? sql`where ${and(...where)}` : sql``;
+		return sql<number>`(select count(*) from (select 1 from ${applications} ${filter} limit ${COUNT_CAP + 1}) as capped)`.mapWith(
+			Number
+		);
+	};
 	const [row] = await db
-		.select({ n: sql<number>`count(*)`.mapWith(Number) })
-		.from(applications)
-		.where(filter);
-	return row?.n ?? 0;
+		.select({
+			all: capped(),
+			pending: capped('pending'),
+			needs_info: capped('needs_info'),
+			approved: capped('approved'),
+			rejected: capped('rejected')
+		})
+		.from(sql`(select 1) as one`);
+	return row ?? { all: 0, pending: 0, needs_info: 0, approved: 0, rejected: 0 };
 }

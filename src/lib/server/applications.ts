@@ -3,7 +3,13 @@ import * as v from 'valibot';
 import { FIELDS, LABELS, STATES, TX_HASH, isState, needsOf, refusal, stateLabel, type Field } from '$lib/transitions';
 import type { Database } from './db/client';
 import { sqlState } from './db/errors';
-import { applicationEvents, applications, type Application, type ApplicationEvent } from './db/schema';
+import {
+	applicationEvents,
+	applicationRevisions,
+	applications,
+	type Application,
+	type ApplicationEvent
+} from './db/schema';
 import { fieldError, memberMissing, rateLimited, textField, validate, type FieldErrors, type Outcome } from './forms';
 import type { SignedInMember } from './guards';
 import { historyOf, newestFirst, type ApplicationWithHistory } from './history';
@@ -66,6 +72,14 @@ export async function submitApplication(
 				.where(and(eq(applications.id, active.id), eq(applications.review, 'needs_info')))
 				.returning();
 			if (!application) return alreadyActive;
+			// The text as it stood before, kept for the admin page; it was submitted at the last resubmission, or at creation.
+			await tx.insert(applicationRevisions).values({
+				applicationId: active.id,
+				displayName: active.displayName,
+				motivation: active.motivation,
+				contact: active.contact,
+				submittedAt: sql`coalesce((select max(${applicationRevisions.replacedAt}) from ${applicationRevisions} where ${applicationRevisions.applicationId} = ${active.id}), (select ${applications.createdAt} from ${applications} where ${applications.id} = ${active.id}))`
+			});
 			await tx.insert(applicationEvents).values({
 				applicationId: application.id,
 				executorAddress: member.address,

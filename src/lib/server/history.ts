@@ -7,7 +7,7 @@ export interface ApplicationWithHistory extends Application {
 	events: ApplicationEvent[];
 }
 
-// Spelled as the index is (created_at DESC NULLS LAST), so that the planner walks it instead of sorting.
+// Newest first; a member has few applications, read through applications_applicant_idx.
 export const newestFirst = sql`${applications.createdAt} desc nulls last`;
 
 /** The audit rows of `ids`, oldest first, in one query. */

@@ -1,6 +1,6 @@
 import { redirect } from '@sveltejs/kit';
 import { adminListHref } from '$lib/admin-list';
-import { listApplications, parseAdminQuery } from '$lib/server/admin-list';
+import { cursorText, parseTableQuery, reviewTable } from '$lib/server/admin-list';
 import { TRANSITION_FIELDS, transitionApplication } from '$lib/server/applications';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/forms';
 import { requireAdmin } from '$lib/server/guards';
@@ -9,9 +9,11 @@ import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
-	const query = parseAdminQuery(url.searchParams);
-	const list = await withDatabase((db) => listApplications(db, query));
-	return { query, list };
+	const parsed = parseTableQuery(url.searchParams);
+	const table = await withDatabase((db) => reviewTable(db, parsed));
+	// The query as links write it (cursors back to text), and the server's clock for waiting times.
+	const query = { ...parsed, after: cursorText(parsed.after), before: cursorText(parsed.before) };
+	return { query, table, now: new Date().toISOString(), done: url.searchParams.get('done') };
 };
 
 export const actions: Actions = {
@@ -22,13 +24,9 @@ export const actions: Actions = {
 		const outcome = await withDatabase((db) => transitionApplication(db, admin, input));
 		if (!outcome.ok) {
 			const values = typedValues(input);
-			return refuse(setHeaders, outcome, {
-				values,
-				applicationId: values.applicationId ?? null,
-				field: values.field ?? null
-			});
+			return refuse(setHeaders, outcome, { values, applicationId: values.applicationId ?? null });
 		}
-		// Back to the list the form was posted from: its action URL carries the list's query.
+		// Back to the table the form was posted from: its action URL carries the table's query.
 		redirect(303, adminListHref(url.searchParams));
 	}
 };

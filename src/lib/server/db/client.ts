@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -41,7 +42,9 @@ export interface DbOptions {
 const PGLITE_SIZES = ['shared_buffers=16MB', 'maintenance_work_mem=16MB'].flatMap((setting) => ['-c', setting]);
 const PGLITE_OPTIONS = {
 	startParams: [...PGlite.defaultStartParams, ...PGLITE_SIZES],
-	initDbStartParams: ['-c', 'shared_buffers=16MB']
+	initDbStartParams: ['-c', 'shared_buffers=16MB'],
+	// pg_trgm serves the admin review table's search (drizzle/0002 creates the extension).
+	extensions: { pg_trgm }
 };
 
 const defaultMigrationsFolder = () => path.resolve(process.cwd(), 'drizzle');

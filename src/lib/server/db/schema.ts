@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
 	bigint,
+	boolean,
 	check,
 	index,
 	integer,
@@ -55,10 +56,15 @@ export const applications = pgTable(
 		uniqueIndex('applications_one_active_per_member')
 			.on(t.applicantAddress)
 			.where(sql`${t.review} <> 'rejected'`),
-		index('applications_created_at_idx').on(t.createdAt.desc(), t.id),
-		index('applications_review_idx').on(t.review, t.createdAt.desc()),
-		index('applications_allowlist_idx').on(t.allowlist, t.createdAt.desc()),
-		index('applications_distribution_idx').on(t.distribution, t.createdAt.desc()),
+		// The review table walks these in either direction (keyset pagination over created_at, id).
+		index('applications_queue_idx').on(t.createdAt, t.id),
+		index('applications_review_queue_idx').on(t.review, t.createdAt, t.id),
+		index('applications_allowlist_queue_idx').on(t.allowlist, t.createdAt, t.id),
+		index('applications_distribution_queue_idx').on(t.distribution, t.createdAt, t.id),
+		// Its search: pg_trgm serves `ilike '%…%'` on each column (migration 0002 creates the extension).
+		index('applications_address_trgm_idx').using('gin', t.applicantAddress.op('gin_trgm_ops')),
+		index('applications_display_name_trgm_idx').using('gin', t.displayName.op('gin_trgm_ops')),
+		index('applications_contact_trgm_idx').using('gin', t.contact.op('gin_trgm_ops')),
 		index('applications_applicant_idx').on(t.applicantAddress),
 		check('applications_display_name_length', sql`char_length(${t.displayName}) between 1 and 80`),
 		check('applications_motivation_length', sql`char_length(${t.motivation}) between 1 and 2000`),
@@ -96,12 +102,51 @@ export const applicationEvents = pgTable(
 		fromState: text('from_state').notNull(),
 		toState: text('to_state').notNull(),
 		reason: text('reason'),
-		txHash: text('tx_hash')
+		txHash: text('tx_hash'),
+		/** True when chain 137 confirmed the tx hash; null when not looked up or no answer came in time. */
+		txVerified: boolean('tx_verified')
 	},
 	(t) => [
 		index('application_events_application_idx').on(t.applicationId, t.id),
 		check('application_events_tx_hash_format', sql`${t.txHash} ~ '^0x[0-9a-f]{64}$'`),
 		check('application_events_reason_length', sql`char_length(${t.reason}) <= 500`)
+	]
+);
+
+/** The submitted text as it stood before each resubmission replaced it; never updated. */
+export const applicationRevisions = pgTable(
+	'application_revisions',
+	{
+		id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+		applicationId: uuid('application_id')
+			.notNull()
+			.references(() => applications.id),
+		displayName: text('display_name').notNull(),
+		motivation: text('motivation').notNull(),
+		contact: text('contact').notNull(),
+		/** When this text was submitted (the application's creation or an earlier resubmission). */
+		submittedAt: timestamp('submitted_at', { withTimezone: true }).notNull(),
+		/** When the resubmission replaced it. */
+		replacedAt: timestamp('replaced_at', { withTimezone: true }).notNull().defaultNow()
+	},
+	(t) => [index('application_revisions_application_idx').on(t.applicationId, t.id)]
+);
+
+/** Reviewer notes: admins only, append-only (never updated or deleted), never shown to the applicant. */
+export const applicationNotes = pgTable(
+	'application_notes',
+	{
+		id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+		applicationId: uuid('application_id')
+			.notNull()
+			.references(() => applications.id),
+		authorAddress: text('author_address').notNull(),
+		body: text('body').notNull(),
+		createdAt: createdAt()
+	},
+	(t) => [
+		index('application_notes_application_idx').on(t.applicationId, t.id),
+		check('application_notes_body_length', sql`char_length(${t.body}) between 1 and 2000`)
 	]
 );
 
@@ -170,3 +215,5 @@ export type Application = typeof applications.$inferSelect;
 export type CheckIn = typeof checkIns.$inferSelect;
 export type ApplicationEvent = typeof applicationEvents.$inferSelect;
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
+export type ApplicationRevision = typeof applicationRevisions.$inferSelect;
+export type ApplicationNote = typeof applicationNotes.$inferSelect;

@@ -1,0 +1,71 @@
+import { and, asc, desc, eq, ne, sql } from 'drizzle-orm';
+import type { Database } from './db/client';
+import {
+	applicationEvents,
+	applicationNotes,
+	applicationRevisions,
+	applications,
+	checkIns,
+	type Application,
+	type ApplicationEvent,
+	type ApplicationNote,
+	type ApplicationRevision,
+	type CheckIn
+} from './db/schema';
+
+export interface ApplicationDetail {
+	application: Application;
+	/** Earlier submitted versions, oldest first. */
+	revisions: ApplicationRevision[];
+	events: ApplicationEvent[];
+	notes: ApplicationNote[];
+	/** The member's other applications, newest first. */
+	others: Pick<Application, 'id' | 'displayName' | 'review' | 'createdAt'>[];
+	checkIns: CheckIn[];
+	/** The application waiting longest for review, other than this one. */
+	next: { id: string; displayName: string } | null;
+}
+
+const RECENT_CHECKINS = 10;
+
+/** Everything the page of one application shows; null for an unknown id. */
+export async function applicationDetail(db: Database, id: string): Promise<ApplicationDetail | null> {
+	const [application] = await db.select().from(applications).where(eq(applications.id, id)).limit(1);
+	if (!application) return null;
+	const [revisions, events, notes, others, recent, [next]] = await Promise.all([
+		db
+			.select()
+			.from(applicationRevisions)
+			.where(eq(applicationRevisions.applicationId, id))
+			.orderBy(asc(applicationRevisions.id)),
+		db
+			.select()
+			.from(applicationEvents)
+			.where(eq(applicationEvents.applicationId, id))
+			.orderBy(asc(applicationEvents.id)),
+		db.select().from(applicationNotes).where(eq(applicationNotes.applicationId, id)).orderBy(asc(applicationNotes.id)),
+		db
+			.select({
+				id: applications.id,
+				displayName: applications.displayName,
+				review: applications.review,
+				createdAt: applications.createdAt
+			})
+			.from(applications)
+			.where(and(eq(applications.applicantAddress, application.applicantAddress), ne(applications.id, id)))
+			.orderBy(desc(applications.createdAt)),
+		db
+			.select()
+			.from(checkIns)
+			.where(eq(checkIns.memberAddress, application.applicantAddress))
+			.orderBy(sql`${checkIns.createdAt} desc nulls last`, desc(checkIns.id))
+			.limit(RECENT_CHECKINS),
+		db
+			.select({ id: applications.id, displayName: applications.displayName })
+			.from(applications)
+			.where(and(eq(applications.review, 'pending'), ne(applications.id, id)))
+			.orderBy(asc(applications.createdAt), asc(applications.id))
+			.limit(1)
+	]);
+	return { application, revisions, events, notes, others, checkIns: recent, next: next ?? null };
+}

@@ -1,0 +1,42 @@
+import * as v from 'valibot';
+import type { Database } from './db/client';
+import { sqlState } from './db/errors';
+import { applicationNotes, type ApplicationNote } from './db/schema';
+import { fieldError, textField, validate, type Outcome } from './forms';
+import type { SignedInMember } from './guards';
+import { enqueueWebhookEvent, noteAdded } from './webhooks/events';
+
+export const NOTE_FIELDS = ['body'] as const;
+
+const noteSchema = v.object({ body: textField('Note', { min: 1, max: 2000, multiline: true }) });
+
+/**
+ * A reviewer note on an application: admins only (the route's guard), append-only (nothing here or
+ * anywhere updates or deletes one), never part of what the applicant's own page loads.
+ */
+export async function addNote(
+	db: Database,
+	admin: SignedInMember,
+	applicationId: string,
+	input: unknown
+): Promise<Outcome<ApplicationNote>> {
+	const parsed = validate(noteSchema, input);
+	if (!parsed.ok) return parsed;
+	try {
+		// The note and its webhook event (docs/webhooks.md) commit or roll back together.
+		const note = await db.transaction(async (tx) => {
+			const [row] = await tx
+				.insert(applicationNotes)
+				.values({ applicationId, authorAddress: admin.address, body: parsed.value.body })
+				.returning();
+			if (!row) throw new Error('insert returned no row');
+			await enqueueWebhookEvent(tx, noteAdded(row));
+			return row;
+		});
+		return { ok: true, value: note };
+	} catch (err) {
+		// 23503: no application has this id.
+		if (sqlState(err) === '23503') return fieldError('body', 'No application has this id.');
+		throw err;
+	}
+}

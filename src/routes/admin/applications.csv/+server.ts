@@ -1,0 +1,26 @@
+import { parseTableQuery } from '$lib/server/admin-list';
+import { applicationsCsv } from '$lib/server/exports';
+import { adminNotFound } from '$lib/server/guards';
+import { withDatabase } from '$lib/server/runtime';
+import type { RequestHandler } from './$types';
+
+// hooks.server.ts already hides /admin/* from non-admins; this is the second line, with the same answer.
+export const GET: RequestHandler = async (event) => {
+	if (!event.locals.member?.isAdmin) return adminNotFound(event);
+	const query = parseTableQuery(event.url.searchParams);
+	const csv = await withDatabase((db) => applicationsCsv(db, query));
+	const day = new Date().toISOString().slice(0, 10);
+	return new Response(csv, {
+		headers: {
+			'content-type': 'text/csv; charset=utf-8',
+			'content-disposition': `attachment; filename="applications-${day}.csv"`,
+			'cache-control': 'no-store'
+		}
+	});
+};
+
+// Other methods: hidden from non-admins like GET; an admin is told what is allowed.
+export const fallback: RequestHandler = async (event) => {
+	if (!event.locals.member?.isAdmin) return adminNotFound(event);
+	return new Response('Method Not Allowed', { status: 405, headers: { allow: 'GET, HEAD' } });
+};

@@ -1,0 +1,43 @@
+import { error, redirect } from '@sveltejs/kit';
+import { applicationDetail } from '$lib/server/admin-detail';
+import { TRANSITION_FIELDS, transitionApplication } from '$lib/server/applications';
+import { formInput, refuse, typedValues } from '$lib/server/forms';
+import { NOTE_FIELDS, addNote } from '$lib/server/notes';
+import { requireAdmin } from '$lib/server/guards';
+import { withDatabase } from '$lib/server/runtime';
+import type { Actions, PageServerLoad } from './$types';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export const load: PageServerLoad = async ({ locals, url, params }) => {
+	requireAdmin({ locals, url });
+	// An id that is not a UUID, or no application: the same 404 as any unknown path.
+	if (!UUID.test(params.id)) error(404, 'Not Found');
+	const detail = await withDatabase((db) => applicationDetail(db, params.id));
+	if (!detail) error(404, 'Not Found');
+	return { ...detail, done: url.searchParams.get('done') };
+};
+
+export const actions: Actions = {
+	// transitionApplication from the application's own page: the admin stays here and is told what happened.
+	transition: async ({ locals, request, url, params, setHeaders }) => {
+		const admin = requireAdmin({ locals, url });
+		const input = { ...formInput(await request.formData(), TRANSITION_FIELDS), applicationId: params.id };
+		const outcome = await withDatabase((db) => transitionApplication(db, admin, input));
+		if (!outcome.ok) {
+			const values = typedValues(input);
+			return refuse(setHeaders, outcome, { values, field: values.field ?? null });
+		}
+		redirect(303, `/admin/applications/${params.id}?done=${outcome.value.event.field}.${outcome.value.event.toState}`);
+	},
+
+	// A reviewer note: guard → validate → one insert. Admins only; the applicant never sees it.
+	note: async ({ locals, request, url, params, setHeaders }) => {
+		const admin = requireAdmin({ locals, url });
+		if (!UUID.test(params.id)) error(404, 'Not Found');
+		const input = formInput(await request.formData(), NOTE_FIELDS);
+		const outcome = await withDatabase((db) => addNote(db, admin, params.id, input));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'note' });
+		redirect(303, `/admin/applications/${params.id}#notes`);
+	}
+};

@@ -1,0 +1,181 @@
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engines } from '../helpers/db';
+import { getPage, postForm, textOf } from '../helpers/forms';
+import { createServerDatabase } from '../helpers/postgres.js';
+import { startServer, type RunningServer } from '../helpers/server';
+import { signIn, testAccount } from '../helpers/siwe';
+
+// The review table, the page per application and reviewer notes, through real HTTP on the built
+// server without JavaScript, on PGlite and (with TEST_DATABASE_URL) on the Postgres server.
+const admin = testAccount('admin');
+const newAccount = () => privateKeyToAccount(generatePrivateKey());
+
+describe.each(engines)('admin review on %s', (engine) => {
+	let server: RunningServer;
+	let base: string;
+	let drop: (() => Promise<void>) | undefined;
+	beforeAll(async () => {
+		const env: Record<string, string> = { ADMIN_ADDRESSES: admin.address };
+		if (engine === 'postgres') {
+			const database = await createServerDatabase(process.env.TEST_DATABASE_URL!, {
+				prefix: 'portal_admin',
+				migrate: true
+			});
+			env.DATABASE_URL = database.url;
+			drop = database.drop;
+		}
+		server = await startServer({ env });
+		base = server.url;
+	});
+	afterAll(async () => {
+		await server?.stop();
+		await drop?.();
+	});
+
+	const apply = async (account: PrivateKeyAccount, displayName: string, motivation: string) => {
+		const cookie = await signIn(base, account);
+		expect((await postForm(`${base}/apply`, { displayName, motivation }, { cookie })).status).toBe(303);
+		return cookie;
+	};
+	const idOf = async (account: PrivateKeyAccount, cookie: string) => {
+		const page = await getPage(`${base}/admin?sort=newest&q=${account.address}`, cookie);
+		return /href="\/admin\/applications\/([0-9a-f-]{36})"/.exec(page.body)![1]!;
+	};
+
+	it('pages through the table by cursor, longest waiting first, with counts per review state', async () => {
+		const cookie = await signIn(base, admin);
+		const names = [];
+		for (let i = 0; i < 52; i++) {
+			const name = `Bulkperson ${String(i).padStart(2, '0')}`;
+			await apply(newAccount(), name, `Reason number ${i}`);
+			names.push(name);
+		}
+		const first = await getPage(`${base}/admin?q=Bulkperson`, cookie);
+		expect(first.status).toBe(200);
+		const rowsOf = (html: string) => [...textOf(html).matchAll(/Bulkperson \d\d/g)].map((m) => m[0]);
+		expect(rowsOf(first.body)).toEqual(names.slice(0, 50));
+		expect(textOf(first.body)).toMatch(/All 52 pending 52 needs info 0/);
+		expect(Buffer.byteLength(first.body)).toBeLessThanOrEqual(60 * 1024);
+		const next = /href="(\/admin\?q=Bulkperson&amp;after=[^"]+)" rel="next"/
+			.exec(first.body)![1]!
+			.replace(/&amp;/g, '&');
+		const second = await getPage(base + next, cookie);
+		expect(rowsOf(second.body)).toEqual(names.slice(50));
+		expect(second.body).toMatch(/rel="prev"/);
+		expect(rowsOf((await getPage(`${base}/admin?q=Bulkperson&sort=newest`, cookie)).body)[0]).toBe(names[51]);
+		expect(textOf((await getPage(`${base}/admin?q=ab`, cookie)).body)).toContain(
+			'Type at least 3 characters to search.'
+		);
+	});
+
+	it('the page of one application: a move keeps the admin there with the result and the next waiting', async () => {
+		const [ada, ben] = [newAccount(), newAccount()];
+		await apply(ada, 'Ada', 'Engines');
+		await apply(ben, 'Ben', 'Bridges');
+		const cookie = await signIn(base, admin);
+		const id = await idOf(ada, cookie);
+		const moved = await postForm(
+			`${base}/admin/applications/${id}?/transition`,
+			{ field: 'review', to: 'approved' },
+			{ cookie }
+		);
+		expect(moved.status).toBe(303);
+		expect(moved.location).toBe(`/admin/applications/${id}?done=review.approved`);
+		const page = await getPage(base + moved.location!, cookie);
+		const text = textOf(page.body);
+		expect(text).toMatch(/Approved Ada\. Next waiting: \S/);
+		expect(text).toMatch(/Review: approved/);
+		// An unknown `done` shows nothing: the page never echoes what a URL says.
+		expect((await getPage(`${base}/admin/applications/${id}?done=<b>x</b>`, cookie)).body).not.toMatch(/tabindex="-1"/);
+		expect((await getPage(`${base}/admin/applications/00000000-0000-4000-8000-000000000000`, cookie)).status).toBe(404);
+		expect((await getPage(`${base}/admin/applications/not-an-id`, cookie)).status).toBe(404);
+	});
+
+	it('keeps the earlier text when the applicant resubmits, and shows it on the admin page', async () => {
+		const member = newAccount();
+		const memberCookie = await apply(member, 'Grace', 'First version');
+		const cookie = await signIn(base, admin);
+		const id = await idOf(member, cookie);
+		await postForm(
+			`${base}/admin/applications/${id}?/transition`,
+			{ field: 'review', to: 'needs_info', reason: 'More?' },
+			{ cookie }
+		);
+		expect(
+			(
+				await postForm(
+					`${base}/apply`,
+					{ displayName: 'Grace H.', motivation: 'Second version' },
+					{ cookie: memberCookie }
+				)
+			).status
+		).toBe(303);
+		const text = textOf((await getPage(`${base}/admin/applications/${id}`, cookie)).body);
+		expect(text).toMatch(/As submitted Motivation Second version/);
+		expect(text).toMatch(/Earlier versions \(1\) .* Display name Grace Motivation First version/);
+	});
+
+	it('reviewer notes: added by an admin, append-only, counted in the table, never shown to the applicant', async () => {
+		const member = newAccount();
+		const memberCookie = await apply(member, 'Hedy', 'Radio');
+		const cookie = await signIn(base, admin);
+		const id = await idOf(member, cookie);
+		const note = 'Checked <b>the repo</b>; =1+1 looks active';
+		const added = await postForm(`${base}/admin/applications/${id}?/note`, { body: note }, { cookie });
+		expect(added.status).toBe(303);
+		const page = await getPage(`${base}/admin/applications/${id}`, cookie);
+		expect(page.body).toContain('Checked &lt;b>the repo&lt;/b>; =1+1 looks active');
+		expect(textOf(page.body)).toMatch(/Reviewer notes \(1\)/);
+		expect(textOf((await getPage(`${base}/admin?q=${member.address}`, cookie)).body)).toMatch(
+			/Hedy .* pending \d+ min 1/
+		);
+
+		for (const [body, message] of [
+			['', 'Note is required.'],
+			['x'.repeat(2001), 'Note must be at most 2000 characters.']
+		] as const) {
+			const refused = await postForm(`${base}/admin/applications/${id}?/note`, { body }, { cookie });
+			expect(refused.status).toBe(400);
+			expect(textOf(refused.body)).toContain(message);
+		}
+		expect(textOf((await getPage(`${base}/admin/applications/${id}`, cookie)).body)).toMatch(/Reviewer notes \(1\)/);
+
+		// The applicant's own page, and the data it sends the browser, carry no note.
+		const own = await getPage(`${base}/apply`, memberCookie);
+		expect(own.body).not.toContain('the repo');
+		const data = await fetch(`${base}/apply/__data.json`, { headers: { cookie: memberCookie } });
+		expect(await data.text()).not.toContain('the repo');
+		// A member posting a note gets the 404 of an unknown path and writes nothing.
+		const unknown = await getPage(`${base}/no-such-page`, memberCookie);
+		const tried = await postForm(
+			`${base}/admin/applications/${id}?/note`,
+			{ body: 'sneaky' },
+			{ cookie: memberCookie }
+		);
+		expect(tried.status).toBe(404);
+		expect(tried.body).toBe(unknown.body);
+		expect((await getPage(`${base}/admin/applications/${id}`, cookie)).body).not.toContain('sneaky');
+	});
+
+	it('exports the table as CSV with its current filters, next to the allowlist CSV; non-admins get the 404', async () => {
+		const member = newAccount();
+		const memberCookie = await apply(member, '@SUM(A1)', 'Spreadsheets');
+		const cookie = await signIn(base, admin);
+		const table = await getPage(`${base}/admin?q=${member.address}`, cookie);
+		expect(table.body).toContain(`href="/admin/applications.csv?q=${member.address}"`);
+		const csv = await fetch(`${base}/admin/applications.csv?q=${member.address}`, { headers: { cookie } });
+		expect(csv.status).toBe(200);
+		expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+		expect(csv.headers.get('content-disposition')).toMatch(
+			/attachment; filename="applications-\d{4}-\d{2}-\d{2}\.csv"/
+		);
+		const lines = (await csv.text()).trim().split('\r\n');
+		expect(lines).toHaveLength(2);
+		expect(lines[1]).toContain(`"${member.address.toLowerCase()}","'@SUM(A1)","","pending","pending","pending"`);
+		const unknown = await getPage(`${base}/no-such-page`, memberCookie);
+		const hidden = await getPage(`${base}/admin/applications.csv`, memberCookie);
+		expect(hidden.status).toBe(404);
+		expect(hidden.body).toBe(unknown.body);
+	});
+});
