@@ -1,6 +1,5 @@
-import { expect, test } from '@playwright/test';
+import { DESKTOP, expect, PHONE, screenshots, startPortal, test } from './fixtures';
 import type { RunningServer } from '../helpers/server';
-import { DESKTOP, PHONE, screenshots, startPortal } from './fixtures';
 
 const IPHONE_SAFARI =
 	'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
