@@ -20,18 +20,27 @@ const textOf = (file: string) => {
 const SYSTEM = /^\/(usr|etc|dev|proc|sys|tmp|bin|sbin|lib|lib64|var|run|opt)(\/|$)/;
 const QUOTED = /(['"`])((?:\.\.\/|\/)[^'"`\s$]*)\1/g;
 
-/** Quoted paths in `text` that point outside the repository when read from `file`. */
-export function pathsOutside(file: string, text: string): string[] {
+/**
+ * Quoted paths in `text` that point outside the repository when read from `file`; `around` is the
+ * folder the checkout sits in (a clone under /tmp sits in scratch space, not beside a project).
+ */
+export function pathsOutside(file: string, text: string, around = parent): string[] {
 	const found: string[] = [];
-	// The folder around the checkout (a clone under /tmp is the machine's scratch space, not a project's).
-	if (!SYSTEM.test(parent) && parent !== '/' && text.includes(parent + '/')) found.push(parent + '/');
+	if (!SYSTEM.test(around) && around !== '/' && text.includes(around + '/')) found.push(around + '/');
 	if (text.includes('../shared')) found.push('../shared');
 	for (const [, , literal] of text.matchAll(QUOTED)) {
 		if (!literal) continue;
 		if (literal.startsWith('../')) {
 			const target = path.resolve(root, path.dirname(file), literal);
 			if (path.relative(root, target).startsWith('..')) found.push(literal);
-		} else if (!SYSTEM.test(literal) && literal.length > 1 && existsSync(literal) && !literal.startsWith(root)) {
+		} else if (
+			// '//host/…' is a protocol-relative URL, not a file.
+			!literal.startsWith('//') &&
+			!SYSTEM.test(literal) &&
+			literal.length > 1 &&
+			existsSync(literal) &&
+			!literal.startsWith(root)
+		) {
 			found.push(literal);
 		}
 	}
@@ -40,7 +49,10 @@ export function pathsOutside(file: string, text: string): string[] {
 
 describe('the repository stands alone', () => {
 	it('finds an outside path when one is written (the check itself works)', () => {
-		expect(pathsOutside('tests/x.test.ts', `readFileSync('${parent}/shared/siwe-vectors/a.json')`)).not.toEqual([]);
+		const around = '/work/projects';
+		expect(pathsOutside('tests/x.test.ts', `readFileSync('${around}/shared/siwe-vectors/a.json')`, around)).not.toEqual(
+			[]
+		);
 		expect(pathsOutside('tests/integration/x.test.ts', `import a from '../../../shared/a.json'`)).not.toEqual([]);
 		expect(pathsOutside('tests/integration/x.test.ts', `import a from '../helpers/db'`)).toEqual([]);
 	});
