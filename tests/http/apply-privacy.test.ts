@@ -23,8 +23,9 @@ describe('/apply as the applicant', () => {
 		expect((await postForm(`${base}/apply`, { displayName: 'Ada', motivation: 'Engines' }, { cookie })).status).toBe(
 			303
 		);
-		const listed = await getPage(`${base}/admin?address=${applicant.address}`, adminCookie);
-		const id = /name="applicationId" value="([0-9a-f-]{36})"/.exec(listed.body)?.[1] ?? '';
+		const listed = await getPage(`${base}/admin?q=${applicant.address.toLowerCase()}`, adminCookie);
+		const id = /href="\/admin\/applications\/([0-9a-f-]{36})"/.exec(listed.body)?.[1] ?? '';
+		expect(id).not.toBe('');
 		const move = (to: string, reason: string) =>
 			postForm(
 				`${base}/admin?/transition`,
