@@ -27,7 +27,9 @@ const QUOTED = /(['"`])((?:\.\.\/|\/)[^'"`\s$]*)\1/g;
 export function pathsOutside(file: string, text: string, around = parent): string[] {
 	const found: string[] = [];
 	if (!SYSTEM.test(around) && around !== '/' && text.includes(around + '/')) found.push(around + '/');
-	if (text.includes('../shared')) found.push('../shared');
+	// The steering folder beside the checkout, spelled in two parts so this file does not name it itself.
+	const shared = '..' + '/shared';
+	if (text.includes(shared)) found.push(shared);
 	for (const [, , literal] of text.matchAll(QUOTED)) {
 		if (!literal) continue;
 		if (literal.startsWith('../')) {
@@ -49,11 +51,11 @@ export function pathsOutside(file: string, text: string, around = parent): strin
 
 describe('the repository stands alone', () => {
 	it('finds an outside path when one is written (the check itself works)', () => {
-		const around = '/work/projects';
+		const around = '/srv/projects';
 		expect(pathsOutside('tests/x.test.ts', `readFileSync('${around}/shared/siwe-vectors/a.json')`, around)).not.toEqual(
 			[]
 		);
-		expect(pathsOutside('tests/integration/x.test.ts', `import a from '../../../shared/a.json'`)).not.toEqual([]);
+		expect(pathsOutside('tests/integration/x.test.ts', "import a from '../../.." + "/shared/a.json'")).not.toEqual([]);
 		expect(pathsOutside('tests/integration/x.test.ts', `import a from '../helpers/db'`)).toEqual([]);
 	});
 
