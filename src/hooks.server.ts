@@ -6,7 +6,7 @@ import { ConfigError } from '$lib/server/config';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from '$lib/server/db/errors';
 import { adminNotFound, isAdminRoute, memberFromAddress } from '$lib/server/guards';
 import { runtime, startRuntime } from '$lib/server/runtime';
-import { HSTS, PRIVATE_NO_STORE, STATIC_HEADERS } from '../deploy/security-headers.js';
+import { HSTS, PRIVATE_NO_STORE, STATIC_HEADERS, servedPolicy } from '../deploy/security-headers.js';
 import { SESSION_COOKIE } from '$lib/server/session';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
 
@@ -80,6 +80,12 @@ const noStoreAuth: Handle = async ({ event, resolve }) => {
 const securityHeaders: Handle = async ({ event, resolve }) => {
 	const response = await resolve(event);
 	for (const [name, value] of Object.entries(STATIC_HEADERS)) response.headers.set(name, value);
+	const policy = response.headers.get('content-security-policy');
+	if (policy && !building) {
+		// kit.csp allows WalletConnect's hosts; keep them only when this configuration offers it.
+		const walletConnect = runtime().config.walletConnectProjectId !== null;
+		response.headers.set('content-security-policy', servedPolicy(policy, { walletConnect }));
+	}
 	if (event.url.protocol === 'https:') response.headers.set('strict-transport-security', HSTS);
 	const html = response.headers.get('content-type')?.startsWith('text/html');
 	if ((html || event.isDataRequest) && !response.headers.has('cache-control')) {
