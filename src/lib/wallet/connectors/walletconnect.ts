@@ -45,6 +45,20 @@ function walletConnectConnector(wallet: Wallet, projectId: string, origin: strin
 	return connector;
 }
 
+/** Closes WalletConnect's modal, if its provider has started; closing it also ends the pending connection request. */
+async function closeModal(chosen: Connector): Promise<void> {
+	const started = await Promise.race([
+		chosen.getProvider().catch(() => null),
+		new Promise<null>((resolve) => setTimeout(() => resolve(null), 250))
+	]);
+	const modal = (started as { modal?: { close?: () => unknown } } | null)?.modal;
+	try {
+		await modal?.close?.();
+	} catch {
+		// Nothing more to undo: the member sees the message either way.
+	}
+}
+
 /**
  * Connects the member's wallet over WalletConnect (Polygon is the config's only chain). Rejects with
  * WalletConnectUnreachableError when the relay hands out no pairing link within `timeoutMs`; once the
@@ -66,6 +80,10 @@ export async function connectWalletConnect(
 	chosen.emitter.on('message', onMessage);
 	try {
 		await Promise.race([wallet.connect(chosen), unreachable]);
+	} catch (error) {
+		// The modal opens before the relay answers: close it so the page (and a second choice) is usable again.
+		if (error instanceof WalletConnectUnreachableError) await closeModal(chosen);
+		throw error;
 	} finally {
 		clearTimeout(timer);
 		chosen.emitter.off('message', onMessage);
