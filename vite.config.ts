@@ -56,7 +56,15 @@ export default defineConfig(({ mode }) => ({
 		expect: { requireAssertions: true },
 		projects: [
 			// Pure functions, next to the module they test: no database, no server, no network.
-			{ extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
+			{
+				extends: true,
+				test: {
+					name: 'unit',
+					include: ['src/**/*.test.ts'],
+					// Processed by vite, so that a test can stand in for WalletConnect's provider (connectors/walletconnect.test.ts).
+					server: { deps: { inline: ['@wagmi/connectors'] } }
+				}
+			},
 			// In-process against a real database (PGlite; the Postgres server too with TEST_DATABASE_URL).
 			{ extends: true, test: { name: 'integration', include: ['tests/integration/**/*.test.ts'] } },
 			// The built server (build/index.js) over real HTTP: refuses to start on a missing or stale build.

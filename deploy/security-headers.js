@@ -51,7 +51,7 @@ const keyword = (/** @type {string} */ v) => (['none', 'self'].includes(v) ? `'$
  * @returns {Directives}
  */
 export function buildDirectives() {
-	/** @type {Record<string, string[]>} */
+	/** @type {Record<string, unknown>} */
 	const directives = { ...CSP_DIRECTIVES };
 	for (const [name, sources] of Object.entries(WALLETCONNECT_SOURCES)) {
 		const own = /** @type {string[] | undefined} */ (directives[name]) ?? CSP_DIRECTIVES['default-src'] ?? [];

@@ -36,7 +36,7 @@ const builtScript = (url: string) => readFileSync(path.join('build/client', new 
 async function relayOutOfReach(page: Page, mode: 'closed' | 'silent') {
 	await page.route(/walletconnect\.(org|com)|web3modal\.(org|com)|reown\.com/, (route) => route.abort());
 	await page.routeWebSocket(/walletconnect\.(org|com)/, (ws) => {
-		if (mode === 'closed') ws.close({ code: 1011, reason: 'unreachable' });
+		if (mode === 'closed') void ws.close({ code: 1011, reason: 'unreachable' });
 	});
 }
 
