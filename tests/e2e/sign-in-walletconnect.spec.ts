@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import type { RunningServer } from '../helpers/server';
 import { TestWallet } from '../helpers/test-wallet';
-import { DESKTOP, expect, member, PHONE, startPortal, test } from './fixtures';
+import { DESKTOP, expect, member, PHONE, screenshots, startPortal, test } from './fixtures';
 
 const PROJECT_ID = '0123456789abcdef0123456789abcdef';
 const IPHONE_SAFARI =
@@ -51,6 +51,11 @@ test.describe('without PUBLIC_WALLETCONNECT_PROJECT_ID', () => {
 		expect(policy).toContain("connect-src 'self'");
 		expect(policy).not.toMatch(/walletconnect|web3modal|reown|frame-src/);
 		expect(policy).toContain("frame-ancestors 'none'");
+		// A page rendered per request (its own nonce) is narrowed the same way.
+		const rendered = (await page.request.get(`${plain.url}/apply`)).headers()['content-security-policy']!;
+		expect(rendered).toMatch(/'nonce-/);
+		expect(rendered).toContain("connect-src 'self'");
+		expect(rendered).not.toMatch(/walletconnect|web3modal|reown|frame-src/);
 	});
 
 	test('a wallet in the browser is the only choice', async ({ page }) => {
@@ -75,12 +80,16 @@ test.describe('with PUBLIC_WALLETCONNECT_PROJECT_ID', () => {
 		expect(policy).toMatch(/connect-src 'self' [^;]*wss:\/\/relay\.walletconnect\.org/);
 		expect(policy).toMatch(/frame-src 'self' https:\/\/verify\.walletconnect\.org/);
 		expect(policy).toContain("frame-ancestors 'none'");
+		const rendered = (await page.request.get(`${configured.url}/apply`)).headers()['content-security-policy']!;
+		expect(rendered).toMatch(/'nonce-/);
+		expect(rendered).toMatch(/connect-src 'self' [^;]*wss:\/\/relay\.walletconnect\.org/);
 	});
 
-	test('a desktop with no wallet keeps the extension advice and offers WalletConnect', async ({ page }) => {
+	test('a desktop with no wallet keeps the extension advice and offers WalletConnect', async ({ page }, testInfo) => {
 		await page.goto(`${configured.url}/setup`);
 		await expect(page.getByText('No wallet found in this browser. Install a wallet extension')).toBeVisible();
 		await expect(walletConnectButton(page)).toHaveText('Sign in with WalletConnect');
+		await screenshots(page, testInfo, 'setup-walletconnect-no-wallet');
 	});
 
 	test.describe('a phone with no wallet', () => {
