@@ -2,6 +2,7 @@ import type { Handle, HandleServerError, ServerInit } from '@sveltejs/kit';
 import { sequence } from '@sveltejs/kit/hooks';
 import { building } from '$app/environment';
 import { env } from '$env/dynamic/private';
+import { env as publicEnv } from '$env/dynamic/public';
 import { ConfigError } from '$lib/server/config';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from '$lib/server/db/errors';
 import { adminNotFound, isAdminRoute, memberFromAddress } from '$lib/server/guards';
@@ -14,7 +15,8 @@ export const init: ServerInit = async () => {
 	if (building) return;
 	let database, config, webhookEndpoints;
 	try {
-		({ database, config, webhookEndpoints } = await startRuntime(env));
+		// $env/dynamic/private leaves out the PUBLIC_ variables; they are validated with the rest.
+		({ database, config, webhookEndpoints } = await startRuntime({ ...publicEnv, ...env }));
 	} catch (err) {
 		if (err instanceof ConfigError) {
 			console.error(err.message);
