@@ -5,8 +5,9 @@
 // Vercel's CDN serves without running `handle`.
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { HSTS, STATIC_HEADERS, headerOnlyDirectives } from './security-headers.js';
+import { HSTS, STATIC_HEADERS, headerOnlyDirectives, servedPolicy, walletConnectEnabled } from './security-headers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const POLICIES_FILE = 'prerendered-csp.json';
@@ -73,7 +74,14 @@ export function withSecurityHeaders(inner, { target, out = 'build', vercelConfig
 			await inner.adapt(builder);
 			const dir = path.join(builder.getBuildDirectory('output'), 'prerendered', 'pages');
 			const policies = prerenderedPolicies(builder.prerendered.pages, dir);
-			if (target === 'vercel') return addVercelHeaderRoutes(vercelConfig, policies);
+			if (target === 'vercel') {
+				// Vercel's CDN serves these headers as built: the build's environment decides on WalletConnect.
+				const walletConnect = walletConnectEnabled(process.env);
+				const served = Object.fromEntries(
+					Object.entries(policies).map(([page, policy]) => [page, servedPolicy(policy, { walletConnect })])
+				);
+				return addVercelHeaderRoutes(vercelConfig, served);
+			}
 			writeFileSync(path.join(out, POLICIES_FILE), JSON.stringify(policies, null, '\t') + '\n');
 			for (const file of ['server.js', 'security-headers.js'])
 				copyFileSync(path.join(here, file), path.join(out, file));

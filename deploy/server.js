@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import process from 'node:process';
-import { HSTS, STATIC_HEADERS } from './security-headers.js';
+import { HSTS, STATIC_HEADERS, servedPolicy, walletConnectEnabled } from './security-headers.js';
 
 /** Production defaults in seconds: the whole request (headers and body) and its headers must arrive within these. */
 export const TIMEOUT_DEFAULTS = Object.freeze({ REQUEST_TIMEOUT: 25, HEADERS_TIMEOUT: 20, KEEP_ALIVE_TIMEOUT: 5 });
@@ -50,7 +50,12 @@ function pathnameOf(url) {
 export function startPortalServer(handler, { dir, env = process.env }) {
 	const requestTimeout = seconds(env, 'REQUEST_TIMEOUT') * 1000;
 	const headersTimeout = Math.min(seconds(env, 'HEADERS_TIMEOUT') * 1000, requestTimeout);
-	const policies = /** @type {Record<string, string>} */ (readJson(path.join(dir, PRERENDERED_POLICIES_FILE)));
+	const built = /** @type {Record<string, string>} */ (readJson(path.join(dir, PRERENDERED_POLICIES_FILE)));
+	// The build's policies allow WalletConnect's hosts; this configuration's header keeps them only when it offers it.
+	const walletConnect = walletConnectEnabled(env);
+	const policies = Object.fromEntries(
+		Object.entries(built).map(([pathname, policy]) => [pathname, servedPolicy(policy, { walletConnect })])
+	);
 	/** @type {[string, string][]} */
 	const headers = Object.entries(STATIC_HEADERS);
 	// The portal is https when its ORIGIN says so (TLS ends in front of it).

@@ -2,11 +2,12 @@ import type { Handle, HandleServerError, ServerInit } from '@sveltejs/kit';
 import { sequence } from '@sveltejs/kit/hooks';
 import { building } from '$app/environment';
 import { env } from '$env/dynamic/private';
+import { env as publicEnv } from '$env/dynamic/public';
 import { ConfigError } from '$lib/server/config';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from '$lib/server/db/errors';
 import { adminNotFound, isAdminRoute, memberFromAddress } from '$lib/server/guards';
 import { runtime, startRuntime } from '$lib/server/runtime';
-import { HSTS, PRIVATE_NO_STORE, STATIC_HEADERS } from '../deploy/security-headers.js';
+import { HSTS, PRIVATE_NO_STORE, STATIC_HEADERS, servedPolicy } from '../deploy/security-headers.js';
 import { SESSION_COOKIE } from '$lib/server/session';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
 
@@ -14,7 +15,8 @@ export const init: ServerInit = async () => {
 	if (building) return;
 	let database, config, webhookEndpoints;
 	try {
-		({ database, config, webhookEndpoints } = await startRuntime(env));
+		// $env/dynamic/private leaves out the PUBLIC_ variables; they are validated with the rest.
+		({ database, config, webhookEndpoints } = await startRuntime({ ...publicEnv, ...env }));
 	} catch (err) {
 		if (err instanceof ConfigError) {
 			console.error(err.message);
@@ -80,6 +82,12 @@ const noStoreAuth: Handle = async ({ event, resolve }) => {
 const securityHeaders: Handle = async ({ event, resolve }) => {
 	const response = await resolve(event);
 	for (const [name, value] of Object.entries(STATIC_HEADERS)) response.headers.set(name, value);
+	const policy = response.headers.get('content-security-policy');
+	if (policy && !building) {
+		// kit.csp allows WalletConnect's hosts; keep them only when this configuration offers it.
+		const walletConnect = runtime().config.walletConnectProjectId !== null;
+		response.headers.set('content-security-policy', servedPolicy(policy, { walletConnect }));
+	}
 	if (event.url.protocol === 'https:') response.headers.set('strict-transport-security', HSTS);
 	const html = response.headers.get('content-type')?.startsWith('text/html');
 	if ((html || event.isDataRequest) && !response.headers.has('cache-control')) {
