@@ -164,7 +164,7 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 		const histories = await Promise.all([first, second, third].map((id) => historyCount(id, cookie)));
 		const fields = { applicationIds: [first, second, third], field: 'review', to: 'rejected', reason: 'Spam' };
 
-		for (const confirm of [{}, { confirm: 'yes' }]) {
+		for (const confirm of [{}, { confirm: 'yes' }] as Record<string, string>[]) {
 			const refused = await bulk(cookie, { ...fields, ...confirm });
 			expect(refused.status).toBe(409);
 			expect(textOf(refused.body)).toContain(
