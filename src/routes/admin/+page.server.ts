@@ -46,13 +46,11 @@ export const actions: Actions = {
 		const move = parsed.value;
 		if (isTerminal(move.field, move.to) && form.get('confirm') !== 'yes') {
 			const preview = await withDatabase((db) => bulkPreview(db, move));
-			if (!preview.ok)
-				return refuse(setHeaders, preview, { values, bulk: true as const, refused: refusedOf(preview) });
+			if (!preview.ok) return refuse(setHeaders, preview, { values, bulk: true as const, refused: refusedOf(preview) });
 			return { confirm: { ...move, applications: preview.value } };
 		}
 		const outcome = await withDatabase((db) => bulkTransition(db, admin, move));
-		if (!outcome.ok)
-			return refuse(setHeaders, outcome, { values, bulk: true as const, refused: refusedOf(outcome) });
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values, bulk: true as const, refused: refusedOf(outcome) });
 		// Back to the same table page (filters and cursor), saying what was done.
 		const back = new URLSearchParams(url.searchParams);
 		back.set('done', `${move.field}.${move.to}`);
