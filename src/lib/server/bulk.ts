@@ -75,11 +75,7 @@ function check(move: BulkMove, rows: Current[]): Extract<Refusal, { status: 400 
 		const why =
 			move.from && move.from !== now
 				? `${LABELS[move.field]} is now ${stateLabel(now)}.`
-				: refusal(
-						row,
-						move.field,
-						move.to
-					);
+				: refusal(row, move.field, move.to);
 		if (why) refused.push({ id, displayName: row.displayName, why });
 	}
 	if (!refused.length) return null;
@@ -97,10 +93,7 @@ function check(move: BulkMove, rows: Current[]): Extract<Refusal, { status: 400 
  * What a bulk move would do, without doing it: the applications by name, or the same 400 / 409 the
  * move itself would answer now. For the confirm step before a final move (one statement).
  */
-export async function bulkPreview(
-	db: Database,
-	move: BulkMove
-): Promise<Outcome<BulkApplication[]> | BulkConflict> {
+export async function bulkPreview(db: Database, move: BulkMove): Promise<Outcome<BulkApplication[]> | BulkConflict> {
 	const rows = await db.select(currentColumns).from(applications).where(inArray(applications.id, move.applicationIds));
 	const refused = check(move, rows);
 	if (refused) return refused;
