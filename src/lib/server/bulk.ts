@@ -125,7 +125,8 @@ export async function bulkTransition(
 			message: `${refused.message} This move needs ${ids.length} of them; ${left} ${left === 1 ? 'is' : 'are'} left. Nothing was changed.`
 		};
 	}
-	// The batch's one transaction hash (one on-chain transaction for all of them), as recorded.
+	// The batch's one transaction hash (one on-chain transaction for all of them), as recorded on every
+	// audit row. The one place to check it on chain (issue 13's verified tx hashes) before the transaction.
 	const txHash = move.txHash || null;
 	const { field, to } = move;
 
