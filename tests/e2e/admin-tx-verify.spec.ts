@@ -28,7 +28,8 @@ test.beforeAll(async () => {
 	const table = await (await fetch(`${server.url}/admin?q=${member.address}`, { headers: { cookie } })).text();
 	id = /href="\/admin\/applications\/([0-9a-f-]{36})"/.exec(table)![1]!;
 	expect(
-		(await post(`/admin/applications/${id}?/transition`, { field: 'review', to: 'approved' }, cookie)).status
+		(await post(`/admin/applications/${id}?/transition`, { field: 'review', to: 'approved', confirm: 'yes' }, cookie))
+			.status
 	).toBe(303);
 });
 test.afterAll(async () => {

@@ -74,7 +74,7 @@ describe.each(engines)('tx hashes checked on chain 137 through the admin forms o
 		const id = /href="\/admin\/applications\/([0-9a-f-]{36})"/.exec(table.body)![1]!;
 		const approved = await postForm(
 			`${base}/admin/applications/${id}?/transition`,
-			{ field: 'review', to: 'approved' },
+			{ field: 'review', to: 'approved', confirm: 'yes' },
 			{ cookie }
 		);
 		expect(approved.status).toBe(303);
@@ -106,7 +106,7 @@ describe.each(engines)('tx hashes checked on chain 137 through the admin forms o
 		expect(fromTable.status).toBe(303);
 		const fromPage = await postForm(
 			`${base}/admin/applications/${id}?/transition`,
-			{ field: 'distribution', to: 'sent', txHash: hashes.success2.toUpperCase().replace('0X', '0x') },
+			{ field: 'distribution', to: 'sent', confirm: 'yes', txHash: hashes.success2.toUpperCase().replace('0X', '0x') },
 			{ cookie }
 		);
 		expect(fromPage.status).toBe(303);
@@ -140,7 +140,7 @@ describe.each(engines)('tx hashes checked on chain 137 through the admin forms o
 		expect(textOf(reverted.body)).toContain('This transaction reverted on chain 137 (Polygon)');
 		const unknown = await postForm(
 			`${base}/admin/applications/${id}?/transition`,
-			{ field: 'distribution', to: 'sent', txHash: hashes.unknown },
+			{ field: 'distribution', to: 'sent', confirm: 'yes', txHash: hashes.unknown },
 			{ cookie }
 		);
 		expect(unknown.status).toBe(400);
@@ -188,13 +188,39 @@ describe.each(engines)('tx hashes checked on chain 137 through the admin forms o
 		}
 	});
 
+	it('a bulk move looks the batch hash up once: reverted refuses the whole batch, a success is recorded verified on each', async () => {
+		const base = checked.url;
+		const cookie = await signIn(base, admin);
+		const ids = [await approvedApplication(base, cookie), await approvedApplication(base, cookie)];
+		const move = { applicationIds: ids, field: 'allowlist', from: 'pending', to: 'added', confirm: 'yes' };
+
+		const reverted = await postForm(`${base}/admin?/bulk`, { ...move, txHash: hashes.reverted }, { cookie });
+		expect(reverted.status).toBe(400);
+		expect(textOf(reverted.body)).toContain('This transaction reverted on chain 137 (Polygon)');
+		for (const id of ids) expect(await pageText(base, id, cookie)).toMatch(/Allowlist: pending/);
+
+		// One on-chain transaction for the whole batch.
+		const hash = randomTxHash();
+		rpc.transactions.set(hash.toLowerCase(), 'success');
+		const done = await postForm(`${base}/admin?/bulk`, { ...move, txHash: hash }, { cookie });
+		expect(done.status).toBe(303);
+		for (const id of ids) {
+			const text = await pageText(base, id, cookie);
+			expect(text).toMatch(/Allowlist: added/);
+			expect(text).toContain(`${hash} (opens Polygonscan in a new tab) (verified on chain 137)`);
+		}
+		if (direct)
+			for (const id of ids)
+				expect((await auditRows(id)).at(-1)).toEqual({ to: 'added', txHash: hash, txVerified: true });
+	});
+
 	it('a pending transaction (known, no receipt yet): recorded and shown unverified', async () => {
 		const base = checked.url;
 		const cookie = await signIn(base, admin);
 		const id = await approvedApplication(base, cookie);
 		const moved = await postForm(
 			`${base}/admin/applications/${id}?/transition`,
-			{ field: 'allowlist', to: 'added', txHash: hashes.pending },
+			{ field: 'allowlist', to: 'added', confirm: 'yes', txHash: hashes.pending },
 			{ cookie }
 		);
 		expect(moved.status).toBe(303);
@@ -236,7 +262,7 @@ describe.each(engines)('tx hashes checked on chain 137 through the admin forms o
 		const hash = randomTxHash();
 		const moved = await postForm(
 			`${base}/admin/applications/${id}?/transition`,
-			{ field: 'allowlist', to: 'added', txHash: hash },
+			{ field: 'allowlist', to: 'added', confirm: 'yes', txHash: hash },
 			{ cookie }
 		);
 		expect(moved.status).toBe(303);

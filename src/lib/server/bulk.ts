@@ -1,12 +1,13 @@
 import { inArray, sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import { LABELS, actionLabel, refusal, stateLabel, type ApplicationStates } from '$lib/transitions';
+import { LABELS, actionLabel, needsOf, refusal, stateLabel, type ApplicationStates } from '$lib/transitions';
 import { UUID, moveEntries, parseMove } from './applications';
 import type { Database } from './db/client';
 import { applicationEvents, applications } from './db/schema';
 import { fieldError, rateLimited, type Outcome, type Refusal } from './forms';
 import type { SignedInMember } from './guards';
 import { consumeCost } from './rate-limit';
+import { verifyTxHash } from './tx-verify';
 import { applicationTransitioned, enqueueWebhookEvents } from './webhooks/events';
 
 /** The fields of `POST /admin?/bulk` (docs/http.md): the single move's, with a list of ids. */
@@ -126,9 +127,15 @@ export async function bulkTransition(
 		};
 	}
 	// The batch's one transaction hash (one on-chain transaction for all of them), as recorded on every
-	// audit row. The one place to check it on chain (issue 13's verified tx hashes) before the transaction.
+	// audit row, looked up on chain once and before the transaction, as a single move does (tx-verify.ts).
 	const txHash = move.txHash || null;
 	const { field, to } = move;
+	let txVerified: true | null = null;
+	if (needsOf(field, to).txHash && txHash) {
+		const checked = await verifyTxHash(txHash);
+		if (!checked.ok) return fieldError('txHash', checked.message);
+		txVerified = checked.verified;
+	}
 
 	return db.transaction(async (tx) => {
 		// FOR UPDATE: nobody moves these between the check and the UPDATE.
@@ -148,7 +155,8 @@ export async function bulkTransition(
 			fromState: before.get(application.id)!,
 			toState: to,
 			reason: move.reason || null,
-			txHash
+			txHash,
+			txVerified
 		}));
 		// Sent together (postgres.js pipelines them): the audit rows and the batch's outbox rows.
 		await Promise.all([
