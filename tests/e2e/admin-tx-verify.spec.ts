@@ -47,10 +47,13 @@ test('unknown and reverted hashes are refused at the field; a successful one is 
 	const page = await context.newPage();
 	await page.goto(`${server.url}/admin/applications/${id}`);
 	const main = page.getByRole('main');
+	// Final moves ask first (a dialog with JavaScript): confirm it.
+	const confirm = () => page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
 
 	const allowlist = main.getByRole('group', { name: 'Allowlist: pending' });
 	await allowlist.getByLabel('Transaction hash').fill(hashes.unknown);
 	await allowlist.getByRole('button', { name: 'Record added to allowlist' }).click();
+	await confirm();
 	await expect(allowlist.getByText('Chain 137 (Polygon) does not know this transaction hash.')).toBeVisible();
 	await expect(allowlist.getByLabel('Transaction hash')).toHaveValue(hashes.unknown);
 	await expect(allowlist.getByLabel('Transaction hash')).toHaveAttribute('aria-invalid', 'true');
@@ -58,11 +61,13 @@ test('unknown and reverted hashes are refused at the field; a successful one is 
 	const distribution = main.getByRole('group', { name: 'Token distribution: pending' });
 	await distribution.getByLabel('Transaction hash').fill(hashes.reverted);
 	await distribution.getByRole('button', { name: 'Record token sent' }).click();
+	await confirm();
 	await expect(distribution.getByText('This transaction reverted on chain 137 (Polygon)')).toBeVisible();
 	await expect(main.getByText('History (1)')).toBeVisible();
 
 	await allowlist.getByLabel('Transaction hash').fill(hashes.success);
 	await allowlist.getByRole('button', { name: 'Record added to allowlist' }).click();
+	await confirm();
 	await expect(main.getByText('Allowlist: added')).toBeVisible();
 	await expect(page.getByRole('status').locator('p')).toContainText(
 		'Recorded Chain Checker as added to the allowlist. Tx hash verified on chain 137.'
