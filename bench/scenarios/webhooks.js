@@ -26,8 +26,9 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 	const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
 	const receiver = spawn(process.execPath, ['bench/receiver-process.js'], { stdio: ['ignore', 'pipe', 'inherit'] });
 	receiver.unref(); // a failed start below must not keep the bench alive
-	const [portLine] = /** @type {[Buffer]} */ (await once(receiver.stdout, 'data'));
-	const port = Number(String(portLine).trim());
+	/** @type {unknown[]} */
+	const firstOutput = await once(receiver.stdout, 'data');
+	const port = Number(String(firstOutput[0]).trim());
 	const receiverUrl = `http://127.0.0.1:${port}`;
 	const received = async () => Number(await (await fetch(`${receiverUrl}/count`)).text());
 	const hookUrl = `http://127.0.0.1:${port}/hook`;
