@@ -19,8 +19,27 @@ function branding(mode: string): Plugin {
 	};
 }
 
+/**
+ * @safe-global/safe-apps-provider (CommonJS, loaded only inside Safe{Wallet}) require()s the Safe Apps
+ * SDK for one enum, TransactionStatus, which the SDK re-exports from its gateway package. A require() of
+ * the SDK's ES module build would wrap it and the viem code it imports for CommonJS, and the bundler then
+ * moves that code into the wallet chunk every /setup visit loads; its CommonJS build would bring all of
+ * viem's. So the provider's require() gets the gateway package, where the enum is defined.
+ */
+function safeAppsProviderInterop(): Plugin {
+	return {
+		name: 'safe-apps-provider-interop',
+		enforce: 'pre',
+		resolveId(source, importer) {
+			if (source !== '@safe-global/safe-apps-sdk' || !importer?.includes('/@safe-global/safe-apps-provider/'))
+				return null;
+			return this.resolve('@safe-global/safe-gateway-typescript-sdk', importer, { skipSelf: true });
+		}
+	};
+}
+
 export default defineConfig(({ mode }) => ({
-	plugins: [branding(mode), sveltekit()],
+	plugins: [branding(mode), safeAppsProviderInterop(), sveltekit()],
 	test: {
 		environment: 'node',
 		testTimeout: 30_000,

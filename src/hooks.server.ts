@@ -6,7 +6,14 @@ import { ConfigError } from '$lib/server/config';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from '$lib/server/db/errors';
 import { adminNotFound, isAdminRoute, memberFromAddress } from '$lib/server/guards';
 import { runtime, startRuntime } from '$lib/server/runtime';
-import { HSTS, PRIVATE_NO_STORE, STATIC_HEADERS } from '../deploy/security-headers.js';
+import {
+	HSTS,
+	PRIVATE_NO_STORE,
+	SAFE_APP_MANIFEST_HEADERS,
+	SAFE_APP_MANIFEST_PATH,
+	STATIC_HEADERS,
+	withFrameAncestors
+} from '../deploy/security-headers.js';
 import { SESSION_COOKIE } from '$lib/server/session';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
 
@@ -80,6 +87,13 @@ const noStoreAuth: Handle = async ({ event, resolve }) => {
 const securityHeaders: Handle = async ({ event, resolve }) => {
 	const response = await resolve(event);
 	for (const [name, value] of Object.entries(STATIC_HEADERS)) response.headers.set(name, value);
+	// SAFE_APP_ORIGINS (decision 0022): the policy kit.csp wrote says frame-ancestors 'none'; open it to those.
+	const origins = building ? [] : runtime().config.safeAppOrigins;
+	const policy = response.headers.get('content-security-policy');
+	if (policy && origins.length > 0)
+		response.headers.set('content-security-policy', withFrameAncestors(policy, origins));
+	if (event.url.pathname === SAFE_APP_MANIFEST_PATH)
+		for (const [name, value] of Object.entries(SAFE_APP_MANIFEST_HEADERS)) response.headers.set(name, value);
 	if (event.url.protocol === 'https:') response.headers.set('strict-transport-security', HSTS);
 	const html = response.headers.get('content-type')?.startsWith('text/html');
 	if ((html || event.isDataRequest) && !response.headers.has('cache-control')) {

@@ -92,7 +92,8 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 			plain: () => loop(runs.plain, options),
 			hooked: () => loop(runs.hooked, options)
 		});
-		if (next > Math.min(ADMINS * 120, APPLICATIONS)) throw new Error('more transitions than the admins may make in an hour');
+		if (next > Math.min(ADMINS * 120, APPLICATIONS))
+			throw new Error('more transitions than the admins may make in an hour');
 
 		// Every transition's event arrived; then 1,000 events written at once (as 1,000 changes would), timed until the last arrives.
 		const delivered = await waitFor(() => received.size >= hookedDone, 30_000);

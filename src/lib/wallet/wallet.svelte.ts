@@ -21,6 +21,7 @@ import {
 import { polygon } from 'viem/chains';
 import { REQUIRED_CHAIN_ID, type CommunityToken } from '$lib/chain';
 import type { SigningWallet } from './sign-in';
+import type { SafeDetails } from './connectors/safe';
 
 export interface WalletConnection {
 	address: `0x${string}` | undefined;
@@ -46,6 +47,8 @@ class Wallet {
 	connectors = $state.raw<Connector[]>([]);
 	connection = $state.raw<WalletConnection>({ address: undefined, chainId: undefined, status: 'disconnected' });
 	connectorName = $state<string | null>(null);
+	/** The Safe framing this page when it runs as a Safe App in Safe{Wallet}; null elsewhere. */
+	safe = $state.raw<SafeDetails | null>(null);
 	#reconnected: Promise<unknown> | null = null;
 
 	constructor() {
@@ -67,10 +70,27 @@ class Wallet {
 		this.connection = snapshot(getConnection(this.config));
 	}
 
-	/** Reconnects to the wallet used last time, once per page load. */
+	/**
+	 * Reconnects to the wallet used last time, once per page load. In a frame (a Safe App in
+	 * Safe{Wallet}) it connects to the framing Safe instead, whose connector loads only then.
+	 */
 	reconnect(): Promise<unknown> {
-		this.#reconnected ??= reconnect(this.config).catch(() => []);
+		this.#reconnected ??= this.#safeInFrame()
+			.catch(() => null)
+			.then((safe) => reconnect(this.config, safe ? { connectors: [safe] } : {}))
+			.catch(() => []);
 		return this.#reconnected;
+	}
+
+	async #safeInFrame(): Promise<Connector | null> {
+		if (typeof window === 'undefined' || window.parent === window) return null;
+		const found = await (await import('./connectors/safe')).findSafe();
+		if (!found) return null;
+		// As wagmi registers the wallets it discovers (EIP-6963).
+		const connector = this.config._internal.connectors.setup(found.connector);
+		this.config._internal.connectors.setState((list) => [...list, connector]);
+		this.safe = found.details;
+		return connector;
 	}
 
 	/** Calls `listener(next, previous)` on every change of the connection (account, raw chain id, status). */
