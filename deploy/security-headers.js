@@ -45,6 +45,9 @@ export function headerOnlyDirectives(safeAppOrigins = []) {
 }
 
 const LOOPBACK = /^(localhost|\[::1\]|127(\.\d{1,3}){3})$/;
+// Letters, digits, hyphens and dots, or a bracketed IPv6 address: nothing a policy would read as syntax
+// (the URL parser lets through ' ; , and more in a host name).
+const HOST_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$/;
 
 /**
  * SAFE_APP_ORIGINS (docs/security.md "Framing by Safe{Wallet}", decision 0022): the origins that may
@@ -74,6 +77,7 @@ function originProblem(entry) {
 	} catch {
 		return `"${entry}" is not an origin (https://host[:port])`;
 	}
+	if (!HOST_NAME.test(url.hostname)) return `"${entry}" has a host name that is not letters, digits, hyphens and dots`;
 	if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.test(url.hostname)))
 		return `"${entry}" must be https:// (http:// only for a loopback host)`;
 	// The origin alone: no path (not even "/"), query, fragment or user info.
