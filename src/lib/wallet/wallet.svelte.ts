@@ -5,9 +5,11 @@
 import {
 	connect,
 	createConfig,
+	createStorage,
 	getConnection,
 	custom,
 	injected,
+	noopStorage,
 	reconnect,
 	signMessage,
 	switchChain,
@@ -42,6 +44,19 @@ function choosable(connectors: readonly Connector[]): Connector[] {
 	return hasInjected ? connectors.filter((c) => c.id === 'injected') : [];
 }
 
+/**
+ * Where wagmi remembers the last wallet: localStorage, or nothing where the browser refuses this page its
+ * storage (reading localStorage throws in a third-party frame when third-party cookies are blocked, as
+ * inside Safe{Wallet}); the Safe App reconnects from the framing Safe anyway.
+ */
+function browserStorage(): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> {
+	try {
+		return window.localStorage;
+	} catch {
+		return noopStorage;
+	}
+}
+
 class Wallet {
 	readonly config: Config;
 	connectors = $state.raw<Connector[]>([]);
@@ -57,7 +72,8 @@ class Wallet {
 			connectors: [injected()],
 			// The app reads nothing from the chain itself; every request goes through the wallet.
 			transports: { [polygon.id]: custom({ request: () => Promise.reject(new Error('no RPC reads in this app')) }) },
-			multiInjectedProviderDiscovery: true
+			multiInjectedProviderDiscovery: true,
+			storage: createStorage({ storage: browserStorage() })
 		});
 		this.connectors = choosable(this.config.connectors);
 		watchConnectors(this.config, { onChange: (list) => (this.connectors = choosable(list)) });
