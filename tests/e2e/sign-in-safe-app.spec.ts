@@ -57,8 +57,12 @@ test.beforeAll(async () => {
 	parentUrl = `http://localhost:${port}`;
 	portal = await startPortal({ POLYGON_RPC_URL: chain.url, SAFE_APP_ORIGINS: parentUrl });
 	parent = http.createServer((req, res) => {
-		if (req.url !== '/') return void res.writeHead(404).end();
-		res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(parentPage(portal.url));
+		const url = new URL(req.url ?? '/', parentUrl);
+		if (url.pathname !== '/') return void res.writeHead(404).end();
+		// ?app=<port>: frame the portal on that loopback port instead (a portal started by one test).
+		const app = url.searchParams.get('app');
+		const framed = app && /^\d+$/.test(app) ? `http://127.0.0.1:${app}` : portal.url;
+		res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(parentPage(framed));
 	});
 	await new Promise<void>((resolve) => parent.listen(port, '127.0.0.1', resolve));
 });
@@ -193,6 +197,21 @@ test('a Safe that needs two signatures is told it cannot finish in time, and no 
 	await screenshots(page, testInfo, 'safe-app-threshold-2');
 	expect(calls.some((c) => c.method === 'signMessage')).toBe(false);
 	expect((await me(page)).address).toBeNull();
+});
+
+test('without POLYGON_RPC_URL the Safe is refused, and /setup says what the operator must set', async ({ page }) => {
+	const noRpc = await startPortal({ SAFE_APP_ORIGINS: parentUrl });
+	try {
+		await playSafeWallet(page, () => ({ address: safeA, owners: [member.address], threshold: 1 }));
+		await page.goto(`${parentUrl}/?app=${noRpc.port}`);
+		const app = page.frameLocator('#app');
+		await app.getByRole('button', { name: 'Sign in' }).click();
+		const alert = app.getByRole('alert');
+		await expect(alert).toContainText('The signature does not match the address.');
+		await expect(alert).toContainText('only when its operator has set POLYGON_RPC_URL');
+	} finally {
+		await noRpc.stop();
+	}
 });
 
 test('a normal visit to /setup loads none of the Safe App code', async ({ page }) => {

@@ -1,11 +1,7 @@
 // The portal as a Safe App (docs/sign-in.md "Inside Safe{Wallet}", decision 0022): the manifest
 // Safe{Wallet} reads cross-origin, and the SAFE_APP_ORIGINS opt-in that lets Safe{Wallet} frame the
 // portal. Without it every page keeps frame-ancestors 'none' and the cookie stays SameSite=Lax.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addVercelHeaderRoutes, prerenderedPolicies } from '../../deploy/adapter.js';
 import { DEFAULT_BRANDING } from '../../src/lib/branding';
 import { NGINX_BIN, startNginx, type RunningNginx } from '../helpers/nginx';
 import { startServer, type RunningServer } from '../helpers/server';
@@ -138,30 +134,5 @@ describe('Safe App manifest and framing', { timeout: 120_000 }, () => {
 			expect(await server.exited, refused[i]).toBe(1);
 			expect(server.output()).toContain(`SAFE_APP_ORIGINS: "${refused[i]}"`);
 		}
-	});
-
-	it('the Vercel build: the prerendered pages get the frame-ancestors of SAFE_APP_ORIGINS, the manifest its CORS header', () => {
-		const dir = mkdtempSync(path.join(tmpdir(), 'portal-vercel-'));
-		writeFileSync(
-			path.join(dir, 'setup.html'),
-			`<meta http-equiv="content-security-policy" content="script-src 'self' 'sha256-x'"><p>setup</p>`
-		);
-		const config = path.join(dir, 'config.json');
-		const routes = (origins: string[]) => {
-			writeFileSync(config, JSON.stringify({ routes: [{ handle: 'filesystem' }] }));
-			addVercelHeaderRoutes(config, prerenderedPolicies(new Map([['/setup', { file: 'setup.html' }]]), dir, origins));
-			return (
-				JSON.parse(readFileSync(config, 'utf8')) as { routes: { src?: string; headers?: Record<string, string> }[] }
-			).routes;
-		};
-		const policyOf = (list: ReturnType<typeof routes>) =>
-			list.find((r) => r.headers?.['Content-Security-Policy'])?.headers?.['Content-Security-Policy'];
-		expect(policyOf(routes([]))).toBe("script-src 'self' 'sha256-x'; frame-ancestors 'none'");
-		const opened = routes([SAFE]);
-		expect(policyOf(opened)).toBe(`script-src 'self' 'sha256-x'; frame-ancestors ${SAFE}`);
-		const cors = opened.filter((r) => r.headers?.['Access-Control-Allow-Origin']);
-		expect(cors.map((r) => r.headers?.['Access-Control-Allow-Origin'])).toEqual(['*']);
-		expect(new RegExp(cors[0]!.src!).test('/manifest.json')).toBe(true);
-		expect(new RegExp(cors[0]!.src!).test('/setup')).toBe(false);
 	});
 });

@@ -65,6 +65,22 @@ describe('the security headers of a Vercel build', () => {
 		expect(routes.at(-1)).toEqual({ handle: 'filesystem' });
 	});
 
+	it('SAFE_APP_ORIGINS at build time: the prerendered pages name those frame ancestors; /manifest.json is readable from any origin', async () => {
+		process.env.SAFE_APP_ORIGINS = 'https://app.safe.global';
+		let routes: Route[];
+		try {
+			routes = await adaptVercel({ '/setup': page(META) });
+		} finally {
+			delete process.env.SAFE_APP_ORIGINS;
+		}
+		const policy = routes.find((r) => r.headers?.['Content-Security-Policy'])?.headers?.['Content-Security-Policy'];
+		expect(policy).toBe(`${META}; frame-ancestors https://app.safe.global`);
+		const cors = routes.filter((r) => r.headers?.['Access-Control-Allow-Origin']);
+		expect(cors.map((r) => r.headers?.['Access-Control-Allow-Origin'])).toEqual(['*']);
+		expect(new RegExp(cors[0]!.src!).test('/manifest.json')).toBe(true);
+		expect(new RegExp(cors[0]!.src!).test('/setup')).toBe(false);
+	});
+
 	it('a prerendered page without the policy <meta> (kit.csp unset) fails the build', async () => {
 		await expect(adaptVercel({ '/': page(null) })).rejects.toThrow(/no content-security-policy <meta>/);
 	});
