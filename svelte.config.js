@@ -1,7 +1,7 @@
 import adapterNode from '@sveltejs/adapter-node';
 import adapterVercel from '@sveltejs/adapter-vercel';
 import { withSecurityHeaders } from './deploy/adapter.js';
-import { CSP_DIRECTIVES } from './deploy/security-headers.js';
+import { buildDirectives } from './deploy/security-headers.js';
 
 // adapter-node by default; adapter-vercel on Vercel's build machines or with ADAPTER=vercel.
 const useVercel = process.env.ADAPTER === 'vercel' || (process.env.VERCEL && process.env.ADAPTER !== 'node');
@@ -14,7 +14,7 @@ const config = {
 			target: useVercel ? 'vercel' : 'node'
 		}),
 		// Hashes for the prerendered pages' inline scripts, a nonce per dynamically rendered page.
-		csp: { mode: 'auto', directives: CSP_DIRECTIVES },
+		csp: { mode: 'auto', directives: buildDirectives() },
 		csrf: { trustedOrigins: [] },
 		// Absolute asset paths: a page (the 404 too) reads the same at every depth of path (docs/pages-and-forms.md).
 		paths: { relative: false },

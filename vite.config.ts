@@ -38,8 +38,35 @@ function safeAppsProviderInterop(): Plugin {
 	};
 }
 
+/**
+ * WalletConnect gets its own copy of the libraries it shares with the injected-wallet flow (viem, ox,
+ * @wagmi/core...). Chunks follow static reachability: the injected flow reaches all of viem's actions
+ * through @wagmi/core, so every viem module WalletConnect uses would land in a chunk the injected flow
+ * loads (80 kB gzip more). Resolved from WalletConnect's side, these modules get a marked id, which
+ * only the WalletConnect chunks reach (docs/decisions/0021-walletconnect-chunks.md).
+ */
+function isolateWalletConnect(): Plugin {
+	const MARK = '?walletconnect';
+	// @wagmi/connectors' Safe connector is not WalletConnect's: it shares the injected flow's copies.
+	const OWN =
+		/\/node_modules\/(?:@walletconnect|@reown|@wagmi\/connectors(?!\/dist\/esm\/safe\.js))\/|\/src\/lib\/wallet\/connectors\/walletconnect\.ts$/;
+	const SHARED = /\/node_modules\/(?:viem|ox|abitype|@noble\/\w+|@scure\/\w+|@wagmi\/core)\//;
+	return {
+		name: 'isolate-walletconnect',
+		apply: 'build',
+		enforce: 'pre',
+		applyToEnvironment: (environment) => environment.name === 'client',
+		async resolveId(source, importer, options) {
+			if (!importer || !(importer.endsWith(MARK) || OWN.test(importer))) return null;
+			const resolved = await this.resolve(source, importer.replace(MARK, ''), { ...options, skipSelf: true });
+			if (!resolved || resolved.external || !SHARED.test(resolved.id) || resolved.id.includes('?')) return resolved;
+			return { ...resolved, id: resolved.id + MARK };
+		}
+	};
+}
+
 export default defineConfig(({ mode }) => ({
-	plugins: [branding(mode), safeAppsProviderInterop(), sveltekit()],
+	plugins: [branding(mode), safeAppsProviderInterop(), isolateWalletConnect(), sveltekit()],
 	test: {
 		environment: 'node',
 		testTimeout: 30_000,
@@ -49,7 +76,15 @@ export default defineConfig(({ mode }) => ({
 		expect: { requireAssertions: true },
 		projects: [
 			// Pure functions, next to the module they test: no database, no server, no network.
-			{ extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
+			{
+				extends: true,
+				test: {
+					name: 'unit',
+					include: ['src/**/*.test.ts'],
+					// Processed by vite, so that a test can stand in for WalletConnect's provider (connectors/walletconnect.test.ts).
+					server: { deps: { inline: ['@wagmi/connectors'] } }
+				}
+			},
 			// In-process against a real database (PGlite; the Postgres server too with TEST_DATABASE_URL).
 			{ extends: true, test: { name: 'integration', include: ['tests/integration/**/*.test.ts'] } },
 			// The built server (build/index.js) over real HTTP: refuses to start on a missing or stale build.

@@ -144,7 +144,8 @@ export async function startPortal(env, { profile = true, args = ['build/index.js
 		pid,
 		peakRssMiB: () => memoryOf(pid).peak,
 		stop() {
-			if (child.exitCode !== null) return Promise.resolve();
+			// Already gone (a killed child keeps exitCode null and has a signalCode instead).
+			if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
 			const exited = new Promise((resolve) => child.once('exit', resolve));
 			// SIGTERM would wait for the pool's idle connections (30 s); nothing here needs a graceful exit.
 			child.kill(profileDir ? 'SIGUSR2' : 'SIGKILL');

@@ -12,7 +12,7 @@ console.table(
 		chunks: p.chunks,
 		'raw kB': (p.raw / 1000).toFixed(1),
 		'gzip kB': (p.gzip / 1000).toFixed(1),
-		'target kB': p.limit / 1000,
+		'target kB': Number.isFinite(p.limit) ? p.limit / 1000 : 'on choice',
 		'wallet code': p.markers.length ? p.markers.join(' ') : 'none',
 		ok: p.ok
 	}))

@@ -32,6 +32,7 @@ const all = {
 	admin: () => import('./scenarios/admin.js'),
 	webhooks: () => import('./scenarios/webhooks.js'),
 	'js-size': () => import('./scenarios/js-size.js'),
+	lighthouse: () => import('./scenarios/lighthouse.js'),
 	rss: () => import('./scenarios/rss.js'),
 	'verify-cost': () => import('./scenarios/verify-cost.js')
 };

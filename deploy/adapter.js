@@ -13,7 +13,9 @@ import {
 	SAFE_APP_MANIFEST_PATH,
 	STATIC_HEADERS,
 	headerOnlyDirectives,
-	parseSafeAppOrigins
+	parseSafeAppOrigins,
+	servedPolicy,
+	walletConnectEnabled
 } from './security-headers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -82,11 +84,18 @@ export function withSecurityHeaders(inner, { target, out = 'build', vercelConfig
 		async adapt(builder) {
 			await inner.adapt(builder);
 			const dir = path.join(builder.getBuildDirectory('output'), 'prerendered', 'pages');
-			// Vercel's CDN serves prerendered pages with headers fixed at build time: SAFE_APP_ORIGINS is read
-			// here (the functions read it again at run time). The Node server applies it when it starts.
 			if (target === 'vercel') {
+				// Vercel's CDN serves these headers as built: the build's environment decides on WalletConnect and
+				// on SAFE_APP_ORIGINS (the functions read the latter again at run time; the Node server when it starts).
+				const walletConnect = walletConnectEnabled(process.env);
 				const safeAppOrigins = parseSafeAppOrigins(process.env.SAFE_APP_ORIGINS);
-				return addVercelHeaderRoutes(vercelConfig, prerenderedPolicies(builder.prerendered.pages, dir, safeAppOrigins));
+				const served = Object.fromEntries(
+					Object.entries(prerenderedPolicies(builder.prerendered.pages, dir, safeAppOrigins)).map(([page, policy]) => [
+						page,
+						servedPolicy(policy, { walletConnect })
+					])
+				);
+				return addVercelHeaderRoutes(vercelConfig, served);
 			}
 			const policies = prerenderedPolicies(builder.prerendered.pages, dir);
 			writeFileSync(path.join(out, POLICIES_FILE), JSON.stringify(policies, null, '\t') + '\n');

@@ -3,8 +3,29 @@
 // the Content-Security-Policy from here, the Node server (deploy/server.js), the Vercel build
 // (deploy/adapter.js), the nginx template (deploy/nginx/render.js) and the app's handle the rest.
 
+/** @typedef {NonNullable<NonNullable<import('@sveltejs/kit').KitConfig['csp']>['directives']>} Directives */
+
+/**
+ * What WalletConnect's client and its QR code modal reach (Reown's CSP guidance, narrowed to what the
+ * connector uses): the relay (wss), the verify service (fetch and an iframe), telemetry, the modal's
+ * wallet list and images, and its font. Allowed only when PUBLIC_WALLETCONNECT_PROJECT_ID is set.
+ * @type {Partial<Record<keyof Directives, string[]>>}
+ */
+export const WALLETCONNECT_SOURCES = {
+	'connect-src': [
+		'wss://relay.walletconnect.org',
+		'https://rpc.walletconnect.org',
+		'https://pulse.walletconnect.org',
+		'https://verify.walletconnect.org',
+		'https://api.web3modal.org'
+	],
+	'frame-src': ['https://verify.walletconnect.org'],
+	'img-src': ['blob:', 'https://api.web3modal.org'],
+	'font-src': ['https://fonts.reown.com']
+};
+
 /** The Content-Security-Policy, as SvelteKit's `kit.csp.directives` (it adds hashes or nonces to script-src). */
-/** @type {NonNullable<NonNullable<import('@sveltejs/kit').KitConfig['csp']>['directives']>} */
+/** @type {Directives} */
 export const CSP_DIRECTIVES = {
 	'default-src': ['self'],
 	'script-src': ['self'],
@@ -12,13 +33,61 @@ export const CSP_DIRECTIVES = {
 	'style-src': ['self', 'unsafe-inline'],
 	'img-src': ['self', 'data:'],
 	'font-src': ['self'],
-	// What the browser code may fetch: the portal's own API. Wallet relays (WalletConnect) are added here.
+	// What the browser code may fetch: the portal's own API; WalletConnect's hosts only when it is configured
+	// (WALLETCONNECT_SOURCES, through buildDirectives() and servedPolicy()).
 	'connect-src': ['self'],
 	'object-src': ['none'],
 	'base-uri': ['self'],
 	'form-action': ['self'],
 	'frame-ancestors': ['none']
 };
+
+const keyword = (/** @type {string} */ v) => (['none', 'self'].includes(v) ? `'${v}'` : v);
+
+/**
+ * The directives the build gives SvelteKit: CSP_DIRECTIVES widened by WALLETCONNECT_SOURCES. They are the
+ * ceiling written into a prerendered page's <meta> policy, which cannot change after the build; the header
+ * sent with each page (servedPolicy) narrows them to the running configuration, and a browser enforces both.
+ * @returns {Directives}
+ */
+export function buildDirectives() {
+	/** @type {Record<string, unknown>} */
+	const directives = { ...CSP_DIRECTIVES };
+	for (const [name, sources] of Object.entries(WALLETCONNECT_SOURCES)) {
+		const own = /** @type {string[] | undefined} */ (directives[name]) ?? CSP_DIRECTIVES['default-src'] ?? [];
+		directives[name] = [...own, ...sources];
+	}
+	return /** @type {Directives} */ (directives);
+}
+
+/**
+ * Whether the running configuration offers WalletConnect (the server has validated the id at start).
+ * @param {Record<string, string | undefined>} env
+ */
+export const walletConnectEnabled = (env) => (env.PUBLIC_WALLETCONNECT_PROJECT_ID ?? '').trim() !== '';
+
+/**
+ * The policy header to send for a policy SvelteKit built from buildDirectives(): unchanged with
+ * WalletConnect, else without WALLETCONNECT_SOURCES (and without a directive only they added).
+ * @param {string} policy
+ * @param {{ walletConnect: boolean }} options
+ * @returns {string}
+ */
+export function servedPolicy(policy, { walletConnect }) {
+	if (walletConnect) return policy;
+	return policy
+		.split(';')
+		.map((part) => part.trim())
+		.filter((part) => part !== '')
+		.flatMap((part) => {
+			const [name = '', ...values] = part.split(/\s+/);
+			const added = WALLETCONNECT_SOURCES[/** @type {keyof Directives} */ (name.toLowerCase())];
+			if (!added) return [part];
+			if (!(name.toLowerCase() in CSP_DIRECTIVES)) return [];
+			return [[name, ...values.filter((v) => !added.includes(v))].join(' ')];
+		})
+		.join('; ');
+}
 
 /** Sent with every answer. */
 export const STATIC_HEADERS = Object.freeze({
@@ -39,7 +108,6 @@ export const PRIVATE_NO_STORE = 'private, no-store';
  * @returns {string[]}
  */
 export function headerOnlyDirectives(safeAppOrigins = []) {
-	const keyword = (/** @type {string} */ v) => (['none', 'self'].includes(v) ? `'${v}'` : v);
 	const ancestors = safeAppOrigins.length > 0 ? safeAppOrigins : (CSP_DIRECTIVES['frame-ancestors'] ?? []);
 	return [`frame-ancestors ${ancestors.map(keyword).join(' ')}`];
 }

@@ -13,6 +13,8 @@ import {
 	SAFE_APP_MANIFEST_PATH,
 	STATIC_HEADERS,
 	parseSafeAppOrigins,
+	servedPolicy,
+	walletConnectEnabled,
 	withFrameAncestors
 } from './security-headers.js';
 
@@ -57,13 +59,17 @@ function pathnameOf(url) {
 export function startPortalServer(handler, { dir, env = process.env }) {
 	const requestTimeout = seconds(env, 'REQUEST_TIMEOUT') * 1000;
 	const headersTimeout = Math.min(seconds(env, 'HEADERS_TIMEOUT') * 1000, requestTimeout);
+	const built = /** @type {Record<string, string>} */ (readJson(path.join(dir, PRERENDERED_POLICIES_FILE)));
+	// The build's policies allow WalletConnect's hosts; this configuration's header keeps them only when it offers it.
+	const walletConnect = walletConnectEnabled(env);
 	// SAFE_APP_ORIGINS (decision 0022) opens the prerendered pages to those frames too, as `handle` does for
 	// the rendered ones. The app's configuration check (loaded with the handler) already refused a bad value.
 	const safeAppOrigins = parseSafeAppOrigins(env.SAFE_APP_ORIGINS);
 	const policies = Object.fromEntries(
-		Object.entries(/** @type {Record<string, string>} */ (readJson(path.join(dir, PRERENDERED_POLICIES_FILE)))).map(
-			([pathname, policy]) => [pathname, withFrameAncestors(policy, safeAppOrigins)]
-		)
+		Object.entries(built).map(([pathname, policy]) => [
+			pathname,
+			withFrameAncestors(servedPolicy(policy, { walletConnect }), safeAppOrigins)
+		])
 	);
 	/** @type {[string, string][]} */
 	const headers = Object.entries(STATIC_HEADERS);

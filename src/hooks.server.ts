@@ -2,6 +2,7 @@ import type { Handle, HandleServerError, ServerInit } from '@sveltejs/kit';
 import { sequence } from '@sveltejs/kit/hooks';
 import { building } from '$app/environment';
 import { env } from '$env/dynamic/private';
+import { env as publicEnv } from '$env/dynamic/public';
 import { ConfigError } from '$lib/server/config';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from '$lib/server/db/errors';
 import { adminNotFound, isAdminRoute, memberFromAddress } from '$lib/server/guards';
@@ -12,6 +13,7 @@ import {
 	SAFE_APP_MANIFEST_HEADERS,
 	SAFE_APP_MANIFEST_PATH,
 	STATIC_HEADERS,
+	servedPolicy,
 	withFrameAncestors
 } from '../deploy/security-headers.js';
 import { SESSION_COOKIE } from '$lib/server/session';
@@ -21,7 +23,8 @@ export const init: ServerInit = async () => {
 	if (building) return;
 	let database, config, webhookEndpoints;
 	try {
-		({ database, config, webhookEndpoints } = await startRuntime(env));
+		// $env/dynamic/private leaves out the PUBLIC_ variables; they are validated with the rest.
+		({ database, config, webhookEndpoints } = await startRuntime({ ...publicEnv, ...env }));
 	} catch (err) {
 		if (err instanceof ConfigError) {
 			console.error(err.message);
@@ -87,11 +90,14 @@ const noStoreAuth: Handle = async ({ event, resolve }) => {
 const securityHeaders: Handle = async ({ event, resolve }) => {
 	const response = await resolve(event);
 	for (const [name, value] of Object.entries(STATIC_HEADERS)) response.headers.set(name, value);
-	// SAFE_APP_ORIGINS (decision 0022): the policy kit.csp wrote says frame-ancestors 'none'; open it to those.
-	const origins = building ? [] : runtime().config.safeAppOrigins;
 	const policy = response.headers.get('content-security-policy');
-	if (policy && origins.length > 0)
-		response.headers.set('content-security-policy', withFrameAncestors(policy, origins));
+	if (policy && !building) {
+		const { config } = runtime();
+		// kit.csp allows WalletConnect's hosts; keep them only when this configuration offers it.
+		const served = servedPolicy(policy, { walletConnect: config.walletConnectProjectId !== null });
+		// SAFE_APP_ORIGINS (decision 0022): kit.csp says frame-ancestors 'none'; open it to those origins.
+		response.headers.set('content-security-policy', withFrameAncestors(served, config.safeAppOrigins));
+	}
 	if (event.url.pathname === SAFE_APP_MANIFEST_PATH)
 		for (const [name, value] of Object.entries(SAFE_APP_MANIFEST_HEADERS)) response.headers.set(name, value);
 	if (event.url.protocol === 'https:') response.headers.set('strict-transport-security', HSTS);

@@ -1,12 +1,15 @@
 // @ts-check
 // Webhooks (docs/webhooks.md): the cost of the outbox row on an admin's transition, and how fast the
 // worker empties the outbox. Two portals on the same database, one with WEBHOOK_URLS pointing at a
-// receiver on loopback in this process and one without, take POST /admin?/transition (review
-// pending → needs_info) in alternating rounds; statements per transition are counted on the wire,
-// leaving out the worker's own (its claims and records are `update "webhook_deliveries"`).
+// receiver on loopback (a process of its own, bench/receiver-process.js) and one without, take
+// POST /admin?/transition (review pending → needs_info) in alternating rounds, connected straight to
+// the database. Statements per transition are counted on the wire by a second pair of portals behind
+// counting proxies, leaving out the worker's own (its claims and records are `update "webhook_deliveries"`):
+// the proxies parse every byte in this process, so they stay out of the timed rounds.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import http from 'node:http';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import postgres from 'postgres';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { alternate, countingProxy, httpClient, loop, signIn, startPortal } from '../harness.js';
@@ -21,16 +24,12 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 	if (!existsSync('src/lib/server/webhooks')) return [{ name: 'webhooks: skipped (not on this branch)' }];
 	if (engine !== 'postgres') return [{ name: 'webhooks: skipped with --pglite (the bench seeds over SQL)' }];
 	const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
-	const received = new Set();
-	const receiver = http.createServer((req, res) => {
-		req.resume();
-		req.on('end', () => {
-			received.add(req.headers['webhook-id']);
-			res.writeHead(204).end();
-		});
-	});
-	await /** @type {Promise<void>} */ (new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve)));
-	const port = /** @type {import('node:net').AddressInfo} */ (receiver.address()).port;
+	const receiver = spawn(process.execPath, ['bench/receiver-process.js'], { stdio: ['ignore', 'pipe', 'inherit'] });
+	receiver.unref(); // a failed start below must not keep the bench alive
+	const [portLine] = /** @type {[Buffer]} */ (await once(receiver.stdout, 'data'));
+	const port = Number(String(portLine).trim());
+	const receiverUrl = `http://127.0.0.1:${port}`;
+	const received = async () => Number(await (await fetch(`${receiverUrl}/count`)).text());
 	const hookUrl = `http://127.0.0.1:${port}/hook`;
 	const webhookEnv = { WEBHOOK_URLS: hookUrl, WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}` };
 
@@ -39,8 +38,10 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 	const ignore = /^\s*update "webhook_deliveries"/i;
 	const plainProxy = await countingProxy(databaseUrl, { ignore });
 	const hookProxy = await countingProxy(databaseUrl, { ignore });
-	const plain = await startPortal({ DATABASE_URL: plainProxy.url, ...admins });
-	const hooked = await startPortal({ DATABASE_URL: hookProxy.url, ...admins, ...webhookEnv });
+	const plain = await startPortal({ DATABASE_URL: databaseUrl, ...admins });
+	const hooked = await startPortal({ DATABASE_URL: databaseUrl, ...admins, ...webhookEnv });
+	const plainCounted = await startPortal({ DATABASE_URL: plainProxy.url, ...admins });
+	const hookedCounted = await startPortal({ DATABASE_URL: hookProxy.url, ...admins, ...webhookEnv });
 	try {
 		await sql`insert into members (address) select '0x' || lpad(to_hex(g), 40, '0') from generate_series(1, ${APPLICATIONS}) g`;
 		await sql`insert into applications (applicant_address, display_name, motivation)
@@ -72,10 +73,16 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 				}).toString()
 			});
 			if (r.status !== 303) throw new Error(`transition ${r.status}`);
-			if (portal === hooked) hookedDone++;
+			if (portal === hooked || portal === hookedCounted) hookedDone++;
 		};
-		const clients = { plain: httpClient(plain.url, CONNECTIONS), hooked: httpClient(hooked.url, CONNECTIONS) };
-		const runs = { plain: transition(plain, clients.plain), hooked: transition(hooked, clients.hooked) };
+		const runs = {
+			plain: transition(plain, httpClient(plain.url, CONNECTIONS)),
+			hooked: transition(hooked, httpClient(hooked.url, CONNECTIONS))
+		};
+		const counted = {
+			plain: transition(plainCounted, httpClient(plainCounted.url, 1)),
+			hooked: transition(hookedCounted, httpClient(hookedCounted.url, 1))
+		};
 		/** @param {() => Promise<void>} run @param {{ counter: { statements: number } }} proxy */
 		const perTransition = async (run, proxy) => {
 			for (let i = 0; i < 3; i++) await run(); // warm-up, schema check included
@@ -85,8 +92,12 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 			await new Promise((r) => setTimeout(r, 50));
 			return (proxy.counter.statements - before) / 20;
 		};
-		const plainSql = await perTransition(runs.plain, plainProxy);
-		const hookedSql = await perTransition(runs.hooked, hookProxy);
+		const plainSql = await perTransition(counted.plain, plainProxy);
+		const hookedSql = await perTransition(counted.hooked, hookProxy);
+		// Its events delivered before it goes (a killed worker's claims would wait out their lease).
+		await waitFor(async () => (await received()) >= hookedDone, 10_000);
+		await plainCounted.stop();
+		await hookedCounted.stop();
 		const options = { seconds, concurrency: CONNECTIONS };
 		const m = await alternate(rounds, {
 			plain: () => loop(runs.plain, options),
@@ -96,14 +107,14 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 			throw new Error('more transitions than the admins may make in an hour');
 
 		// Every transition's event arrived; then 1,000 events written at once (as 1,000 changes would), timed until the last arrives.
-		const delivered = await waitFor(() => received.size >= hookedDone, 30_000);
-		received.clear();
+		const delivered = await waitFor(async () => (await received()) >= hookedDone, 30_000);
+		await fetch(`${receiverUrl}/count`, { method: 'DELETE' });
 		const hash = createHash('sha256').update(new URL(hookUrl).href).digest('hex');
 		const started = performance.now();
 		await sql`insert into webhook_deliveries (event_id, event_type, data, url_hash, url_host)
 			select gen_random_uuid(), 'checkin.created', jsonb_build_object('n', g), ${hash}, '127.0.0.1'
 			from generate_series(1, ${EVENTS}) g`;
-		const allIn = await waitFor(() => received.size >= EVENTS, 60_000);
+		const allIn = await waitFor(async () => (await received()) >= EVENTS, 60_000);
 		const elapsed = (performance.now() - started) / 1000;
 		return [
 			{
@@ -121,22 +132,20 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 			...(delivered ? [] : [{ name: 'webhooks: not every transition event arrived within 30 s' }])
 		];
 	} finally {
-		await plain.stop();
-		await hooked.stop();
+		for (const portal of [plain, hooked, plainCounted, hookedCounted]) await portal.stop();
 		await plainProxy.close();
 		await hookProxy.close();
-		receiver.closeAllConnections();
-		receiver.close();
+		receiver.kill();
 		await sql.end();
 	}
 }
 
-/** @param {() => boolean} predicate @param {number} ms */
+/** @param {() => Promise<boolean>} predicate @param {number} ms */
 async function waitFor(predicate, ms) {
 	const end = performance.now() + ms;
-	while (!predicate()) {
+	while (!(await predicate())) {
 		if (performance.now() > end) return false;
-		await new Promise((r) => setTimeout(r, 20));
+		await new Promise((r) => setTimeout(r, 50));
 	}
 	return true;
 }

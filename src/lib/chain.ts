@@ -30,4 +30,16 @@ export function communityTokenFrom(env: Record<string, string | undefined>): Com
 	return { address: address as `0x${string}`, symbol, decimals: Number(decimals), image: image || null };
 }
 
+/** A WalletConnect Cloud (Reown) project id, as cloud.reown.com shows it. */
+export const WALLETCONNECT_PROJECT_ID = /^[0-9a-f]{32}$/;
+
+/**
+ * The WalletConnect project id (PUBLIC_WALLETCONNECT_PROJECT_ID), or null when WalletConnect is not offered.
+ * The server refuses to start with a malformed one; the browser reads it from `$env/dynamic/public`.
+ */
+export function walletConnectProjectIdFrom(env: Record<string, string | undefined>): string | null {
+	const id = env.PUBLIC_WALLETCONNECT_PROJECT_ID?.trim() ?? '';
+	return WALLETCONNECT_PROJECT_ID.test(id) ? id : null;
+}
+
 export { shortAddress } from './display';

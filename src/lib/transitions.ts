@@ -137,3 +137,22 @@ export function actionLabel(field: Field, to: string): string {
 export const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
 export const explorerTxUrl = (hash: string) => `https://polygonscan.com/tx/${hash}`;
+
+/**
+ * How the admin screen shows a recorded tx hash's check (docs/transitions.md "Checking the tx hash
+ * on chain"): `verified` true once chain 137 confirmed it; null is "unverified" when the portal
+ * looks hashes up (no answer in time, or still pending) and "not checked" when it does not.
+ */
+export function txCheckLabel(verified: boolean | null, checksOn: boolean): { text: string; title: string } {
+	if (verified) return { text: 'verified on chain 137', title: 'Chain 137 confirmed this transaction succeeded.' };
+	if (checksOn)
+		return {
+			text: 'unverified',
+			title:
+				'Chain 137 had not confirmed this transaction when it was recorded (no answer within 5 seconds, or still pending). Check it on Polygonscan.'
+		};
+	return {
+		text: 'not checked',
+		title: 'POLYGON_RPC_URL is not set, so tx hashes are not looked up on chain 137. Check it on Polygonscan.'
+	};
+}

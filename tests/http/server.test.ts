@@ -39,6 +39,15 @@ describe('the built server', () => {
 		expect(output).not.toMatch(/Listening on/);
 	});
 
+	it('validates the PUBLIC_ variables the browser reads with the rest: a malformed WalletConnect id stops it', async () => {
+		const server = await start({ env: { PUBLIC_WALLETCONNECT_PROJECT_ID: 'not-a-project-id' } });
+		expect(await server.exited).not.toBe(0);
+		expect(server.output()).toContain(
+			'PUBLIC_WALLETCONNECT_PROJECT_ID: must be a WalletConnect Cloud project id: 32 lowercase hex digits'
+		);
+		expect(server.output()).not.toMatch(/Listening on/);
+	});
+
 	it('with a good configuration serves /healthz and the static pages on PGlite', async () => {
 		const server = await start();
 		expect(await get(`${server.url}/healthz`)).toMatchObject({ status: 200, body: '{"status":"ok"}' });

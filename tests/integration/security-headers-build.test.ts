@@ -81,6 +81,24 @@ describe('the security headers of a Vercel build', () => {
 		expect(new RegExp(cors[0]!.src!).test('/setup')).toBe(false);
 	});
 
+	it("WalletConnect's hosts stay in the headers only when the build's environment sets PUBLIC_WALLETCONNECT_PROJECT_ID", async () => {
+		const ceiling = `default-src 'self'; connect-src 'self' wss://relay.walletconnect.org https://api.web3modal.org; frame-src 'self' https://verify.walletconnect.org; img-src 'self' data: blob: https://api.web3modal.org`;
+		const policyOf = (routes: Route[]) =>
+			routes.find((r) => r.src?.includes('setup'))?.headers?.['Content-Security-Policy'];
+		const before = process.env.PUBLIC_WALLETCONNECT_PROJECT_ID;
+		try {
+			delete process.env.PUBLIC_WALLETCONNECT_PROJECT_ID;
+			expect(policyOf(await adaptVercel({ '/setup': page(ceiling) }))).toBe(
+				`default-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'`
+			);
+			process.env.PUBLIC_WALLETCONNECT_PROJECT_ID = '0123456789abcdef0123456789abcdef';
+			expect(policyOf(await adaptVercel({ '/setup': page(ceiling) }))).toBe(`${ceiling}; frame-ancestors 'none'`);
+		} finally {
+			if (before === undefined) delete process.env.PUBLIC_WALLETCONNECT_PROJECT_ID;
+			else process.env.PUBLIC_WALLETCONNECT_PROJECT_ID = before;
+		}
+	});
+
 	it('a prerendered page without the policy <meta> (kit.csp unset) fails the build', async () => {
 		await expect(adaptVercel({ '/': page(null) })).rejects.toThrow(/no content-security-policy <meta>/);
 	});

@@ -62,9 +62,12 @@ describe('loading the feed', () => {
 		expect((await loadPulse(answer(200, { ...feed, items: [{ ...card, number: '7' }] }))).status).toBe('error');
 	});
 
-	it('leaves the feed out only for the server own 503 not_configured', async () => {
+	it('leaves the feed out only for the server own 204 (no repository configured)', async () => {
+		const noContent = (() => Promise.resolve(new Response(null, { status: 204 }))) as unknown as typeof fetch;
+		expect(await loadPulse(noContent)).toEqual({ status: 'absent' });
+		// The answer before decision 0025 is now a failure like any other.
 		const notConfigured = { error: { code: 'not_configured', message: 'No repository is configured.' } };
-		expect(await loadPulse(answer(503, notConfigured))).toEqual({ status: 'absent' });
+		expect((await loadPulse(answer(503, notConfigured))).status).toBe('error');
 		const upstream = { error: { code: 'upstream_unavailable', message: 'GitHub is away.' } };
 		expect(
 			await loadPulse(answer(503, upstream, { link: '<https://github.com/o/r/issues>; rel="alternate"' }))

@@ -6,7 +6,7 @@ export type PulseView =
 	| { status: 'loading' }
 	| { status: 'ok'; items: Card[]; source: string; fetchedAt: string }
 	| { status: 'error'; items: []; source: string }
-	/** No repository configured (503 not_configured): the home page leaves the feed out. */
+	/** No repository configured (204 No Content): the home page leaves the feed out. */
 	| { status: 'absent' };
 
 export const PULSE_ENDPOINT = '/api/community-pulse';
@@ -30,17 +30,12 @@ function linkedSource(response: Response): string | null {
 	return match?.[1] ?? null;
 }
 
-/** The server's own 503 for a portal without COMMUNITY_PULSE_REPO (an edge's 503 has no such body). */
-async function notConfigured(response: Response): Promise<boolean> {
-	const body = (await response.clone().json()) as { error?: { code?: unknown } } | null;
-	return body?.error?.code === 'not_configured';
-}
-
 /** One load of the feed. Any answer that is not ok gives an empty list and a link to the issues. */
 export async function loadPulse(fetchFn: typeof fetch, storage?: Storage): Promise<PulseView> {
 	let response: Response | null = null;
 	try {
 		response = await fetchFn(PULSE_ENDPOINT, { cache: 'no-store', headers: { accept: 'application/json' } });
+		if (response.status === 204) return { status: 'absent' };
 		if (response.ok) {
 			const body: unknown = await response.json();
 			if (isPulseFeed(body)) {
@@ -51,8 +46,6 @@ export async function loadPulse(fetchFn: typeof fetch, storage?: Storage): Promi
 				}
 				return { status: 'ok', items: body.items, source: body.source, fetchedAt: body.fetchedAt };
 			}
-		} else if (response.status === 503 && (await notConfigured(response))) {
-			return { status: 'absent' };
 		}
 	} catch {
 		// A network failure or a body that is not JSON: shown like any other failure.

@@ -14,6 +14,7 @@ import { fieldError, memberMissing, rateLimited, textField, validate, type Field
 import type { SignedInMember } from './guards';
 import { historyOf, newestFirst, type ApplicationWithHistory } from './history';
 import { consume } from './rate-limit';
+import { verifyTxHash } from './tx-verify';
 import {
 	applicationResubmitted,
 	applicationSubmitted,
@@ -168,6 +169,13 @@ export async function transitionApplication(
 	const errors = checkTransitionInput(move);
 	if (Object.keys(errors).length) return { ok: false, status: 400, message: 'Some fields need attention.', errors };
 	const { applicationId, field, to } = move;
+	// On chain before the transaction, never inside it: a slow endpoint must not hold a transaction open.
+	let txVerified: true | null = null;
+	if (needsOf(field, to).txHash && move.txHash) {
+		const check = await verifyTxHash(move.txHash);
+		if (!check.ok) return fieldError('txHash', check.message);
+		txVerified = check.verified;
+	}
 
 	return db.transaction(async (tx): Promise<Outcome<{ application: Application; event: ApplicationEvent }>> => {
 		const [current] = await tx.select().from(applications).where(eq(applications.id, applicationId)).limit(1);
@@ -196,7 +204,8 @@ export async function transitionApplication(
 			fromState: from,
 			toState: to,
 			reason: move.reason || null,
-			txHash: move.txHash || null
+			txHash: move.txHash || null,
+			txVerified
 		};
 		// Sent together: postgres.js pipelines them, so the outbox row adds a statement but no round trip.
 		const [[event]] = await Promise.all([

@@ -27,6 +27,7 @@ describe('configuration', () => {
 		expect(config.sessionPasswordsPrevious).toEqual([]);
 		expect(config.token).toBeNull();
 		expect(config.polygonRpcUrl).toBeNull();
+		expect(config.walletConnectProjectId).toBeNull();
 	});
 
 	it('SESSION_PASSWORD is required and at least 32 characters, and its value is never printed', () => {
@@ -194,6 +195,17 @@ describe('configuration', () => {
 			['app.safe.global', 'is not an origin']
 		])
 			expect(problems({ ...good, SAFE_APP_ORIGINS: entry }).SAFE_APP_ORIGINS, entry).toContain(`"${entry}" ${problem}`);
+	});
+
+	it('PUBLIC_WALLETCONNECT_PROJECT_ID is 32 lowercase hex digits, trimmed; a bad one is named', () => {
+		const id = '0123456789abcdef0123456789abcdef';
+		expect(loadConfig({ ...good, PUBLIC_WALLETCONNECT_PROJECT_ID: ` ${id} ` }).walletConnectProjectId).toBe(id);
+		expect(loadConfig({ ...good, PUBLIC_WALLETCONNECT_PROJECT_ID: '' }).walletConnectProjectId).toBeNull();
+		for (const bad of [id.toUpperCase(), id.slice(1), `${id}0`, `${id.slice(1)}g`, 'your-project-id']) {
+			expect(problems({ ...good, PUBLIC_WALLETCONNECT_PROJECT_ID: bad })).toEqual({
+				PUBLIC_WALLETCONNECT_PROJECT_ID: 'must be a WalletConnect Cloud project id: 32 lowercase hex digits'
+			});
+		}
 	});
 
 	it('lists every bad variable at once', () => {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { SECRET_ADVICE, guessableSecretCheck } from './secret-strength';
-import { communityTokenFrom, type CommunityToken } from '$lib/chain';
+import { communityTokenFrom, WALLETCONNECT_PROJECT_ID, type CommunityToken } from '$lib/chain';
 import { parseSafeAppOrigins } from '../../../deploy/security-headers.js';
 
 /** The server's validated configuration (docs/configuration.md). */
@@ -21,6 +21,8 @@ export interface Config {
 	communityPulseTtlSeconds: number;
 	token: CommunityToken | null;
 	polygonRpcUrl: string | null;
+	/** WalletConnect Cloud project id (PUBLIC_WALLETCONNECT_PROJECT_ID): 32 lowercase hex digits, or null (not offered). */
+	walletConnectProjectId: string | null;
 	/** Signed webhooks (docs/webhooks.md); null when WEBHOOK_URLS is unset. */
 	webhooks: WebhookConfig | null;
 	/**
@@ -222,6 +224,13 @@ const envSchema = (guessable: (secret: string) => boolean) =>
 			optionalText,
 			v.check((url) => url === '' || /^https?:\/\/\S+$/.test(url), 'must be an http(s) URL')
 		),
+		PUBLIC_WALLETCONNECT_PROJECT_ID: v.pipe(
+			optionalText,
+			v.check(
+				(id) => id === '' || WALLETCONNECT_PROJECT_ID.test(id),
+				'must be a WalletConnect Cloud project id: 32 lowercase hex digits'
+			)
+		),
 		WEBHOOK_URLS: v.pipe(
 			optionalText,
 			v.transform(splitList),
@@ -311,6 +320,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 		// Validated above; read as the browser reads it, so that both sides hold one shape.
 		token: communityTokenFrom(env),
 		polygonRpcUrl: e.POLYGON_RPC_URL || null,
+		walletConnectProjectId: e.PUBLIC_WALLETCONNECT_PROJECT_ID || null,
 		webhooks:
 			e.WEBHOOK_URLS.length > 0
 				? { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, timeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS }

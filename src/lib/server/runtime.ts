@@ -3,6 +3,7 @@ import { loadConfig, type Config } from './config';
 import { createDb, type Database, type DatabaseHandle } from './db/client';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from './db/errors';
 import { createSessionCodec, type SessionCodec } from './session';
+import { setTxCheckEndpoint } from './tx-verify';
 import { toEndpoint, type WebhookEndpoint } from './webhooks/endpoints';
 import { setWebhookEndpoints } from './webhooks/events';
 
@@ -25,6 +26,7 @@ export async function startRuntime(env: Record<string, string | undefined>): Pro
 	const config = loadConfig(env);
 	const webhookEndpoints = (config.webhooks?.urls ?? []).map(toEndpoint);
 	setWebhookEndpoints(webhookEndpoints);
+	setTxCheckEndpoint(config.polygonRpcUrl);
 	current = {
 		config,
 		database: createDb(config),

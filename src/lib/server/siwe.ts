@@ -1,17 +1,8 @@
 import { SiweMessage, generateNonce } from 'siwe';
-import {
-	createPublicClient,
-	getAddress,
-	http,
-	isAddressEqual,
-	recoverMessageAddress,
-	type Address,
-	type Hex,
-	type PublicClient
-} from 'viem';
-import { polygon } from 'viem/chains';
+import { getAddress, isAddressEqual, recoverMessageAddress, type Address, type Hex } from 'viem';
 import { MAX_MESSAGE_VALIDITY_MS, REQUIRED_CHAIN_ID } from '$lib/chain';
 import type { SignInFailureCode } from '$lib/sign-in-failures';
+import { RPC_TIMEOUT_MS, polygonRpc } from './polygon';
 
 export type { SignInFailureCode };
 
@@ -197,28 +188,8 @@ export const checkEoaSignature: SignatureCheck = async ({ address, message, sign
  * EOAs by local recovery first (no network); otherwise ERC-1271 / ERC-6492 through a public client
  * on chain 137, after confirming once that the RPC endpoint really serves chain 137.
  */
-export function contractWalletSignatureCheck(rpcUrl: string, timeoutMs = 5_000): SignatureCheck {
-	const client: PublicClient = createPublicClient({
-		chain: polygon,
-		transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 })
-	});
-	let chainConfirmed: Promise<boolean> | null = null;
-	const confirmChain = () => {
-		chainConfirmed ??= client.getChainId().then(
-			(id) => {
-				if (id !== REQUIRED_CHAIN_ID)
-					console.warn(
-						`POLYGON_RPC_URL serves chain ${id}, not ${REQUIRED_CHAIN_ID}; contract wallets cannot sign in.`
-					);
-				return id === REQUIRED_CHAIN_ID;
-			},
-			() => {
-				chainConfirmed = null; // A network failure is retried on the next sign-in.
-				return false;
-			}
-		);
-		return chainConfirmed;
-	};
+export function contractWalletSignatureCheck(rpcUrl: string, timeoutMs = RPC_TIMEOUT_MS): SignatureCheck {
+	const { client, confirmChain } = polygonRpc(rpcUrl, timeoutMs);
 	return async (args) => {
 		if (await checkEoaSignature(args)) return true;
 		if (!(await confirmChain())) return false;

@@ -18,6 +18,7 @@ import {
 	watchConnectors,
 	type Config,
 	type Connector,
+	type CreateConnectorFn,
 	type GetConnectionReturnType
 } from '@wagmi/core';
 import { polygon } from 'viem/chains';
@@ -114,6 +115,14 @@ class Wallet {
 		return watchConnection(this.config, {
 			onChange: (next, previous) => listener(snapshot(next), snapshot(previous))
 		});
+	}
+
+	/**
+	 * Sets up a connector created on demand (src/lib/wallet/connectors/, loaded only when picked) in this page's
+	 * config. It is not added to `connectors` (the wallets found in the browser); connect to it with connect().
+	 */
+	addConnector(create: CreateConnectorFn): Connector {
+		return this.config._internal.connectors.setup(create);
 	}
 
 	async connect(connector: Connector): Promise<void> {

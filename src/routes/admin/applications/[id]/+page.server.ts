@@ -4,7 +4,7 @@ import { TRANSITION_FIELDS, transitionApplication } from '$lib/server/applicatio
 import { formInput, refuse, typedValues } from '$lib/server/forms';
 import { NOTE_FIELDS, addNote } from '$lib/server/notes';
 import { requireAdmin } from '$lib/server/guards';
-import { withDatabase } from '$lib/server/runtime';
+import { runtime, withDatabase } from '$lib/server/runtime';
 import type { Actions, PageServerLoad } from './$types';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -15,7 +15,8 @@ export const load: PageServerLoad = async ({ locals, url, params }) => {
 	if (!UUID.test(params.id)) error(404, 'Not Found');
 	const detail = await withDatabase((db) => applicationDetail(db, params.id));
 	if (!detail) error(404, 'Not Found');
-	return { ...detail, done: url.searchParams.get('done') };
+	// Whether tx hashes are looked up on chain 137, so that an unchecked one reads "not checked", not "unverified".
+	return { ...detail, done: url.searchParams.get('done'), txChecks: runtime().config.polygonRpcUrl !== null };
 };
 
 export const actions: Actions = {

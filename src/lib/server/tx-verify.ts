@@ -1,0 +1,74 @@
+import { TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex } from 'viem';
+import { RPC_TIMEOUT_MS, polygonRpc } from './polygon';
+
+/**
+ * What chain 137 says about a tx hash (docs/transitions.md "Checking the tx hash on chain").
+ * `verified: null` records the move unverified; `why` says why, for the admin's message.
+ */
+export type TxCheck =
+	| { ok: true; verified: true }
+	| { ok: true; verified: null; why: 'not_configured' | 'pending' | 'no_answer' }
+	| { ok: false; reason: 'unknown' | 'reverted'; message: string };
+
+// Set once at start-up (startRuntime) from POLYGON_RPC_URL; null: nothing is looked up.
+let endpoint: { url: string; timeoutMs: number } | null = null;
+
+/** The endpoint verifyTxHash asks; `timeoutMs` is the whole lookup's budget (5 s; tests may shorten it). */
+export function setTxCheckEndpoint(url: string | null, timeoutMs = RPC_TIMEOUT_MS): void {
+	endpoint = url ? { url, timeoutMs } : null;
+}
+
+export const UNKNOWN_TX =
+	'Chain 137 (Polygon) does not know this transaction hash. Check that it is the hash of the Polygon transaction, copied in full.';
+export const REVERTED_TX =
+	'This transaction reverted on chain 137 (Polygon): the on-chain step did not happen. Record the hash of a transaction that succeeded.';
+
+/**
+ * Looks `hash` (0x + 64 hex) up on chain 137 through POLYGON_RPC_URL: a receipt with status success
+ * verifies it, a reverted one or a hash the chain does not know at all is refused, and a known
+ * transaction without a receipt yet (pending), an endpoint that serves another chain, an RPC error
+ * or no answer within 5 s leave it unverified. Never throws. Call it outside any database
+ * transaction: it waits on the network.
+ */
+export async function verifyTxHash(hash: string): Promise<TxCheck> {
+	if (!endpoint) return { ok: true, verified: null, why: 'not_configured' };
+	const { url, timeoutMs } = endpoint;
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const deadline = new Promise<TxCheck>((resolve) => {
+		timer = setTimeout(() => resolve(noAnswer), timeoutMs);
+	});
+	try {
+		return await Promise.race([lookUp(url, timeoutMs, hash as Hex), deadline]);
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+const noAnswer: TxCheck = { ok: true, verified: null, why: 'no_answer' };
+
+async function lookUp(url: string, timeoutMs: number, hash: Hex): Promise<TxCheck> {
+	const { client, confirmChain } = polygonRpc(url, timeoutMs);
+	try {
+		// Another chain's answer would say nothing about chain 137: unverified, never refused.
+		if (!(await confirmChain())) return noAnswer;
+		const receipt = await client.getTransactionReceipt({ hash }).catch((err: unknown) => {
+			if (err instanceof TransactionReceiptNotFoundError) return null;
+			throw err;
+		});
+		if (receipt) {
+			return receipt.status === 'success'
+				? { ok: true, verified: true }
+				: { ok: false, reason: 'reverted', message: REVERTED_TX };
+		}
+		const known = await client.getTransaction({ hash }).then(
+			() => true,
+			(err: unknown) => {
+				if (err instanceof TransactionNotFoundError) return false;
+				throw err;
+			}
+		);
+		return known ? { ok: true, verified: null, why: 'pending' } : { ok: false, reason: 'unknown', message: UNKNOWN_TX };
+	} catch {
+		return noAnswer;
+	}
+}

@@ -1,0 +1,91 @@
+/**
+ * WalletConnect (docs/sign-in.md "WalletConnect"): wagmi's connector over WalletConnect's relay, with its
+ * QR code modal on a desktop and its wallet-app links on a phone. Loaded with import() only when the member
+ * picks WalletConnect, so this code and @walletconnect/* stay out of every other chunk.
+ */
+import { walletConnect } from '@wagmi/connectors/walletConnect';
+import { logoHref } from '$lib/branding';
+import { community } from '$lib/community';
+import type { Connector, Wallet } from '../wallet.svelte';
+
+/**
+ * How long the relay may take to hand out a pairing link (the QR code). WalletConnect's client keeps
+ * retrying an unreachable relay without ever failing, so without this bound the choice would hang.
+ */
+export const RELAY_TIMEOUT_MS = 8_000;
+
+export const RELAY_UNREACHABLE = 'Could not reach WalletConnect. Check your internet connection, then try again.';
+
+/** The relay gave no pairing link within RELAY_TIMEOUT_MS. */
+export class WalletConnectUnreachableError extends Error {
+	constructor() {
+		super(RELAY_UNREACHABLE);
+		this.name = 'WalletConnectUnreachableError';
+	}
+}
+
+/** One connector per page: a second pick reuses its provider rather than starting another relay client. */
+let connector: Connector | null = null;
+
+function walletConnectConnector(wallet: Wallet, projectId: string, origin: string): Connector {
+	connector ??= wallet.addConnector(
+		walletConnect({
+			projectId,
+			// The modal shows a QR code on a desktop and wallet-app links on a phone.
+			showQrModal: true,
+			metadata: {
+				name: community.name,
+				description: community.description,
+				// The wallet shows this origin and WalletConnect's verify service checks it.
+				url: origin,
+				icons: [new URL(logoHref(community), origin).href]
+			}
+		})
+	);
+	return connector;
+}
+
+/** Closes WalletConnect's modal, if its provider has started; closing it also ends the pending connection request. */
+async function closeModal(chosen: Connector): Promise<void> {
+	const started = await Promise.race([
+		chosen.getProvider().catch(() => null),
+		new Promise<null>((resolve) => setTimeout(() => resolve(null), 250))
+	]);
+	const modal = (started as { modal?: { close?: () => unknown } } | null)?.modal;
+	try {
+		await modal?.close?.();
+	} catch {
+		// Nothing more to undo: the member sees the message either way.
+	}
+}
+
+/**
+ * Connects the member's wallet over WalletConnect (Polygon is the config's only chain). Rejects with
+ * WalletConnectUnreachableError when the relay hands out no pairing link within `timeoutMs`; once the
+ * QR code or the app links are shown, the member has as long as the modal stays open.
+ */
+export async function connectWalletConnect(
+	wallet: Wallet,
+	projectId: string,
+	options: { origin: string; timeoutMs?: number }
+): Promise<void> {
+	const chosen = walletConnectConnector(wallet, projectId, options.origin);
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const onMessage = ({ type }: { type: string }) => {
+		if (type === 'display_uri') clearTimeout(timer);
+	};
+	const unreachable = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(new WalletConnectUnreachableError()), options.timeoutMs ?? RELAY_TIMEOUT_MS);
+	});
+	chosen.emitter.on('message', onMessage);
+	try {
+		await Promise.race([wallet.connect(chosen), unreachable]);
+	} catch (error) {
+		// The modal opens before the relay answers: close it so the page (and a second choice) is usable again.
+		if (error instanceof WalletConnectUnreachableError) await closeModal(chosen);
+		throw error;
+	} finally {
+		clearTimeout(timer);
+		chosen.emitter.off('message', onMessage);
+	}
+}
