@@ -8,7 +8,16 @@ import svelteConfig from './svelte.config.js';
 
 export default ts.config(
 	{
-		ignores: ['build/', '.svelte-kit/', '.vercel/', '.data/', 'test-results/', 'playwright-report/', 'bench/results/']
+		ignores: [
+			'build/',
+			'.svelte-kit/',
+			'.vercel/',
+			'.data/',
+			'test-results/',
+			'playwright-report/',
+			'bench/results/',
+			'.test-builds/'
+		]
 	},
 	js.configs.recommended,
 	...ts.configs.recommendedTypeChecked,

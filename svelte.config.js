@@ -1,21 +1,35 @@
 import adapterNode from '@sveltejs/adapter-node';
 import adapterVercel from '@sveltejs/adapter-vercel';
+import { loadEnv } from 'vite';
 import { withSecurityHeaders } from './deploy/adapter.js';
-import { buildDirectives } from './deploy/security-headers.js';
+import { buildDirectives, logoOrigin } from './deploy/security-headers.js';
 
 // adapter-node by default; adapter-vercel on Vercel's build machines or with ADAPTER=vercel.
 const useVercel = process.env.ADAPTER === 'vercel' || (process.env.VERCEL && process.env.ADAPTER !== 'node');
+
+// Where adapter-node writes the server (build/); PORTAL_BUILD_OUT and PORTAL_KIT_OUT make a second build
+// beside the usual one without touching it (tests/http/branding-custom.test.ts).
+const out = process.env.PORTAL_BUILD_OUT ?? 'build';
 
 /** @type {import('@sveltejs/kit').Config} */
 const config = {
 	kit: {
 		// The adapter, wrapped so that prerendered pages get the security headers too (docs/security.md).
-		adapter: withSecurityHeaders(useVercel ? adapterVercel({ runtime: 'nodejs20.x' }) : adapterNode({ out: 'build' }), {
-			target: useVercel ? 'vercel' : 'node'
+		adapter: withSecurityHeaders(useVercel ? adapterVercel({ runtime: 'nodejs20.x' }) : adapterNode({ out }), {
+			target: useVercel ? 'vercel' : 'node',
+			out
 		}),
 		// Hashes for the prerendered pages' inline scripts, a nonce per dynamically rendered page.
-		csp: { mode: 'auto', directives: buildDirectives() },
+		// An https community logo of another site may load (img-src); read as vite.config.ts reads the branding.
+		csp: {
+			mode: 'auto',
+			directives: buildDirectives({ logoOrigin: logoOrigin(loadEnv('production', process.cwd(), 'PUBLIC_COMMUNITY_')) })
+		},
+		outDir: process.env.PORTAL_KIT_OUT ?? '.svelte-kit',
 		csrf: { trustedOrigins: [] },
+		// Routes resolve on the server: the client entry no longer lists every page's chunks, which kept
+		// growing with each admin page (1.6 kB gzip of the home page's JavaScript).
+		router: { resolution: 'server' },
 		// Absolute asset paths: a page (the 404 too) reads the same at every depth of path (docs/pages-and-forms.md).
 		paths: { relative: false },
 		// Only / and /setup (and the generated /favicon.svg and Safe App /manifest.json) are static; the other

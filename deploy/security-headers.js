@@ -45,15 +45,36 @@ export const CSP_DIRECTIVES = {
 const keyword = (/** @type {string} */ v) => (['none', 'self'].includes(v) ? `'${v}'` : v);
 
 /**
- * The directives the build gives SvelteKit: CSP_DIRECTIVES widened by WALLETCONNECT_SOURCES. They are the
- * ceiling written into a prerendered page's <meta> policy, which cannot change after the build; the header
+ * The origin of PUBLIC_COMMUNITY_LOGO_URL when it is an https URL of another site (the header mark and
+ * favicon load from there), else null: a path under static/ is 'self' already. The build has validated
+ * the value (src/lib/branding.ts); anything that is not an https URL is left to that check.
+ * @param {Record<string, string | undefined>} env
+ * @returns {string | null}
+ */
+export function logoOrigin(env) {
+	const value = (env.PUBLIC_COMMUNITY_LOGO_URL ?? '').trim();
+	if (!value.startsWith('https://')) return null;
+	try {
+		return new URL(value).origin;
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * The directives the build gives SvelteKit: CSP_DIRECTIVES widened by WALLETCONNECT_SOURCES and by the
+ * community logo's origin (a build-time setting, like the pages that show it). They are the ceiling
+ * written into a prerendered page's <meta> policy, which cannot change after the build; the header
  * sent with each page (servedPolicy) narrows them to the running configuration, and a browser enforces both.
+ * @param {{ logoOrigin?: string | null }} [options]
  * @returns {Directives}
  */
-export function buildDirectives() {
+export function buildDirectives({ logoOrigin = null } = {}) {
 	/** @type {Record<string, unknown>} */
 	const directives = { ...CSP_DIRECTIVES };
-	for (const [name, sources] of Object.entries(WALLETCONNECT_SOURCES)) {
+	const extra = { ...WALLETCONNECT_SOURCES };
+	if (logoOrigin) extra['img-src'] = [logoOrigin, ...(WALLETCONNECT_SOURCES['img-src'] ?? [])];
+	for (const [name, sources] of Object.entries(extra)) {
 		const own = /** @type {string[] | undefined} */ (directives[name]) ?? CSP_DIRECTIVES['default-src'] ?? [];
 		directives[name] = [...own, ...sources];
 	}

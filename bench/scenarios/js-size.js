@@ -132,7 +132,8 @@ export function jsSizes(root = path.resolve('build')) {
 	);
 	/** @type {Omit<PageSize, 'ok'>[]} */
 	const measured = [
-		{ page: '/', ...measure(home), limit: 30_000, walletFree: true },
+		// Issue 15's limit for the home page (the 30 kB of the first benchmark issue predates the branding and guide).
+		{ page: '/', ...measure(home), limit: 40_000, walletFree: true },
 		{ page: '/setup', ...measure(setup), limit: 40_000 },
 		...(setupAll ? [{ page: '/setup + wallet (onMount)', ...measure(setupAll), limit: 60_000 }] : []),
 		// Loaded only when the member picks WalletConnect; no target beyond "not before the choice".

@@ -71,3 +71,22 @@ export function doneMessage(done: string | null, who: string): string | null {
 	const message = done ? DONE[done] : undefined;
 	return message ? message(who) : null;
 }
+
+/** "Approved 5 applications" after a bulk move: `done` and `count` (1 to 100) as its redirect carries them. */
+export function bulkDoneMessage(done: { move: string | null; count: string | null }): string | null {
+	const n = /^[1-9]\d{0,2}$/.test(done.count ?? '') ? Number(done.count) : 0;
+	return n >= 1 && n <= 100 ? doneMessage(done.move, applicationCount(n)) : null;
+}
+
+export const applicationCount = (n: number) => `${n} application${n === 1 ? '' : 's'}`;
+
+const QUESTIONS: Record<string, (who: string) => string> = {
+	'review.approved': (who) => `Approve ${who}?`,
+	'review.rejected': (who) => `Reject ${who}?`,
+	'allowlist.added': (who) => `Record ${who} as added to the allowlist?`,
+	'distribution.sent': (who) => `Record tokens sent to ${who}?`
+};
+
+/** The confirm step's question before a final move ("Approve 5 applications?"). */
+export const confirmQuestion = (field: string, to: string, who: string) =>
+	(QUESTIONS[`${field}.${to}`] ?? ((w: string) => `Move ${field} of ${w} to ${to}?`))(who);

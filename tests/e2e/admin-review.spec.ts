@@ -1,47 +1,65 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import type { Browser, Page } from '@playwright/test';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
-import { admin, screenshots, startPortal } from './fixtures';
+import { admin, expect, screenshots, startPortal, test } from './fixtures';
 
-// The review table and the page per application in Chromium, with and without JavaScript.
+// The review table, the page per application and bulk decisions in Chromium, with and without
+// JavaScript. Each test works on applicants of its own, found by the table's search.
 let server: RunningServer;
+
+const GROUPS = { Reviewee: 6, Nojsbulk: 3, Dialogbulk: 3, Keyboardee: 5 } as const;
 
 test.beforeAll(async () => {
 	server = await startPortal({ ADMIN_ADDRESSES: admin.address });
-	for (let i = 0; i < 6; i++) {
-		const member = privateKeyToAccount(generatePrivateKey());
-		const cookie = await signIn(server.url, member);
-		const body = new URLSearchParams({
-			displayName: `Reviewee ${i}`,
-			motivation: `I maintain a small library and would like to help the community with documentation, number ${i}.`,
-			contact: `@reviewee${i}`
-		});
-		await fetch(`${server.url}/apply`, {
-			method: 'POST',
-			body,
-			headers: { cookie, origin: server.url },
-			redirect: 'manual'
-		});
+	for (const [prefix, count] of Object.entries(GROUPS)) {
+		for (let i = 0; i < count; i++) {
+			const member = privateKeyToAccount(generatePrivateKey());
+			const cookie = await signIn(server.url, member);
+			const body = new URLSearchParams({
+				displayName: `${prefix} ${i}`,
+				motivation: `I maintain a small library and would like to help the community with documentation, number ${i}.`,
+				contact: `@${prefix.toLowerCase()}${i}`
+			});
+			await fetch(`${server.url}/apply`, {
+				method: 'POST',
+				body,
+				headers: { cookie, origin: server.url },
+				redirect: 'manual'
+			});
+		}
 	}
 });
 test.afterAll(async () => {
 	await server?.stop();
 });
 
-async function pageAs(browser: Browser, account: PrivateKeyAccount, javaScript = true): Promise<Page> {
+/**
+ * A signed-in admin's page. `scripts: 'off'` turns JavaScript off in the browser; `'blocked'` keeps
+ * it on for the test's own tools (axe) but aborts every script the portal sends, so the page works
+ * as it does without JavaScript.
+ */
+async function pageAs(
+	browser: Browser,
+	account: PrivateKeyAccount,
+	scripts: 'on' | 'off' | 'blocked' = 'on'
+): Promise<Page> {
 	const cookie = await signIn(server.url, account);
-	const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, javaScriptEnabled: javaScript });
+	const context = await browser.newContext({
+		viewport: { width: 1280, height: 800 },
+		javaScriptEnabled: scripts !== 'off'
+	});
 	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
 	await context.addCookies([{ name, value, url: server.url }]);
+	if (scripts === 'blocked') await context.route(/\/_app\/.*\.js$/, (route) => route.abort());
 	return context.newPage();
 }
 
 test('without JavaScript: the table filters and searches with plain GET forms, and notes post', async ({
 	browser
 }, testInfo) => {
-	const page = await pageAs(browser, admin, false);
-	await page.goto(`${server.url}/admin`);
+	const page = await pageAs(browser, admin, 'off');
+	await page.goto(`${server.url}/admin?q=Reviewee`);
 	await expect(page.getByRole('row')).toHaveCount(7);
 	await expect(page.getByRole('link', { name: /pending 6/ })).toBeVisible();
 	await page.getByLabel('Search').fill('Reviewee 3');
@@ -53,15 +71,117 @@ test('without JavaScript: the table filters and searches with plain GET forms, a
 	await page.getByRole('button', { name: 'Add note' }).click();
 	await expect(page.getByText('Checked the library: active.')).toBeVisible();
 	await expect(page.getByRole('heading', { name: 'Reviewer notes (1)' })).toBeVisible();
-	// axe runs inside the page, which has no JavaScript here.
 	await screenshots(page, testInfo, 'admin-detail-no-js', { axe: false });
+	// The same page with the portal's scripts blocked, so that axe (which runs in the page) can check it.
+	const checked = await pageAs(browser, admin, 'blocked');
+	await checked.goto(page.url());
+	await expect(checked.getByRole('heading', { name: 'Reviewer notes (1)' })).toBeVisible();
+	await screenshots(checked, testInfo, 'admin-detail-no-js-axe');
+});
+
+/** Ticks the rows of `names`, chooses the move and applies it: the same steps with or without JavaScript. */
+async function bulkMove(page: Page, names: string[], move: string) {
+	for (const name of names) await page.getByRole('checkbox', { name: `Select ${name}` }).check();
+	await page.getByLabel('Field').selectOption('review');
+	await page.getByLabel('Move', { exact: true }).selectOption({ label: move });
+	await page.getByRole('button', { name: 'Apply to selected' }).click();
+}
+
+for (const scripts of ['off', 'blocked'] as const) {
+	test(`without JavaScript (${scripts}): a bulk approval shows a confirm step, and only Confirm applies it`, async ({
+		browser
+	}, testInfo) => {
+		const page = await pageAs(browser, admin, scripts);
+		const prefix = 'Nojsbulk';
+		await page.goto(`${server.url}/admin?q=${prefix}`);
+		await expect(page.getByRole('row')).toHaveCount(4);
+		// Blocked scripts: the second run approves the one the first run left.
+		const names = scripts === 'off' ? [`${prefix} 0`, `${prefix} 1`] : [`${prefix} 2`];
+		await bulkMove(page, names, 'Approve');
+		const step = page.getByRole('region', { name: `Approve ${names.length} application` });
+		await expect(step).toBeVisible();
+		for (const name of names) await expect(step.getByRole('listitem').filter({ hasText: name })).toBeVisible();
+		await expect(step).toContainText('This is final: it cannot be undone.');
+		// Nothing has moved yet.
+		await expect(page.getByRole('link', { name: /^approved/ })).toContainText(scripts === 'off' ? '0' : '2');
+		if (scripts === 'blocked') await screenshots(page, testInfo, 'admin-bulk-confirm-no-js');
+		await step.getByRole('button', { name: /^Confirm/ }).click();
+		await expect(page).toHaveURL(new RegExp(`q=${prefix}&done=review.approved&count=${names.length}`));
+		await expect(page.getByRole('status')).toHaveText(
+			`Approved ${names.length} application${names.length === 1 ? '' : 's'}.`
+		);
+		await expect(page.getByRole('link', { name: /^approved/ })).toContainText(scripts === 'off' ? '2' : '3');
+		if (scripts === 'blocked') await screenshots(page, testInfo, 'admin-table-no-js');
+	});
+}
+
+test('with JavaScript: a bulk approval asks in a dialog, Cancel changes nothing, Confirm applies it in place', async ({
+	browser
+}, testInfo) => {
+	const page = await pageAs(browser, admin);
+	const prefix = 'Dialogbulk';
+	await page.goto(`${server.url}/admin?q=${prefix}`);
+	await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+	await bulkMove(page, [`${prefix} 0`, `${prefix} 2`], 'Approve');
+	const dialog = page.getByRole('dialog', { name: 'Approve 2 applications?' });
+	await expect(dialog).toBeVisible();
+	await expect(dialog.getByRole('listitem')).toHaveText([`${prefix} 0`, `${prefix} 2`]);
+	await screenshots(page, testInfo, 'admin-bulk-dialog');
+	// Escape cancels: the dialog closes, focus returns to the button, nothing moved.
+	await page.keyboard.press('Escape');
+	await expect(dialog).toBeHidden();
+	await expect(page.getByRole('button', { name: 'Apply to selected' })).toBeFocused();
+	await expect(page.getByRole('link', { name: /^approved/ })).toContainText('0');
+
+	await page.getByRole('button', { name: 'Apply to selected' }).click();
+	await dialog.getByRole('button', { name: 'Confirm' }).click();
+	const status = page.getByRole('status').locator('p');
+	await expect(status).toHaveText('Approved 2 applications.');
+	await expect(status).toBeFocused();
+	await expect(page).toHaveURL(new RegExp(`q=${prefix}&done=review.approved&count=2`));
+	await expect(page.getByRole('link', { name: /^approved/ })).toContainText('2');
+	// No reload: the page's own state survived; the selection was cleared.
+	expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+	await expect(page.getByRole('checkbox', { name: `Select ${prefix} 1` })).not.toBeChecked();
+	await expect(page.getByText('0 selected')).toBeVisible();
+});
+
+test('keyboard only: an admin selects five applications and approves them in one move, without the page jumping', async ({
+	browser
+}) => {
+	const page = await pageAs(browser, admin);
+	await page.setViewportSize({ width: 1280, height: 500 });
+	await page.goto(`${server.url}/admin?q=Keyboardee`);
+	await expect(page.getByRole('row')).toHaveCount(6);
+	await page.getByRole('checkbox', { name: 'Select all 5 on this page' }).focus();
+	await page.keyboard.press('Space');
+	await expect(page.getByText('5 selected')).toBeVisible();
+	// Field (Review), Move (Approve is chosen), then the button.
+	await page.keyboard.press('Tab');
+	await expect(page.getByLabel('Field')).toBeFocused();
+	await page.keyboard.press('Tab');
+	await expect(page.getByLabel('Move', { exact: true })).toBeFocused();
+	await expect(page.getByLabel('Move', { exact: true })).toHaveValue('approved');
+	await page.keyboard.press('Tab');
+	await expect(page.getByRole('button', { name: 'Apply to selected' })).toBeFocused();
+	const before = await page.evaluate(() => window.scrollY);
+	await page.keyboard.press('Enter');
+	const dialog = page.getByRole('dialog', { name: 'Approve 5 applications?' });
+	await expect(dialog.getByRole('button', { name: 'Confirm' })).toBeFocused();
+	await page.keyboard.press('Enter');
+	const status = page.getByRole('status').locator('p');
+	await expect(status).toHaveText('Approved 5 applications.');
+	await expect(status).toBeFocused();
+	expect(Math.abs((await page.evaluate(() => window.scrollY)) - before)).toBeLessThanOrEqual(200);
+	await expect(page.getByRole('link', { name: /^approved/ })).toContainText('5');
+	await expect(page.getByRole('link', { name: /^pending/ })).toContainText('0');
 });
 
 test('with JavaScript: filters navigate in place; keyboard-only approvals on the page keep their place', async ({
 	browser
 }, testInfo) => {
 	const page = await pageAs(browser, admin);
-	await page.goto(`${server.url}/admin`);
+	await page.goto(`${server.url}/admin?q=Reviewee`);
 	await screenshots(page, testInfo, 'admin-table');
 	await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
 	await page.getByRole('link', { name: /needs info/ }).click();
@@ -69,8 +189,8 @@ test('with JavaScript: filters navigate in place; keyboard-only approvals on the
 	await expect(page.getByText('No applications match.')).toBeVisible();
 	expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
 
-	// Keyboard only: open the longest waiting, approve it, follow "Next waiting", five times.
-	await page.goto(`${server.url}/admin`);
+	// Keyboard only: open the longest waiting, approve it (confirming in the dialog), follow "Next waiting", five times.
+	await page.goto(`${server.url}/admin?q=Reviewee`);
 	await page.getByRole('link', { name: 'Reviewee 0' }).focus();
 	await page.keyboard.press('Enter');
 	for (let i = 0; i < 5; i++) {
@@ -78,6 +198,10 @@ test('with JavaScript: filters navigate in place; keyboard-only approvals on the
 		const approve = page.getByRole('button', { name: 'Approve' });
 		await approve.focus();
 		const before = await page.evaluate(() => window.scrollY);
+		await page.keyboard.press('Enter');
+		const dialog = page.getByRole('dialog', { name: `Approve Reviewee ${i}?` });
+		await expect(dialog.getByRole('button', { name: 'Confirm' })).toBeFocused();
+		if (i === 0) await screenshots(page, testInfo, 'admin-detail-dialog');
 		await page.keyboard.press('Enter');
 		const result = page.getByText(`Approved Reviewee ${i}.`);
 		await expect(result).toBeVisible();
@@ -87,7 +211,7 @@ test('with JavaScript: filters navigate in place; keyboard-only approvals on the
 		await page.keyboard.press('Tab');
 		await page.keyboard.press('Enter');
 	}
-	await expect(page.getByRole('heading', { level: 1, name: 'Reviewee 5' })).toBeVisible();
-	await page.goto(`${server.url}/admin?review=approved`);
+	await expect(page.getByRole('heading', { level: 1, name: /^(Reviewee 5|\w+ \d)$/ })).toBeVisible();
+	await page.goto(`${server.url}/admin?q=Reviewee&review=approved`);
 	await expect(page.getByRole('row')).toHaveCount(6);
 });

@@ -48,13 +48,21 @@ test('apply → an admin approves and records the allowlist step with a tx hash 
 	await header(adminPage).getByRole('link', { name: 'Admin' }).click();
 	await adminPage.getByRole('link', { name: 'Ada from the e2e test' }).click();
 	await expect(adminPage.getByRole('heading', { level: 1, name: 'Ada from the e2e test' })).toBeVisible();
+	// Final moves ask first, in a dialog.
 	await adminPage.getByRole('button', { name: 'Approve' }).click();
+	await adminPage
+		.getByRole('dialog', { name: 'Approve Ada from the e2e test?' })
+		.getByRole('button', { name: 'Confirm' })
+		.click();
 	await expect(adminPage.getByText('Approved Ada from the e2e test.')).toBeVisible();
 	await adminPage.getByLabel('Transaction hash').first().fill(TX_HASH);
 	await adminPage.getByRole('button', { name: 'Record added to allowlist' }).click();
+	await adminPage
+		.getByRole('dialog', { name: 'Record Ada from the e2e test as added to the allowlist?' })
+		.getByRole('button', { name: 'Confirm' })
+		.click();
 	await expect(adminPage.getByRole('status')).toContainText('allowlist', { ignoreCase: true });
-	// /admin is not yet on the design tokens (its restyle belongs to the admin review work): no axe run yet.
-	await screenshots(adminPage, testInfo, 'admin', { axe: false });
+	await screenshots(adminPage, testInfo, 'admin');
 
 	await memberPage.reload();
 	await expect(states).toContainText('Review: approved');

@@ -62,11 +62,13 @@ for (const [role, account] of [
 		await page.goto(`${server.url}/`);
 		await expect(page.getByRole('link', { name: 'See your application' })).toHaveAttribute('href', '/apply');
 		await screenshots(page, testInfo, `home-${role}`);
-		// /admin's own look belongs to the admin review work; its axe run lives with it.
-		for (const path of ['/apply', '/checkin']) {
+		// An admin's pages too (the review table and the detail page with data: e2e/admin-review).
+		for (const path of role === 'admin'
+			? ['/apply', '/checkin', '/admin', '/admin/webhooks']
+			: ['/apply', '/checkin']) {
 			await page.goto(`${server.url}${path}`);
 			await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
-			await screenshots(page, testInfo, `${path.slice(1)}-${role}`);
+			await screenshots(page, testInfo, `${path.slice(1).replace('/', '-')}-${role}`);
 		}
 		const response = await page.goto(`${server.url}/no-such-page`);
 		expect(response?.status()).toBe(404);

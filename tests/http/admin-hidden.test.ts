@@ -18,6 +18,12 @@ const SPELLINGS: [admin: string, unknown: string][] = [
 	['/ADMIN', '/NOPE'],
 	['/Admin/', '/Nope/'],
 	['/admin?/transition', '/nope?/transition'],
+	['/admin?/bulk', '/nope?/bulk'],
+	['/ADMIN?/bulk', '/NOPE?/bulk'],
+	[
+		'/admin/applications/00000000-0000-4000-8000-000000000000?/transition',
+		'/nope/applications/00000000-0000-4000-8000-000000000000?/transition'
+	],
 	['/admin/__data.json', '/nope/__data.json'],
 	['/%61dmin/__data.json', '/%6Eope/__data.json'],
 	['/admin/__data.json?x-sveltekit-trailing-slash=1', '/nope/__data.json?x-sveltekit-trailing-slash=1'],
@@ -32,7 +38,7 @@ const BODIES: Record<string, { headers: Record<string, string>; body?: string }>
 	none: { headers: {} },
 	form: {
 		headers: { 'content-type': 'application/x-www-form-urlencoded' },
-		body: 'applicationId=x&field=review&to=approved'
+		body: 'applicationId=x&applicationIds=00000000-0000-4000-8000-000000000000&field=review&to=approved&confirm=yes'
 	},
 	multipart: {
 		headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
@@ -132,5 +138,15 @@ describe('/admin for anyone who is not an admin', () => {
 		const csv = await send(base, 'GET', '/admin/allowlist.csv', { cookie: adminCookie });
 		expect(csv.status).toBe(200);
 		expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+		// The bulk action is there for an admin: the id names no application (400), where others get 404.
+		const bulk = await send(
+			base,
+			'POST',
+			'/admin?/bulk',
+			{ ...BODIES.form!.headers, accept: 'text/html', cookie: adminCookie },
+			BODIES.form!.body
+		);
+		expect(bulk.status).toBe(400);
+		expect(bulk.body).toContain('No application has the id 00000000-0000-4000-8000-000000000000.');
 	});
 });

@@ -76,9 +76,20 @@ describe.each(engines)('admin review on %s', (engine) => {
 		await apply(ben, 'Ben', 'Bridges');
 		const cookie = await signIn(base, admin);
 		const id = await idOf(ada, cookie);
-		const moved = await postForm(
+		// A final move: without confirm=yes the page asks first and nothing moves.
+		const asked = await postForm(
 			`${base}/admin/applications/${id}?/transition`,
 			{ field: 'review', to: 'approved' },
+			{ cookie }
+		);
+		expect(asked.status).toBe(200);
+		expect(textOf(asked.body)).toMatch(
+			/Approve Ada\? This is final: it cannot be undone\. Confirm: Approve Ada Cancel/
+		);
+		expect(textOf(asked.body)).toMatch(/Review: pending/);
+		const moved = await postForm(
+			`${base}/admin/applications/${id}?/transition`,
+			{ field: 'review', to: 'approved', confirm: 'yes' },
 			{ cookie }
 		);
 		expect(moved.status).toBe(303);

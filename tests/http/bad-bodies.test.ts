@@ -19,6 +19,7 @@ const TARGETS: { path: string; fields: string[] }[] = [
 	{ path: '/apply', fields: ['displayName', 'motivation', 'contact'] },
 	{ path: '/checkin', fields: ['note'] },
 	{ path: '/admin?/transition', fields: ['applicationId', 'field', 'to', 'reason', 'txHash', 'from'] },
+	{ path: '/admin?/bulk', fields: ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from', 'confirm'] },
 	{ path: '/admin/allowlist.csv', fields: [] },
 	{ path: '/', fields: [] },
 	{ path: '/setup', fields: [] }

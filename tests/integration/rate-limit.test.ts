@@ -1,7 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/lib/server/db/rows';
-import { RATE_LIMITS, consume, consumeRateLimit, deleteExpiredWindows } from '../../src/lib/server/rate-limit';
+import {
+	RATE_LIMITS,
+	consume,
+	consumeCost,
+	consumeRateLimit,
+	deleteExpiredWindows
+} from '../../src/lib/server/rate-limit';
 import { createTestDatabase, engines, serverUrl, type TestDatabase } from '../helpers/db';
 
 const alice = '0x' + 'a'.repeat(40);
@@ -58,6 +64,18 @@ describe.each(engines)('consume_rate_limit on %s', (engine) => {
 		expect(span).toBeLessThanOrEqual(86_400_000 + 5_000);
 	});
 
+	it("consumeCost spends a bulk's cost at once; one that does not fit is refused and spends nothing", async () => {
+		const carol = '0x' + 'c'.repeat(40);
+		expect(await consumeCost(t.db, carol, 'transitionApplication', 30)).toMatchObject({ allowed: true, used: 30 });
+		const refused = await consumeCost(t.db, carol, 'transitionApplication', 91);
+		expect(refused).toMatchObject({ allowed: false, used: 30, limit: 120 });
+		expect(refused.resetAt.getTime()).toBeGreaterThan(Date.now() + 3_500_000);
+		expect(await consumeCost(t.db, carol, 'transitionApplication', 90)).toMatchObject({ allowed: true, used: 120 });
+		// Every call is now refused, and a refused single call still counts (decision 0013).
+		expect(await consume(t.db, carol, 'transitionApplication')).toMatchObject({ allowed: false, used: 121 });
+		expect(await consumeCost(t.db, carol, 'transitionApplication', 1)).toMatchObject({ allowed: false, used: 121 });
+	});
+
 	it('old windows are cleaned up', async () => {
 		await consumeRateLimit(t.db, bob, 'to-clean', 5, 0.1);
 		await consumeRateLimit(t.db, bob, 'to-keep', 5, 3600);
@@ -89,5 +107,24 @@ describe.runIf(serverUrl)('consume_rate_limit concurrency on the Postgres server
 			await t.db.execute(sql`select count(*)::int as n from pg_stat_activity where datname = current_database()`)
 		)[0]!.n;
 		expect(backends).toBeGreaterThanOrEqual(20);
+	});
+
+	it('concurrent bulks of 30 for one address never pass 120 together, and the refused ones spend nothing', async () => {
+		const results = await Promise.all(
+			Array.from({ length: 12 }, () => consumeCost(t.db, bob, 'transitionApplication', 30))
+		);
+		expect(results.filter((r) => r.allowed)).toHaveLength(4);
+		expect(
+			results
+				.filter((r) => r.allowed)
+				.map((r) => r.used)
+				.sort((a, b) => a - b)
+		).toEqual([30, 60, 90, 120]);
+		const [row] = rowsOf<{ count: number }>(
+			await t.db.execute(
+				sql`select count from rate_limit_counters where subject = ${bob} and action = 'transitionApplication'`
+			)
+		);
+		expect(row?.count).toBe(120);
 	});
 });

@@ -107,14 +107,18 @@ const alreadyActive = {
 		'You already have an application under review. You can change it only when the reviewers ask for more information.'
 } as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const transitionSchema = v.object({
-	applicationId: v.pipe(
-		textField('Application id', { min: 1, max: 36 }),
-		v.check((s) => UUID.test(s), 'Application id must be a UUID.'),
+/** An application id as a form sends it: a UUID, any case, stored lowercase. */
+export const applicationIdField = (label: string) =>
+	v.pipe(
+		textField(label, { min: 1, max: 36 }),
+		v.check((s) => UUID.test(s), `${label} must be a UUID.`),
 		v.transform((s) => s.toLowerCase())
-	),
+	);
+
+/** The move itself (field, to, reason, tx hash, from): one application's or a bulk's. */
+export const moveEntries = {
 	field: v.pipe(
 		textField('Field', { min: 1, max: 20 }),
 		v.picklist(FIELDS, 'Field must be review, allowlist or distribution.')
@@ -128,12 +132,33 @@ const transitionSchema = v.object({
 	),
 	/** Optional: the state the admin saw, so a change made meanwhile answers 409 instead of going through. */
 	from: textField('Current state', { max: 20 })
-});
+};
+
+const transitionSchema = v.object({ applicationId: applicationIdField('Application id'), ...moveEntries });
 
 export type TransitionInput = v.InferOutput<typeof transitionSchema>;
+export type MoveInput = Omit<TransitionInput, 'applicationId'>;
+
+/**
+ * Validates `schema` (the move's entries and whatever ids it carries) and then what the transitions
+ * table needs on top: one set of rules for a single move and a bulk one.
+ */
+export function parseMove<S extends v.GenericSchema<unknown, MoveInput>>(
+	schema: S,
+	input: unknown
+): Outcome<v.InferOutput<S>> {
+	const parsed = validate(schema, input);
+	if (!parsed.ok) return parsed;
+	const errors = checkTransitionInput(parsed.value);
+	if (Object.keys(errors).length) return { ok: false, status: 400, message: 'Some fields need attention.', errors };
+	return parsed;
+}
+
+/** The checks of transitionApplication without touching anything: for a confirm step before a final move. */
+export const parseTransition = (input: unknown): Outcome<TransitionInput> => parseMove(transitionSchema, input);
 
 /** Field-by-field checks the table's needs add to the shape: a state of the field, reason, tx hash. */
-function checkTransitionInput(input: TransitionInput): FieldErrors {
+function checkTransitionInput(input: MoveInput): FieldErrors {
 	const errors: FieldErrors = {};
 	const { field, to } = input;
 	if (!isState(field, to)) {
@@ -163,11 +188,9 @@ export async function transitionApplication(
 ): Promise<Outcome<{ application: Application; event: ApplicationEvent }>> {
 	const limit = await consume(db, admin.address, 'transitionApplication');
 	if (!limit.allowed) return rateLimited('state changes in an hour', limit);
-	const parsed = validate(transitionSchema, input);
+	const parsed = parseMove(transitionSchema, input);
 	if (!parsed.ok) return parsed;
 	const move = parsed.value;
-	const errors = checkTransitionInput(move);
-	if (Object.keys(errors).length) return { ok: false, status: 400, message: 'Some fields need attention.', errors };
 	const { applicationId, field, to } = move;
 	// On chain before the transaction, never inside it: a slow endpoint must not hold a transaction open.
 	let txVerified: true | null = null;
@@ -216,7 +239,7 @@ export async function transitionApplication(
 	});
 }
 
-const stale = (field: Field, now: string) =>
+export const stale = (field: Field, now: string) =>
 	({
 		ok: false,
 		status: 409,

@@ -40,6 +40,45 @@ export async function consumeRateLimit(
 	return { allowed: row.allowed, used: Number(row.used), limit, resetAt: new Date(row.reset_at) };
 }
 
+class Unaffordable extends Error {
+	constructor(readonly result: RateLimitResult) {
+		super('rate limit: cost does not fit');
+	}
+}
+
+/**
+ * Counts `cost` calls of `action` by `address` at once (a bulk move of `cost` applications) through
+ * the five-argument consume_rate_limit(). That function adds the cost whether or not it fits, as the
+ * one-call form counts a refused call; a bulk that does not fit must spend nothing (decision 0015), so
+ * the statement runs in a transaction of its own, rolled back when refused. The counter's row lock is
+ * held for that one statement only.
+ */
+export async function consumeCost(
+	db: Database,
+	address: string,
+	action: RateLimitedAction,
+	cost: number
+): Promise<RateLimitResult> {
+	const { limit, windowSeconds } = RATE_LIMITS[action];
+	try {
+		return await db.transaction(async (tx) => {
+			const result = await tx.execute(
+				sql`select allowed, used, reset_at::text as reset_at from consume_rate_limit(${address.toLowerCase()}, ${action}, ${limit}::integer, make_interval(secs => ${windowSeconds}::double precision), ${cost}::integer)`
+			);
+			const row = rowsOf<{ allowed: boolean; used: number; reset_at: string }>(result)[0];
+			if (!row) throw new Error('consume_rate_limit returned no row');
+			const counted = { allowed: row.allowed, used: Number(row.used), limit, resetAt: new Date(row.reset_at) };
+			if (!counted.allowed) throw new Unaffordable({ ...counted, used: counted.used - cost });
+			return counted;
+		});
+	} catch (err) {
+		if (err instanceof Unaffordable) return err.result;
+		throw err;
+	} finally {
+		scheduleCleanup(db);
+	}
+}
+
 /** consume() for one of the RATE_LIMITS operations, keyed by wallet address (per-address rule 3, docs/data.md). */
 export function consume(db: Database, address: string, action: RateLimitedAction): Promise<RateLimitResult> {
 	const { limit, windowSeconds } = RATE_LIMITS[action];

@@ -2,6 +2,8 @@ import { redirect } from '@sveltejs/kit';
 import { adminListHref } from '$lib/admin-list';
 import { cursorText, parseTableQuery, reviewTable } from '$lib/server/admin-list';
 import { TRANSITION_FIELDS, transitionApplication } from '$lib/server/applications';
+import { BULK_FIELDS, type BulkConflict, bulkPreview, bulkTransition, parseBulk } from '$lib/server/bulk';
+import { isTerminal } from '$lib/transitions';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/forms';
 import { requireAdmin } from '$lib/server/guards';
 import { withDatabase } from '$lib/server/runtime';
@@ -13,7 +15,8 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 	const table = await withDatabase((db) => reviewTable(db, parsed));
 	// The query as links write it (cursors back to text), and the server's clock for waiting times.
 	const query = { ...parsed, after: cursorText(parsed.after), before: cursorText(parsed.before) };
-	return { query, table, now: new Date().toISOString(), done: url.searchParams.get('done') };
+	const done = { move: url.searchParams.get('done'), count: url.searchParams.get('count') };
+	return { query, table, now: new Date().toISOString(), done };
 };
 
 export const actions: Actions = {
@@ -28,5 +31,32 @@ export const actions: Actions = {
 		}
 		// Back to the table the form was posted from: its action URL carries the table's query.
 		redirect(303, adminListHref(url.searchParams));
+	},
+
+	// One move for up to 100 applications, all or nothing (src/lib/server/bulk.ts). A final move
+	// (approved, rejected, added, sent) without confirm=yes is not applied: the page answers with
+	// the confirm step instead, naming the applications (docs/pages-and-forms.md "Confirming").
+	bulk: async ({ locals, request, url, setHeaders }) => {
+		const admin = requireAdmin({ locals, url });
+		const form = await readForm(request);
+		const input = formInput(form, BULK_FIELDS);
+		const values = typedValues(input);
+		const parsed = parseBulk(input);
+		if (!parsed.ok) return refuse(setHeaders, parsed, { values, bulk: true as const, refused: [] });
+		const move = parsed.value;
+		if (isTerminal(move.field, move.to) && form.get('confirm') !== 'yes') {
+			const preview = await withDatabase((db) => bulkPreview(db, move));
+			if (!preview.ok) return refuse(setHeaders, preview, { values, bulk: true as const, refused: refusedOf(preview) });
+			return { confirm: { ...move, applications: preview.value } };
+		}
+		const outcome = await withDatabase((db) => bulkTransition(db, admin, move));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values, bulk: true as const, refused: refusedOf(outcome) });
+		// Back to the same table page (filters and cursor), saying what was done.
+		const back = new URLSearchParams(url.searchParams);
+		back.set('done', `${move.field}.${move.to}`);
+		back.set('count', String(outcome.value.count));
+		redirect(303, adminListHref(back));
 	}
 };
+
+const refusedOf = (refusal: object) => ('refused' in refusal ? (refusal as BulkConflict).refused : []);

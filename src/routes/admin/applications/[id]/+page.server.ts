@@ -1,7 +1,8 @@
 import { error, redirect } from '@sveltejs/kit';
 import { applicationDetail } from '$lib/server/admin-detail';
-import { TRANSITION_FIELDS, transitionApplication } from '$lib/server/applications';
-import { formInput, refuse, typedValues } from '$lib/server/forms';
+import { TRANSITION_FIELDS, parseTransition, transitionApplication } from '$lib/server/applications';
+import { formInput, readForm, refuse, typedValues } from '$lib/server/forms';
+import { isTerminal } from '$lib/transitions';
 import { NOTE_FIELDS, addNote } from '$lib/server/notes';
 import { requireAdmin } from '$lib/server/guards';
 import { runtime, withDatabase } from '$lib/server/runtime';
@@ -21,9 +22,19 @@ export const load: PageServerLoad = async ({ locals, url, params }) => {
 
 export const actions: Actions = {
 	// transitionApplication from the application's own page: the admin stays here and is told what happened.
+	// A final move (approved, rejected, added, sent) without confirm=yes is not applied: the page
+	// answers with the confirm step instead (docs/pages-and-forms.md "Confirming a final move").
 	transition: async ({ locals, request, url, params, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
-		const input = { ...formInput(await request.formData(), TRANSITION_FIELDS), applicationId: params.id };
+		const form = await readForm(request);
+		const input = { ...formInput(form, TRANSITION_FIELDS), applicationId: params.id };
+		if (form.get('confirm') !== 'yes') {
+			const parsed = parseTransition(input);
+			if (parsed.ok && isTerminal(parsed.value.field, parsed.value.to)) {
+				const { field, to, reason, txHash, from } = parsed.value;
+				return { confirm: { field, to, reason, txHash, from } };
+			}
+		}
 		const outcome = await withDatabase((db) => transitionApplication(db, admin, input));
 		if (!outcome.ok) {
 			const values = typedValues(input);
@@ -36,7 +47,7 @@ export const actions: Actions = {
 	note: async ({ locals, request, url, params, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
 		if (!UUID.test(params.id)) error(404, 'Not Found');
-		const input = formInput(await request.formData(), NOTE_FIELDS);
+		const input = formInput(await readForm(request), NOTE_FIELDS);
 		const outcome = await withDatabase((db) => addNote(db, admin, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'note' });
 		redirect(303, `/admin/applications/${params.id}#notes`);
