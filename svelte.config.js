@@ -32,8 +32,9 @@ const config = {
 		router: { resolution: 'server' },
 		// Absolute asset paths: a page (the 404 too) reads the same at every depth of path (docs/pages-and-forms.md).
 		paths: { relative: false },
-		// Only / and /setup (and the generated /favicon.svg) are static; the other pages read the session on the server.
-		prerender: { crawl: false, entries: ['/', '/setup', '/favicon.svg'], handleHttpError: 'fail' },
+		// Only / and /setup (and the generated /favicon.svg and Safe App /manifest.json) are static; the other
+		// pages read the session on the server.
+		prerender: { crawl: false, entries: ['/', '/setup', '/favicon.svg', '/manifest.json'], handleHttpError: 'fail' },
 		typescript: {
 			// `npm run check` also type-checks the scripts, benchmarks, deploy tools and root configs run by plain node.
 			config(tsconfig) {

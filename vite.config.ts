@@ -20,6 +20,25 @@ function branding(mode: string): Plugin {
 }
 
 /**
+ * @safe-global/safe-apps-provider (CommonJS, loaded only inside Safe{Wallet}) require()s the Safe Apps
+ * SDK for one enum, TransactionStatus, which the SDK re-exports from its gateway package. A require() of
+ * the SDK's ES module build would wrap it and the viem code it imports for CommonJS, and the bundler then
+ * moves that code into the wallet chunk every /setup visit loads; its CommonJS build would bring all of
+ * viem's. So the provider's require() gets the gateway package, where the enum is defined.
+ */
+function safeAppsProviderInterop(): Plugin {
+	return {
+		name: 'safe-apps-provider-interop',
+		enforce: 'pre',
+		resolveId(source, importer) {
+			if (source !== '@safe-global/safe-apps-sdk' || !importer?.includes('/@safe-global/safe-apps-provider/'))
+				return null;
+			return this.resolve('@safe-global/safe-gateway-typescript-sdk', importer, { skipSelf: true });
+		}
+	};
+}
+
+/**
  * WalletConnect gets its own copy of the libraries it shares with the injected-wallet flow (viem, ox,
  * @wagmi/core...). Chunks follow static reachability: the injected flow reaches all of viem's actions
  * through @wagmi/core, so every viem module WalletConnect uses would land in a chunk the injected flow
@@ -28,8 +47,9 @@ function branding(mode: string): Plugin {
  */
 function isolateWalletConnect(): Plugin {
 	const MARK = '?walletconnect';
+	// @wagmi/connectors' Safe connector is not WalletConnect's: it shares the injected flow's copies.
 	const OWN =
-		/\/node_modules\/(?:@walletconnect|@reown|@wagmi\/connectors)\/|\/src\/lib\/wallet\/connectors\/walletconnect\.ts$/;
+		/\/node_modules\/(?:@walletconnect|@reown|@wagmi\/connectors(?!\/dist\/esm\/safe\.js))\/|\/src\/lib\/wallet\/connectors\/walletconnect\.ts$/;
 	const SHARED = /\/node_modules\/(?:viem|ox|abitype|@noble\/\w+|@scure\/\w+|@wagmi\/core)\//;
 	return {
 		name: 'isolate-walletconnect',
@@ -46,7 +66,7 @@ function isolateWalletConnect(): Plugin {
 }
 
 export default defineConfig(({ mode }) => ({
-	plugins: [branding(mode), isolateWalletConnect(), sveltekit()],
+	plugins: [branding(mode), safeAppsProviderInterop(), isolateWalletConnect(), sveltekit()],
 	test: {
 		environment: 'node',
 		testTimeout: 30_000,

@@ -7,7 +7,16 @@ import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { HSTS, STATIC_HEADERS, headerOnlyDirectives, servedPolicy, walletConnectEnabled } from './security-headers.js';
+import {
+	HSTS,
+	SAFE_APP_MANIFEST_HEADERS,
+	SAFE_APP_MANIFEST_PATH,
+	STATIC_HEADERS,
+	headerOnlyDirectives,
+	parseSafeAppOrigins,
+	servedPolicy,
+	walletConnectEnabled
+} from './security-headers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const POLICIES_FILE = 'prerendered-csp.json';
@@ -27,9 +36,10 @@ export const server = startPortalServer(handler, { dir: import.meta.dirname });
  * hashes of its inline scripts) plus the directives a <meta> cannot carry.
  * @param {Map<string, { file: string }>} pages builder.prerendered.pages
  * @param {string} dir where the prerendered files are
+ * @param {readonly string[]} [safeAppOrigins] the frames allowed (SAFE_APP_ORIGINS); none: 'none'
  * @returns {Record<string, string>}
  */
-export function prerenderedPolicies(pages, dir) {
+export function prerenderedPolicies(pages, dir, safeAppOrigins = /** @type {string[]} */ ([])) {
 	/** @type {Record<string, string>} */
 	const policies = {};
 	for (const [pathname, { file }] of pages) {
@@ -37,7 +47,7 @@ export function prerenderedPolicies(pages, dir) {
 		const meta = /<meta http-equiv="content-security-policy" content="([^"]*)"/.exec(html)?.[1];
 		if (!meta) throw new Error(`the prerendered page ${pathname} has no content-security-policy <meta>: set kit.csp`);
 		const policy = meta.replaceAll('&quot;', '"').replaceAll('&amp;', '&');
-		policies[pathname] = [policy, ...headerOnlyDirectives()].join('; ');
+		policies[pathname] = [policy, ...headerOnlyDirectives(safeAppOrigins)].join('; ');
 	}
 	return policies;
 }
@@ -53,6 +63,7 @@ export function addVercelHeaderRoutes(configPath, policies) {
 	const escape = (/** @type {string} */ s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 	config.routes.unshift(
 		{ src: '/.*', headers: { ...STATIC_HEADERS, 'Strict-Transport-Security': HSTS }, continue: true },
+		{ src: `^${escape(SAFE_APP_MANIFEST_PATH)}$`, headers: { ...SAFE_APP_MANIFEST_HEADERS }, continue: true },
 		...Object.entries(policies).map(([pathname, policy]) => ({
 			src: pathname === '/' ? '^/(?:index\\.html)?$' : `^${escape(pathname)}(?:/|\\.html)?$`,
 			headers: { 'Content-Security-Policy': policy },
@@ -73,15 +84,20 @@ export function withSecurityHeaders(inner, { target, out = 'build', vercelConfig
 		async adapt(builder) {
 			await inner.adapt(builder);
 			const dir = path.join(builder.getBuildDirectory('output'), 'prerendered', 'pages');
-			const policies = prerenderedPolicies(builder.prerendered.pages, dir);
 			if (target === 'vercel') {
-				// Vercel's CDN serves these headers as built: the build's environment decides on WalletConnect.
+				// Vercel's CDN serves these headers as built: the build's environment decides on WalletConnect and
+				// on SAFE_APP_ORIGINS (the functions read the latter again at run time; the Node server when it starts).
 				const walletConnect = walletConnectEnabled(process.env);
+				const safeAppOrigins = parseSafeAppOrigins(process.env.SAFE_APP_ORIGINS);
 				const served = Object.fromEntries(
-					Object.entries(policies).map(([page, policy]) => [page, servedPolicy(policy, { walletConnect })])
+					Object.entries(prerenderedPolicies(builder.prerendered.pages, dir, safeAppOrigins)).map(([page, policy]) => [
+						page,
+						servedPolicy(policy, { walletConnect })
+					])
 				);
 				return addVercelHeaderRoutes(vercelConfig, served);
 			}
+			const policies = prerenderedPolicies(builder.prerendered.pages, dir);
 			writeFileSync(path.join(out, POLICIES_FILE), JSON.stringify(policies, null, '\t') + '\n');
 			for (const file of ['server.js', 'security-headers.js'])
 				copyFileSync(path.join(here, file), path.join(out, file));

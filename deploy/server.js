@@ -7,7 +7,16 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import process from 'node:process';
-import { HSTS, STATIC_HEADERS, servedPolicy, walletConnectEnabled } from './security-headers.js';
+import {
+	HSTS,
+	SAFE_APP_MANIFEST_HEADERS,
+	SAFE_APP_MANIFEST_PATH,
+	STATIC_HEADERS,
+	parseSafeAppOrigins,
+	servedPolicy,
+	walletConnectEnabled,
+	withFrameAncestors
+} from './security-headers.js';
 
 /** Production defaults in seconds: the whole request (headers and body) and its headers must arrive within these. */
 export const TIMEOUT_DEFAULTS = Object.freeze({ REQUEST_TIMEOUT: 25, HEADERS_TIMEOUT: 20, KEEP_ALIVE_TIMEOUT: 5 });
@@ -53,8 +62,14 @@ export function startPortalServer(handler, { dir, env = process.env }) {
 	const built = /** @type {Record<string, string>} */ (readJson(path.join(dir, PRERENDERED_POLICIES_FILE)));
 	// The build's policies allow WalletConnect's hosts; this configuration's header keeps them only when it offers it.
 	const walletConnect = walletConnectEnabled(env);
+	// SAFE_APP_ORIGINS (decision 0022) opens the prerendered pages to those frames too, as `handle` does for
+	// the rendered ones. The app's configuration check (loaded with the handler) already refused a bad value.
+	const safeAppOrigins = parseSafeAppOrigins(env.SAFE_APP_ORIGINS);
 	const policies = Object.fromEntries(
-		Object.entries(built).map(([pathname, policy]) => [pathname, servedPolicy(policy, { walletConnect })])
+		Object.entries(built).map(([pathname, policy]) => [
+			pathname,
+			withFrameAncestors(servedPolicy(policy, { walletConnect }), safeAppOrigins)
+		])
 	);
 	/** @type {[string, string][]} */
 	const headers = Object.entries(STATIC_HEADERS);
@@ -72,8 +87,12 @@ export function startPortalServer(handler, { dir, env = process.env }) {
 		(req, res) => {
 			for (const [name, value] of headers) res.setHeader(name, value);
 			// SvelteKit sets its own policy (with a nonce) on the pages it renders; these are the static ones.
-			const policy = policies[pathnameOf(req.url ?? '/')];
+			const pathname = pathnameOf(req.url ?? '/');
+			const policy = policies[pathname];
 			if (policy) res.setHeader('Content-Security-Policy', policy);
+			// Safe{Wallet} reads the Safe App manifest from its own origin (a prerendered file, no `handle`).
+			if (pathname === SAFE_APP_MANIFEST_PATH)
+				for (const [name, value] of Object.entries(SAFE_APP_MANIFEST_HEADERS)) res.setHeader(name, value);
 			if (stopping) res.setHeader('Connection', 'close');
 			handler(req, res, () => res.writeHead(404).end('Not Found'));
 		}

@@ -7,7 +7,15 @@ import { ConfigError } from '$lib/server/config';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from '$lib/server/db/errors';
 import { adminNotFound, isAdminRoute, memberFromAddress } from '$lib/server/guards';
 import { runtime, startRuntime } from '$lib/server/runtime';
-import { HSTS, PRIVATE_NO_STORE, STATIC_HEADERS, servedPolicy } from '../deploy/security-headers.js';
+import {
+	HSTS,
+	PRIVATE_NO_STORE,
+	SAFE_APP_MANIFEST_HEADERS,
+	SAFE_APP_MANIFEST_PATH,
+	STATIC_HEADERS,
+	servedPolicy,
+	withFrameAncestors
+} from '../deploy/security-headers.js';
 import { SESSION_COOKIE } from '$lib/server/session';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
 
@@ -84,10 +92,14 @@ const securityHeaders: Handle = async ({ event, resolve }) => {
 	for (const [name, value] of Object.entries(STATIC_HEADERS)) response.headers.set(name, value);
 	const policy = response.headers.get('content-security-policy');
 	if (policy && !building) {
+		const { config } = runtime();
 		// kit.csp allows WalletConnect's hosts; keep them only when this configuration offers it.
-		const walletConnect = runtime().config.walletConnectProjectId !== null;
-		response.headers.set('content-security-policy', servedPolicy(policy, { walletConnect }));
+		const served = servedPolicy(policy, { walletConnect: config.walletConnectProjectId !== null });
+		// SAFE_APP_ORIGINS (decision 0022): kit.csp says frame-ancestors 'none'; open it to those origins.
+		response.headers.set('content-security-policy', withFrameAncestors(served, config.safeAppOrigins));
 	}
+	if (event.url.pathname === SAFE_APP_MANIFEST_PATH)
+		for (const [name, value] of Object.entries(SAFE_APP_MANIFEST_HEADERS)) response.headers.set(name, value);
 	if (event.url.protocol === 'https:') response.headers.set('strict-transport-security', HSTS);
 	const html = response.headers.get('content-type')?.startsWith('text/html');
 	if ((html || event.isDataRequest) && !response.headers.has('cache-control')) {

@@ -16,6 +16,10 @@ const DYNAMIC_IMPORT = /import\(["'`]([^"'`]+\.js)["'`]\)/g;
 // A string only src/lib/wallet/connectors/walletconnect.ts carries: its chunk is where WalletConnect starts.
 const WALLETCONNECT_ENTRY = 'Could not reach WalletConnect';
 
+// Strings only the Safe App's chunks carry (the Safe Apps SDK's method name, wagmi's Safe connector option):
+// loaded only inside a frame, measured on their own.
+const SAFE_MARKERS = ['getSafeInfo', 'unstable_getInfoTimeout'];
+
 /**
  * Every module reachable from `start` through static imports (and dynamic ones when `dynamic`), except
  * the files `skip` names (and what only they import).
@@ -104,14 +108,22 @@ export function jsSizes(root = path.resolve('build')) {
 			)
 		: [];
 	const isWalletConnect = (/** @type {string} */ code) => code.includes(WALLETCONNECT_ENTRY);
-	const setupAll = setupNode ? closure(lazy, true, new Set(setup), isWalletConnect) : null;
-	const walletConnectEntry = allClientJs(path.join(root, 'client')).filter((f) =>
-		isWalletConnect(readFileSync(f, 'utf8'))
-	);
+	const isSafeApp = (/** @type {string} */ code) => SAFE_MARKERS.some((m) => code.includes(m));
+	const setupAll = setupNode
+		? closure(lazy, true, new Set(setup), (code) => isWalletConnect(code) || isSafeApp(code))
+		: null;
+	const clientJs = allClientJs(path.join(root, 'client'));
+	const walletConnectEntry = clientJs.filter((f) => isWalletConnect(readFileSync(f, 'utf8')));
 	// What picking WalletConnect loads beyond the injected flow (its chunks and @walletconnect/*).
 	const walletConnect =
 		setupAll && walletConnectEntry.length > 0
 			? new Set([...closure(walletConnectEntry, true)].filter((f) => !setupAll.has(f)))
+			: null;
+	// What a page inside Safe{Wallet} loads on top (decision 0023): the chunks only the Safe App needs.
+	const safeAppEntry = clientJs.filter((f) => isSafeApp(readFileSync(f, 'utf8')));
+	const safeApp =
+		setupAll && safeAppEntry.length > 0
+			? new Set([...closure(safeAppEntry, true)].filter((f) => !setupAll.has(f)))
 			: null;
 	// The `siwe` parser must stay on the server. WalletConnect's own code (loaded on choice) carries viem's
 	// verifySiweMessage action; the injected flow and the static pages must not carry any of it.
@@ -127,7 +139,9 @@ export function jsSizes(root = path.resolve('build')) {
 		// Loaded only when the member picks WalletConnect; no target beyond "not before the choice".
 		...(walletConnect
 			? [{ page: 'WalletConnect (on choice, on top)', ...measure(walletConnect), limit: Number.POSITIVE_INFINITY }]
-			: [])
+			: []),
+		// Loaded only inside a frame (Safe{Wallet}); no target of its own in the issue, 100 kB is this repo's ceiling.
+		...(safeApp ? [{ page: 'Safe App (in a frame only, on top)', ...measure(safeApp), limit: 100_000 }] : [])
 	];
 	const pages = measured.map((p) => ({ ...p, ok: p.gzip <= p.limit && (!p.walletFree || p.markers.length === 0) }));
 	return { pages, siwe: siwe.map((f) => path.relative(root, f)) };

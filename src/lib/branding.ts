@@ -224,3 +224,16 @@ export function monogramSvg(name: string, accent: string): string {
 export function logoHref(branding: Pick<Branding, 'logoUrl'>): string {
 	return branding.logoUrl ?? '/favicon.svg';
 }
+
+/** What Safe{Wallet} reads from /manifest.json to list the portal as a custom Safe App. */
+export interface SafeAppManifest {
+	name: string;
+	description: string;
+	/** An https URL, or a path Safe{Wallet} resolves against the app's URL (so without the leading slash). */
+	iconPath: string;
+}
+
+export function safeAppManifest(branding: Pick<Branding, 'name' | 'description' | 'logoUrl'>): SafeAppManifest {
+	const logo = logoHref(branding);
+	return { name: branding.name, description: branding.description, iconPath: logo.replace(/^\//, '') };
+}

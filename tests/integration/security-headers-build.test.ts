@@ -65,6 +65,22 @@ describe('the security headers of a Vercel build', () => {
 		expect(routes.at(-1)).toEqual({ handle: 'filesystem' });
 	});
 
+	it('SAFE_APP_ORIGINS at build time: the prerendered pages name those frame ancestors; /manifest.json is readable from any origin', async () => {
+		process.env.SAFE_APP_ORIGINS = 'https://app.safe.global';
+		let routes: Route[];
+		try {
+			routes = await adaptVercel({ '/setup': page(META) });
+		} finally {
+			delete process.env.SAFE_APP_ORIGINS;
+		}
+		const policy = routes.find((r) => r.headers?.['Content-Security-Policy'])?.headers?.['Content-Security-Policy'];
+		expect(policy).toBe(`${META}; frame-ancestors https://app.safe.global`);
+		const cors = routes.filter((r) => r.headers?.['Access-Control-Allow-Origin']);
+		expect(cors.map((r) => r.headers?.['Access-Control-Allow-Origin'])).toEqual(['*']);
+		expect(new RegExp(cors[0]!.src!).test('/manifest.json')).toBe(true);
+		expect(new RegExp(cors[0]!.src!).test('/setup')).toBe(false);
+	});
+
 	it("WalletConnect's hosts stay in the headers only when the build's environment sets PUBLIC_WALLETCONNECT_PROJECT_ID", async () => {
 		const ceiling = `default-src 'self'; connect-src 'self' wss://relay.walletconnect.org https://api.web3modal.org; frame-src 'self' https://verify.walletconnect.org; img-src 'self' data: blob: https://api.web3modal.org`;
 		const policyOf = (routes: Route[]) =>

@@ -176,6 +176,27 @@ describe('configuration', () => {
 		expect(problems({ ...good, ...token, PUBLIC_TOKEN_ADDRESS: '0x12' }).PUBLIC_TOKEN_ADDRESS).toMatch(/address/);
 	});
 
+	it('SAFE_APP_ORIGINS: empty by default; https origins (http only on loopback), each once; anything wider is named', () => {
+		expect(loadConfig(good).safeAppOrigins).toEqual([]);
+		expect(
+			loadConfig({
+				...good,
+				SAFE_APP_ORIGINS: ' https://App.Safe.Global, ,http://127.0.0.1:5173,https://app.safe.global:443'
+			}).safeAppOrigins
+		).toEqual(['https://app.safe.global', 'http://127.0.0.1:5173']);
+		for (const [entry, problem] of [
+			['*', 'has a wildcard'],
+			['https://*.safe.global', 'has a wildcard'],
+			['http://app.safe.global', 'must be https://'],
+			['https://app.safe.global/', 'must be an origin only'],
+			['https://user@app.safe.global', 'must be an origin only'],
+			["https://a.example'unsafe-inline'", 'has a host name that is not letters'],
+			['https://a.example;script-src', 'has a host name that is not letters'],
+			['app.safe.global', 'is not an origin']
+		])
+			expect(problems({ ...good, SAFE_APP_ORIGINS: entry }).SAFE_APP_ORIGINS, entry).toContain(`"${entry}" ${problem}`);
+	});
+
 	it('PUBLIC_WALLETCONNECT_PROJECT_ID is 32 lowercase hex digits, trimmed; a bad one is named', () => {
 		const id = '0123456789abcdef0123456789abcdef';
 		expect(loadConfig({ ...good, PUBLIC_WALLETCONNECT_PROJECT_ID: ` ${id} ` }).walletConnectProjectId).toBe(id);

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { SECRET_ADVICE, guessableSecretCheck } from './secret-strength';
 import { communityTokenFrom, WALLETCONNECT_PROJECT_ID, type CommunityToken } from '$lib/chain';
+import { parseSafeAppOrigins } from '../../../deploy/security-headers.js';
 
 /** The server's validated configuration (docs/configuration.md). */
 export interface Config {
@@ -24,6 +25,11 @@ export interface Config {
 	walletConnectProjectId: string | null;
 	/** Signed webhooks (docs/webhooks.md); null when WEBHOOK_URLS is unset. */
 	webhooks: WebhookConfig | null;
+	/**
+	 * Origins that may frame the portal as a Safe App (SAFE_APP_ORIGINS, decision 0022); empty: none,
+	 * `frame-ancestors 'none'` and a SameSite=Lax cookie.
+	 */
+	safeAppOrigins: string[];
 }
 
 export interface WebhookConfig {
@@ -241,8 +247,26 @@ const envSchema = (guessable: (secret: string) => boolean) =>
 				'must be whsec_ followed by the base64 of at least 24 random bytes'
 			)
 		),
-		WEBHOOK_TIMEOUT_SECONDS: positiveInteger(10)
+		WEBHOOK_TIMEOUT_SECONDS: positiveInteger(10),
+		SAFE_APP_ORIGINS: v.pipe(
+			optionalText,
+			v.check(
+				(raw) => originsProblem(raw) === null,
+				(issue) => originsProblem(issue.input) ?? ''
+			),
+			v.transform((raw) => parseSafeAppOrigins(raw))
+		)
 	});
+
+/** Why SAFE_APP_ORIGINS is refused (every bad entry, by value: origins are not secret), or null. */
+function originsProblem(raw: string): string | null {
+	try {
+		parseSafeAppOrigins(raw);
+		return null;
+	} catch (err) {
+		return err instanceof Error ? err.message : String(err);
+	}
+}
 
 /**
  * Reads and validates the environment once. Throws a ConfigError that names every bad variable;
@@ -300,6 +324,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 		webhooks:
 			e.WEBHOOK_URLS.length > 0
 				? { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, timeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS }
-				: null
+				: null,
+		safeAppOrigins: e.SAFE_APP_ORIGINS
 	};
 }

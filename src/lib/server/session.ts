@@ -74,15 +74,16 @@ function parseSessionData(value: unknown): SessionData | undefined {
 	return { address, nonce, expiresAt };
 }
 
-/** HttpOnly, SameSite=lax, Path=/, and Secure in production (served over https). */
-export function sessionCookieOptions(url: URL, maxAgeSeconds: number) {
-	return {
-		path: '/',
-		httpOnly: true,
-		sameSite: 'lax' as const,
-		secure: url.protocol === 'https:',
-		maxAge: Math.max(0, Math.floor(maxAgeSeconds))
-	};
+/**
+ * HttpOnly, SameSite=lax, Path=/, and Secure in production (served over https). With `framed` (the
+ * SAFE_APP_ORIGINS opt-in, decision 0022) the cookie must reach the portal inside Safe{Wallet}'s frame,
+ * a cross-site context: SameSite=None, which browsers accept only with Secure, and Partitioned (CHIPS),
+ * so that it lives in a jar of its own per top-level site and other sites' pages never send it.
+ */
+export function sessionCookieOptions(url: URL, maxAgeSeconds: number, framed = false) {
+	const maxAge = Math.max(0, Math.floor(maxAgeSeconds));
+	if (framed) return { path: '/', httpOnly: true, sameSite: 'none' as const, secure: true, partitioned: true, maxAge };
+	return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: url.protocol === 'https:', maxAge };
 }
 
 /** A nonce-only cookie lives as long as a signed message may. */
@@ -97,12 +98,13 @@ export async function writeSessionCookie(
 	url: URL,
 	codec: SessionCodec,
 	data: SessionData | null,
-	now: number = Date.now()
+	now: number = Date.now(),
+	framed = false
 ): Promise<void> {
 	const maxAgeSeconds = data ? Math.floor((data.expiresAt - now) / 1000) : 0;
 	if (!data || maxAgeSeconds <= 0 || (!data.address && !data.nonce)) {
-		cookies.delete(SESSION_COOKIE, sessionCookieOptions(url, 0));
+		cookies.delete(SESSION_COOKIE, sessionCookieOptions(url, 0, framed));
 		return;
 	}
-	cookies.set(SESSION_COOKIE, await codec.seal(data), sessionCookieOptions(url, maxAgeSeconds));
+	cookies.set(SESSION_COOKIE, await codec.seal(data), sessionCookieOptions(url, maxAgeSeconds, framed));
 }

@@ -5,9 +5,11 @@
 import {
 	connect,
 	createConfig,
+	createStorage,
 	getConnection,
 	custom,
 	injected,
+	noopStorage,
 	reconnect,
 	signMessage,
 	switchChain,
@@ -22,6 +24,7 @@ import {
 import { polygon } from 'viem/chains';
 import { REQUIRED_CHAIN_ID, type CommunityToken } from '$lib/chain';
 import type { SigningWallet } from './sign-in';
+import type { SafeDetails } from './connectors/safe';
 
 export interface WalletConnection {
 	address: `0x${string}` | undefined;
@@ -42,11 +45,26 @@ function choosable(connectors: readonly Connector[]): Connector[] {
 	return hasInjected ? connectors.filter((c) => c.id === 'injected') : [];
 }
 
+/**
+ * Where wagmi remembers the last wallet: localStorage, or nothing where the browser refuses this page its
+ * storage (reading localStorage throws in a third-party frame when third-party cookies are blocked, as
+ * inside Safe{Wallet}); the Safe App reconnects from the framing Safe anyway.
+ */
+function browserStorage(): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> {
+	try {
+		return window.localStorage;
+	} catch {
+		return noopStorage;
+	}
+}
+
 class Wallet {
 	readonly config: Config;
 	connectors = $state.raw<Connector[]>([]);
 	connection = $state.raw<WalletConnection>({ address: undefined, chainId: undefined, status: 'disconnected' });
 	connectorName = $state<string | null>(null);
+	/** The Safe framing this page when it runs as a Safe App in Safe{Wallet}; null elsewhere. */
+	safe = $state.raw<SafeDetails | null>(null);
 	#reconnected: Promise<unknown> | null = null;
 
 	constructor() {
@@ -55,7 +73,8 @@ class Wallet {
 			connectors: [injected()],
 			// The app reads nothing from the chain itself; every request goes through the wallet.
 			transports: { [polygon.id]: custom({ request: () => Promise.reject(new Error('no RPC reads in this app')) }) },
-			multiInjectedProviderDiscovery: true
+			multiInjectedProviderDiscovery: true,
+			storage: createStorage({ storage: browserStorage() })
 		});
 		this.connectors = choosable(this.config.connectors);
 		watchConnectors(this.config, { onChange: (list) => (this.connectors = choosable(list)) });
@@ -68,10 +87,27 @@ class Wallet {
 		this.connection = snapshot(getConnection(this.config));
 	}
 
-	/** Reconnects to the wallet used last time, once per page load. */
+	/**
+	 * Reconnects to the wallet used last time, once per page load. In a frame (a Safe App in
+	 * Safe{Wallet}) it connects to the framing Safe instead, whose connector loads only then.
+	 */
 	reconnect(): Promise<unknown> {
-		this.#reconnected ??= reconnect(this.config).catch(() => []);
+		this.#reconnected ??= this.#safeInFrame()
+			.catch(() => null)
+			.then((safe) => reconnect(this.config, safe ? { connectors: [safe] } : {}))
+			.catch(() => []);
 		return this.#reconnected;
+	}
+
+	async #safeInFrame(): Promise<Connector | null> {
+		if (typeof window === 'undefined' || window.parent === window) return null;
+		const found = await (await import('./connectors/safe')).findSafe();
+		if (!found) return null;
+		// As wagmi registers the wallets it discovers (EIP-6963).
+		const connector = this.config._internal.connectors.setup(found.connector);
+		this.config._internal.connectors.setState((list) => [...list, connector]);
+		this.safe = found.details;
+		return connector;
 	}
 
 	/** Calls `listener(next, previous)` on every change of the connection (account, raw chain id, status). */

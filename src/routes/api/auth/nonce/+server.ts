@@ -14,6 +14,7 @@ export const GET: RequestHandler = async ({ locals, cookies, url }) => {
 		current?.address && current.expiresAt - now >= NONCE_TTL_SECONDS * 1000
 			? { address: current.address, nonce, expiresAt: current.expiresAt }
 			: { nonce, expiresAt: now + NONCE_TTL_SECONDS * 1000 };
-	await writeSessionCookie(cookies, url, runtime().sessions, session, now);
+	const { sessions, config } = runtime();
+	await writeSessionCookie(cookies, url, sessions, session, now, config.safeAppOrigins.length > 0);
 	return json({ nonce });
 };

@@ -22,7 +22,8 @@ export const POST: RequestHandler = async ({ request, locals, cookies, url }) =>
 	const issued = locals.session;
 	// Every answer drops the nonce; a session already signed in stays as it was.
 	const kept = issued?.address ? { address: issued.address, expiresAt: issued.expiresAt } : null;
-	await writeSessionCookie(cookies, url, sessions, kept, now);
+	const framed = config.safeAppOrigins.length > 0;
+	await writeSessionCookie(cookies, url, sessions, kept, now, framed);
 
 	const text = await readLimitedText(request, MAX_BODY_BYTES);
 	if (text === null)
@@ -51,7 +52,8 @@ export const POST: RequestHandler = async ({ request, locals, cookies, url }) =>
 	} catch (err) {
 		return jsonErrorFrom(err);
 	}
-	await writeSessionCookie(cookies, url, sessions, { address, expiresAt: now + config.sessionTtlSeconds * 1000 }, now);
+	const session = { address, expiresAt: now + config.sessionTtlSeconds * 1000 };
+	await writeSessionCookie(cookies, url, sessions, session, now, framed);
 	return json({ address: result.address, isAdmin: config.adminAddresses.has(address) });
 };
 
