@@ -18,7 +18,10 @@ const WALLETCONNECT_ENTRY = 'Could not reach WalletConnect';
 
 // Strings only the Safe App's chunks carry (the Safe Apps SDK's method name, wagmi's Safe connector option):
 // loaded only inside a frame, measured on their own.
-const SAFE_MARKERS = ['getSafeInfo', 'unstable_getInfoTimeout'];
+// The last is the id of SignIn's Safe notice (src/lib/components/sign-in/SafeNotice.svelte), loaded only for a Safe.
+const SAFE_MARKERS = ['getSafeInfo', 'unstable_getInfoTimeout', 'safe-cannot-sign-in'];
+// A string only src/lib/components/sign-in/NoWallet.svelte carries: loaded only when no wallet is found.
+const NO_WALLET_ENTRY = 'There is no wallet in this browser';
 
 /**
  * Every module reachable from `start` through static imports (and dynamic ones when `dynamic`), except
@@ -109,8 +112,10 @@ export function jsSizes(root = path.resolve('build')) {
 		: [];
 	const isWalletConnect = (/** @type {string} */ code) => code.includes(WALLETCONNECT_ENTRY);
 	const isSafeApp = (/** @type {string} */ code) => SAFE_MARKERS.some((m) => code.includes(m));
+	const isNoWallet = (/** @type {string} */ code) => code.includes(NO_WALLET_ENTRY);
+	// The injected flow: what /setup loads for a member whose browser has a wallet.
 	const setupAll = setupNode
-		? closure(lazy, true, new Set(setup), (code) => isWalletConnect(code) || isSafeApp(code))
+		? closure(lazy, true, new Set(setup), (code) => isWalletConnect(code) || isSafeApp(code) || isNoWallet(code))
 		: null;
 	const clientJs = allClientJs(path.join(root, 'client'));
 	const walletConnectEntry = clientJs.filter((f) => isWalletConnect(readFileSync(f, 'utf8')));
@@ -125,6 +130,12 @@ export function jsSizes(root = path.resolve('build')) {
 		setupAll && safeAppEntry.length > 0
 			? new Set([...closure(safeAppEntry, true)].filter((f) => !setupAll.has(f)))
 			: null;
+	// What a browser with no wallet loads on top (the phone deep links and the install hint).
+	const noWalletEntry = clientJs.filter((f) => isNoWallet(readFileSync(f, 'utf8')));
+	const noWallet =
+		setupAll && noWalletEntry.length > 0
+			? new Set([...closure(noWalletEntry, true)].filter((f) => !setupAll.has(f)))
+			: null;
 	// The `siwe` parser must stay on the server. WalletConnect's own code (loaded on choice) carries viem's
 	// verifySiweMessage action; the injected flow and the static pages must not carry any of it.
 	const siwe = [...home, ...(setupAll ?? setup)].filter((f) =>
@@ -136,6 +147,10 @@ export function jsSizes(root = path.resolve('build')) {
 		{ page: '/', ...measure(home), limit: 40_000, walletFree: true },
 		{ page: '/setup', ...measure(setup), limit: 40_000 },
 		...(setupAll ? [{ page: '/setup + wallet (onMount)', ...measure(setupAll), limit: 60_000 }] : []),
+		// With no wallet in the browser, instead of choosing one: the total stays within the wallet flow's 60 kB.
+		...(noWallet
+			? [{ page: 'No wallet found (on top of the flow)', ...measure(noWallet), limit: Number.POSITIVE_INFINITY }]
+			: []),
 		// Loaded only when the member picks WalletConnect; no target beyond "not before the choice".
 		...(walletConnect
 			? [{ page: 'WalletConnect (on choice, on top)', ...measure(walletConnect), limit: Number.POSITIVE_INFINITY }]
