@@ -92,6 +92,22 @@ describe.each(engines)('the review table on %s', (engine) => {
 		expect((await reviewTable(t.db, query('q=le%5C_'))).rows).toEqual([]);
 	});
 
+	it('counts a search per review state in one pass', async () => {
+		// "person 1" matches Person 1, 10–19 and 100–129: 42 applications.
+		const matching = Array.from({ length: 130 }, (_, i) => i).filter((i) => /^1(\d\d?)?$/.test(String(i)));
+		const review = (i: number) => (i % 3 === 0 ? 'approved' : i % 5 === 0 ? 'rejected' : 'pending');
+		const expected = { all: matching.length, pending: 0, needs_info: 0, approved: 0, rejected: 0 };
+		for (const i of matching) expected[review(i)]++;
+		expect((await reviewTable(t.db, query('q=person 1'))).counts).toEqual(expected);
+		expect((await reviewTable(t.db, query('q=person 1&allowlist=failed'))).counts).toEqual({
+			all: 0,
+			pending: 0,
+			needs_info: 0,
+			approved: 0,
+			rejected: 0
+		});
+	});
+
 	it('the allowlist CSV lists approved applicants whose allowlist is pending, with formulas defused', async () => {
 		const rows = await pendingAllowlist(t.db);
 		expect(rows.map((r) => r.id)).toEqual(ids.filter((_, i) => i % 3 === 0 && i !== 3 && i !== 6));
@@ -157,5 +173,30 @@ describe.each(engines)('the applications CSV on %s', (engine) => {
 		const approved = (await applicationsCsv(t.db, query('review=approved'))).trim().split('\r\n');
 		expect(approved).toHaveLength(2);
 		expect(approved[1]!.startsWith(`"${evil.id}"`)).toBe(true);
+	});
+});
+
+describe.each(engines)('capped counts of a broad search on %s', (engine) => {
+	let t: TestDatabase;
+	beforeAll(async () => {
+		t = await createTestDatabase(engine);
+		// 6,000 applications named alike (more than one pass counts): every fourth approved.
+		await t.db.execute(
+			sql`insert into members (address) select '0x' || lpad(to_hex(g), 40, '0') from generate_series(1, 6000) g`
+		);
+		await t.db.execute(sql`insert into applications (applicant_address, display_name, motivation, review)
+			select '0x' || lpad(to_hex(g), 40, '0'), 'Gardener ' || g, 'Seeds',
+				(case when g % 4 = 0 then 'approved' else 'pending' end)::review_state
+			from generate_series(1, 6000) g`);
+	});
+	afterAll(() => t?.drop());
+
+	it('counts at most 1,001 per state whether the matches fit one pass or not', async () => {
+		const capped = { all: 1001, pending: 1001, approved: 1001, needs_info: 0, rejected: 0 };
+		// 6,000 matches: more than one pass takes, so each state is counted on its own.
+		expect((await reviewTable(t.db, query('q=gardener'))).counts).toEqual(capped);
+		// 1,111 matches (Gardener 1, 10–19, 100–199, 1000–1999): one pass, then capped.
+		const some = await reviewTable(t.db, query('q=gardener 1'));
+		expect(some.counts).toEqual({ all: 1001, pending: 834, approved: 277, needs_info: 0, rejected: 0 });
 	});
 });

@@ -1,6 +1,7 @@
 import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
 import { ADMIN_PAGE_SIZE, COUNT_CAP } from '$lib/admin-list';
+import { rowsOf } from './db/rows';
 import { STATES, type ApplicationStates, type ReviewState } from '$lib/transitions';
 import type { Database } from './db/client';
 import { applicationNotes, applications } from './db/schema';
@@ -159,24 +160,49 @@ function excerptOf(text: string): string {
 	return chars.length > EXCERPT_LENGTH ? `${chars.slice(0, EXCERPT_LENGTH).join('').trimEnd()}…` : chars.join('');
 }
 
-/** One statement: for all and for each review state, how many match the other filters, up to COUNT_CAP + 1. */
+/**
+ * One statement: for all and for each review state, how many match the other filters, up to COUNT_CAP + 1.
+ * Without a search each count is its own capped index scan. With one, the trigram search runs once: the
+ * matches (up to SEARCH_SAMPLE) are read into a CTE and counted there; only when there are more than
+ * that do the per-state capped counts run, each repeating the search (an InitPlan in the CASE's other
+ * branch runs only if that branch is taken).
+ */
 async function countByReview(db: Database, query: TableQuery): Promise<ReviewTable['counts']> {
 	const others = tableFilter(query, false);
 	const capped = (review?: ReviewState) => {
 		const where = review ? [...others, eq(applications.review, review)] : others;
 		const filter = where.length ? sql`where ${and(...where)}` : sql``;
-		return sql<number>`(select count(*) from (select 1 from ${applications} ${filter} limit ${COUNT_CAP + 1}) as capped)`.mapWith(
-			Number
-		);
+		return sql`(select count(*) from (select 1 from ${applications} ${filter} limit ${COUNT_CAP + 1}) as capped)`;
 	};
-	const [row] = await db
-		.select({
-			all: capped(),
-			pending: capped('pending'),
-			needs_info: capped('needs_info'),
-			approved: capped('approved'),
-			rejected: capped('rejected')
-		})
-		.from(sql`(select 1) as one`);
-	return row ?? { all: 0, pending: 0, needs_info: 0, approved: 0, rejected: 0 };
+	const states = ['pending', 'needs_info', 'approved', 'rejected'] as const;
+	let row: Record<string, unknown> | undefined;
+	if (!query.q) {
+		[row] = await db
+			.select({ all: capped(), ...Object.fromEntries(states.map((s) => [s, capped(s)])) })
+			.from(sql`(select 1) as one`);
+	} else {
+		const filter = sql`where ${and(...others)}`;
+		const few = sql`(select count(*) from matched) < ${SEARCH_SAMPLE}`;
+		const count = (review?: ReviewState) =>
+			sql`case when ${few} then least((select count(*) from matched ${review ? sql`where review = ${review}` : sql``}), ${COUNT_CAP + 1}) else ${capped(review)} end`;
+		const result = await db.execute(
+			sql`with matched as materialized (select ${applications.review} as review from ${applications} ${filter} limit ${SEARCH_SAMPLE})
+				select ${count()} as "all", ${sql.join(
+					states.map((s) => sql`${count(s)} as ${sql.identifier(s)}`),
+					sql`, `
+				)}`
+		);
+		row = rowsOf(result)[0] as Record<string, unknown> | undefined;
+	}
+	if (!row) return { all: 0, pending: 0, needs_info: 0, approved: 0, rejected: 0 };
+	return {
+		all: Number(row.all),
+		pending: Number(row.pending),
+		needs_info: Number(row.needs_info),
+		approved: Number(row.approved),
+		rejected: Number(row.rejected)
+	};
 }
+
+/** Matches of a search counted in one pass; beyond this, the per-state capped counts take over. */
+const SEARCH_SAMPLE = 5 * (COUNT_CAP + 1);
