@@ -27,9 +27,6 @@ const config = {
 		},
 		outDir: process.env.PORTAL_KIT_OUT ?? '.svelte-kit',
 		csrf: { trustedOrigins: [] },
-		// Routes resolve on the server: the client entry no longer lists every page's chunks, which kept
-		// growing with each admin page (1.6 kB gzip of the home page's JavaScript).
-		router: { resolution: 'server' },
 		// Absolute asset paths: a page (the 404 too) reads the same at every depth of path (docs/pages-and-forms.md).
 		paths: { relative: false },
 		// Only / and /setup (and the generated /favicon.svg and Safe App /manifest.json) are static; the other

@@ -45,8 +45,13 @@ export function requireAdmin(
  * (any method or content type, __data.json, a file download).
  */
 export function adminNotFound(event: Pick<RequestEvent, 'fetch'>): Promise<Response> {
-	return event.fetch('/admin', { headers: { accept: 'text/html' }, credentials: 'omit' });
+	// A path that matches no route, not /admin itself: with routes resolved on the server, the page of an
+	// error inside a matched route names that route (its id and nodes) for the client to hydrate.
+	return event.fetch(UNMATCHED_PATH, { headers: { accept: 'text/html' }, credentials: 'omit' });
 }
+
+/** Matches no route (src/hooks.ts reroutes /admin/… with a trailing slash here too). */
+export const UNMATCHED_PATH = '/__no_such_route__/';
 
 /** The member a session's address makes, admin when listed (case-insensitively) in ADMIN_ADDRESSES. */
 export function memberFromAddress(address: string, adminAddresses: ReadonlySet<string>): SignedInMember {
