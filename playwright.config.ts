@@ -1,8 +1,5 @@
-import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
-
-// Debian's Chromium where it is installed (Playwright cannot download its own browser here).
-const systemChromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from './scripts/chromium.js';
 
 export default defineConfig({
 	testDir: 'tests/e2e',
@@ -16,16 +13,8 @@ export default defineConfig({
 		browserName: 'chromium',
 		trace: 'retain-on-failure',
 		launchOptions: {
-			executablePath: systemChromium,
-			args: [
-				'--no-sandbox',
-				'--disable-gpu',
-				'--disable-quic',
-				'--no-first-run',
-				'--disable-background-networking',
-				'--disable-component-update',
-				'--disable-sync'
-			]
+			executablePath: SYSTEM_CHROMIUM,
+			args: CHROMIUM_FLAGS
 		}
 	}
 });

@@ -4,35 +4,25 @@
 // mobile profile (Moto G Power viewport, simulated slow 4G and 4x CPU slowdown). Each page is run
 // `rounds` times and the median score per category counts, since the performance score moves with a
 // shared machine's load. Scores are 0–100.
-import { existsSync } from 'node:fs';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
+import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from '../../scripts/chromium.js';
 import { startPortal } from '../harness.js';
 
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
 const PAGES = ['/', '/setup'];
 const TARGET = 95;
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 
 /** @param {number[]} values */
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /** @type {import('../harness.js').Scenario} */
 export default async function lighthouseScores({ databaseUrl, engine, rounds }) {
-	if (!CHROMIUM) return [{ name: 'lighthouse: skipped (no Chromium at /usr/bin/chromium)' }];
+	if (!SYSTEM_CHROMIUM) return [{ name: 'lighthouse: skipped (no Chromium at /usr/bin/chromium)' }];
 	const portal = await startPortal(engine === 'postgres' ? { DATABASE_URL: databaseUrl } : {});
 	const chrome = await chromeLauncher.launch({
-		chromePath: CHROMIUM,
-		chromeFlags: [
-			'--headless=new',
-			'--no-sandbox',
-			'--disable-gpu',
-			'--disable-quic',
-			'--no-first-run',
-			'--disable-background-networking',
-			'--disable-component-update',
-			'--disable-sync'
-		]
+		chromePath: SYSTEM_CHROMIUM,
+		chromeFlags: ['--headless=new', ...CHROMIUM_FLAGS]
 	});
 	try {
 		/** @type {import('../harness.js').Row[]} */
