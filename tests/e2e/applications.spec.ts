@@ -60,6 +60,9 @@ test('a member applies at phone width and an admin approves and records the allo
 	// Enhanced: the page is updated in place, not reloaded; focus goes to the result.
 	await desk.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
 	await card.getByRole('button', { name: 'Approve' }).click();
+	// A final move asks first: with JavaScript in a dialog.
+	const confirm = () => desk.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+	await confirm();
 	await expect(card.getByText('Review: approved')).toBeVisible();
 	await expect(desk.getByText('Approved Hedy Lamarr.')).toBeVisible();
 	await expect(desk.getByRole('status').locator('p')).toBeFocused();
@@ -70,6 +73,7 @@ test('a member applies at phone width and an admin approves and records the allo
 	const allowlist = card.getByRole('group', { name: 'Allowlist: pending' });
 	await allowlist.getByLabel('Transaction hash').fill(hash);
 	await allowlist.getByRole('button', { name: 'Record added to allowlist' }).click();
+	await confirm();
 	await expect(card.getByText('Allowlist: added')).toBeVisible();
 	await expect(card.getByText('History (2)')).toBeVisible();
 	await expect(card.getByRole('link', { name: new RegExp(hash) })).toHaveAttribute(
