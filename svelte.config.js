@@ -13,6 +13,12 @@ const out = process.env.PORTAL_BUILD_OUT ?? 'build';
 
 /** @type {import('@sveltejs/kit').Config} */
 const config = {
+	// Runes everywhere in this app (Svelte 5): a component without a rune would otherwise compile in
+	// legacy mode, which pulls the legacy flag and code paths into every page's JavaScript.
+	// Libraries' components keep their own mode.
+	vitePlugin: {
+		dynamicCompileOptions: ({ filename }) => (filename.includes('/node_modules/') ? undefined : { runes: true })
+	},
 	kit: {
 		// The adapter, wrapped so that prerendered pages get the security headers too (docs/security.md).
 		adapter: withSecurityHeaders(useVercel ? adapterVercel({ runtime: 'nodejs20.x' }) : adapterNode({ out }), {

@@ -65,8 +65,86 @@ function isolateWalletConnect(): Plugin {
 	};
 }
 
+/**
+ * Fewer, larger chunks where pages load them together anyway. The bundler's default gives each set of
+ * importers its own chunk: a dozen files of a few hundred bytes on the home page and half a dozen in
+ * the wallet flow, each compressed on its own. Two groups instead, each everything reachable through
+ * static imports from its roots, found once the module graph is known:
+ * - `shared`: SvelteKit's client entry, Svelte's client runtime and the root layout (every page loads
+ *   all of it);
+ * - `wallet`: the wallet module, the sign-out triggers and the sign-in component (what /setup loads on
+ *   mount, and the layout for a signed-in member), less what only the Safe App's connector reaches
+ *   (through the libraries' index modules), which stays behind the Safe App's dynamic import.
+ * Each merged group compresses as one file: about 3 kB less gzip on `/` and on the wallet flow
+ * (docs/design-system.md "Budget"). Modules only some pages use (`$app/forms`, the admin's
+ * components) and WalletConnect's own copies stay in chunks of their own.
+ */
+function chunkGroups(): Plugin {
+	const SHARED =
+		/[\\/](?:src[\\/]routes[\\/]\+layout\.svelte|@sveltejs[\\/]kit[\\/]src[\\/]runtime[\\/]client[\\/]entry\.js|svelte[\\/]src[\\/](?:internal[\\/]client[\\/]index|index-client)\.js)$|^\0vite\/preload-helper/;
+	const WALLET =
+		/[\\/]src[\\/]lib[\\/](?:wallet[\\/](?:wallet\.svelte|sign-out-triggers)\.ts|components[\\/]SignIn\.svelte)$/;
+	const SAFE = /[\\/]src[\\/]lib[\\/]wallet[\\/]connectors[\\/]safe\.ts$/;
+	const shared = new Set<string>();
+	const wallet = new Set<string>();
+	const safe = new Set<string>();
+	return {
+		name: 'chunk-groups',
+		apply: 'build',
+		applyToEnvironment: (environment) => environment.name === 'client',
+		buildEnd() {
+			const ids = [...this.getModuleIds()];
+			const walk = (roots: RegExp, into: Set<string>, except: Set<string>) => {
+				const queue = ids.filter((id) => roots.test(id));
+				for (let id; (id = queue.pop()) !== undefined;) {
+					if (into.has(id) || except.has(id)) continue;
+					into.add(id);
+					queue.push(...(this.getModuleInfo(id)?.importedIds ?? []));
+				}
+			};
+			walk(SHARED, shared, new Set());
+			walk(SAFE, safe, shared);
+			walk(WALLET, wallet, shared);
+		},
+		configEnvironment(name) {
+			if (name !== 'client') return;
+			const groups = [
+				{ name: 'shared', test: (id: string) => shared.has(id) },
+				{ name: 'wallet', test: (id: string) => wallet.has(id) && !safe.has(id) }
+			];
+			return { build: { rolldownOptions: { output: { codeSplitting: { groups } } } } };
+		}
+	};
+}
+
+/**
+ * SvelteKit's client reads two functions off `import * as svelte` by destructuring, which this bundler
+ * does not follow (rolldown#7874): it keeps the whole namespace object and every Svelte export in it,
+ * plus its helper chunk. Rewritten as member reads, the unused exports fall away (about 0.9 kB gzip).
+ * The rewrite checks for the exact statement and does nothing if a SvelteKit release changes it.
+ */
+function kitSvelteNamespace(): Plugin {
+	const FROM = 'const { onMount, tick } = svelte;';
+	return {
+		name: 'kit-svelte-namespace',
+		apply: 'build',
+		transform(code, id) {
+			if (!/[\\/]@sveltejs[\\/]kit[\\/]src[\\/]runtime[\\/]client[\\/]client\.js$/.test(id) || !code.includes(FROM))
+				return;
+			return { code: code.replace(FROM, 'const onMount = svelte.onMount;\nconst tick = svelte.tick;'), map: null };
+		}
+	};
+}
+
 export default defineConfig(({ mode }) => ({
-	plugins: [branding(mode), safeAppsProviderInterop(), isolateWalletConnect(), sveltekit()],
+	plugins: [
+		branding(mode),
+		safeAppsProviderInterop(),
+		isolateWalletConnect(),
+		chunkGroups(),
+		kitSvelteNamespace(),
+		sveltekit()
+	],
 	test: {
 		environment: 'node',
 		testTimeout: 30_000,

@@ -46,6 +46,16 @@ function closure(start, dynamic, seen = new Set(), skip = () => false) {
 }
 
 /**
+ * What loading `entries` adds to the files in `loaded`: the walk stops at a loaded file, whose own
+ * dynamic imports are not this choice's (the shared chunk holds the root layout's, for one).
+ * @param {string[]} entries
+ * @param {Set<string>} loaded
+ */
+function onTop(entries, loaded) {
+	return new Set([...closure(entries, true, new Set(loaded))].filter((f) => !loaded.has(f)));
+}
+
+/**
  * What the prerendered page's HTML loads before it runs: modulepreload links and inline import()s.
  * @param {string} root
  * @param {string} html
@@ -120,22 +130,13 @@ export function jsSizes(root = path.resolve('build')) {
 	const clientJs = allClientJs(path.join(root, 'client'));
 	const walletConnectEntry = clientJs.filter((f) => isWalletConnect(readFileSync(f, 'utf8')));
 	// What picking WalletConnect loads beyond the injected flow (its chunks and @walletconnect/*).
-	const walletConnect =
-		setupAll && walletConnectEntry.length > 0
-			? new Set([...closure(walletConnectEntry, true)].filter((f) => !setupAll.has(f)))
-			: null;
+	const walletConnect = setupAll && walletConnectEntry.length > 0 ? onTop(walletConnectEntry, setupAll) : null;
 	// What a page inside Safe{Wallet} loads on top (decision 0023): the chunks only the Safe App needs.
 	const safeAppEntry = clientJs.filter((f) => isSafeApp(readFileSync(f, 'utf8')));
-	const safeApp =
-		setupAll && safeAppEntry.length > 0
-			? new Set([...closure(safeAppEntry, true)].filter((f) => !setupAll.has(f)))
-			: null;
+	const safeApp = setupAll && safeAppEntry.length > 0 ? onTop(safeAppEntry, setupAll) : null;
 	// What a browser with no wallet loads on top (the phone deep links and the install hint).
 	const noWalletEntry = clientJs.filter((f) => isNoWallet(readFileSync(f, 'utf8')));
-	const noWallet =
-		setupAll && noWalletEntry.length > 0
-			? new Set([...closure(noWalletEntry, true)].filter((f) => !setupAll.has(f)))
-			: null;
+	const noWallet = setupAll && noWalletEntry.length > 0 ? onTop(noWalletEntry, setupAll) : null;
 	// The `siwe` parser must stay on the server. WalletConnect's own code (loaded on choice) carries viem's
 	// verifySiweMessage action; the injected flow and the static pages must not carry any of it.
 	const siwe = [...home, ...(setupAll ?? setup)].filter((f) =>
