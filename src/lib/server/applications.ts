@@ -19,7 +19,8 @@ import {
 	applicationResubmitted,
 	applicationSubmitted,
 	applicationTransitioned,
-	enqueueWebhookEvent
+	enqueueWebhookEvent,
+	webhookOutbox
 } from './webhooks/events';
 
 export type { Application, ApplicationEvent };
@@ -230,11 +231,9 @@ export async function transitionApplication(
 			txHash: move.txHash || null,
 			txVerified
 		};
-		// Sent together: postgres.js pipelines them, so the outbox row adds a statement but no round trip.
-		const [[event]] = await Promise.all([
-			tx.insert(applicationEvents).values(audit).returning(),
-			enqueueWebhookEvent(tx, applicationTransitioned(application, audit))
-		]);
+		// The outbox row rides in the audit row's statement (a WITH clause): webhooks add no statement.
+		const outbox = webhookOutbox(tx, [applicationTransitioned(application, audit)]);
+		const [event] = await (outbox ? tx.with(outbox) : tx).insert(applicationEvents).values(audit).returning();
 		return { ok: true, value: { application, event: event! } };
 	});
 }

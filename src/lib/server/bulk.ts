@@ -8,7 +8,7 @@ import { fieldError, rateLimited, type Outcome, type Refusal } from './forms';
 import type { SignedInMember } from './guards';
 import { consumeCost } from './rate-limit';
 import { verifyTxHash } from './tx-verify';
-import { applicationTransitioned, enqueueWebhookEvents } from './webhooks/events';
+import { applicationTransitioned, webhookOutbox } from './webhooks/events';
 
 /** The fields of `POST /admin?/bulk` (docs/http.md): the single move's, with a list of ids. */
 export const BULK_FIELDS = ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from'] as const;
@@ -158,14 +158,12 @@ export async function bulkTransition(
 			txHash,
 			txVerified
 		}));
-		// Sent together (postgres.js pipelines them): the audit rows and the batch's outbox rows.
-		await Promise.all([
-			tx.insert(applicationEvents).values(audits),
-			enqueueWebhookEvents(
-				tx,
-				moved.map((application, i) => applicationTransitioned(application, audits[i]!))
-			)
-		]);
+		// One statement: the audit rows, and the batch's outbox rows in its WITH clause.
+		const outbox = webhookOutbox(
+			tx,
+			moved.map((application, i) => applicationTransitioned(application, audits[i]!))
+		);
+		await (outbox ? tx.with(outbox) : tx).insert(applicationEvents).values(audits);
 		const byId = new Map(rows.map((r) => [r.id, r.displayName]));
 		return {
 			ok: true,

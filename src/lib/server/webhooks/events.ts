@@ -31,17 +31,32 @@ export function setWebhookEndpoints(list: readonly WebhookEndpoint[]): void {
 
 export const webhooksEnabled = () => endpoints.length > 0;
 
+/** One outbox row for every event and URL; each event gets one id (the webhook-id) for all its URLs. */
+function outboxRows(events: readonly WebhookEvent[]) {
+	return events.flatMap(({ type, data }) => {
+		const eventId = randomUUID();
+		return endpoints.map((e) => ({ eventId, eventType: type, data, urlHash: e.hash, urlHost: e.host }));
+	});
+}
+
 /**
  * Writes `events` to the outbox with `tx`, the transaction of the change they report, so that they
  * commit or roll back with it: one multi-row INSERT for every event and URL; nothing when webhooks are off.
  */
 export async function enqueueWebhookEvents(tx: Writer, events: readonly WebhookEvent[]): Promise<void> {
 	if (endpoints.length === 0 || events.length === 0) return;
-	const rows = events.flatMap(({ type, data }) => {
-		const eventId = randomUUID();
-		return endpoints.map((e) => ({ eventId, eventType: type, data, urlHash: e.hash, urlHost: e.host }));
-	});
-	await tx.insert(webhookDeliveries).values(rows);
+	await tx.insert(webhookDeliveries).values(outboxRows(events));
+}
+
+/**
+ * The same rows as a WITH clause for the statement that writes the change itself
+ * (`tx.with(outbox).insert(...)`): Postgres runs a data-modifying WITH once, in that statement, so the
+ * events cost no statement of their own and still commit or roll back with the change. Null when
+ * webhooks are off. For events whose data is known before the change is written (a transition's).
+ */
+export function webhookOutbox(tx: Pick<Database, '$with' | 'insert'>, events: readonly WebhookEvent[]) {
+	if (endpoints.length === 0 || events.length === 0) return null;
+	return tx.$with('webhook_outbox', {}).as(tx.insert(webhookDeliveries).values(outboxRows(events)).getSQL());
 }
 
 export const enqueueWebhookEvent = (tx: Writer, event: WebhookEvent) => enqueueWebhookEvents(tx, [event]);

@@ -18,6 +18,8 @@ export interface WorkerOptions {
 	pollMs: number;
 	/** Attempts in flight at once per process. */
 	concurrency: number;
+	/** How long a finished attempt waits for others to be recorded with it (one statement for all). */
+	recordDelayMs: number;
 	/** How long delivered and failed rows are kept (they hold applicant text). */
 	keepMs: number;
 	random: () => number;
@@ -31,6 +33,7 @@ export const defaultWorkerOptions = (timeoutSeconds: number): WorkerOptions => (
 	retryWindowMs: 24 * 60 * 60 * 1000,
 	pollMs: 1_000,
 	concurrency: 32,
+	recordDelayMs: 50,
 	keepMs: 30 * 24 * 60 * 60 * 1000,
 	random: Math.random
 });
@@ -76,8 +79,10 @@ export function startWebhookWorker(
 			};
 		});
 
-	// Results are recorded together: one statement for whatever finished while the last one ran.
+	// Results are recorded together: one statement for whatever finished within `recordDelayMs` of the
+	// first, and then for whatever finished while that statement ran.
 	async function recordAll() {
+		if (!stopped) await new Promise((resolve) => setTimeout(resolve, options.recordDelayMs));
 		while (results.length > 0) {
 			const batch = results.splice(0);
 			try {
