@@ -110,7 +110,9 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 		// A first round of each is not counted (both processes' code warms up alike), and the order
 		// alternates (plain first, then hooked first) so that a drift of the machine favours neither.
 		for (let round = -1; round < rounds; round++) {
-			for (const name of /** @type {const} */ (round % 2 ? ['plain', 'hooked'] : ['hooked', 'plain'])) {
+			/** @type {('plain' | 'hooked')[]} */
+			const order = round % 2 ? ['plain', 'hooked'] : ['hooked', 'plain'];
+			for (const name of order) {
 				const [cpuBefore, countBefore] = [machineCpuMs(), next];
 				const rate = await loop(runs[name], options);
 				if (name === 'hooked') await waitFor(async () => (await received()) >= hookedDone, 30_000);

@@ -199,7 +199,11 @@ export const webhookDeliveries = pgTable(
 	// The rows still to send, found by status alone: a claim (attempts, next_attempt_at) then changes no
 	// indexed column and Postgres can update the row in place (a HOT update, room left by the table's
 	// fillfactor in drizzle/0005), where an index on next_attempt_at made every claim write index entries.
-	(t) => [index('webhook_deliveries_pending_idx').on(t.id).where(sql`${t.status} = 'pending'`)]
+	(t) => [
+		index('webhook_deliveries_pending_idx')
+			.on(t.id)
+			.where(sql`${t.status} = 'pending'`)
+	]
 );
 
 export interface WebhookAttempt {
