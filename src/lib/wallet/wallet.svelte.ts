@@ -22,7 +22,8 @@ import {
 	type GetConnectionReturnType
 } from '@wagmi/core';
 import { polygon } from 'viem/chains';
-import { REQUIRED_CHAIN_ID, type CommunityToken } from '$lib/chain';
+import { env } from '$env/dynamic/public';
+import { REQUIRED_CHAIN_ID, walletConnectProjectIdFrom, type CommunityToken } from '$lib/chain';
 import type { SigningWallet } from './sign-in';
 import type { SafeDetails } from './connectors/safe';
 
@@ -89,14 +90,27 @@ class Wallet {
 
 	/**
 	 * Reconnects to the wallet used last time, once per page load. In a frame (a Safe App in
-	 * Safe{Wallet}) it connects to the framing Safe instead, whose connector loads only then.
+	 * Safe{Wallet}) it connects to the framing Safe instead, whose connector loads only then. After a
+	 * WalletConnect session (wagmi's last connector) it restores that session, so that its account and
+	 * chain changes keep reaching the sign-out rules; WalletConnect's code loads only for that member.
 	 */
-	reconnect(): Promise<unknown> {
-		this.#reconnected ??= this.#safeInFrame()
+	reconnect({ walletConnectProjectId = walletConnectProjectIdFrom(env) } = {}): Promise<unknown> {
+		this.#reconnected ??= this.#lastUsed(walletConnectProjectId)
 			.catch(() => null)
-			.then((safe) => reconnect(this.config, safe ? { connectors: [safe] } : {}))
+			.then((last) => reconnect(this.config, last ?? {}))
 			.catch(() => []);
 		return this.#reconnected;
+	}
+
+	/** Where reconnect() must look first: the framing Safe, or a WalletConnect session; null for the usual. */
+	async #lastUsed(walletConnectProjectId: string | null): Promise<{ connectors: Connector[] } | null> {
+		const safe = await this.#safeInFrame();
+		if (safe) return { connectors: [safe] };
+		if (!walletConnectProjectId || (await this.config.storage?.getItem('recentConnectorId')) !== 'walletConnect')
+			return null;
+		const { walletConnectConnector } = await import('./connectors/walletconnect');
+		const last = walletConnectConnector(this, walletConnectProjectId, location.origin);
+		return { connectors: [last, ...this.config.connectors] };
 	}
 
 	async #safeInFrame(): Promise<Connector | null> {

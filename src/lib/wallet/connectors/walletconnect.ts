@@ -27,7 +27,8 @@ export class WalletConnectUnreachableError extends Error {
 /** One connector per page: a second pick reuses its provider rather than starting another relay client. */
 let connector: Connector | null = null;
 
-function walletConnectConnector(wallet: Wallet, projectId: string, origin: string): Connector {
+/** The page's WalletConnect connector, set up on first use (a pick, or the restore of a session after a reload). */
+export function walletConnectConnector(wallet: Wallet, projectId: string, origin: string): Connector {
 	connector ??= wallet.addConnector(
 		walletConnect({
 			projectId,
