@@ -17,7 +17,7 @@ const config = {
 	// legacy mode, which pulls the legacy flag and code paths into every page's JavaScript.
 	// Libraries' components keep their own mode.
 	vitePlugin: {
-		dynamicCompileOptions: ({ filename }) => (filename.includes('/node_modules/') ? undefined : { runes: true })
+		dynamicCompileOptions: ({ filename }) => (/[\\/]node_modules[\\/]/.test(filename) ? undefined : { runes: true })
 	},
 	kit: {
 		// The adapter, wrapped so that prerendered pages get the security headers too (docs/security.md).
