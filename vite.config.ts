@@ -92,6 +92,9 @@ function chunkGroups(): Plugin {
 		name: 'chunk-groups',
 		apply: 'build',
 		applyToEnvironment: (environment) => environment.name === 'client',
+		buildStart() {
+			for (const set of [shared, wallet, safe]) set.clear();
+		},
 		buildEnd() {
 			const ids = [...this.getModuleIds()];
 			const walk = (roots: RegExp, into: Set<string>, except: Set<string>) => {
@@ -121,7 +124,8 @@ function chunkGroups(): Plugin {
  * SvelteKit's client reads two functions off `import * as svelte` by destructuring, which this bundler
  * does not follow (rolldown#7874): it keeps the whole namespace object and every Svelte export in it,
  * plus its helper chunk. Rewritten as member reads, the unused exports fall away (about 0.9 kB gzip).
- * The rewrite checks for the exact statement and does nothing if a SvelteKit release changes it.
+ * The rewrite checks for the exact statement and does nothing if a SvelteKit release changes it; it
+ * keeps the line count, so the source map needs no change.
  */
 function kitSvelteNamespace(): Plugin {
 	const FROM = 'const { onMount, tick } = svelte;';
@@ -131,7 +135,7 @@ function kitSvelteNamespace(): Plugin {
 		transform(code, id) {
 			if (!/[\\/]@sveltejs[\\/]kit[\\/]src[\\/]runtime[\\/]client[\\/]client\.js$/.test(id) || !code.includes(FROM))
 				return;
-			return { code: code.replace(FROM, 'const onMount = svelte.onMount;\nconst tick = svelte.tick;'), map: null };
+			return { code: code.replace(FROM, 'const onMount = svelte.onMount, tick = svelte.tick;'), map: null };
 		}
 	};
 }

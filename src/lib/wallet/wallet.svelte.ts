@@ -90,27 +90,24 @@ class Wallet {
 
 	/**
 	 * Reconnects to the wallet used last time, once per page load. In a frame (a Safe App in
-	 * Safe{Wallet}) it connects to the framing Safe instead, whose connector loads only then. After a
-	 * WalletConnect session (wagmi's last connector) it restores that session, so that its account and
-	 * chain changes keep reaching the sign-out rules; WalletConnect's code loads only for that member.
+	 * Safe{Wallet}) it connects to the framing Safe instead, whose connector loads only then. When
+	 * wagmi's last connector was WalletConnect it then restores that session in the background
+	 * (connectors/walletconnect.ts), so that its account and chain changes reach the sign-out rules
+	 * again: WalletConnect's code loads only for that member, and nothing waits for its relay.
 	 */
 	reconnect({ walletConnectProjectId = walletConnectProjectIdFrom(env) } = {}): Promise<unknown> {
-		this.#reconnected ??= this.#lastUsed(walletConnectProjectId)
+		this.#reconnected ??= this.#safeInFrame()
 			.catch(() => null)
-			.then((last) => reconnect(this.config, last ?? {}))
-			.catch(() => []);
+			.then((safe) => reconnect(this.config, safe ? { connectors: [safe] } : {}))
+			.catch(() => [])
+			.finally(() => void this.#restoreWalletConnect(walletConnectProjectId).catch(() => {}));
 		return this.#reconnected;
 	}
 
-	/** Where reconnect() must look first: the framing Safe, or a WalletConnect session; null for the usual. */
-	async #lastUsed(walletConnectProjectId: string | null): Promise<{ connectors: Connector[] } | null> {
-		const safe = await this.#safeInFrame();
-		if (safe) return { connectors: [safe] };
-		if (!walletConnectProjectId || (await this.config.storage?.getItem('recentConnectorId')) !== 'walletConnect')
-			return null;
-		const { walletConnectConnector } = await import('./connectors/walletconnect');
-		const last = walletConnectConnector(this, walletConnectProjectId, location.origin);
-		return { connectors: [last, ...this.config.connectors] };
+	async #restoreWalletConnect(projectId: string | null): Promise<void> {
+		if (this.safe || !projectId || (await this.config.storage?.getItem('recentConnectorId')) !== 'walletConnect')
+			return;
+		await (await import('./connectors/walletconnect')).restoreWalletConnect(this, projectId, location.origin);
 	}
 
 	async #safeInFrame(): Promise<Connector | null> {

@@ -10,12 +10,16 @@ const B = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const PROJECT_ID = '0123456789abcdef0123456789abcdef';
 
 class RestoredProvider extends EventEmitter {
+	/** Whether WalletConnect's storage still holds the session (false: it ended or expired). */
+	static sessionKept = true;
 	static started = 0;
 	static last: RestoredProvider | null = null;
 	events = new EventEmitter();
-	accounts = [A];
+	accounts = RestoredProvider.sessionKept ? [A] : [];
 	chainId = 137;
-	session: object | undefined = { namespaces: { eip155: { accounts: [`eip155:137:${A}`] } } };
+	session: object | undefined = RestoredProvider.sessionKept
+		? { namespaces: { eip155: { accounts: [`eip155:137:${A}`] } } }
+		: undefined;
 	static init = vi.fn(() => {
 		RestoredProvider.started++;
 		return Promise.resolve((RestoredProvider.last = new RestoredProvider()));
@@ -61,13 +65,14 @@ describe('a WalletConnect session after a reload', () => {
 		expect(getWallet().connection.status).toBe('disconnected');
 	});
 
-	it('is restored, and its account changes reach the sign-out rules again', async () => {
+	it('is restored after the page is ready, and its account changes reach the sign-out rules again', async () => {
 		vi.resetModules();
 		const { getWallet } = await import('../wallet.svelte');
 		const wallet = getWallet();
 		await wallet.reconnect({ walletConnectProjectId: PROJECT_ID });
+		// The page does not wait for WalletConnect: the session comes back in the background.
+		await vi.waitFor(() => expect(wallet.connection).toMatchObject({ address: A, chainId: 137, status: 'connected' }));
 		expect(RestoredProvider.started).toBe(1);
-		expect(wallet.connection).toMatchObject({ address: A, chainId: 137, status: 'connected' });
 		expect(wallet.connectorName).toBe('WalletConnect');
 
 		const reasons: (string | null)[] = [];
@@ -77,5 +82,15 @@ describe('a WalletConnect session after a reload', () => {
 		RestoredProvider.last!.emit('accountsChanged', [B]);
 		stop();
 		expect(reasons).toEqual([ACCOUNT_CHANGED]);
+	});
+
+	it('an ended session is forgotten: no connection, and the next page loads nothing of WalletConnect', async () => {
+		RestoredProvider.sessionKept = false;
+		vi.resetModules();
+		const { getWallet } = await import('../wallet.svelte');
+		const wallet = getWallet();
+		await wallet.reconnect({ walletConnectProjectId: PROJECT_ID });
+		await vi.waitFor(() => expect(storage.has('wagmi.recentConnectorId')).toBe(false));
+		expect(wallet.connection.status).toBe('disconnected');
 	});
 });

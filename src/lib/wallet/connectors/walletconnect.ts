@@ -46,6 +46,23 @@ export function walletConnectConnector(wallet: Wallet, projectId: string, origin
 	return connector;
 }
 
+/**
+ * Restores the WalletConnect session of an earlier page (wagmi's last connector was WalletConnect,
+ * Wallet.reconnect()): connects without a new pairing when WalletConnect's provider finds the session
+ * in its storage, and forgets WalletConnect as the last connector when it finds none, so that later
+ * pages load nothing of it. A relay that does not answer within RELAY_TIMEOUT_MS is left alone (the
+ * session may still be good on the next page).
+ */
+export async function restoreWalletConnect(wallet: Wallet, projectId: string, origin: string): Promise<void> {
+	const chosen = walletConnectConnector(wallet, projectId, origin);
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const unanswered = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), RELAY_TIMEOUT_MS)));
+	const authorized = await Promise.race([chosen.isAuthorized(), unanswered]).finally(() => clearTimeout(timer));
+	if (authorized === null) return;
+	if (!authorized) return void (await wallet.config.storage?.removeItem('recentConnectorId'));
+	await wallet.connect(chosen);
+}
+
 /** Closes WalletConnect's modal, if its provider has started; closing it also ends the pending connection request. */
 async function closeModal(chosen: Connector): Promise<void> {
 	const started = await Promise.race([
