@@ -190,18 +190,20 @@ export const webhookDeliveries = pgTable(
 		lastError: text('last_error'),
 		lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
 		nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+		/** While an attempt runs: the end of its lease (no other claim before then). */
+		leasedUntil: timestamp('leased_until', { withTimezone: true }),
 		/** Set by an admin's retry: give up after one more failed attempt instead of 24 hours after the event. */
 		retryUntil: timestamp('retry_until', { withTimezone: true }),
 		deliveredAt: timestamp('delivered_at', { withTimezone: true }),
 		/** Every attempt: { attempt, at, status, error }. */
 		attemptLog: jsonb('attempt_log').$type<WebhookAttempt[]>().notNull().default([])
 	},
-	// The rows still to send, found by status alone: a claim (attempts, next_attempt_at) then changes no
-	// indexed column and Postgres can update the row in place (a HOT update, room left by the table's
-	// fillfactor in drizzle/0005), where an index on next_attempt_at made every claim write index entries.
+	// Due rows by time (the claim); the lease (leased_until) is a column of its own that no index names,
+	// so a claim changes no indexed column and Postgres can update the row in place (a HOT update,
+	// room left by the table's fillfactor, drizzle/0005).
 	(t) => [
-		index('webhook_deliveries_pending_idx')
-			.on(t.id)
+		index('webhook_deliveries_due_idx')
+			.on(t.nextAttemptAt)
 			.where(sql`${t.status} = 'pending'`)
 	]
 );

@@ -75,7 +75,7 @@ export async function retryDelivery(
 	const id = parsed.value.deliveryId;
 	const [row] = await db
 		.update(w)
-		.set({ status: 'pending', nextAttemptAt: sql`now()`, retryUntil: sql`now()` })
+		.set({ status: 'pending', nextAttemptAt: sql`now()`, leasedUntil: null, retryUntil: sql`now()` })
 		.where(and(eq(w.id, id), eq(w.status, 'failed')))
 		.returning({ id: w.id });
 	if (row) return { ok: true, value: row };

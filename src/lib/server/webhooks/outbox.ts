@@ -1,4 +1,4 @@
-import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
 import { webhookDeliveries as w } from '../db/schema';
@@ -19,7 +19,7 @@ const seconds = (ms: number) => sql`make_interval(secs => ${ms / 1000}::double p
 /**
  * Claims up to `limit` due rows for `hashes` in one statement: the row locks (SKIP LOCKED) let
  * processes claim side by side without waiting or overlapping; the claim counts the attempt and
- * leases the row (next_attempt_at pushed by `leaseMs`), so nobody else claims it while it is sent,
+ * leases the row (leased_until, `leaseMs` ahead), so nobody else claims it while it is sent,
  * and a process that dies mid-send leaves it to be claimed again when the lease ends.
  */
 export async function claimDue(
@@ -31,7 +31,14 @@ export async function claimDue(
 	const due = db
 		.select({ id: w.id })
 		.from(w)
-		.where(and(eq(w.status, 'pending'), lte(w.nextAttemptAt, sql`now()`), inArray(w.urlHash, [...hashes])))
+		.where(
+			and(
+				eq(w.status, 'pending'),
+				lte(w.nextAttemptAt, sql`now()`),
+				or(isNull(w.leasedUntil), lte(w.leasedUntil, sql`now()`)),
+				inArray(w.urlHash, [...hashes])
+			)
+		)
 		.orderBy(w.nextAttemptAt)
 		.limit(limit)
 		.for('update', { skipLocked: true });
@@ -40,7 +47,7 @@ export async function claimDue(
 		.set({
 			attempts: sql`${w.attempts} + 1`,
 			lastAttemptAt: sql`now()`,
-			nextAttemptAt: sql`now() + ${seconds(leaseMs)}`
+			leasedUntil: sql`now() + ${seconds(leaseMs)}`
 		})
 		.where(inArray(w.id, due))
 		.returning({
@@ -100,6 +107,7 @@ export async function recordAttempts(
 			last_status = r.status,
 			last_error = r.error,
 			next_attempt_at = case when r.delivered then now() else ${next} end,
+			leased_until = null,
 			delivered_at = case when r.delivered then now() end,
 			attempt_log = ${w.attemptLog} || jsonb_build_array(jsonb_build_object(
 				'attempt', r.attempt, 'at', now(), 'status', r.status, 'error', r.error))
