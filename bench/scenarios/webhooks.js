@@ -7,7 +7,7 @@
 // counting proxies, leaving out the worker's own (its claims and records are `update "webhook_deliveries"`):
 // the proxies parse every byte in this process, so they stay out of the timed rounds.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import postgres from 'postgres';
@@ -107,18 +107,26 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 		const rates = { plain: [], hooked: [] };
 		/** @type {Record<'plain' | 'hooked', number[]>} */
 		const cpu = { plain: [], hooked: [] };
+		/** @type {Record<'plain' | 'hooked', Record<string, number>[]>} */
+		const split = { plain: [], hooked: [] };
+		const processes = { plain: plain.pid, hooked: hooked.pid, receiver: receiver.pid ?? 0, bench: process.pid };
 		// A first round of each is not counted (both processes' code warms up alike), and the order
 		// alternates (plain first, then hooked first) so that a drift of the machine favours neither.
 		for (let round = -1; round < rounds; round++) {
 			/** @type {('plain' | 'hooked')[]} */
 			const order = round % 2 ? ['plain', 'hooked'] : ['hooked', 'plain'];
 			for (const name of order) {
-				const [cpuBefore, countBefore] = [machineCpuMs(), next];
+				const [cpuBefore, countBefore, splitBefore] = [machineCpuMs(), next, cpuSplitMs(processes)];
 				const rate = await loop(runs[name], options);
 				if (name === 'hooked') await waitFor(async () => (await received()) >= hookedDone, 30_000);
 				if (round < 0) continue;
 				rates[name].push(rate);
-				cpu[name].push((machineCpuMs() - cpuBefore) / (next - countBefore));
+				const count = next - countBefore;
+				cpu[name].push((machineCpuMs() - cpuBefore) / count);
+				const splitAfter = cpuSplitMs(processes);
+				split[name].push(
+					Object.fromEntries(Object.entries(splitAfter).map(([k, v]) => [k, (v - (splitBefore[k] ?? 0)) / count]))
+				);
 			}
 		}
 		const m = { plain: medianByRps(rates.plain), hooked: medianByRps(rates.hooked) };
@@ -131,12 +139,15 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 		const delivered = await waitFor(async () => (await received()) >= hookedDone, 30_000);
 		await fetch(`${receiverUrl}/count`, { method: 'DELETE' });
 		const hash = createHash('sha256').update(new URL(hookUrl).href).digest('hex');
+		const deliveryBefore = cpuSplitMs(processes);
 		const started = performance.now();
 		await sql`insert into webhook_deliveries (event_id, event_type, data, url_hash, url_host)
 			select gen_random_uuid(), 'checkin.created', jsonb_build_object('n', g), ${hash}, '127.0.0.1'
 			from generate_series(1, ${EVENTS}) g`;
 		const allIn = await waitFor(async () => (await received()) >= EVENTS, 60_000);
 		const elapsed = (performance.now() - started) / 1000;
+		const deliveryAfter = cpuSplitMs(processes);
+		const deliveryCpu = (/** @type {string} */ k) => ((deliveryAfter[k] ?? 0) - (deliveryBefore[k] ?? 0)) / EVENTS;
 		return [
 			{
 				name: `POST /admin?/transition with WEBHOOK_URLS set, ${CONNECTIONS} conns (vs the same without webhooks, same database)`,
@@ -150,10 +161,25 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 				value: `${cpuMedian(cpu.hooked).toFixed(2)} ms vs ${cpuMedian(cpu.plain).toFixed(2)} ms (${(cpuMedian(cpu.plain) / cpuMedian(cpu.hooked)).toFixed(2)})`,
 				target: 'ratio >= 0.9 (a steadier view of the same cost)'
 			},
+			...['hooked', 'plain'].map((name) => ({
+				name: `CPU per transition by process, ${name === 'hooked' ? 'with' : 'without'} webhooks (medians): the portal measured, Postgres (all its processes), the receiver, the load generator`,
+				value: ['portal', 'postgres', 'receiver', 'bench']
+					.map(
+						(k) =>
+							`${k} ${cpuMedian(split[/** @type {'plain' | 'hooked'} */ (name)].map((s) => (k === 'portal' ? s[name] : s[k]) ?? 0)).toFixed(2)}`
+					)
+					.join(' · ')
+			})),
 			{
 				name: `${EVENTS} outbox rows to a receiver on loopback (one portal process)${allIn ? '' : ' NOT ALL ARRIVED'}`,
 				value: `${elapsed.toFixed(2)} s`,
 				target: '<= 10 s'
+			},
+			{
+				name: `CPU per event while those ${EVENTS} were delivered (the outbox's INSERT included): the portal, Postgres, the receiver`,
+				value: ['hooked', 'postgres', 'receiver']
+					.map((k) => `${k === 'hooked' ? 'portal' : k} ${deliveryCpu(k).toFixed(3)}`)
+					.join(' · ')
 			},
 			...(delivered ? [] : [{ name: 'webhooks: not every transition event arrived within 30 s' }])
 		];
@@ -174,6 +200,38 @@ async function waitFor(predicate, ms) {
 		await new Promise((r) => setTimeout(r, 50));
 	}
 	return true;
+}
+
+/**
+ * CPU time (ms) spent so far by each named process and by all of Postgres's processes (`/proc/<pid>/stat`
+ * utime + stime); empty where there is no /proc. A Postgres process that exited takes its time with it.
+ * @param {Record<string, number>} pids
+ * @returns {Record<string, number>}
+ */
+function cpuSplitMs(pids) {
+	if (!existsSync('/proc/self/stat')) return {};
+	/** @param {string | number} pid */
+	const ticks = (pid) => {
+		try {
+			const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+			return (Number(fields[11]) + Number(fields[12])) * 10;
+		} catch {
+			return 0;
+		}
+	};
+	/** @type {Record<string, number>} */
+	const out = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, ticks(pid)]));
+	out.postgres = 0;
+	for (const pid of readdirSync('/proc')) {
+		if (!/^\d+$/.test(pid)) continue;
+		try {
+			if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') out.postgres += ticks(pid);
+		} catch {
+			// gone meanwhile
+		}
+	}
+	return out;
 }
 
 /** CPU time the whole machine has spent (every process, /proc/stat), in ms; 0 where there is no /proc. */
