@@ -1,17 +1,17 @@
-import http from 'node:http';
-import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
+import { Pool } from 'undici';
 import type { WebhookEndpoint } from './endpoints';
 import { requestBody } from './messages';
 import type { AttemptResult, ClaimedDelivery } from './outbox';
 
-/** Posts signed attempts. node:http rather than fetch: about a third of the CPU per request. */
+/**
+ * Posts signed attempts through undici's connection pools, one per receiver origin (keep-alive, up to
+ * 64 sockets each): about a third of node:http's CPU per request, and a tenth of fetch's, on the two
+ * cores the worker shares with the requests it must not slow.
+ */
 export class Sender {
 	private readonly signer: Webhook;
-	private readonly agents = {
-		'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }),
-		'https:': new https.Agent({ keepAlive: true, maxSockets: 64 })
-	};
+	private readonly pools = new Map<string, Pool>();
 
 	constructor(
 		secret: string,
@@ -54,30 +54,35 @@ export class Sender {
 		}
 	}
 
-	private post(url: string, headers: Record<string, string>, body: string) {
+	/** Redirects are not followed (a pool never does), and the answer's body is read no further than undici's dump limit. */
+	private async post(url: string, headers: Record<string, string>, body: string) {
 		const target = new URL(url);
-		const transport = target.protocol === 'https:' ? https : http;
-		return new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
-			const request = transport.request(
-				target,
-				{ method: 'POST', headers, agent: this.agents[target.protocol as 'http:' | 'https:'] },
-				(response) => {
-					clearTimeout(timer);
-					response.resume(); // the body is not read: only the status counts
-					resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] });
-				}
-			);
-			const timer = setTimeout(() => request.destroy(new AttemptTimeout()), this.timeoutMs);
-			request.on('error', (err) => {
-				clearTimeout(timer);
-				reject(err);
+		let pool = this.pools.get(target.origin);
+		if (!pool) this.pools.set(target.origin, (pool = new Pool(target.origin, { connections: 64 })));
+		const abort = new AbortController();
+		const timer = setTimeout(() => abort.abort(new AttemptTimeout()), this.timeoutMs);
+		try {
+			const response = await pool.request({
+				method: 'POST',
+				path: target.pathname + target.search,
+				headers,
+				body,
+				signal: abort.signal
 			});
-			request.end(body);
-		});
+			await response.body.dump();
+			const retryAfter = response.headers['retry-after'];
+			return { status: response.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+		} catch (err) {
+			throw abort.signal.aborted ? new AttemptTimeout() : err;
+		} finally {
+			clearTimeout(timer);
+		}
 	}
 
-	close(): void {
-		for (const agent of Object.values(this.agents)) agent.destroy();
+	close(): Promise<void> {
+		const closing = [...this.pools.values()].map((pool) => pool.destroy());
+		this.pools.clear();
+		return Promise.all(closing).then(() => {});
 	}
 }
 
