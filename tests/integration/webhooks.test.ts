@@ -20,7 +20,8 @@ const fast: Partial<WorkerOptions> = {
 	leaseMs: 2_000,
 	backoffBaseMs: 20,
 	backoffCapMs: 100,
-	pollMs: 20
+	pollMs: 20,
+	recordDelayMs: 20
 };
 
 describe.each(engines)('webhooks on %s', (engine) => {

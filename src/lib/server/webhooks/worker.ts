@@ -18,7 +18,10 @@ export interface WorkerOptions {
 	pollMs: number;
 	/** Attempts in flight at once per process. */
 	concurrency: number;
-	/** How long a finished attempt waits for others to be recorded with it (one statement for all). */
+	/**
+	 * How long a finished attempt waits for others to be recorded with it (one statement for all), unless
+	 * `concurrency` of them are waiting already: fewer statements per event under load.
+	 */
 	recordDelayMs: number;
 	/** How long delivered and failed rows are kept (they hold applicant text). */
 	keepMs: number;
@@ -32,8 +35,8 @@ export const defaultWorkerOptions = (timeoutSeconds: number): WorkerOptions => (
 	backoffCapMs: 2 * 60 * 60 * 1000,
 	retryWindowMs: 24 * 60 * 60 * 1000,
 	pollMs: 1_000,
-	concurrency: 32,
-	recordDelayMs: 50,
+	concurrency: 64,
+	recordDelayMs: 250,
 	keepMs: 30 * 24 * 60 * 60 * 1000,
 	random: Math.random
 });
@@ -65,6 +68,7 @@ export function startWebhookWorker(
 	const inFlight = new Set<Promise<void>>();
 	const results: RecordedAttempt[] = [];
 	let recording: Promise<void> | null = null;
+	let recordNow = () => {};
 	let stopped = false;
 	let outage = false;
 	let wake = () => {};
@@ -80,9 +84,17 @@ export function startWebhookWorker(
 		});
 
 	// Results are recorded together: one statement for whatever finished within `recordDelayMs` of the
-	// first, and then for whatever finished while that statement ran.
+	// first (or sooner, once a claim's worth has finished), then for whatever finished while it ran.
 	async function recordAll() {
-		if (!stopped) await new Promise((resolve) => setTimeout(resolve, options.recordDelayMs));
+		if (!stopped)
+			await new Promise<void>((resolve) => {
+				const timer = setTimeout(resolve, options.recordDelayMs);
+				recordNow = () => {
+					clearTimeout(timer);
+					resolve();
+				};
+			});
+		recordNow = () => {};
 		while (results.length > 0) {
 			const batch = results.splice(0);
 			try {
@@ -100,6 +112,7 @@ export function startWebhookWorker(
 		const retryInMs = Math.max(backoffMs(row.attempts, options), result.retryAfterMs);
 		results.push({ ...result, retryInMs, id: row.id, attempts: row.attempts });
 		recording ??= recordAll();
+		if (results.length >= options.concurrency || stopped) recordNow();
 	}
 
 	async function loop() {
@@ -139,10 +152,11 @@ export function startWebhookWorker(
 		async stop() {
 			stopped = true;
 			wake();
+			recordNow();
 			await running;
 			await Promise.allSettled([...inFlight]);
 			await recording;
-			sender.close();
+			await sender.close();
 		}
 	};
 }
