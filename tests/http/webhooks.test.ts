@@ -55,9 +55,13 @@ describe('the built server with WEBHOOK_URLS', () => {
 
 		// 410 Gone: failed, not retried; an admin sees it by host only and retries it.
 		const adminCookie = await signIn(server.url, admin);
-		await expect.poll(async () => (await getPage(`${server.url}/admin/webhooks`, adminCookie)).body).toMatch(/Failed/);
+		// (The help text says "Failed ones can be sent again": wait for the row's own retry form.)
+		await expect
+			.poll(async () => (await getPage(`${server.url}/admin/webhooks`, adminCookie)).body)
+			.toMatch(/name="deliveryId"/);
 		const page = await getPage(`${server.url}/admin/webhooks`, adminCookie);
 		expect(page.status).toBe(200);
+		expect(page.body).toMatch(/<span class="status failed[^"]*">Failed<\/span>/);
 		expect(page.body).toContain(new URL(hook.url).host);
 		expect(page.body).not.toContain('secret-token-path');
 		const id = /name="deliveryId" value="(\d+)"/.exec(page.body)?.[1];
@@ -73,7 +77,7 @@ describe('the built server with WEBHOOK_URLS', () => {
 		expect(again!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
 		await expect
 			.poll(async () => (await getPage(`${server.url}/admin/webhooks`, adminCookie)).body)
-			.toMatch(/Delivered/);
+			.toMatch(/<span class="status delivered[^"]*">Delivered<\/span>/);
 		// Only a failed delivery can be retried.
 		expect(
 			(await postForm(`${server.url}/admin/webhooks?/retry`, { deliveryId: id! }, { cookie: adminCookie })).status
