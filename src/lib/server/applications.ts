@@ -20,7 +20,7 @@ import {
 	applicationSubmitted,
 	applicationTransitioned,
 	enqueueWebhookEvent,
-	webhookOutbox
+	insertAuditWithEvents
 } from './webhooks/events';
 
 export type { Application, ApplicationEvent };
@@ -231,9 +231,7 @@ export async function transitionApplication(
 			txHash: move.txHash || null,
 			txVerified
 		};
-		// The outbox row rides in the audit row's statement (a WITH clause): webhooks add no statement.
-		const outbox = webhookOutbox(tx, [applicationTransitioned(application, audit)]);
-		const [event] = await (outbox ? tx.with(outbox) : tx).insert(applicationEvents).values(audit).returning();
+		const [event] = await insertAuditWithEvents(tx, [audit], [applicationTransitioned(application, audit)]);
 		return { ok: true, value: { application, event: event! } };
 	});
 }

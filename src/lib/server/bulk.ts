@@ -3,12 +3,12 @@ import * as v from 'valibot';
 import { LABELS, actionLabel, needsOf, refusal, stateLabel, type ApplicationStates } from '$lib/transitions';
 import { UUID, moveEntries, parseMove } from './applications';
 import type { Database } from './db/client';
-import { applicationEvents, applications } from './db/schema';
+import { applications } from './db/schema';
 import { fieldError, rateLimited, type Outcome, type Refusal } from './forms';
 import type { SignedInMember } from './guards';
 import { consumeCost } from './rate-limit';
 import { verifyTxHash } from './tx-verify';
-import { applicationTransitioned, webhookOutbox } from './webhooks/events';
+import { applicationTransitioned, insertAuditWithEvents } from './webhooks/events';
 
 /** The fields of `POST /admin?/bulk` (docs/http.md): the single move's, with a list of ids. */
 export const BULK_FIELDS = ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from'] as const;
@@ -159,11 +159,11 @@ export async function bulkTransition(
 			txVerified
 		}));
 		// One statement: the audit rows, and the batch's outbox rows in its WITH clause.
-		const outbox = webhookOutbox(
+		await insertAuditWithEvents(
 			tx,
+			audits,
 			moved.map((application, i) => applicationTransitioned(application, audits[i]!))
 		);
-		await (outbox ? tx.with(outbox) : tx).insert(applicationEvents).values(audits);
 		const byId = new Map(rows.map((r) => [r.id, r.displayName]));
 		return {
 			ok: true,

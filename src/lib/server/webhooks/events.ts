@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/client';
-import { webhookDeliveries, type Application, type ApplicationEvent, type CheckIn } from '../db/schema';
+import {
+	applicationEvents,
+	webhookDeliveries,
+	type Application,
+	type ApplicationEvent,
+	type CheckIn
+} from '../db/schema';
 import type { WebhookEndpoint } from './endpoints';
 
 /** The events of docs/webhooks.md. */
@@ -54,9 +60,22 @@ export async function enqueueWebhookEvents(tx: Writer, events: readonly WebhookE
  * events cost no statement of their own and still commit or roll back with the change. Null when
  * webhooks are off. For events whose data is known before the change is written (a transition's).
  */
-export function webhookOutbox(tx: Pick<Database, '$with' | 'insert'>, events: readonly WebhookEvent[]) {
+function webhookOutbox(tx: Pick<Database, '$with' | 'insert'>, events: readonly WebhookEvent[]) {
 	if (endpoints.length === 0 || events.length === 0) return null;
 	return tx.$with('webhook_outbox', {}).as(tx.insert(webhookDeliveries).values(outboxRows(events)).getSQL());
+}
+
+/**
+ * Writes audit rows and the webhook events that report them in one statement (the events in its WITH
+ * clause: webhooks add no statement to a transition), and returns the audit rows.
+ */
+export function insertAuditWithEvents(
+	tx: Pick<Database, '$with' | 'insert' | 'with'>,
+	audits: (typeof applicationEvents.$inferInsert)[],
+	events: readonly WebhookEvent[]
+): Promise<ApplicationEvent[]> {
+	const outbox = webhookOutbox(tx, events);
+	return (outbox ? tx.with(outbox) : tx).insert(applicationEvents).values(audits).returning();
 }
 
 export const enqueueWebhookEvent = (tx: Writer, event: WebhookEvent) => enqueueWebhookEvents(tx, [event]);
