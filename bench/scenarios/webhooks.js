@@ -14,8 +14,8 @@ import postgres from 'postgres';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { countingProxy, httpClient, loop, medianByRps, signIn, startPortal } from '../harness.js';
 
-const ADMINS = 256; // 120 transitions an hour each: enough for 5 rounds on a quiet machine
-const APPLICATIONS = 40_000;
+const ADMINS = 384; // 120 transitions an hour each: enough for 7 rounds at 500 a second
+const APPLICATIONS = 48_000;
 const CONNECTIONS = 8;
 const EVENTS = 1_000;
 
