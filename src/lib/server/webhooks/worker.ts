@@ -68,33 +68,17 @@ export function startWebhookWorker(
 	const inFlight = new Set<Promise<void>>();
 	const results: RecordedAttempt[] = [];
 	let recording: Promise<void> | null = null;
-	let recordNow = () => {};
 	let stopped = false;
 	let outage = false;
-	let wake = () => {};
 	let lastCleanup = 0;
 
-	const pause = (ms: number) =>
-		new Promise<void>((resolve) => {
-			const timer = setTimeout(resolve, ms);
-			wake = () => {
-				clearTimeout(timer);
-				resolve();
-			};
-		});
+	const poll = wakeableDelay();
+	const gather = wakeableDelay();
 
 	// Results are recorded together: one statement for whatever finished within `recordDelayMs` of the
 	// first (or sooner, once a claim's worth has finished), then for whatever finished while it ran.
 	async function recordAll() {
-		if (!stopped)
-			await new Promise<void>((resolve) => {
-				const timer = setTimeout(resolve, options.recordDelayMs);
-				recordNow = () => {
-					clearTimeout(timer);
-					resolve();
-				};
-			});
-		recordNow = () => {};
+		if (!stopped) await gather.wait(options.recordDelayMs);
 		while (results.length > 0) {
 			const batch = results.splice(0);
 			try {
@@ -112,7 +96,7 @@ export function startWebhookWorker(
 		const retryInMs = Math.max(backoffMs(row.attempts, options), result.retryAfterMs);
 		results.push({ ...result, retryInMs, id: row.id, attempts: row.attempts });
 		recording ??= recordAll();
-		if (results.length >= options.concurrency || stopped) recordNow();
+		if (results.length >= options.concurrency) gather.wake();
 	}
 
 	async function loop() {
@@ -136,14 +120,14 @@ export function startWebhookWorker(
 				if (!isDatabaseUnavailable(err)) console.error('webhooks: could not claim deliveries:', messageOf(err));
 				else if (!outage) console.warn('webhooks: the database is unreachable; deliveries wait for it.');
 				outage ||= isDatabaseUnavailable(err);
-				await pause(options.pollMs);
+				await poll.wait(options.pollMs);
 				continue;
 			}
 			for (const row of rows) {
 				const p: Promise<void> = attempt(row).finally(() => inFlight.delete(p));
 				inFlight.add(p);
 			}
-			if (rows.length < free && !stopped) await pause(options.pollMs);
+			if (rows.length < free && !stopped) await poll.wait(options.pollMs);
 		}
 	}
 
@@ -151,13 +135,29 @@ export function startWebhookWorker(
 	return {
 		async stop() {
 			stopped = true;
-			wake();
-			recordNow();
+			poll.wake();
+			gather.wake();
 			await running;
 			await Promise.allSettled([...inFlight]);
 			await recording;
 			await sender.close();
 		}
+	};
+}
+
+/** A wait that `wake()` ends early (a stop, or enough work gathered). */
+function wakeableDelay() {
+	let end = () => {};
+	return {
+		wait: (ms: number) =>
+			new Promise<void>((resolve) => {
+				const timer = setTimeout(resolve, ms);
+				end = () => {
+					clearTimeout(timer);
+					resolve();
+				};
+			}),
+		wake: () => end()
 	};
 }
 
