@@ -6,6 +6,9 @@
 // the database. Statements per transition are counted on the wire by a second pair of portals behind
 // counting proxies, leaving out the worker's own (its claims and records are `update "webhook_deliveries"`):
 // the proxies parse every byte in this process, so they stay out of the timed rounds.
+// A third kind of round calibrates the machine: the portal without webhooks again, beside a busy loop
+// at the lowest CPU priority (nice 19), which takes only CPU that nothing else wants. What that costs
+// the rate is what any background work costs it here, however it is scheduled.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
@@ -14,8 +17,8 @@ import postgres from 'postgres';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { countingProxy, httpClient, loop, medianByRps, signIn, startPortal } from '../harness.js';
 
-const ADMINS = 384; // 120 transitions an hour each: enough for 7 rounds at 500 a second
-const APPLICATIONS = 48_000;
+const ADMINS = 576; // 120 transitions an hour each: enough for 3 kinds of round, 7 rounds each, at 600 a second
+const APPLICATIONS = 72_000;
 const CONNECTIONS = 8;
 const EVENTS = 1_000;
 
@@ -78,7 +81,8 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 		};
 		const runs = {
 			plain: transition(plain, httpClient(plain.url, CONNECTIONS)),
-			hooked: transition(hooked, httpClient(hooked.url, CONNECTIONS))
+			hooked: transition(hooked, httpClient(hooked.url, CONNECTIONS)),
+			busy: transition(plain, httpClient(plain.url, CONNECTIONS))
 		};
 		const counted = {
 			plain: transition(plainCounted, httpClient(plainCounted.url, 1)),
@@ -103,8 +107,8 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 		// Alternating rounds. After a round with webhooks its last events are delivered before the next
 		// round starts (the worker looks every second), so that no delivery runs in a round without them;
 		// the machine's CPU time per transition is measured over each round and its deliveries.
-		/** @type {Record<'plain' | 'hooked', import('../harness.js').Rate[]>} */
-		const rates = { plain: [], hooked: [] };
+		/** @type {Record<'plain' | 'hooked' | 'busy', import('../harness.js').Rate[]>} */
+		const rates = { plain: [], hooked: [], busy: [] };
 		/** @type {Record<'plain' | 'hooked', number[]>} */
 		const cpu = { plain: [], hooked: [] };
 		/** @type {Record<'plain' | 'hooked', Record<string, number>[]>} */
@@ -113,9 +117,17 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 		// A first round of each is not counted (both processes' code warms up alike), and the order
 		// alternates (plain first, then hooked first) so that a drift of the machine favours neither.
 		for (let round = -1; round < rounds; round++) {
-			/** @type {('plain' | 'hooked')[]} */
-			const order = round % 2 ? ['plain', 'hooked'] : ['hooked', 'plain'];
+			/** @type {('plain' | 'hooked' | 'busy')[]} */
+			const order = round % 2 ? ['plain', 'hooked', 'busy'] : ['busy', 'hooked', 'plain'];
 			for (const name of order) {
+				if (name === 'busy') {
+					const busy = idlePriorityBusyLoop();
+					const rate = await loop(runs.busy, options);
+					busy.kill();
+					await once(busy, 'exit');
+					if (round >= 0) rates.busy.push(rate);
+					continue;
+				}
 				const [cpuBefore, countBefore, splitBefore] = [machineCpuMs(), next, cpuSplitMs(processes)];
 				const rate = await loop(runs[name], options);
 				if (name === 'hooked') await waitFor(async () => (await received()) >= hookedDone, 30_000);
@@ -131,7 +143,12 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 		}
 		const m = { plain: medianByRps(rates.plain), hooked: medianByRps(rates.hooked) };
 		// Each pair of rounds ran back to back, so its ratio is the least touched by the machine's drift.
-		const pairs = rates.hooked.map((r, i) => r.rps / (rates.plain[i]?.rps ?? NaN)).sort((a, b) => a - b);
+		/** @param {import('../harness.js').Rate[]} list */
+		const pairsWithPlain = (list) => list.map((r, i) => r.rps / (rates.plain[i]?.rps ?? NaN)).sort((a, b) => a - b);
+		/** @param {number[]} sorted */
+		const spread = (sorted) =>
+			[sorted[0], sorted[Math.floor(sorted.length / 2)], sorted.at(-1)].map((r) => r?.toFixed(2)).join(' · ');
+		const pairs = pairsWithPlain(rates.hooked);
 		const cpuMedian = (/** @type {number[]} */ list) =>
 			[...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] ?? 0;
 		if (next > Math.min(ADMINS * 120, APPLICATIONS))
@@ -168,7 +185,17 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 			},
 			{
 				name: `the rate ratio of each pair of rounds (${rounds}): lowest · median · highest`,
-				value: [pairs[0], pairs[Math.floor(pairs.length / 2)], pairs.at(-1)].map((r) => r?.toFixed(2)).join(' · ')
+				value: spread(pairs)
+			},
+			{
+				name: 'calibration: POST /admin?/transition without webhooks beside a busy loop at the lowest CPU priority (nice 19), which takes only idle CPU (vs without it, same rounds)',
+				...medianByRps(rates.busy),
+				baseline: { ...m.plain },
+				target: 'none: what background work as such costs the rate here'
+			},
+			{
+				name: `the calibration's ratio in each round (${rounds}): lowest · median · highest`,
+				value: spread(pairsWithPlain(rates.busy))
 			},
 			{
 				name: `machine CPU per transition with webhooks, their delivery and the receiver included (vs without), median of ${rounds} rounds`,
@@ -208,6 +235,14 @@ export default async function webhooks({ databaseUrl, engine, seconds, rounds })
 		receiver.kill();
 		await sql.end();
 	}
+}
+
+/**
+ * A process that spins at the lowest CPU priority until killed: it runs only when nothing else wants
+ * the CPU, so any rate it takes away is the cost of background work as such on this machine.
+ */
+function idlePriorityBusyLoop() {
+	return spawn(process.execPath, ['-e', "require('node:os').setPriority(19); for (;;);"], { stdio: 'ignore' });
 }
 
 /** @param {() => Promise<boolean>} predicate @param {number} ms */
