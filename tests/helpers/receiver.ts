@@ -7,8 +7,15 @@ export interface Received {
 	body: string;
 }
 
-/** What the receiver answers to its `n`th request (0-based): a status, or 'hang' for no answer. */
-export type Responder = (request: Received, n: number) => number | 'hang';
+/** An answer with headers, after `delayMs`. */
+export interface Answer {
+	status: number;
+	headers?: Record<string, string>;
+	delayMs?: number;
+}
+
+/** What the receiver answers to its `n`th request (0-based): a status, an Answer, or 'hang' for no answer. */
+export type Responder = (request: Received, n: number) => number | Answer | 'hang';
 
 /** A webhook receiver on loopback that keeps every request it gets. */
 export class Receiver {
@@ -17,6 +24,9 @@ export class Receiver {
 	private waiting: Array<() => void> = [];
 	respond: Responder = () => 204;
 	url = '';
+	/** The most requests it had unanswered at once. */
+	maxInFlight = 0;
+	private inFlight = 0;
 
 	async start(path = '/hook'): Promise<this> {
 		const server = createServer((req, res) => {
@@ -26,9 +36,14 @@ export class Receiver {
 				const request = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
 				const answer = this.respond(request, this.received.length);
 				this.received.push(request);
+				this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
+				res.once('close', () => this.inFlight--);
 				for (const notify of this.waiting.splice(0)) notify();
 				if (answer === 'hang') return;
-				res.writeHead(answer).end();
+				const { status, headers = {}, delayMs = 0 } = typeof answer === 'number' ? { status: answer } : answer;
+				const send = () => res.writeHead(status, headers).end();
+				if (delayMs > 0) setTimeout(send, delayMs);
+				else send();
 			});
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

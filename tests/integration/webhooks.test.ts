@@ -252,6 +252,72 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		]);
 	});
 
+	describe('a Discord channel', () => {
+		// The receiver's URL, sent as Discord's messages are (a loopback URL is otherwise a standard endpoint).
+		const startChat = () => {
+			worker = startWebhookWorker(t.handle, [{ ...toEndpoint(receiver.url), format: 'discord' }], secret, {
+				...defaultWorkerOptions(1),
+				...fast
+			});
+		};
+		/** Check-ins of `n` members, one after the other: events in a known order, told apart by their notes. */
+		const checkIns = async (n: number) => {
+			const ids: string[] = [];
+			for (let i = 0; i < n; i++) {
+				const result = await checkin(t.db, await addMember(t.db), { note: `message ${i}` });
+				if (!result.ok) throw new Error('check-in refused');
+				ids.push((await rowFor(result.value.id))!.eventId);
+			}
+			return ids;
+		};
+		const idsReceived = () => receiver.received.map((r) => r.headers['webhook-id']);
+
+		it('gets one message at a time, in the order of the events, paced by its rate-limit headers (no 429)', async () => {
+			// Discord's way: a bucket of 2 requests that fills again 300 ms after it was first drawn from,
+			// told in X-RateLimit-Remaining and X-RateLimit-Reset-After; a request on an empty bucket gets 429.
+			let tokens = 0;
+			let resetAt = 0;
+			let refused = 0;
+			receiver.respond = () => {
+				const now = Date.now();
+				if (now >= resetAt) [tokens, resetAt] = [2, now + 300];
+				const resetAfter = ((resetAt - now) / 1000).toFixed(3);
+				if (tokens === 0) {
+					refused++;
+					return { status: 429, headers: { 'retry-after': resetAfter } };
+				}
+				tokens--;
+				const headers = { 'x-ratelimit-remaining': String(tokens), 'x-ratelimit-reset-after': resetAfter };
+				return { status: 204, headers, delayMs: 20 };
+			};
+			receiver.maxInFlight = 0;
+			const events = await checkIns(6);
+			startChat();
+			await receiver.until((r) => r.length >= 6);
+			await expect
+				.poll(async () => (await t.db.select().from(webhookDeliveries)).every((r) => r.status === 'delivered'))
+				.toBe(true);
+			expect(idsReceived()).toEqual(events);
+			const contents = receiver.received.map((r) => (JSON.parse(r.body) as { content: string }).content);
+			expect(contents.map((c) => /message (\d)/.exec(c)?.[1])).toEqual(['0', '1', '2', '3', '4', '5']);
+			expect(receiver.maxInFlight).toBe(1);
+			expect(refused).toBe(0);
+		});
+
+		it('a message refused with 429 is sent again after Retry-After, before the ones after it', async () => {
+			receiver.respond = (_, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '0.2' } } : 204);
+			const events = await checkIns(3);
+			startChat();
+			await receiver.until((r) => r.length >= 4);
+			expect(idsReceived()).toEqual([events[0], events[0], events[1], events[2]]);
+			await expect
+				.poll(async () => (await t.db.select().from(webhookDeliveries)).every((r) => r.status === 'delivered'))
+				.toBe(true);
+			const first = (await t.db.select().from(webhookDeliveries)).find((r) => r.eventId === events[0]);
+			expect(first!.attemptLog.map((a) => a.status)).toEqual([429, 204]);
+		});
+	});
+
 	it('writes nothing to the outbox when WEBHOOK_URLS is unset', async () => {
 		setWebhookEndpoints([]);
 		try {

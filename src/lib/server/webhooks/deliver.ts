@@ -24,10 +24,7 @@ export class Sender {
 	 * One attempt: the body for the endpoint's format, signed as Standard Webhooks says (webhook-id,
 	 * webhook-timestamp of this attempt, webhook-signature), within the timeout. Redirects are not followed.
 	 */
-	async send(
-		endpoint: WebhookEndpoint,
-		row: ClaimedDelivery
-	): Promise<Omit<AttemptResult, 'retryInMs'> & { retryAfterMs: number }> {
+	async send(endpoint: WebhookEndpoint, row: ClaimedDelivery): Promise<SendResult> {
 		const body = requestBody(endpoint.format, row);
 		const now = new Date();
 		const headers = {
@@ -39,18 +36,28 @@ export class Sender {
 			'webhook-signature': this.signer.sign(row.eventId, now, body)
 		};
 		try {
-			const { status, retryAfter } = await this.post(endpoint.url, headers, body);
-			if (status >= 200 && status < 300) return { delivered: true, status, error: null, final: false, retryAfterMs: 0 };
-			const seconds = Number(retryAfter);
+			const { status, header } = await this.post(endpoint.url, headers, body);
+			// Discord's bucket: how many more requests it takes now, and when it fills again.
+			const emptyForMs = header('x-ratelimit-remaining') === '0' ? secondsToMs(header('x-ratelimit-reset-after')) : 0;
+			if (status >= 200 && status < 300)
+				return { delivered: true, status, error: null, final: false, retryAfterMs: 0, emptyForMs };
 			return {
 				delivered: false,
 				status,
 				error: status === 410 ? 'HTTP 410 Gone: not retried' : `HTTP ${status}`,
 				final: status === 410,
-				retryAfterMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0
+				retryAfterMs: secondsToMs(header('retry-after')),
+				emptyForMs
 			};
 		} catch (err) {
-			return { delivered: false, status: null, error: describe(err, this.timeoutMs), final: false, retryAfterMs: 0 };
+			return {
+				delivered: false,
+				status: null,
+				error: describe(err, this.timeoutMs),
+				final: false,
+				retryAfterMs: 0,
+				emptyForMs: 0
+			};
 		}
 	}
 
@@ -70,8 +77,11 @@ export class Sender {
 				signal: abort.signal
 			});
 			await response.body.dump();
-			const retryAfter = response.headers['retry-after'];
-			return { status: response.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+			const header = (name: string) => {
+				const value = response.headers[name];
+				return Array.isArray(value) ? value[0] : value;
+			};
+			return { status: response.statusCode, header };
 		} catch (err) {
 			throw abort.signal.aborted ? new AttemptTimeout() : err;
 		} finally {
@@ -84,6 +94,20 @@ export class Sender {
 		this.pools.clear();
 		return Promise.all(closing).then(() => {});
 	}
+}
+
+/** What one attempt got, with the receiver's wishes about the next. */
+export type SendResult = Omit<AttemptResult, 'retryInMs'> & {
+	/** Retry-After, when the answer was not a success. */
+	retryAfterMs: number;
+	/** How long the receiver's rate-limit bucket stays empty (X-RateLimit-Remaining: 0), else 0. */
+	emptyForMs: number;
+};
+
+/** A header's seconds (Retry-After, X-RateLimit-Reset-After) in ms; 0 when absent or unreadable. */
+function secondsToMs(value: string | undefined): number {
+	const seconds = Number(value);
+	return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0;
 }
 
 class AttemptTimeout extends Error {}

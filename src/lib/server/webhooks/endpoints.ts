@@ -24,6 +24,12 @@ export function formatOf(url: URL): EndpointFormat {
 	return 'standard';
 }
 
+/**
+ * Discord and Slack post each message to a channel: they take one at a time, in the order the events
+ * happened, paced by their rate limits (docs/webhooks.md "Delivery").
+ */
+export const isChat = (endpoint: Pick<WebhookEndpoint, 'format'>) => endpoint.format !== 'standard';
+
 export const urlHash = (url: string) => createHash('sha256').update(url).digest('hex');
 
 export function toEndpoint(raw: string): WebhookEndpoint {

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lte, or, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
 import { webhookDeliveries as w } from '../db/schema';
@@ -16,32 +16,21 @@ export interface ClaimedDelivery {
 
 const seconds = (ms: number) => sql`make_interval(secs => ${ms / 1000}::double precision)`;
 
+/** A row that may be claimed now: pending, due, and not leased to an attempt under way. */
+const claimable = () =>
+	and(
+		eq(w.status, 'pending'),
+		lte(w.nextAttemptAt, sql`now()`),
+		or(isNull(w.leasedUntil), lte(w.leasedUntil, sql`now()`))
+	);
+
 /**
- * Claims up to `limit` due rows for `hashes` in one statement: the row locks (SKIP LOCKED) let
- * processes claim side by side without waiting or overlapping; the claim counts the attempt and
- * leases the row (leased_until, `leaseMs` ahead), so nobody else claims it while it is sent,
- * and a process that dies mid-send leaves it to be claimed again when the lease ends.
+ * Takes the rows `chosen` selects (its row locks, SKIP LOCKED, let processes claim side by side
+ * without waiting or overlapping): counts the attempt and leases the row (leased_until, `leaseMs`
+ * ahead), so nobody else claims it while it is sent, and a process that dies mid-send leaves it to be
+ * claimed again when the lease ends.
  */
-export async function claimDue(
-	db: Database,
-	hashes: readonly string[],
-	limit: number,
-	leaseMs: number
-): Promise<ClaimedDelivery[]> {
-	const due = db
-		.select({ id: w.id })
-		.from(w)
-		.where(
-			and(
-				eq(w.status, 'pending'),
-				lte(w.nextAttemptAt, sql`now()`),
-				or(isNull(w.leasedUntil), lte(w.leasedUntil, sql`now()`)),
-				inArray(w.urlHash, [...hashes])
-			)
-		)
-		.orderBy(w.nextAttemptAt)
-		.limit(limit)
-		.for('update', { skipLocked: true });
+function claim(db: Database, chosen: SQLWrapper, leaseMs: number): Promise<ClaimedDelivery[]> {
 	return db
 		.update(w)
 		.set({
@@ -49,7 +38,7 @@ export async function claimDue(
 			lastAttemptAt: sql`now()`,
 			leasedUntil: sql`now() + ${seconds(leaseMs)}`
 		})
-		.where(inArray(w.id, due))
+		.where(inArray(w.id, chosen))
 		.returning({
 			id: w.id,
 			eventId: w.eventId,
@@ -59,6 +48,37 @@ export async function claimDue(
 			urlHash: w.urlHash,
 			attempts: w.attempts
 		});
+}
+
+/** Claims up to `limit` due rows for `hashes` in one statement, the longest due first. */
+export function claimDue(
+	db: Database,
+	hashes: readonly string[],
+	limit: number,
+	leaseMs: number
+): Promise<ClaimedDelivery[]> {
+	const due = db
+		.select({ id: w.id })
+		.from(w)
+		.where(and(claimable(), inArray(w.urlHash, [...hashes])))
+		.orderBy(w.nextAttemptAt)
+		.limit(limit)
+		.for('update', { skipLocked: true });
+	return claim(db, due, leaseMs);
+}
+
+/**
+ * Claims, in one statement, the oldest due row of each of `hashes` (chat endpoints, which take one
+ * message at a time in the order the events happened).
+ */
+export function claimHeads(db: Database, hashes: readonly string[], leaseMs: number): Promise<ClaimedDelivery[]> {
+	const heads = sql`(select head.id from unnest(array[${sql.join(
+		hashes.map((h) => sql`${h}`),
+		sql`, `
+	)}]::text[]) as endpoint(hash) cross join lateral (
+		select ${w.id} as id from ${w} where ${w.urlHash} = endpoint.hash and ${claimable()}
+		order by ${w.id} limit 1 for update skip locked) as head)`;
+	return claim(db, heads, leaseMs);
 }
 
 /** What one attempt got. */

@@ -1,8 +1,15 @@
 import type { DatabaseHandle } from '../db/client';
 import { isDatabaseUnavailable } from '../db/errors';
 import { Sender } from './deliver';
-import type { WebhookEndpoint } from './endpoints';
-import { claimDue, deleteSettled, recordAttempts, type ClaimedDelivery, type RecordedAttempt } from './outbox';
+import { isChat, type WebhookEndpoint } from './endpoints';
+import {
+	claimDue,
+	claimHeads,
+	deleteSettled,
+	recordAttempts,
+	type ClaimedDelivery,
+	type RecordedAttempt
+} from './outbox';
 
 export interface WorkerOptions {
 	/** One attempt's limit (WEBHOOK_TIMEOUT_SECONDS). */
@@ -63,7 +70,16 @@ export function startWebhookWorker(
 	options: WorkerOptions
 ): WebhookWorker {
 	const byHash = new Map(endpoints.map((e) => [e.hash, e]));
-	const hashes = [...byHash.keys()];
+	const standard = endpoints.filter((e) => !isChat(e)).map((e) => e.hash);
+	const chat = endpoints.filter(isChat).map((e) => e.hash);
+	// A chat endpoint takes one message at a time, the oldest due first: those sending now, and until
+	// when each waits on its own word (an empty rate-limit bucket, a 429's Retry-After).
+	const sending = new Set<string>();
+	const pausedUntil = new Map<string, number>();
+	const pauses = new Set<NodeJS.Timeout>();
+	// A chat message to be sent again holds its endpoint until its attempt is recorded: only then is it due
+	// again (still the oldest), and the endpoint's pause counts from then. By delivery id.
+	const afterRecord = new Map<number, () => void>();
 	const sender = new Sender(secret, options.timeoutMs);
 	const inFlight = new Set<Promise<void>>();
 	const results: RecordedAttempt[] = [];
@@ -74,6 +90,12 @@ export function startWebhookWorker(
 
 	const poll = wakeableDelay();
 	const gather = wakeableDelay();
+	// Set when a chat endpoint may take its next message: the loop claims again at once, not after a poll.
+	let claimAgain = false;
+	const wakeLoop = () => {
+		claimAgain = true;
+		poll.wake();
+	};
 
 	// Results are recorded together: one statement for whatever finished within `recordDelayMs` of the
 	// first (or sooner, once a claim's worth has finished), then for whatever finished while it ran.
@@ -86,17 +108,56 @@ export function startWebhookWorker(
 			} catch (err) {
 				// Unrecorded rows are claimed again when their lease ends: at least once, same webhook-id.
 				if (!isDatabaseUnavailable(err)) console.error('webhooks: could not record attempts:', messageOf(err));
+			} finally {
+				for (const { id } of batch) {
+					afterRecord.get(id)?.();
+					afterRecord.delete(id);
+				}
 			}
 		}
 		recording = null;
 	}
 
 	async function attempt(row: ClaimedDelivery) {
-		const result = await sender.send(byHash.get(row.urlHash)!, row);
-		const retryInMs = Math.max(backoffMs(row.attempts, options), result.retryAfterMs);
+		const endpoint = byHash.get(row.urlHash)!;
+		const result = await sender.send(endpoint, row);
+		let retryInMs = Math.max(backoffMs(row.attempts, options), result.retryAfterMs);
+		if (isChat(endpoint)) {
+			// Rate limited: the message waits exactly as long as its endpoint, so it is still the oldest due
+			// when both may go again, and the channel gets the messages in order.
+			if (result.status === 429) retryInMs = result.retryAfterMs || retryInMs;
+			const pauseMs = Math.min(MAX_PAUSE_MS, Math.max(result.emptyForMs, result.status === 429 ? retryInMs : 0));
+			const release = () => {
+				sending.delete(row.urlHash);
+				if (pauseMs > 0) pause(row.urlHash, pauseMs);
+				else wakeLoop();
+			};
+			if (result.delivered || result.final) release();
+			else afterRecord.set(row.id, release);
+		}
 		results.push({ ...result, retryInMs, id: row.id, attempts: row.attempts });
 		recording ??= recordAll();
 		if (results.length >= options.concurrency) gather.wake();
+	}
+
+	function pause(hash: string, ms: number) {
+		pausedUntil.set(hash, Date.now() + ms);
+		const timer = setTimeout(() => {
+			pauses.delete(timer);
+			wakeLoop();
+		}, ms);
+		pauses.add(timer);
+	}
+
+	/** Up to `free` due rows: of the other endpoints by due time, and the oldest of each chat endpoint free to take one. */
+	async function claimFor(free: number): Promise<ClaimedDelivery[]> {
+		const rows = standard.length > 0 ? await claimDue(database.db, standard, free, options.leaseMs) : [];
+		const now = Date.now();
+		const ready = chat.filter((h) => !sending.has(h) && (pausedUntil.get(h) ?? 0) <= now).slice(0, free - rows.length);
+		if (ready.length === 0) return rows;
+		const heads = await claimHeads(database.db, ready, options.leaseMs);
+		for (const row of heads) sending.add(row.urlHash);
+		return [...rows, ...heads];
 	}
 
 	async function loop() {
@@ -113,7 +174,8 @@ export function startWebhookWorker(
 					lastCleanup = Date.now();
 					await deleteSettled(database.db, options.keepMs);
 				}
-				rows = await claimDue(database.db, hashes, free, options.leaseMs);
+				claimAgain = false;
+				rows = await claimFor(free);
 				if (outage) console.warn('webhooks: the database answers again; deliveries resume.');
 				outage = false;
 			} catch (err) {
@@ -127,7 +189,7 @@ export function startWebhookWorker(
 				const p: Promise<void> = attempt(row).finally(() => inFlight.delete(p));
 				inFlight.add(p);
 			}
-			if (rows.length < free && !stopped) await poll.wait(options.pollMs);
+			if (rows.length < free && !stopped && !claimAgain) await poll.wait(options.pollMs);
 		}
 	}
 
@@ -135,6 +197,7 @@ export function startWebhookWorker(
 	return {
 		async stop() {
 			stopped = true;
+			for (const timer of pauses) clearTimeout(timer);
 			poll.wake();
 			gather.wake();
 			await running;
@@ -162,5 +225,7 @@ function wakeableDelay() {
 }
 
 const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
+/** The longest a chat endpoint waits on its own word; a longer Retry-After still delays that message. */
+const MAX_PAUSE_MS = 60 * 60 * 1000;
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
