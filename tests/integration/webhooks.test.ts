@@ -239,6 +239,20 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		expect(mine()).toBe(seen);
 	});
 
+	it('a Retry-After beyond the retry window fails that delivery and records the rest of its batch', async () => {
+		// 1e13 s from now is past any timestamp Postgres can hold: taken as it is, it broke the whole record.
+		receiver.respond = (request) =>
+			request.body.includes('"note":"far"') ? { status: 429, headers: { 'retry-after': '1e13' } } : 204;
+		const member = await addMember(t.db);
+		const far = await checkin(t.db, member, { note: 'far' });
+		const near = await checkin(t.db, await addMember(t.db), { note: 'near' });
+		start({ recordDelayMs: 200 });
+		await expect.poll(async () => (await rowFor(far.ok ? far.value.id : ''))?.status).toBe('failed');
+		expect(await rowFor(far.ok ? far.value.id : '')).toMatchObject({ attempts: 1, lastStatus: 429 });
+		await expect.poll(async () => (await rowFor(near.ok ? near.value.id : ''))?.status).toBe('delivered');
+		expect(receiver.received).toHaveLength(2);
+	});
+
 	it('a receiver that does not answer in time is recorded as such and tried again', async () => {
 		receiver.respond = (_, n) => (n === 0 ? 'hang' : 204);
 		const member = await addMember(t.db);
@@ -305,7 +319,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		});
 
 		it('a message refused with 429 is sent again after Retry-After, before the ones after it', async () => {
-			receiver.respond = (_, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '0.2' } } : 204);
+			receiver.respond = (_, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '1.5' } } : 204);
 			const events = await checkIns(3);
 			startChat();
 			await receiver.until((r) => r.length >= 4);
@@ -315,6 +329,9 @@ describe.each(engines)('webhooks on %s', (engine) => {
 				.toBe(true);
 			const first = (await t.db.select().from(webhookDeliveries)).find((r) => r.eventId === events[0]);
 			expect(first!.attemptLog.map((a) => a.status)).toEqual([429, 204]);
+			// Sent again after the Retry-After, not after the test's fast backoff.
+			const [refusedAt, deliveredAt] = first!.attemptLog.map((a) => Date.parse(a.at));
+			expect(deliveredAt! - refusedAt!).toBeGreaterThanOrEqual(1400);
 		});
 	});
 

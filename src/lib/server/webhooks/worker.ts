@@ -79,7 +79,7 @@ export function startWebhookWorker(
 	const pauses = new Set<NodeJS.Timeout>();
 	// A chat message to be sent again holds its endpoint until its attempt is recorded: only then is it due
 	// again (still the oldest), and the endpoint's pause counts from then. By delivery id.
-	const afterRecord = new Map<number, () => void>();
+	const afterRecord = new Map<number, (recorded: boolean) => void>();
 	const sender = new Sender(secret, options.timeoutMs);
 	const inFlight = new Set<Promise<void>>();
 	const results: RecordedAttempt[] = [];
@@ -103,14 +103,16 @@ export function startWebhookWorker(
 		if (!stopped) await gather.wait(options.recordDelayMs);
 		while (results.length > 0) {
 			const batch = results.splice(0);
+			let recorded = false;
 			try {
 				await recordAttempts(database.db, batch, options.retryWindowMs);
+				recorded = true;
 			} catch (err) {
 				// Unrecorded rows are claimed again when their lease ends: at least once, same webhook-id.
 				if (!isDatabaseUnavailable(err)) console.error('webhooks: could not record attempts:', messageOf(err));
 			} finally {
 				for (const { id } of batch) {
-					afterRecord.get(id)?.();
+					afterRecord.get(id)?.(recorded);
 					afterRecord.delete(id);
 				}
 			}
@@ -121,15 +123,18 @@ export function startWebhookWorker(
 	async function attempt(row: ClaimedDelivery) {
 		const endpoint = byHash.get(row.urlHash)!;
 		const result = await sender.send(endpoint, row);
-		let retryInMs = Math.max(backoffMs(row.attempts, options), result.retryAfterMs);
+		// Past the retry window the row fails anyway; a longer Retry-After would only overflow the timestamp.
+		let retryInMs = Math.min(options.retryWindowMs, Math.max(backoffMs(row.attempts, options), result.retryAfterMs));
 		if (isChat(endpoint)) {
-			// Rate limited: the message waits exactly as long as its endpoint, so it is still the oldest due
-			// when both may go again, and the channel gets the messages in order.
-			if (result.status === 429) retryInMs = result.retryAfterMs || retryInMs;
+			// Rate limited: the message waits exactly as long as its endpoint (1 s to an hour), so it is still
+			// the oldest due when both may go again, and the channel gets the messages in order.
+			if (result.status === 429) retryInMs = clamp(result.retryAfterMs || retryInMs, MIN_PAUSE_MS, MAX_PAUSE_MS);
 			const pauseMs = Math.min(MAX_PAUSE_MS, Math.max(result.emptyForMs, result.status === 429 ? retryInMs : 0));
-			const release = () => {
+			// A message to be sent again is due from when its attempt is recorded; unrecorded, when its lease ends.
+			const release = (recorded = true) => {
 				sending.delete(row.urlHash);
-				if (pauseMs > 0) pause(row.urlHash, pauseMs);
+				const waitMs = recorded ? pauseMs : Math.max(pauseMs, options.leaseMs);
+				if (waitMs > 0) pause(row.urlHash, waitMs);
 				else wakeLoop();
 			};
 			if (result.delivered || result.final) release();
@@ -142,10 +147,15 @@ export function startWebhookWorker(
 
 	function pause(hash: string, ms: number) {
 		pausedUntil.set(hash, Date.now() + ms);
+		// Attempts that finish while stop() waits for them start no pause; none keeps the process alive.
+		if (stopped) return;
+		// The timer decides when the pause ends (it may fire a little before Date.now() gets there).
 		const timer = setTimeout(() => {
 			pauses.delete(timer);
+			pausedUntil.delete(hash);
 			wakeLoop();
 		}, ms);
+		timer.unref();
 		pauses.add(timer);
 	}
 
@@ -225,7 +235,10 @@ function wakeableDelay() {
 }
 
 const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
-/** The longest a chat endpoint waits on its own word; a longer Retry-After still delays that message. */
+/** How long a chat endpoint waits on its own word (an empty bucket, a 429's Retry-After), at most and at least after a 429. */
 const MAX_PAUSE_MS = 60 * 60 * 1000;
+const MIN_PAUSE_MS = 1000;
+
+const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
