@@ -318,6 +318,31 @@ describe.each(engines)('webhooks on %s', (engine) => {
 			expect(refused).toBe(0);
 		});
 
+		it('beside a bot: the channel gets its messages one at a time in order, the bot gets all of them', async () => {
+			const bot = await new Receiver().start('/bot');
+			const channel = { ...toEndpoint(receiver.url), format: 'discord' as const };
+			setWebhookEndpoints([toEndpoint(bot.url), channel]);
+			try {
+				receiver.respond = () => ({ status: 204, delayMs: 20 });
+				bot.respond = () => ({ status: 204, delayMs: 20 });
+				receiver.maxInFlight = 0;
+				const events = await checkIns(5);
+				worker = startWebhookWorker(t.handle, [toEndpoint(bot.url), channel], secret, {
+					...defaultWorkerOptions(1),
+					...fast
+				});
+				await receiver.until((r) => r.length >= 5);
+				await bot.until((r) => r.length >= 5);
+				expect(idsReceived()).toEqual(events);
+				expect(receiver.maxInFlight).toBe(1);
+				expect(bot.received.map((r) => r.headers['webhook-id']).sort()).toEqual([...events].sort());
+				expect(bot.maxInFlight).toBeGreaterThan(1);
+			} finally {
+				setWebhookEndpoints([toEndpoint(receiver.url)]);
+				await bot.stop();
+			}
+		});
+
 		it('a message refused with 429 is sent again after Retry-After, before the ones after it', async () => {
 			receiver.respond = (_, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '1.5' } } : 204);
 			const events = await checkIns(3);

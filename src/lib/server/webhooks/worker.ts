@@ -159,15 +159,18 @@ export function startWebhookWorker(
 		pauses.add(timer);
 	}
 
-	/** Up to `free` due rows: of the other endpoints by due time, and the oldest of each chat endpoint free to take one. */
+	/**
+	 * Up to `free` due rows: first the oldest of each chat endpoint free to take one (a row each, so a
+	 * backlog elsewhere never holds a channel up), then the other endpoints' by due time.
+	 */
 	async function claimFor(free: number): Promise<ClaimedDelivery[]> {
-		const rows = standard.length > 0 ? await claimDue(database.db, standard, free, options.leaseMs) : [];
 		const now = Date.now();
-		const ready = chat.filter((h) => !sending.has(h) && (pausedUntil.get(h) ?? 0) <= now).slice(0, free - rows.length);
-		if (ready.length === 0) return rows;
-		const heads = await claimHeads(database.db, ready, options.leaseMs);
+		const ready = chat.filter((h) => !sending.has(h) && (pausedUntil.get(h) ?? 0) <= now).slice(0, free);
+		const heads = ready.length > 0 ? await claimHeads(database.db, ready, options.leaseMs) : [];
 		for (const row of heads) sending.add(row.urlHash);
-		return [...rows, ...heads];
+		const left = free - heads.length;
+		const rows = standard.length > 0 && left > 0 ? await claimDue(database.db, standard, left, options.leaseMs) : [];
+		return [...heads, ...rows];
 	}
 
 	async function loop() {
