@@ -343,6 +343,34 @@ describe.each(engines)('webhooks on %s', (engine) => {
 			}
 		});
 
+		it("a claim that fails once the channel's oldest message is claimed does not stall the channel", async () => {
+			const bot = await new Receiver().start('/bot');
+			const channel = { ...toEndpoint(receiver.url), format: 'discord' as const };
+			setWebhookEndpoints([toEndpoint(bot.url), channel]);
+			try {
+				const events = await checkIns(3);
+				// The bot's claim (the only one that builds a SELECT) fails the first time, right after the
+				// channel's own claim went through.
+				let failures = 1;
+				const db = new Proxy(t.handle.db, {
+					get(target, key, self) {
+						if (key === 'select' && failures-- > 0) throw new Error('the claim failed');
+						return Reflect.get(target, key, self) as unknown;
+					}
+				});
+				worker = startWebhookWorker({ ...t.handle, db }, [toEndpoint(bot.url), channel], secret, {
+					...defaultWorkerOptions(1),
+					...fast
+				});
+				await receiver.until((r) => r.length >= 3);
+				expect(idsReceived()).toEqual(events);
+				await bot.until((r) => r.length >= 3);
+			} finally {
+				setWebhookEndpoints([toEndpoint(receiver.url)]);
+				await bot.stop();
+			}
+		});
+
 		it('a message refused with 429 is sent again after Retry-After, before the ones after it', async () => {
 			receiver.respond = (_, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '1.5' } } : 204);
 			const events = await checkIns(3);

@@ -169,8 +169,15 @@ export function startWebhookWorker(
 		const heads = ready.length > 0 ? await claimHeads(database.db, ready, options.leaseMs) : [];
 		for (const row of heads) sending.add(row.urlHash);
 		const left = free - heads.length;
-		const rows = standard.length > 0 && left > 0 ? await claimDue(database.db, standard, left, options.leaseMs) : [];
-		return [...heads, ...rows];
+		if (standard.length === 0 || left <= 0) return heads;
+		try {
+			return [...heads, ...(await claimDue(database.db, standard, left, options.leaseMs))];
+		} catch (err) {
+			// The heads are claimed and marked sending: they must be sent. The error comes back on the next
+			// claim, which their endpoints, busy now, leave to the other one alone.
+			if (heads.length === 0) throw err;
+			return heads;
+		}
 	}
 
 	async function loop() {
