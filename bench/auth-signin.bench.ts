@@ -4,8 +4,8 @@ import { recoverMessageAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { bench, describe } from 'vitest';
-import { createSessionCodec } from '../src/lib/server/session';
-import { checkEoaSignature, verifySignIn, type SignInPolicy } from '../src/lib/server/siwe';
+import { createSessionCodec } from '../src/lib/server/auth/session';
+import { checkEoaSignature, verifySignIn, type SignInPolicy } from '../src/lib/server/auth/siwe';
 
 // A well-known development key; it holds nothing.
 const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');

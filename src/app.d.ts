@@ -1,5 +1,5 @@
-import type { SignedInMember } from '$lib/server/guards';
-import type { SessionData } from '$lib/server/session';
+import type { SignedInMember } from '$lib/server/auth/guards';
+import type { SessionData } from '$lib/server/auth/session';
 import type { Branding } from '$lib/branding';
 
 declare global {

@@ -3,10 +3,10 @@ import { sequence } from '@sveltejs/kit/hooks';
 import { building } from '$app/environment';
 import { env } from '$env/dynamic/private';
 import { env as publicEnv } from '$env/dynamic/public';
-import { ConfigError } from '$lib/server/config';
+import { ConfigError } from '$lib/server/platform/config';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from '$lib/server/db/errors';
-import { adminNotFound, isAdminRoute, memberFromAddress } from '$lib/server/guards';
-import { runtime, startRuntime } from '$lib/server/runtime';
+import { adminNotFound, isAdminRoute, memberFromAddress } from '$lib/server/auth/guards';
+import { runtime, startRuntime } from '$lib/server/platform/runtime';
 import {
 	HSTS,
 	PRIVATE_NO_STORE,
@@ -16,7 +16,7 @@ import {
 	servedPolicy,
 	withFrameAncestors
 } from '../deploy/security-headers.js';
-import { SESSION_COOKIE } from '$lib/server/session';
+import { SESSION_COOKIE } from '$lib/server/auth/session';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
 
 export const init: ServerInit = async () => {

@@ -95,7 +95,7 @@ export default async function verifyCost({ databaseUrl, engine }) {
 			]).map(
 				([label, make]) =>
 					/** @type {Case} */ ([
-						// At the bounds (MESSAGE_LIMITS in src/lib/server/siwe.ts): a 500-byte statement and 400 bytes outside it.
+						// At the bounds (MESSAGE_LIMITS in src/lib/server/auth/siwe.ts): a 500-byte statement and 400 bytes outside it.
 						`1 KiB message at the bounds, ${label}, with the nonce cookie (parsed, then refused)`,
 						'POST',
 						'/api/auth/verify',

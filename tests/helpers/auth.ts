@@ -7,7 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import type { Hex } from 'viem';
 import { expect } from 'vitest';
-import { createSessionCodec } from '../../src/lib/server/session';
+import { createSessionCodec } from '../../src/lib/server/auth/session';
 import { requireServerUrl, type Engine } from './db';
 import { readJson } from './json';
 import { createServerDatabase } from './postgres.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../../src/lib/server/db/client';
 import { applicationEvents, applications, members } from '../../src/lib/server/db/schema';
-import type { SignedInMember } from '../../src/lib/server/guards';
+import type { SignedInMember } from '../../src/lib/server/auth/guards';
 
 /** A fresh random lowercase address, so tests never share rate-limit counters. */
 export const randomAddress = () => `0x${randomBytes(20).toString('hex')}`;

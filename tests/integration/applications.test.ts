@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applicationsOf, submitApplication, transitionApplication } from '../../src/lib/server/applications';
+import {
+	applicationsOf,
+	submitApplication,
+	transitionApplication
+} from '../../src/lib/server/applications/applications';
 import { createTestDatabase, engines, serverUrl, type TestDatabase } from '../helpers/db';
 import {
 	addMember,

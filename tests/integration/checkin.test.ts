@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkIns } from '../../src/lib/server/db/schema';
-import { checkin, checkInSummary, recentCheckIns } from '../../src/lib/server/checkins';
+import { checkin, checkInSummary, recentCheckIns } from '../../src/lib/server/checkins/checkins';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember, countRows, randomAddress } from '../helpers/members';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createCommunityPulse, type PulseResult } from '../../src/lib/server/community-pulse';
+import { createCommunityPulse, type PulseResult } from '../../src/lib/server/pulse/community-pulse';
 import {
 	githubIssue,
 	githubPullRequest,

@@ -7,7 +7,7 @@ import {
 	consumeCost,
 	consumeRateLimit,
 	deleteExpiredWindows
-} from '../../src/lib/server/rate-limit';
+} from '../../src/lib/server/platform/rate-limit';
 import { createTestDatabase, engines, serverUrl, type TestDatabase } from '../helpers/db';
 
 const alice = '0x' + 'a'.repeat(40);

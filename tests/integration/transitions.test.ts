@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { submitApplication, transitionApplication } from '../../src/lib/server/applications';
+import { submitApplication, transitionApplication } from '../../src/lib/server/applications/applications';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember, adminMember, applicationById, eventsOf, randomTxHash, seedApplication } from '../helpers/members';
 import { PERMITTED, STATES, TERMINAL } from '../helpers/transition-table';

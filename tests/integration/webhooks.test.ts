@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { submitApplication, transitionApplication } from '../../src/lib/server/applications';
-import { checkin } from '../../src/lib/server/checkins';
+import { submitApplication, transitionApplication } from '../../src/lib/server/applications/applications';
+import { checkin } from '../../src/lib/server/checkins/checkins';
 import { webhookDeliveries } from '../../src/lib/server/db/schema';
 import { toEndpoint } from '../../src/lib/server/webhooks/endpoints';
 import { enqueueWebhookEvent, noteAdded, setWebhookEndpoints } from '../../src/lib/server/webhooks/events';

@@ -1,12 +1,12 @@
 import { redirect } from '@sveltejs/kit';
-import { adminListHref } from '$lib/admin-list';
-import { cursorText, parseTableQuery, reviewTable } from '$lib/server/admin-list';
-import { TRANSITION_FIELDS, transitionApplication } from '$lib/server/applications';
-import { BULK_FIELDS, type BulkConflict, bulkPreview, bulkTransition, parseBulk } from '$lib/server/bulk';
+import { adminListHref } from '$lib/review-query';
+import { cursorText, parseTableQuery, reviewTable } from '$lib/server/applications/review-table';
+import { TRANSITION_FIELDS, transitionApplication } from '$lib/server/applications/applications';
+import { BULK_FIELDS, type BulkConflict, bulkPreview, bulkTransition, parseBulk } from '$lib/server/applications/bulk';
 import { isTerminal } from '$lib/transitions';
-import { formInput, readForm, refuse, typedValues } from '$lib/server/forms';
-import { requireAdmin } from '$lib/server/guards';
-import { withDatabase } from '$lib/server/runtime';
+import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
+import { requireAdmin } from '$lib/server/auth/guards';
+import { withDatabase } from '$lib/server/platform/runtime';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
@@ -33,7 +33,7 @@ export const actions: Actions = {
 		redirect(303, adminListHref(url.searchParams));
 	},
 
-	// One move for up to 100 applications, all or nothing (src/lib/server/bulk.ts). A final move
+	// One move for up to 100 applications, all or nothing (src/lib/server/applications/bulk.ts). A final move
 	// (approved, rejected, added, sent) without confirm=yes is not applied: the page answers with
 	// the confirm step instead, naming the applications (docs/pages-and-forms.md "Confirming").
 	bulk: async ({ locals, request, url, setHeaders }) => {

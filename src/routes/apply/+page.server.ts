@@ -1,9 +1,9 @@
 import { redirect } from '@sveltejs/kit';
-import { APPLICATION_FIELDS, applicationsOf, submitApplication } from '$lib/server/applications';
-import { formInput, readForm, refuse, typedValues } from '$lib/server/forms';
-import { asSeenByApplicant } from '$lib/server/history';
-import { requireMember } from '$lib/server/guards';
-import { withDatabase } from '$lib/server/runtime';
+import { APPLICATION_FIELDS, applicationsOf, submitApplication } from '$lib/server/applications/applications';
+import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
+import { asSeenByApplicant } from '$lib/server/applications/history';
+import { requireMember } from '$lib/server/auth/guards';
+import { withDatabase } from '$lib/server/platform/runtime';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals }) => {

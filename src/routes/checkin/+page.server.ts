@@ -1,8 +1,8 @@
 import { redirect } from '@sveltejs/kit';
-import { CHECKIN_FIELDS, checkin, checkInSummary, recentCheckIns } from '$lib/server/checkins';
-import { formInput, readForm, refuse, typedValues } from '$lib/server/forms';
-import { requireMember } from '$lib/server/guards';
-import { withDatabase } from '$lib/server/runtime';
+import { CHECKIN_FIELDS, checkin, checkInSummary, recentCheckIns } from '$lib/server/checkins/checkins';
+import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
+import { requireMember } from '$lib/server/auth/guards';
+import { withDatabase } from '$lib/server/platform/runtime';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals }) => {

@@ -1,7 +1,7 @@
 import { json } from '@sveltejs/kit';
 import { sql } from 'drizzle-orm';
-import { jsonErrorFrom } from '$lib/server/http';
-import { withDatabase } from '$lib/server/runtime';
+import { jsonErrorFrom } from '$lib/server/platform/http';
+import { withDatabase } from '$lib/server/platform/runtime';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = async () => {

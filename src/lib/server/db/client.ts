@@ -6,7 +6,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
-import type { Config } from '../config';
+import type { Config } from '../platform/config';
 import { SchemaNotMigratedError } from './errors';
 import { applyMigrations, isSchemaCurrent } from './migrate';
 import * as schema from './schema';

@@ -2,9 +2,9 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Database } from '../db/client';
 import { webhookDeliveries as w } from '../db/schema';
-import { fieldError, rateLimited, textField, validate, type Outcome } from '../forms';
-import type { SignedInMember } from '../guards';
-import { consumeRateLimit } from '../rate-limit';
+import { fieldError, rateLimited, textField, validate, type Outcome } from '../platform/forms';
+import type { SignedInMember } from '../auth/guards';
+import { consumeRateLimit } from '../platform/rate-limit';
 
 /** A delivery as /admin/webhooks lists it: the URL's host only, never its path (a token, for Discord). */
 export interface DeliveryRow {

@@ -1,6 +1,6 @@
-import { allowlistCsv, pendingAllowlist } from '$lib/server/exports';
-import { adminNotFound } from '$lib/server/guards';
-import { withDatabase } from '$lib/server/runtime';
+import { allowlistCsv, pendingAllowlist } from '$lib/server/applications/exports';
+import { adminNotFound } from '$lib/server/auth/guards';
+import { withDatabase } from '$lib/server/platform/runtime';
 import type { RequestHandler } from './$types';
 
 // hooks.server.ts already hides /admin/* from non-admins; this is the second line, with the same answer.

@@ -1,7 +1,7 @@
-import { parseTableQuery } from '$lib/server/admin-list';
-import { applicationsCsv } from '$lib/server/exports';
-import { adminNotFound } from '$lib/server/guards';
-import { withDatabase } from '$lib/server/runtime';
+import { parseTableQuery } from '$lib/server/applications/review-table';
+import { applicationsCsv } from '$lib/server/applications/exports';
+import { adminNotFound } from '$lib/server/auth/guards';
+import { withDatabase } from '$lib/server/platform/runtime';
 import type { RequestHandler } from './$types';
 
 // hooks.server.ts already hides /admin/* from non-admins; this is the second line, with the same answer.

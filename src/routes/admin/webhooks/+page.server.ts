@@ -1,7 +1,7 @@
 import { redirect } from '@sveltejs/kit';
-import { formInput, refuse, typedValues } from '$lib/server/forms';
-import { requireAdmin } from '$lib/server/guards';
-import { runtime, withDatabase } from '$lib/server/runtime';
+import { formInput, refuse, typedValues } from '$lib/server/platform/forms';
+import { requireAdmin } from '$lib/server/auth/guards';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { RETRY_FIELDS, recentDeliveries, retryDelivery } from '$lib/server/webhooks/admin';
 import type { Actions, PageServerLoad } from './$types';
 

@@ -1,6 +1,6 @@
 import { json } from '@sveltejs/kit';
-import { communityPulse } from '$lib/server/community-pulse';
-import { jsonError } from '$lib/server/http';
+import { communityPulse } from '$lib/server/pulse/community-pulse';
+import { jsonError } from '$lib/server/platform/http';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = async () => {

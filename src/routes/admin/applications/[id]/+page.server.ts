@@ -1,11 +1,11 @@
 import { error, redirect } from '@sveltejs/kit';
-import { applicationDetail } from '$lib/server/admin-detail';
-import { TRANSITION_FIELDS, parseTransition, transitionApplication } from '$lib/server/applications';
-import { formInput, readForm, refuse, typedValues } from '$lib/server/forms';
+import { applicationDetail } from '$lib/server/applications/detail';
+import { TRANSITION_FIELDS, parseTransition, transitionApplication } from '$lib/server/applications/applications';
+import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { isTerminal } from '$lib/transitions';
-import { NOTE_FIELDS, addNote } from '$lib/server/notes';
-import { requireAdmin } from '$lib/server/guards';
-import { runtime, withDatabase } from '$lib/server/runtime';
+import { NOTE_FIELDS, addNote } from '$lib/server/applications/notes';
+import { requireAdmin } from '$lib/server/auth/guards';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import type { Actions, PageServerLoad } from './$types';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,5 +1,5 @@
-import { runtime } from '$lib/server/runtime';
-import { SESSION_COOKIE, sessionCookieOptions } from '$lib/server/session';
+import { runtime } from '$lib/server/platform/runtime';
+import { SESSION_COOKIE, sessionCookieOptions } from '$lib/server/auth/session';
 import type { RequestHandler } from './$types';
 
 /** Destroys the session; answers 204 with or without one. */

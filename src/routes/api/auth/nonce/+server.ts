@@ -1,7 +1,7 @@
 import { json } from '@sveltejs/kit';
-import { runtime } from '$lib/server/runtime';
-import { NONCE_TTL_SECONDS, writeSessionCookie, type SessionData } from '$lib/server/session';
-import { createNonce } from '$lib/server/siwe';
+import { runtime } from '$lib/server/platform/runtime';
+import { NONCE_TTL_SECONDS, writeSessionCookie, type SessionData } from '$lib/server/auth/session';
+import { createNonce } from '$lib/server/auth/siwe';
 import type { RequestHandler } from './$types';
 
 /** Issues a one-time nonce into the sealed cookie; touches no database. */

@@ -1,10 +1,10 @@
 import { json } from '@sveltejs/kit';
 import * as v from 'valibot';
-import { jsonError, jsonErrorFrom } from '$lib/server/http';
-import { upsertMember } from '$lib/server/members';
-import { runtime, withDatabase } from '$lib/server/runtime';
-import { writeSessionCookie } from '$lib/server/session';
-import { signInPolicy, verifySignIn } from '$lib/server/siwe';
+import { jsonError, jsonErrorFrom } from '$lib/server/platform/http';
+import { upsertMember } from '$lib/server/auth/members';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
+import { writeSessionCookie } from '$lib/server/auth/session';
+import { signInPolicy, verifySignIn } from '$lib/server/auth/siwe';
 import { SIGN_IN_FAILURE_MESSAGES } from '$lib/sign-in-failures';
 import type { RequestHandler } from './$types';
 

@@ -2,7 +2,7 @@ import { defaults, seal, unseal } from 'iron-webcrypto';
 import { LRUCache } from 'lru-cache';
 import type { Cookies } from '@sveltejs/kit';
 import { MAX_MESSAGE_VALIDITY_MS } from '$lib/chain';
-import type { Config } from './config';
+import type { Config } from '../platform/config';
 import { deriveSessionKeys, type SessionKeys } from './session-keys';
 
 /** What the sealed cookie holds; no server table backs it. */

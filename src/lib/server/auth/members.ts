@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from './db/client';
-import { members } from './db/schema';
+import type { Database } from '../db/client';
+import { members } from '../db/schema';
 
 /** Creates the member on first sign-in, or records the sign-in time of a returning one (by lowercase address). */
 export async function upsertMember(db: Database, address: string): Promise<void> {

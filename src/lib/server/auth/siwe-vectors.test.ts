@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
 import { checkEoaSignature, parseSignInMessage, verifySignIn, type SignInFailureCode, type SignInPolicy } from './siwe';
-import { parseJson } from '../../../tests/helpers/json';
-import { formatMessage, type RawMessageFields } from '../../../tests/helpers/siwe';
+import { parseJson } from '../../../../tests/helpers/json';
+import { formatMessage, type RawMessageFields } from '../../../../tests/helpers/siwe';
 
 // The reference vectors of the SIWE library (chain 1, domain siwe.xyz), kept as data in the repository; see their README.
-const VECTORS = fileURLToPath(new URL('../../../tests/fixtures/siwe/', import.meta.url));
+const VECTORS = fileURLToPath(new URL('../../../../tests/fixtures/siwe/', import.meta.url));
 const load = <T>(name: string) => parseJson<Record<string, T>>(readFileSync(path.join(VECTORS, name), 'utf8'));
 
 type VerificationVector = RawMessageFields & {

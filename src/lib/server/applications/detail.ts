@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, ne, sql } from 'drizzle-orm';
-import type { Database } from './db/client';
+import type { Database } from '../db/client';
 import {
 	applicationEvents,
 	applicationNotes,
@@ -11,7 +11,7 @@ import {
 	type ApplicationNote,
 	type ApplicationRevision,
 	type CheckIn
-} from './db/schema';
+} from '../db/schema';
 
 export interface ApplicationDetail {
 	application: Application;

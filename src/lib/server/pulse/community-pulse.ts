@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import * as v from 'valibot';
 import type { Card, PulseFeed } from '$lib/community-pulse';
-import type { Config } from './config';
-import { runtime } from './runtime';
+import type { Config } from '../platform/config';
+import { runtime } from '../platform/runtime';
 
 export type PulseResult =
 	| { ok: true; feed: PulseFeed }

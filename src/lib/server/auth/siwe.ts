@@ -2,7 +2,7 @@ import { SiweMessage, generateNonce } from 'siwe';
 import { getAddress, isAddressEqual, recoverMessageAddress, type Address, type Hex } from 'viem';
 import { MAX_MESSAGE_VALIDITY_MS, REQUIRED_CHAIN_ID } from '$lib/chain';
 import type { SignInFailureCode } from '$lib/sign-in-failures';
-import { RPC_TIMEOUT_MS, polygonRpc } from './polygon';
+import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
 
 export type { SignInFailureCode };
 

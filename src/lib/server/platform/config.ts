@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { SECRET_ADVICE, guessableSecretCheck } from './secret-strength';
+import { SECRET_ADVICE, guessableSecretCheck } from '../auth/secret-strength';
 import { communityTokenFrom, WALLETCONNECT_PROJECT_ID, type CommunityToken } from '$lib/chain';
-import { parseSafeAppOrigins } from '../../../deploy/security-headers.js';
+import { parseSafeAppOrigins } from '../../../../deploy/security-headers.js';
 
 /** The server's validated configuration (docs/configuration.md). */
 export interface Config {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Application } from './db/schema';
+import type { Application } from '../db/schema';
 import { allowlistCsv, csvCell, toCsv } from './exports';
 
 // CSV injection (issue 12 item 6): every cell quoted, formula starts defused after any separator too.

@@ -1,10 +1,10 @@
 import * as v from 'valibot';
-import type { Database } from './db/client';
-import { sqlState } from './db/errors';
-import { applicationNotes, type ApplicationNote } from './db/schema';
-import { fieldError, textField, validate, type Outcome } from './forms';
-import type { SignedInMember } from './guards';
-import { enqueueWebhookEvent, noteAdded } from './webhooks/events';
+import type { Database } from '../db/client';
+import { sqlState } from '../db/errors';
+import { applicationNotes, type ApplicationNote } from '../db/schema';
+import { fieldError, textField, validate, type Outcome } from '../platform/forms';
+import type { SignedInMember } from '../auth/guards';
+import { enqueueWebhookEvent, noteAdded } from '../webhooks/events';
 
 export const NOTE_FIELDS = ['body'] as const;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MESSAGE_LIMITS, checkEoaSignature, precheckSignIn, verifySignIn, type SignInPolicy } from './siwe';
-import { buildMessage, testAccount, type MessageFields } from '../../../tests/helpers/siwe';
+import { buildMessage, testAccount, type MessageFields } from '../../../../tests/helpers/siwe';
 
 // Each of the specification's "Verification rules" (docs/sign-in.md), at its edges, with a fixed clock and key.
 const account = testAccount('member');

@@ -1,12 +1,12 @@
 import { desc, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import type { Database } from './db/client';
-import { sqlState } from './db/errors';
-import { checkIns, type CheckIn } from './db/schema';
-import { memberMissing, rateLimited, textField, validate, type Outcome } from './forms';
-import type { SignedInMember } from './guards';
-import { consume } from './rate-limit';
-import { checkinCreated, enqueueWebhookEvent, webhooksEnabled, type Writer } from './webhooks/events';
+import type { Database } from '../db/client';
+import { sqlState } from '../db/errors';
+import { checkIns, type CheckIn } from '../db/schema';
+import { memberMissing, rateLimited, textField, validate, type Outcome } from '../platform/forms';
+import type { SignedInMember } from '../auth/guards';
+import { consume } from '../platform/rate-limit';
+import { checkinCreated, enqueueWebhookEvent, webhooksEnabled, type Writer } from '../webhooks/events';
 
 export type { CheckIn };
 

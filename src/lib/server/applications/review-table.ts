@@ -1,10 +1,10 @@
 import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
-import { ADMIN_PAGE_SIZE, COUNT_CAP } from '$lib/admin-list';
-import { rowsOf } from './db/rows';
+import { ADMIN_PAGE_SIZE, COUNT_CAP } from '$lib/review-query';
+import { rowsOf } from '../db/rows';
 import { STATES, type ApplicationStates, type ReviewState } from '$lib/transitions';
-import type { Database } from './db/client';
-import { applicationNotes, applications } from './db/schema';
+import type { Database } from '../db/client';
+import { applicationNotes, applications } from '../db/schema';
 
 /** Characters of the motivation a row shows. */
 export const EXCERPT_LENGTH = 100;

@@ -1,11 +1,11 @@
 import { error } from '@sveltejs/kit';
 import { loadConfig, type Config } from './config';
-import { createDb, type Database, type DatabaseHandle } from './db/client';
-import { SchemaNotMigratedError, isDatabaseUnavailable } from './db/errors';
-import { createSessionCodec, type SessionCodec } from './session';
-import { setTxCheckEndpoint } from './tx-verify';
-import { toEndpoint, type WebhookEndpoint } from './webhooks/endpoints';
-import { setWebhookEndpoints } from './webhooks/events';
+import { createDb, type Database, type DatabaseHandle } from '../db/client';
+import { SchemaNotMigratedError, isDatabaseUnavailable } from '../db/errors';
+import { createSessionCodec, type SessionCodec } from '../auth/session';
+import { setTxCheckEndpoint } from '../applications/tx-verify';
+import { toEndpoint, type WebhookEndpoint } from '../webhooks/endpoints';
+import { setWebhookEndpoints } from '../webhooks/events';
 
 /** The process's configuration and shared resources, made once at start-up. */
 export interface Runtime {

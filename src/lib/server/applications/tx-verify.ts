@@ -1,5 +1,5 @@
 import { TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex } from 'viem';
-import { RPC_TIMEOUT_MS, polygonRpc } from './polygon';
+import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
 
 /**
  * What chain 137 says about a tx hash (docs/transitions.md "Checking the tx hash on chain").

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from './db/client';
-import { rowsOf } from './db/rows';
+import type { Database } from '../db/client';
+import { rowsOf } from '../db/rows';
 
 /** The specification's "Per-address limits on authenticated Server Actions" (docs/data.md). */
 export const RATE_LIMITS = {

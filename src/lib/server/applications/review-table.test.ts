@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cursorText, parseTableQuery } from './admin-list';
+import { cursorText, parseTableQuery } from './review-table';
 
 const query = (search: string) => parseTableQuery(new URLSearchParams(search));
 const id = '0b6f3c1e-8a1d-4c5e-9f0a-2b3c4d5e6f70';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adminListHref, cappedCount, doneMessage, firstPage, waited } from './admin-list';
+import { adminListHref, cappedCount, doneMessage, firstPage, waited } from './review-query';
 
 describe('adminListHref', () => {
 	it('links: the parts that are set, the default order left out', () => {

@@ -2,13 +2,13 @@ import { inArray, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { LABELS, actionLabel, needsOf, refusal, stateLabel, type ApplicationStates } from '$lib/transitions';
 import { UUID, moveEntries, parseMove } from './applications';
-import type { Database } from './db/client';
-import { applications } from './db/schema';
-import { fieldError, rateLimited, type Outcome, type Refusal } from './forms';
-import type { SignedInMember } from './guards';
-import { consumeCost } from './rate-limit';
+import type { Database } from '../db/client';
+import { applications } from '../db/schema';
+import { fieldError, rateLimited, type Outcome, type Refusal } from '../platform/forms';
+import type { SignedInMember } from '../auth/guards';
+import { consumeCost } from '../platform/rate-limit';
 import { verifyTxHash } from './tx-verify';
-import { applicationTransitioned, insertAuditWithEvents } from './webhooks/events';
+import { applicationTransitioned, insertAuditWithEvents } from '../webhooks/events';
 
 /** The fields of `POST /admin?/bulk` (docs/http.md): the single move's, with a list of ids. */
 export const BULK_FIELDS = ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from'] as const;

@@ -1,19 +1,27 @@
 import { and, asc, eq, ne, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
 import { FIELDS, LABELS, STATES, TX_HASH, isState, needsOf, refusal, stateLabel, type Field } from '$lib/transitions';
-import type { Database } from './db/client';
-import { sqlState } from './db/errors';
+import type { Database } from '../db/client';
+import { sqlState } from '../db/errors';
 import {
 	applicationEvents,
 	applicationRevisions,
 	applications,
 	type Application,
 	type ApplicationEvent
-} from './db/schema';
-import { fieldError, memberMissing, rateLimited, textField, validate, type FieldErrors, type Outcome } from './forms';
-import type { SignedInMember } from './guards';
+} from '../db/schema';
+import {
+	fieldError,
+	memberMissing,
+	rateLimited,
+	textField,
+	validate,
+	type FieldErrors,
+	type Outcome
+} from '../platform/forms';
+import type { SignedInMember } from '../auth/guards';
 import { historyOf, newestFirst, type ApplicationWithHistory } from './history';
-import { consume } from './rate-limit';
+import { consume } from '../platform/rate-limit';
 import { verifyTxHash } from './tx-verify';
 import {
 	applicationResubmitted,
@@ -21,7 +29,7 @@ import {
 	applicationTransitioned,
 	enqueueWebhookEvent,
 	insertAuditWithEvents
-} from './webhooks/events';
+} from '../webhooks/events';
 
 export type { Application, ApplicationEvent };
 

@@ -1,6 +1,6 @@
 import { asc, inArray, sql } from 'drizzle-orm';
-import type { Database } from './db/client';
-import { applicationEvents, applications, type Application, type ApplicationEvent } from './db/schema';
+import type { Database } from '../db/client';
+import { applicationEvents, applications, type Application, type ApplicationEvent } from '../db/schema';
 
 export interface ApplicationWithHistory extends Application {
 	/** Its audit rows, oldest first. */

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import type { Database } from './db/client';
-import { applicationEvents, applications, type Application } from './db/schema';
-import { tableFilter, type TableQuery } from './admin-list';
+import type { Database } from '../db/client';
+import { applicationEvents, applications, type Application } from '../db/schema';
+import { tableFilter, type TableQuery } from './review-table';
 
 /** Approved applications whose allowlist step is still pending, oldest first: the manual on-chain list. */
 export async function pendingAllowlist(db: Database): Promise<Application[]> {
