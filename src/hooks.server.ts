@@ -4,7 +4,7 @@ import { building } from '$app/environment';
 import { env } from '$env/dynamic/private';
 import { env as publicEnv } from '$env/dynamic/public';
 import { ConfigError } from '$lib/server/platform/config';
-import { SchemaNotMigratedError, isDatabaseUnavailable } from '$lib/server/db/errors';
+import { SchemaNotMigratedError, faultForLog, isDatabaseUnavailable } from '$lib/server/db/errors';
 import { adminNotFound, isAdminRoute, memberFromAddress } from '$lib/server/auth/guards';
 import { runtime, startRuntime } from '$lib/server/platform/runtime';
 import {
@@ -111,6 +111,7 @@ const securityHeaders: Handle = async ({ event, resolve }) => {
 export const handle = sequence(securityHeaders, readSession, hideAdmin, noStoreAuth);
 
 export const handleError: HandleServerError = ({ error, status, message }) => {
-	if (status >= 500) console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+	// A failed query names the database's reason, never its parameters (faultForLog).
+	if (status >= 500) console.error(faultForLog(error));
 	return { message };
 };
