@@ -7,7 +7,7 @@ import { ConfigError } from '$lib/server/platform/config';
 import { SchemaNotMigratedError, faultForLog, isDatabaseUnavailable } from '$lib/server/db/errors';
 import { memberFromAddress, rolesOf } from '$lib/server/auth/guards';
 import { CALLER_ROLES_PROBE } from '$lib/hidden-sections';
-import { refuseCrossSiteForms, refuseUnknownActions } from '$lib/server/platform/request-guards';
+import { apiErrorBodies, refuseCrossSiteForms, refuseUnknownActions } from '$lib/server/platform/request-guards';
 import { runtime, startRuntime } from '$lib/server/platform/runtime';
 import {
 	HSTS,
@@ -101,7 +101,14 @@ const securityHeaders: Handle = async ({ event, resolve }) => {
 };
 
 // The request guards of src/lib/server/platform/request-guards.ts come first: they refuse before anything reads the body.
-export const handle = sequence(securityHeaders, refuseCrossSiteForms, readSession, refuseUnknownActions, noStoreAuth);
+export const handle = sequence(
+	securityHeaders,
+	apiErrorBodies,
+	refuseCrossSiteForms,
+	readSession,
+	refuseUnknownActions,
+	noStoreAuth
+);
 
 /**
  * Answers reroute's question (src/hooks.ts) of who is asking for a hidden section, from this request's

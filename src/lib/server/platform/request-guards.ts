@@ -1,6 +1,6 @@
 import { error, json, text, type Handle } from '@sveltejs/kit';
 import { ownEntry } from '$lib/own-entry';
-import { jsonError } from './http';
+import { isApiPath, jsonError } from './http';
 
 // Content types a browser form can send across origins (SvelteKit's own list, kit/src/utils/http.js).
 const FORM_TYPES = [
@@ -24,7 +24,7 @@ export const refuseCrossSiteForms: Handle = ({ event, resolve }) => {
 		UNSAFE_METHODS.has(request.method) && FORM_TYPES.includes(type) && request.headers.get('origin') !== url.origin;
 	if (!crossSite) return resolve(event);
 	const message = `Cross-site ${request.method} form submissions are forbidden`;
-	if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return jsonError(403, 'forbidden_origin', message);
+	if (isApiPath(url.pathname)) return jsonError(403, 'forbidden_origin', message);
 	if (request.headers.get('accept') === 'application/json') return json({ message }, { status: 403 });
 	return text(message, { status: 403 });
 };
@@ -57,4 +57,31 @@ export const refuseUnknownActions: Handle = async ({ event, resolve }) => {
 	const { name, explicit } = actionName(event.url);
 	if ((explicit && name === 'default') || !ownEntry(actions, name)) error(404, 'Not Found');
 	return resolve(event);
+};
+
+// The code of an /api error that SvelteKit answered itself (a method the endpoint does not have, a path under /api that is none).
+const API_CODES: Record<number, string> = {
+	400: 'invalid_request',
+	401: 'unauthenticated',
+	403: 'forbidden',
+	404: 'not_found',
+	405: 'method_not_allowed',
+	413: 'body_too_large',
+	415: 'unsupported_media_type'
+};
+
+/**
+ * Every error under /api has the contract's body, `{ error: { code, message } }`, also the ones SvelteKit
+ * answers before an endpoint runs (405 as text, 404 as a page); its other headers (`Allow`) are kept.
+ */
+export const apiErrorBodies: Handle = async ({ event, resolve }) => {
+	const response = await resolve(event);
+	if (response.status < 400 || !isApiPath(event.url.pathname)) return response;
+	if (response.headers.get('content-type')?.startsWith('application/json')) return response;
+	const plain = response.headers.get('content-type')?.startsWith('text/plain') ? (await response.text()).trim() : '';
+	const message = plain && plain.length <= 200 ? plain : response.statusText || 'The request could not be answered.';
+	const headers = new Headers(response.headers);
+	headers.delete('content-length');
+	headers.delete('content-type');
+	return jsonError(response.status, ownEntry(API_CODES, String(response.status)) ?? 'error', message, headers);
 };
