@@ -18,6 +18,8 @@ import {
 } from '../deploy/security-headers.js';
 import { SESSION_COOKIE } from '$lib/server/auth/session';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
+import { outboxRowsWritten } from '$lib/server/webhooks/events';
+import { deliverAfterResponse } from '$lib/server/webhooks/scheduled';
 
 export const init: ServerInit = async () => {
 	if (building) return;
@@ -43,7 +45,9 @@ export const init: ServerInit = async () => {
 		// Not fatal: requests that need the database answer 503 until it is back.
 		console.warn('The database is unreachable at start; retrying on each request that needs it.');
 	}
-	if (config.webhooks) {
+	// On Vercel a function runs only while it serves a request: the cron route and the first attempt
+	// after a response deliver there instead (README, "What differs on Vercel").
+	if (config.webhooks && !config.onVercel) {
 		// Outside every request; adapter-node emits sveltekit:shutdown once the server has closed.
 		const { secret, timeoutSeconds } = config.webhooks;
 		const worker = startWebhookWorker(database, webhookEndpoints, secret, defaultWorkerOptions(timeoutSeconds));
@@ -108,7 +112,21 @@ const securityHeaders: Handle = async ({ event, resolve }) => {
 	return response;
 };
 
-export const handle = sequence(securityHeaders, readSession, hideAdmin, noStoreAuth);
+/**
+ * On Vercel, where no worker runs between requests: a request that wrote webhook events starts their
+ * first attempt once its response is sent (waitUntil), rather than leaving them to the next cron run.
+ */
+const deliverAfterVercelResponse: Handle = async ({ event, resolve }) => {
+	const before = outboxRowsWritten();
+	const response = await resolve(event);
+	if (!building && outboxRowsWritten() !== before) {
+		const { config, database, webhookEndpoints } = runtime();
+		if (config.onVercel) deliverAfterResponse({ database, endpoints: webhookEndpoints, webhooks: config.webhooks });
+	}
+	return response;
+};
+
+export const handle = sequence(securityHeaders, readSession, hideAdmin, noStoreAuth, deliverAfterVercelResponse);
 
 export const handleError: HandleServerError = ({ error, status, message }) => {
 	if (status >= 500) console.error(error instanceof Error ? (error.stack ?? error.message) : error);
