@@ -37,7 +37,7 @@ const headers = [...response.headers].filter(([name]) => name !== 'set-cookie');
 for (const cookie of response.headers.getSetCookie()) headers.push(['set-cookie', cookie]);
 const out = createWriteStream('', { fd: 3 });
 await new Promise((resolve) =>
-	out.end(JSON.stringify({ status: response.status, headers, body: body.toString('base64') }), resolve)
+	out.end(JSON.stringify({ status: response.status, headers, body: body.toString('base64') }), () => resolve(null))
 );
 // The response is out; the platform keeps the function until the work handed to waitUntil settles.
 await Promise.allSettled(pending);
