@@ -49,7 +49,8 @@ describe('the Vercel build output', () => {
 	});
 });
 
-describe.runIf(serverUrl)('the Vercel build on a Postgres server', () => {
+// Every request starts a function process of its own (seconds each on a loaded machine): room for that.
+describe.runIf(serverUrl)('the Vercel build on a Postgres server', { timeout: 120_000 }, () => {
 	const applicant = privateKeyToAccount(generatePrivateKey());
 	const admin = privateKeyToAccount(generatePrivateKey());
 	const secret = newSecret();
