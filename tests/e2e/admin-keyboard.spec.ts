@@ -216,3 +216,22 @@ test('/checkin: a refused note is announced the same way (an alert, focus on the
 	await expect(note).toHaveAccessibleDescription(/Note must not contain control characters/);
 	await expect(page.getByText('No check-ins yet.')).toBeVisible();
 });
+
+test('/apply: a refused application is announced the same way, with what was typed kept', async ({ browser }) => {
+	const page = await browser.newPage();
+	const member = privateKeyToAccount(generatePrivateKey());
+	const [name, value] = (await signIn(server.url, member)).split(/=(.*)/s) as [string, string];
+	await page.context().addCookies([{ name, value, url: server.url }]);
+	await page.goto(`${server.url}/apply`);
+	const displayName = page.getByLabel('Display name');
+	await tabTo(page, displayName);
+	await page.keyboard.insertText('Ada\u0001');
+	await page.keyboard.press('Tab');
+	await page.keyboard.type('Compilers, and the docs.');
+	await tabTo(page, page.getByRole('button', { name: 'Submit application' }), 3);
+	await page.keyboard.press('Enter');
+	await expect(page.getByRole('alert')).toHaveText('Some fields need attention.');
+	await expect(displayName).toBeFocused();
+	await expect(displayName).toHaveAccessibleDescription(/Display name must not contain control characters/);
+	await expect(page.getByLabel('Motivation')).toHaveValue('Compilers, and the docs.');
+});
