@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adminListHref, cappedCount, doneMessage, firstPage, waited } from './review-query';
+import { adminListHref, cappedCount, doneMessage, finalConsequence, firstPage, waited } from './review-query';
 
 describe('adminListHref', () => {
 	it('links: the parts that are set, the default order left out', () => {
@@ -37,5 +37,18 @@ describe('doneMessage', () => {
 		expect(doneMessage('allowlist.added', '3 applications')).toBe('Recorded 3 applications as added to the allowlist');
 		expect(doneMessage('review.<script>', 'Ada')).toBeNull();
 		expect(doneMessage(null, 'Ada')).toBeNull();
+	});
+});
+
+describe('what a confirm step says a final move does', () => {
+	it('names the consequence of each final move, for one applicant or several, and nothing for other moves', () => {
+		expect(finalConsequence('review', 'rejected')).toBe(
+			'The applicant is told they were not accepted, with the reason, and may apply again.'
+		);
+		expect(finalConsequence('review', 'approved', 5)).toMatch(/^Each applicant is told they are approved/);
+		expect(finalConsequence('allowlist', 'added')).toMatch(/recorded as done, with this transaction hash/);
+		expect(finalConsequence('distribution', 'sent')).toMatch(/token transfer is recorded/);
+		expect(finalConsequence('review', 'needs_info')).toBe('');
+		expect(finalConsequence('review', '__proto__')).toBe('');
 	});
 });
