@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { adminListHref, cappedCount, doneMessage, finalConsequence, firstPage, waited } from './review-query';
+import {
+	adminListHref,
+	cappedCount,
+	confirmQuestion,
+	doneMessage,
+	finalConsequence,
+	firstPage,
+	waited
+} from './review-query';
 
 describe('adminListHref', () => {
 	it('links: the parts that are set, the default order left out', () => {
@@ -38,6 +46,12 @@ describe('doneMessage', () => {
 		expect(doneMessage('review.<script>', 'Ada')).toBeNull();
 		expect(doneMessage(null, 'Ada')).toBeNull();
 	});
+
+	it('a done value that names a member of Object.prototype is nothing either (never a 500 or "[object …]")', () => {
+		for (const key of ['__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'toLocaleString', 'constructor'])
+			expect(doneMessage(key, 'Ada'), key).toBeNull();
+		expect(confirmQuestion('__proto__', 'x', 'Ada')).toBe('Move __proto__ of Ada to x?');
+	});
 });
 
 describe('what a confirm step says a final move does', () => {
@@ -50,5 +64,6 @@ describe('what a confirm step says a final move does', () => {
 		expect(finalConsequence('distribution', 'sent')).toMatch(/token transfer is recorded/);
 		expect(finalConsequence('review', 'needs_info')).toBe('');
 		expect(finalConsequence('review', '__proto__')).toBe('');
+		expect(finalConsequence('constructor', '')).toBe('');
 	});
 });
