@@ -18,6 +18,7 @@ import {
 } from '../deploy/security-headers.js';
 import { SESSION_COOKIE } from '$lib/server/auth/session';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
+import { logRequestError, observeRequests } from '$lib/server/platform/observability';
 
 export const init: ServerInit = async () => {
 	if (building) return;
@@ -108,9 +109,9 @@ const securityHeaders: Handle = async ({ event, resolve }) => {
 	return response;
 };
 
-export const handle = sequence(securityHeaders, readSession, hideAdmin, noStoreAuth);
+export const handle = sequence(observeRequests, securityHeaders, readSession, hideAdmin, noStoreAuth);
 
-export const handleError: HandleServerError = ({ error, status, message }) => {
-	if (status >= 500) console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+export const handleError: HandleServerError = ({ error, event, status, message }) => {
+	if (status >= 500) logRequestError(event, error, status);
 	return { message };
 };

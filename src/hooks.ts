@@ -1,7 +1,7 @@
 import type { Reroute } from '@sveltejs/kit';
 
 /**
- * A path under /admin with a trailing slash resolves to no route, as an unknown path does: SvelteKit
+ * A path under /admin (or /metrics) with a trailing slash resolves to no route, as an unknown path does: SvelteKit
  * would otherwise redirect it (308) before `handle` can hide /admin (docs/pages-and-forms.md).
  */
 export const reroute: Reroute = ({ url }) => {
@@ -11,5 +11,6 @@ export const reroute: Reroute = ({ url }) => {
 	} catch {
 		return;
 	}
-	if (path.endsWith('/') && /^\/admin(\/|$)/.test(path)) return '/__no_such_route__/';
+	// /metrics/ too: its redirect would show that the scrape endpoint exists.
+	if (path.endsWith('/') && /^\/(admin(\/|$)|metrics\/)/.test(path)) return '/__no_such_route__/';
 };

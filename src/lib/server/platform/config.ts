@@ -30,6 +30,8 @@ export interface Config {
 	 * `frame-ancestors 'none'` and a SameSite=Lax cookie.
 	 */
 	safeAppOrigins: string[];
+	/** The bearer token that opens GET /metrics (METRICS_TOKEN); null: /metrics answers 404. Never printed. */
+	metricsToken: string | null;
 }
 
 export interface WebhookConfig {
@@ -255,6 +257,10 @@ const envSchema = (guessable: (secret: string) => boolean) =>
 				(issue) => originsProblem(issue.input) ?? ''
 			),
 			v.transform((raw) => parseSafeAppOrigins(raw))
+		),
+		METRICS_TOKEN: v.pipe(
+			optionalText,
+			v.check((token) => token === '' || token.length >= 32, 'must be at least 32 characters (openssl rand -hex 32)')
 		)
 	});
 
@@ -325,6 +331,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 			e.WEBHOOK_URLS.length > 0
 				? { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, timeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS }
 				: null,
-		safeAppOrigins: e.SAFE_APP_ORIGINS
+		safeAppOrigins: e.SAFE_APP_ORIGINS,
+		metricsToken: e.METRICS_TOKEN || null
 	};
 }
