@@ -30,7 +30,10 @@ const SPELLINGS: [admin: string, unknown: string][] = [
 	['/admin/allowlist.csv', '/nope/allowlist.csv'],
 	['/admin/allowlist.csv/', '/nope/allowlist.csv/'],
 	['/%61dmin/allowlist%2Ecsv', '/%6Eope/allowlist%2Ecsv'],
-	['/admin/no-such-page', '/nope/no-such-page']
+	['/admin/no-such-page', '/nope/no-such-page'],
+	['/admin/insights', '/nope/insights'],
+	['/%61dmin/insights/', '/%6Eope/insights/'],
+	['/admin/insights/__data.json', '/nope/insights/__data.json']
 ];
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const BOUNDARY = '----portal-test';
@@ -50,8 +53,8 @@ const BODIES: Record<string, { headers: Record<string, string>; body?: string }>
 		body: '{"field":"review"}'
 	}
 };
-// Headers that differ between any two answers.
-const VOLATILE = new Set(['date', 'etag', 'keep-alive', 'connection']);
+// Headers that differ between any two answers (x-request-id: each request's own id, docs/observability.md).
+const VOLATILE = new Set(['date', 'etag', 'keep-alive', 'connection', 'x-request-id']);
 
 interface Raw {
 	status: number;
