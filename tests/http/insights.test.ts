@@ -33,7 +33,8 @@ describe.each(engines)('/admin/insights on %s', (engine) => {
 		database = await seededDatabase(engine);
 		server = await startServer({ env: { ...database.env, ADMIN_ADDRESSES: admin.address } });
 		adminCookie = await signIn(server.url, admin);
-	});
+		// A PGlite folder is created, migrated and seeded first: slow on a loaded machine.
+	}, 180_000);
 	afterAll(async () => {
 		await server?.stop();
 		await database?.drop();
@@ -125,5 +126,5 @@ describe.each(engines)('/admin/insights on %s', (engine) => {
 			[short(SEEDED_REVIEWERS[0]!), '1', '0', '1'],
 			[short(SEEDED_REVIEWERS[1]!), '0', '1', '0']
 		]);
-	});
+	}, 120_000);
 });

@@ -14,6 +14,9 @@ const WEEK_SERIES = sql`select generate_series(
 	date_trunc('week', now(), 'UTC'),
 	interval '168 hours') as week`;
 
+/** The first week of the window (26 Mondays back, this one included). */
+const WINDOW_START = sql`(date_trunc('week', now(), 'UTC') - interval '${sql.raw(String((WEEKS - 1) * 168))} hours')`;
+
 const day = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD')`);
 
 export interface WeeklyApplications {
@@ -71,15 +74,17 @@ export interface WeeklyWait {
  * approved or rejected), by week of submission for the last 26 weeks; `waiting` have none yet.
  */
 export async function timeToFirstDecision(db: Database): Promise<WeeklyWait[]> {
+	// `decided` reads the window's applications in one index range (not once per week) and finds each
+	// one's first decision by an index-only probe.
 	const result = await db.execute(sql`
 		with weeks as (${WEEK_SERIES}),
 		decided as (
-			select w.week, extract(epoch from (
+			select date_trunc('week', a.created_at, 'UTC') as week, extract(epoch from (
 				select min(e.created_at) from application_events e
 				where e.application_id = a.id and e.field = 'review' and e.to_state <> 'pending'
 			) - a.created_at) as seconds
-			from weeks w
-			join applications a on a.created_at >= w.week and a.created_at < w.week + interval '168 hours'
+			from applications a
+			where a.created_at >= ${WINDOW_START}
 		)
 		select ${day('w.week')} as week,
 			count(d.seconds)::int as "decided",
@@ -103,15 +108,22 @@ export interface DailyCheckIns {
 
 /** Check-ins per UTC day for the last 90 days, with how many distinct members checked in. */
 export async function checkInsPerDay(db: Database): Promise<DailyCheckIns[]> {
+	// Distinct members as (day, member) groups first: one hash aggregate, where count(distinct) would
+	// sort every day's rows.
 	const result = await db.execute(sql`
 		with days as (select generate_series(
 			date_trunc('day', now(), 'UTC') - interval '${sql.raw(String((DAYS - 1) * 24))} hours',
-			date_trunc('day', now(), 'UTC'), interval '24 hours') as day)
+			date_trunc('day', now(), 'UTC'), interval '24 hours') as day),
+		per_member as (
+			select date_trunc('day', created_at, 'UTC') as day, member_address, count(*) as n
+			from check_ins
+			where created_at >= date_trunc('day', now(), 'UTC') - interval '${sql.raw(String((DAYS - 1) * 24))} hours'
+			group by 1, 2
+		)
 		select ${day('d.day')} as day,
-			count(c.member_address)::int as "checkIns",
-			count(distinct c.member_address)::int as "members"
-		from days d
-		left join check_ins c on c.created_at >= d.day and c.created_at < d.day + interval '24 hours'
+			coalesce(sum(p.n), 0)::int as "checkIns",
+			count(p.member_address)::int as "members"
+		from days d left join per_member p on p.day = d.day
 		group by d.day order by d.day`);
 	return rowsOf<DailyCheckIns>(result);
 }
