@@ -89,7 +89,8 @@ describe.each(engines)('/metrics and request logs on %s', (engine) => {
 			['/metrics', { headers: { authorization: `Bearer ${token.slice(0, -1)}` } }],
 			['/metrics', { headers: { authorization: `Basic ${token}` } }],
 			['/metrics', { headers: { authorization: token } }],
-			['/metrics', { method: 'POST', headers: { authorization: `Bearer ${token}` } }],
+			['/metrics', { method: 'POST' }],
+			['/metrics', { method: 'POST', headers: { authorization: `Bearer ${token}x` } }],
 			['/metrics/', { headers: { authorization: `Bearer ${token}` } }],
 			['/%6Detrics', {}]
 		];

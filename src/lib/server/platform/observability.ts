@@ -69,13 +69,13 @@ async function signInOutcome(response: Response): Promise<string> {
 	}
 }
 
-/** An unexpected error, logged once with the id of the request it broke (hooks.server.ts handleError). */
-export function logRequestError(event: RequestEvent, error: unknown, status: number): void {
-	// Name, message and stack only: a driver's error may carry the query's parameters as properties.
-	const err =
-		error instanceof Error ? { type: error.name, message: error.message, stack: error.stack } : { type: typeof error };
+/**
+ * An unexpected error, logged once with the id of the request it broke (hooks.server.ts handleError);
+ * `fault` is its text as faultForLog writes it (a failed query's parameters withheld).
+ */
+export function logRequestError(event: RequestEvent, fault: string, status: number): void {
 	logger.error(
-		{ requestId: event.locals.requestId, route: event.route.id ?? 'unmatched', status, err },
+		{ requestId: event.locals.requestId, route: event.route.id ?? 'unmatched', status, fault },
 		'request failed'
 	);
 }
