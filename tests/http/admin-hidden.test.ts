@@ -178,8 +178,8 @@ describe('/admin for anyone who is not an admin', () => {
 	);
 });
 
-// The date, and the etag and nonces that differ between any two renderings of a page.
-const stable = (text: string) => withoutNonces(text.replace(/^(date|etag): .*$/gim, '$1:'));
+// The date, the request id, and the etag and nonces that differ between any two renderings of a page.
+const stable = (text: string) => withoutNonces(text.replace(/^(date|etag|x-request-id): .*$/gim, '$1:'));
 
 /** Writes `head` on a new socket; what came back within a second, and whether the server closed the socket. */
 function exchange(port: number, head: string): Promise<{ text: string; closedByServer: boolean }> {
