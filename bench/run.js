@@ -34,7 +34,9 @@ const all = {
 	'js-size': () => import('./scenarios/js-size.js'),
 	lighthouse: () => import('./scenarios/lighthouse.js'),
 	rss: () => import('./scenarios/rss.js'),
-	'verify-cost': () => import('./scenarios/verify-cost.js')
+	'verify-cost': () => import('./scenarios/verify-cost.js'),
+	insights: () => import('./scenarios/insights.js'),
+	observability: () => import('./scenarios/observability.js')
 };
 const chosen = values.only ? values.only.split(',') : Object.keys(all);
 for (const name of chosen)

@@ -16,6 +16,8 @@ declare global {
 			session: SessionData | null;
 			/** The signed-in member, or null. Read it through requireMember() / requireAdmin(). */
 			member: SignedInMember | null;
+			/** This request's id: the x-request-id answer header and every log line about it. */
+			requestId?: string;
 		}
 	}
 }

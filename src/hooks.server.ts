@@ -23,6 +23,8 @@ import { SESSION_COOKIE } from '$lib/server/auth/session';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
 import { outboxRowsWritten } from '$lib/server/webhooks/events';
 import { deliverAfterResponse } from '$lib/server/webhooks/scheduled';
+import { logRequestError, observeRequests } from '$lib/server/platform/observability';
+import { metricsAuthorized } from '$lib/server/platform/metrics';
 
 export const init: ServerInit = async () => {
 	if (building) return;
@@ -121,6 +123,7 @@ const deliverAfterVercelResponse: Handle = async ({ event, resolve }) => {
 
 // The request guards of src/lib/server/platform/request-guards.ts come first: they refuse before anything reads the body.
 export const handle = sequence(
+	observeRequests,
 	securityHeaders,
 	apiErrorBodies,
 	refuseCrossSiteForms,
@@ -140,16 +143,18 @@ export const handleFetch: HandleFetch = async ({ event, request, fetch }) => {
 	const session = building ? null : await runtime().sessions.read(event.cookies.get(SESSION_COOKIE));
 	const { config } = runtime();
 	const member = session?.address ? memberFromAddress(session.address, config.adminAddresses) : null;
+	const authorization = event.request.headers.get('authorization');
+	const roles: string[] = rolesOf(member);
 	// Vercel Cron calls GET only: any other method with the secret still meets the unknown path.
-	const cron =
-		!building &&
-		event.request.method === 'GET' &&
-		bearerMatches(event.request.headers.get('authorization'), config.cronSecret);
-	return Response.json({ roles: [...rolesOf(member), ...(cron ? ['cron'] : [])] });
+	if (!building && event.request.method === 'GET' && bearerMatches(authorization, config.cronSecret))
+		roles.push('cron');
+	// /metrics is the operator's: shown to a request that carries METRICS_TOKEN (docs/observability.md).
+	if (!building && metricsAuthorized(authorization, config.metricsToken)) roles.push('operator');
+	return Response.json({ roles });
 };
 
-export const handleError: HandleServerError = ({ error, status, message }) => {
-	// A failed query names the database's reason, never its parameters (faultForLog).
-	if (status >= 500) console.error(faultForLog(error));
+export const handleError: HandleServerError = ({ error, event, status, message }) => {
+	// A failed query names the database's reason, never its parameters (faultForLog); once, with the request id.
+	if (status >= 500) logRequestError(event, faultForLog(error), status);
 	return { message };
 };

@@ -7,12 +7,16 @@
  * is SvelteKit's own unknown-path answer, rendered in the same request: same status, headers, body and
  * connection handling, nothing fetched.
  */
-/** `cron`: a request that carries `Authorization: Bearer <CRON_SECRET>` (Vercel Cron's call). */
-export type Role = 'member' | 'admin' | 'cron';
+/**
+ * Roles beyond a session's: `cron`, a GET carrying `Authorization: Bearer <CRON_SECRET>` (Vercel Cron's
+ * call); `operator`, a request carrying METRICS_TOKEN (docs/observability.md). No session has either.
+ */
+export type Role = 'member' | 'admin' | 'cron' | 'operator';
 
 export const HIDDEN_SECTIONS: readonly { prefix: string; roles: readonly Role[] }[] = [
 	{ prefix: '/admin', roles: ['admin'] },
-	{ prefix: '/api/cron', roles: ['cron'] }
+	{ prefix: '/api/cron', roles: ['cron'] },
+	{ prefix: '/metrics', roles: ['operator'] }
 ];
 
 /** Matches no route. */

@@ -31,7 +31,10 @@ const SPELLINGS: [admin: string, unknown: string][] = [
 	['/admin/allowlist.csv', '/nope/allowlist.csv'],
 	['/admin/allowlist.csv/', '/nope/allowlist.csv/'],
 	['/%61dmin/allowlist%2Ecsv', '/%6Eope/allowlist%2Ecsv'],
-	['/admin/no-such-page', '/nope/no-such-page']
+	['/admin/no-such-page', '/nope/no-such-page'],
+	['/admin/insights', '/nope/insights'],
+	['/%61dmin/insights/', '/%6Eope/insights/'],
+	['/admin/insights/__data.json', '/nope/insights/__data.json']
 ];
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const BOUNDARY = '----portal-test';
@@ -51,8 +54,9 @@ const BODIES: Record<string, { headers: Record<string, string>; body?: string }>
 		body: '{"field":"review"}'
 	}
 };
-// Headers that differ between any two answers (connection and keep-alive are compared: issue #32).
-const VOLATILE = new Set(['date', 'etag']);
+// Headers that differ between any two answers (connection and keep-alive are compared: issue #32;
+// x-request-id is each request's own id, docs/observability.md).
+const VOLATILE = new Set(['date', 'etag', 'x-request-id']);
 
 interface Raw {
 	status: number;
@@ -174,8 +178,8 @@ describe('/admin for anyone who is not an admin', () => {
 	);
 });
 
-// The date, and the etag and nonces that differ between any two renderings of a page.
-const stable = (text: string) => withoutNonces(text.replace(/^(date|etag): .*$/gim, '$1:'));
+// The date, the request id, and the etag and nonces that differ between any two renderings of a page.
+const stable = (text: string) => withoutNonces(text.replace(/^(date|etag|x-request-id): .*$/gim, '$1:'));
 
 /** Writes `head` on a new socket; what came back within a second, and whether the server closed the socket. */
 function exchange(port: number, head: string): Promise<{ text: string; closedByServer: boolean }> {

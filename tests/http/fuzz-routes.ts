@@ -36,6 +36,7 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/admin/applications.csv', query: TABLE_QUERY, shownTo: ADMINS },
 	{ id: '/admin/allowlist.csv', shownTo: ADMINS },
 	{ id: '/admin/webhooks', actions: { retry: ['deliveryId'] }, shownTo: ADMINS },
+	{ id: '/admin/insights', shownTo: ADMINS },
 	{ id: '/api/auth/nonce' },
 	{ id: '/api/auth/verify', json: ['message', 'signature'] },
 	{ id: '/api/auth/logout' },
@@ -44,6 +45,8 @@ export const ROUTES: readonly FuzzRoute[] = [
 	// Vercel Cron's call with Bearer CRON_SECRET: none of the three identities has it.
 	{ id: '/api/cron/webhooks', shownTo: [] },
 	{ id: '/healthz' },
+	// Prometheus with Bearer METRICS_TOKEN: none of the three identities has it.
+	{ id: '/metrics', shownTo: [] },
 	{ id: '/favicon.svg' },
 	{ id: '/manifest.json' }
 ];

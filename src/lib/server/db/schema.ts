@@ -66,6 +66,9 @@ export const applications = pgTable(
 		index('applications_display_name_trgm_idx').using('gin', t.displayName.op('gin_trgm_ops')),
 		index('applications_contact_trgm_idx').using('gin', t.contact.op('gin_trgm_ops')),
 		index('applications_applicant_idx').on(t.applicantAddress),
+		// The insights charts read these alone (index-only scans, drizzle/0007).
+		index('applications_insights_idx').on(t.createdAt, t.id, t.review),
+		index('applications_funnel_idx').on(t.review, t.allowlist, t.distribution),
 		check('applications_display_name_length', sql`char_length(${t.displayName}) between 1 and 80`),
 		check('applications_motivation_length', sql`char_length(${t.motivation}) between 1 and 2000`),
 		check('applications_contact_length', sql`char_length(${t.contact}) <= 200`)
@@ -84,6 +87,8 @@ export const checkIns = pgTable(
 	},
 	(t) => [
 		index('check_ins_member_created_idx').on(t.memberAddress, t.createdAt.desc()),
+		// Check-ins per day with distinct members (insights), an index-only range scan.
+		index('check_ins_created_member_idx').on(t.createdAt, t.memberAddress),
 		check('check_ins_note_length', sql`char_length(${t.note}) <= 280`)
 	]
 );
@@ -108,6 +113,10 @@ export const applicationEvents = pgTable(
 	},
 	(t) => [
 		index('application_events_application_idx').on(t.applicationId, t.id),
+		// Each application's first decision (insights: time to first decision).
+		index('application_events_first_decision_idx')
+			.on(t.applicationId, t.createdAt)
+			.where(sql`${t.field} = 'review' and ${t.toState} <> 'pending'`),
 		check('application_events_tx_hash_format', sql`${t.txHash} ~ '^0x[0-9a-f]{64}$'`),
 		check('application_events_reason_length', sql`char_length(${t.reason}) <= 500`)
 	]
@@ -204,7 +213,14 @@ export const webhookDeliveries = pgTable(
 	(t) => [
 		index('webhook_deliveries_due_idx')
 			.on(t.nextAttemptAt)
-			.where(sql`${t.status} = 'pending'`)
+			.where(sql`${t.status} = 'pending'`),
+		// The /metrics outbox gauges (oldest waiting, failed count).
+		index('webhook_deliveries_pending_age_idx')
+			.on(t.occurredAt)
+			.where(sql`${t.status} = 'pending'`),
+		index('webhook_deliveries_failed_idx')
+			.on(t.id)
+			.where(sql`${t.status} = 'failed'`)
 	]
 );
 

@@ -303,3 +303,21 @@ describe('Vercel and its cron', () => {
 		expect(onVercel).toMatchObject({ onVercel: true, databaseUrl: 'postgres://db.example/portal' });
 	});
 });
+
+describe('metrics configuration', () => {
+	it('METRICS_TOKEN is off by default, at least 32 characters when set, and never printed', () => {
+		expect(loadConfig(good).metricsToken).toBeNull();
+		const token = randomBytes(24).toString('hex');
+		expect(loadConfig({ ...good, METRICS_TOKEN: ` ${token} ` }).metricsToken).toBe(token);
+		const short = 'short-metrics-token';
+		try {
+			loadConfig({ ...good, METRICS_TOKEN: short });
+			expect.unreachable();
+		} catch (err) {
+			expect((err as ConfigError).problems).toEqual([
+				{ variable: 'METRICS_TOKEN', problem: expect.stringMatching(/at least 32 characters/) as string }
+			]);
+			expect((err as Error).message).not.toContain(short);
+		}
+	});
+});

@@ -34,6 +34,8 @@ export interface Config {
 	cronSecret: string | null;
 	/** Running as a Vercel function (Vercel sets VERCEL=1): no lasting disk, no process between requests. */
 	onVercel: boolean;
+	/** The bearer token that opens GET /metrics (METRICS_TOKEN); null: /metrics answers 404. Never printed. */
+	metricsToken: string | null;
 }
 
 export interface WebhookConfig {
@@ -263,6 +265,10 @@ const envSchema = (guessable: (secret: string) => boolean) =>
 				(issue) => originsProblem(issue.input) ?? ''
 			),
 			v.transform((raw) => parseSafeAppOrigins(raw))
+		),
+		METRICS_TOKEN: v.pipe(
+			optionalText,
+			v.check((token) => token === '' || token.length >= 32, 'must be at least 32 characters (openssl rand -hex 32)')
 		)
 	});
 
@@ -347,6 +353,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 				: null,
 		safeAppOrigins: e.SAFE_APP_ORIGINS,
 		cronSecret: e.CRON_SECRET || null,
-		onVercel
+		onVercel,
+		metricsToken: e.METRICS_TOKEN || null
 	};
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
+import { rateLimitRefusals } from './metrics';
 
 /** The specification's "Per-address limits on authenticated Server Actions" (docs/data.md). */
 export const RATE_LIMITS = {
@@ -37,6 +38,7 @@ export async function consumeRateLimit(
 	const row = rowsOf<{ allowed: boolean; used: number; reset_at: string }>(result)[0];
 	if (!row) throw new Error('consume_rate_limit returned no row');
 	scheduleCleanup(db);
+	if (!row.allowed) rateLimitRefusals.inc({ action });
 	return { allowed: row.allowed, used: Number(row.used), limit, resetAt: new Date(row.reset_at) };
 }
 
@@ -72,7 +74,10 @@ export async function consumeCost(
 			return counted;
 		});
 	} catch (err) {
-		if (err instanceof Unaffordable) return err.result;
+		if (err instanceof Unaffordable) {
+			rateLimitRefusals.inc({ action });
+			return err.result;
+		}
 		throw err;
 	} finally {
 		scheduleCleanup(db);

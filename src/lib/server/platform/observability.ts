@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { Handle, RequestEvent } from '@sveltejs/kit';
+import pino from 'pino';
+import { SIGN_IN_FAILURE_CODES } from '$lib/sign-in-failures';
+import { requestDuration, signIns, statusClass } from './metrics';
+
+/**
+ * One JSON line per request on stdout (docs/observability.md). Only the fields below are ever
+ * written: no header, cookie, query string, body or configuration value reaches a log line.
+ */
+export const logger = pino(
+	{
+		base: null,
+		timestamp: pino.stdTimeFunctions.isoTime,
+		formatters: { level: (label) => ({ level: label }) }
+	},
+	// Asynchronous: lines written while a write is under way go out together in the next one, so a busy
+	// server makes far fewer write calls than requests; pino flushes what is left when the process exits.
+	pino.destination({ dest: 1, sync: false })
+);
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+// A proxy's id (nginx $request_id, a load balancer's) is kept so lines can be joined; anything else is replaced.
+const FORWARDED_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+const SIGN_IN_ROUTE = '/api/auth/verify';
+const SIGN_IN_OUTCOMES = new Set<string>([...SIGN_IN_FAILURE_CODES, 'invalid_request', 'database_unavailable']);
+
+/**
+ * Wraps every request: gives it an id (also the x-request-id answer header), times it into the
+ * request histogram by route id and status class, counts sign-in outcomes, and logs one line.
+ */
+export const observeRequests: Handle = async ({ event, resolve }) => {
+	// An internal fetch (the hidden /admin's 404 page) belongs to the request that made it.
+	if (event.isSubRequest) return resolve(event);
+	const started = performance.now();
+	const forwarded = event.request.headers.get(REQUEST_ID_HEADER);
+	const requestId = forwarded && FORWARDED_ID.test(forwarded) ? forwarded : randomUUID();
+	event.locals.requestId = requestId;
+	let status = 500;
+	try {
+		const response = await resolve(event);
+		status = response.status;
+		response.headers.set(REQUEST_ID_HEADER, requestId);
+		if (event.route.id === SIGN_IN_ROUTE && event.request.method === 'POST') {
+			signIns.inc({ outcome: await signInOutcome(response) });
+		}
+		return response;
+	} finally {
+		const seconds = (performance.now() - started) / 1000;
+		const route = event.route.id ?? 'unmatched';
+		const method = event.request.method;
+		requestDuration.observe({ method, route, status_class: statusClass(status) }, seconds);
+		logger.info({ requestId, method, route, status, durationMs: Math.round(seconds * 10_000) / 10 }, 'request');
+	}
+};
+
+/** `ok`, or the error code of the verify answer (from a known set: anything else counts as `other`). */
+async function signInOutcome(response: Response): Promise<string> {
+	if (response.ok) return 'ok';
+	if (response.status === 429) return 'rate_limited';
+	try {
+		const body = (await response.clone().json()) as { error?: { code?: unknown } };
+		const code = body.error?.code;
+		return typeof code === 'string' && SIGN_IN_OUTCOMES.has(code) ? code : 'other';
+	} catch {
+		return 'other';
+	}
+}
+
+/**
+ * An unexpected error, logged once with the id of the request it broke (hooks.server.ts handleError);
+ * `fault` is its text as faultForLog writes it (a failed query's parameters withheld).
+ */
+export function logRequestError(event: RequestEvent, fault: string, status: number): void {
+	logger.error(
+		{ requestId: event.locals.requestId, route: event.route.id ?? 'unmatched', status, fault },
+		'request failed'
+	);
+}

@@ -1,0 +1,17 @@
+import { error } from '@sveltejs/kit';
+import { metricsAuthorized } from '$lib/server/platform/metrics';
+import { runtime } from '$lib/server/platform/runtime';
+import { scrapeMetrics } from '$lib/server/insights/scrape';
+import type { RequestHandler } from './$types';
+
+/**
+ * Prometheus scrape. Without `Authorization: Bearer <METRICS_TOKEN>` the request never gets here:
+ * /metrics is a hidden section (src/lib/hidden-sections.ts) answered as an unknown path; this check
+ * is the second line.
+ */
+export const GET: RequestHandler = async ({ request }) => {
+	const { config, database } = runtime();
+	if (!metricsAuthorized(request.headers.get('authorization'), config.metricsToken)) error(404, 'Not Found');
+	const { body, contentType } = await scrapeMetrics(database);
+	return new Response(body, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } });
+};

@@ -1,0 +1,130 @@
+// /admin/insights draws the numbers that SQL over a fixed seed gives, for admins only (hidden like
+// /admin); the votes chart appears only once the portal's database has reviewer votes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, member } from '../helpers/auth';
+import { engines } from '../helpers/db';
+import { getPage } from '../helpers/forms';
+import { SEEDED_REVIEWERS, VOTES_SQL, seededDatabase, type SeededDatabase } from '../helpers/insights-seed';
+import { startServer, type RunningServer } from '../helpers/server';
+import { signIn } from '../helpers/siwe';
+
+/** The rows of the table `id` as cell texts (header cell first), Svelte's markers stripped. */
+function tableRows(html: string, id: string): string[][] {
+	const table = new RegExp(`<table id="${id}"[^>]*>([\\s\\S]*?)</table>`).exec(html)?.[1];
+	if (!table) throw new Error(`no table ${id}`);
+	const body = /<tbody>([\s\S]*)<\/tbody>/.exec(table)![1]!;
+	return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) =>
+		[...row[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((cell) =>
+			cell[1]!
+				.replace(/<!--[\s\S]*?-->/g, '')
+				.replace(/<[^>]+>/g, '')
+				.trim()
+		)
+	);
+}
+
+const numbers = (row: string[]) => row.slice(1).map(Number);
+
+describe.each(engines)('/admin/insights on %s', (engine) => {
+	let database: SeededDatabase;
+	let server: RunningServer;
+	let adminCookie: string;
+	beforeAll(async () => {
+		database = await seededDatabase(engine);
+		server = await startServer({ env: { ...database.env, ADMIN_ADDRESSES: admin.address } });
+		adminCookie = await signIn(server.url, admin);
+		// A PGlite folder is created, migrated and seeded first: slow on a loaded machine.
+	}, 180_000);
+	afterAll(async () => {
+		await server?.stop();
+		await database?.drop();
+	});
+
+	it('applications per week: 26 weeks by current review state, this week last', async () => {
+		const page = await getPage(`${server.url}/admin/insights`, adminCookie);
+		expect(page.status).toBe(200);
+		const rows = tableRows(page.body, 'applications-per-week-table');
+		expect(rows).toHaveLength(26);
+		// Columns: pending, needs info, approved, rejected.
+		expect(numbers(rows[25]!)).toEqual([1, 0, 0, 0]);
+		expect(numbers(rows[24]!)).toEqual([1, 0, 1, 1]);
+		expect(numbers(rows[22]!)).toEqual([1, 0, 1, 0]);
+		const total = rows.flatMap(numbers).reduce((a, b) => a + b, 0);
+		expect(total).toBe(6);
+		expect(page.body).toContain('6 applications submitted in the last 26 weeks');
+	});
+
+	it('the funnel counts every application ever submitted and each later step', async () => {
+		const page = await getPage(`${server.url}/admin/insights`, adminCookie);
+		const rows = tableRows(page.body, 'funnel-table');
+		expect(rows.map((r) => [r[0], Number(r[1])])).toEqual([
+			['Submitted', 7],
+			['Approved', 3],
+			['Allowlist added', 2],
+			['Token sent', 1]
+		]);
+		expect(rows[1]![2]).toBe('42.9%');
+	});
+
+	it('time to first decision: median and 90th percentile in days by week of submission; resubmission is not a decision', async () => {
+		const page = await getPage(`${server.url}/admin/insights`, adminCookie);
+		const rows = tableRows(page.body, 'time-to-decision-table');
+		expect(rows).toHaveLength(26);
+		// A week ago: decided after 2 and 4 days (median 3, p90 3.8); three weeks ago: 1 and 3 days (2, 2.8).
+		expect(rows[24]!.slice(1)).toEqual(['3', '3.8']);
+		expect(rows[22]!.slice(1)).toEqual(['2', '2.8']);
+		expect(rows[25]!.slice(1)).toEqual(['—', '—']);
+		expect(page.body).toContain('Still waiting for a first decision: 2 of the applications in these weeks.');
+	});
+
+	it('check-ins per day for 90 days with distinct members; older ones are left out', async () => {
+		const page = await getPage(`${server.url}/admin/insights`, adminCookie);
+		const rows = tableRows(page.body, 'check-ins-per-day-table');
+		expect(rows).toHaveLength(90);
+		expect(numbers(rows[89]!)).toEqual([3, 2]);
+		expect(numbers(rows[88]!)).toEqual([1, 1]);
+		expect(numbers(rows[0]!)).toEqual([2, 1]);
+		expect(rows.map((r) => Number(r[1])).reduce((a, b) => a + b, 0)).toBe(6);
+	});
+
+	it('each chart is an SVG image with a title and a text alternative, and the admin header links here', async () => {
+		const page = await getPage(`${server.url}/admin/insights`, adminCookie);
+		const charts = [...page.body.matchAll(/<svg[^>]*role="img"[^>]*aria-labelledby="([^"]+)"/g)];
+		expect(charts).toHaveLength(4);
+		for (const [, ids] of charts) {
+			for (const part of ids!.split(' ')) expect(page.body).toMatch(new RegExp(`id="${part}">[^<]+<`));
+		}
+		expect(page.body).toContain('href="/admin/insights" aria-current="page"');
+		const table = await getPage(`${server.url}/admin`, adminCookie);
+		expect(table.body).toContain('href="/admin/insights"');
+	});
+
+	it('is hidden like /admin: a visitor and a member get the unknown-path 404, page and data alike', async () => {
+		const memberCookie = await signIn(server.url, member);
+		const unknown = await getPage(`${server.url}/nope/insights`, memberCookie);
+		for (const cookie of [undefined, memberCookie]) {
+			for (const path of ['/admin/insights', '/admin/insights/__data.json']) {
+				const page = await getPage(`${server.url}${path}`, cookie);
+				expect(page.status).toBe(404);
+				expect(page.body.replace(/nonce="[^"]+"/g, '')).toBe(unknown.body.replace(/nonce="[^"]+"/g, ''));
+			}
+		}
+	});
+
+	it('shows votes per reviewer (current votes only) once the database has reviewer votes, and not before', async () => {
+		const before = await getPage(`${server.url}/admin/insights`, adminCookie);
+		expect(before.body).not.toContain('votes-per-reviewer');
+		await server.stop();
+		await database.run(VOTES_SQL);
+		server = await startServer({ env: { ...database.env, ADMIN_ADDRESSES: admin.address }, port: server.port });
+		adminCookie = await signIn(server.url, admin);
+		const page = await getPage(`${server.url}/admin/insights`, adminCookie);
+		const rows = tableRows(page.body, 'votes-per-reviewer-table');
+		const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`;
+		// Columns: approve, reject, abstain. The first reviewer's older reject was replaced by an approve.
+		expect(rows).toEqual([
+			[short(SEEDED_REVIEWERS[0]!), '1', '0', '1'],
+			[short(SEEDED_REVIEWERS[1]!), '0', '1', '0']
+		]);
+	}, 120_000);
+});
