@@ -3,10 +3,10 @@ import * as v from 'valibot';
 import { UUID, moveEntries, parseMove } from './move-input';
 import type { Database } from '../db/client';
 import { applications } from '../db/schema';
-import { rateLimited, type Outcome } from '../platform/forms';
+import { rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { consumeCost } from '../platform/rate-limit';
-import { applyMoves, checkMoves, type BulkApplication, type BulkConflict } from './moves';
+import { applyMoves, checkMoves, type BulkApplication } from './moves';
 
 export type { BulkApplication, BulkConflict, BulkRefusal } from './moves';
 
@@ -47,7 +47,7 @@ const currentColumns = {
  * What a bulk move would do, without doing it: the applications by name, or the same 400 / 409 the
  * move itself would answer now (checkMoves). For the confirm step before a final move (one statement).
  */
-export async function bulkPreview(db: Database, move: BulkMove): Promise<Outcome<BulkApplication[]> | BulkConflict> {
+export async function bulkPreview(db: Database, move: BulkMove): Promise<Outcome<BulkApplication[]>> {
 	const rows = await db.select(currentColumns).from(applications).where(inArray(applications.id, move.applicationIds));
 	const refused = checkMoves(move, rows);
 	if (refused) return refused;
@@ -68,7 +68,7 @@ export async function bulkTransition(
 	db: Database,
 	admin: SignedInMember,
 	move: BulkMove
-): Promise<Outcome<{ count: number; applications: BulkApplication[] }> | BulkConflict> {
+): Promise<Outcome<{ count: number; applications: BulkApplication[] }>> {
 	const ids = move.applicationIds;
 	const limit = await consumeCost(db, admin.address, 'transitionApplication', ids.length);
 	if (!limit.allowed) {

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { FIELDS, LABELS, STATES, TX_HASH, isState, needsOf, stateLabel } from '$lib/transitions';
-import { textField, validate, type FieldErrors, type Outcome } from '../platform/forms';
+import { textField, validate } from '../platform/forms';
+import { invalid, type FieldErrors, type Outcome } from '../platform/outcome';
 
 /** The fields of `POST /admin?/transition` and the application page's `?/transition` (docs/http.md). */
 export const TRANSITION_FIELDS = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from'] as const;
@@ -48,7 +49,7 @@ export function parseMove<S extends v.GenericSchema<unknown, MoveInput>>(
 	const parsed = validate(schema, input);
 	if (!parsed.ok) return parsed;
 	const errors = checkTransitionInput(parsed.value);
-	if (Object.keys(errors).length) return { ok: false, status: 400, message: 'Some fields need attention.', errors };
+	if (Object.keys(errors).length) return invalid(errors);
 	return parsed;
 }
 

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import type { Database } from '../db/client';
-import { sqlState } from '../db/errors';
 import { applicationNotes, type ApplicationNote } from '../db/schema';
-import { fieldError, textField, validate, type Outcome } from '../platform/forms';
+import { textField, validate } from '../platform/forms';
+import { failureOfDatabaseError, notFound, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { enqueueWebhookEvent, noteAdded } from '../webhooks/events';
 
@@ -35,8 +35,7 @@ export async function addNote(
 		});
 		return { ok: true, value: note };
 	} catch (err) {
-		// 23503: no application has this id.
-		if (sqlState(err) === '23503') return fieldError('body', 'No application has this id.');
-		throw err;
+		// The foreign key to applications: no application has this id (the page itself is a 404 then).
+		return failureOfDatabaseError(err, { foreignKey: notFound('No application has this id.') });
 	}
 }
