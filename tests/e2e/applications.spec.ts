@@ -84,7 +84,7 @@ test('a member applies at phone width and an admin approves and records the allo
 	// A refusal with JavaScript: the message next to the field, what was typed kept.
 	const distribution = card.getByRole('group', { name: 'Token distribution: pending' });
 	await distribution.getByLabel('Transaction hash').fill(`0x${'cd'.repeat(32)}`);
-	await distribution.getByRole('button', { name: 'Record failed token transfer' }).click();
+	await distribution.getByRole('button', { name: 'Record failed token distribution' }).click();
 	await expect(distribution.getByText('A reason is needed to move token distribution to failed.')).toBeVisible();
 	await expect(distribution.getByLabel('Transaction hash')).toHaveValue(`0x${'cd'.repeat(32)}`);
 	await expect(distribution.getByLabel('Reason')).toHaveAttribute('aria-invalid', 'true');

@@ -1,6 +1,7 @@
 import { inArray } from 'drizzle-orm';
 import * as v from 'valibot';
-import { UUID, moveEntries, parseMove } from './move-input';
+import { BULK_MAX, UUID_ANY_CASE } from '$lib/limits';
+import { moveEntries, parseMove } from './move-input';
 import type { Database } from '../db/client';
 import { applications } from '../db/schema';
 import { rateLimited, type Outcome } from '../platform/outcome';
@@ -12,8 +13,8 @@ export type { BulkApplication, BulkConflict, BulkRefusal } from './moves';
 
 /** The fields of `POST /admin?/bulk` (docs/http.md): the single move's, with a list of ids. */
 export const BULK_FIELDS = ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from'] as const;
-/** Most applications one bulk move may name. */
-export const BULK_MAX = 100;
+/** Most applications one bulk move may name (shared with the page: $lib/limits). */
+export { BULK_MAX };
 
 // formInput() gives undefined, one value (text or a file) or a list: every entry must be a UUID.
 const applicationIds = v.pipe(
@@ -22,7 +23,7 @@ const applicationIds = v.pipe(
 	v.check((list) => list.length >= 1, 'Select at least one application.'),
 	v.check((list) => list.length <= BULK_MAX, `Select at most ${BULK_MAX} applications at once.`),
 	v.check(
-		(list) => list.every((id) => typeof id === 'string' && UUID.test(id)),
+		(list) => list.every((id) => typeof id === 'string' && UUID_ANY_CASE.test(id)),
 		'Every application id must be a UUID.'
 	),
 	v.transform((list) => [...new Set((list as string[]).map((id) => id.toLowerCase()))])

@@ -1,18 +1,17 @@
 import * as v from 'valibot';
 import { FIELDS, LABELS, STATES, TX_HASH, isState, needsOf, stateLabel } from '$lib/transitions';
+import { LENGTHS, UUID_ANY_CASE } from '$lib/limits';
 import { textField, validate } from '../platform/forms';
 import { invalid, type FieldErrors, type Outcome } from '../platform/outcome';
 
 /** The fields of `POST /admin?/transition` and the application page's `?/transition` (docs/http.md). */
 export const TRANSITION_FIELDS = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from'] as const;
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** An application id as a form sends it: a UUID, any case, stored lowercase. */
 export const applicationIdField = (label: string) =>
 	v.pipe(
 		textField(label, { min: 1, max: 36 }),
-		v.check((s) => UUID.test(s), `${label} must be a UUID.`),
+		v.check((s) => UUID_ANY_CASE.test(s), `${label} must be a UUID.`),
 		v.transform((s) => s.toLowerCase())
 	);
 
@@ -23,9 +22,9 @@ export const moveEntries = {
 		v.picklist(FIELDS, 'Field must be review, allowlist or distribution.')
 	),
 	to: textField('New state', { min: 1, max: 20 }),
-	reason: textField('Reason', { max: 500, multiline: true }),
+	reason: textField('Reason', { ...LENGTHS.reason, multiline: true }),
 	txHash: v.pipe(
-		textField('Transaction hash', { max: 66 }),
+		textField('Transaction hash', LENGTHS.txHash),
 		v.check((s) => s === '' || TX_HASH.test(s), 'Transaction hash must be 0x followed by 64 hexadecimal characters.'),
 		v.transform((s) => s.toLowerCase())
 	),

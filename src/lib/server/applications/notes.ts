@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { LENGTHS } from '$lib/limits';
 import type { Database } from '../db/client';
 import { applicationNotes, type ApplicationNote } from '../db/schema';
 import { textField, validate } from '../platform/forms';
@@ -8,7 +9,7 @@ import { enqueueWebhookEvent, noteAdded } from '../webhooks/events';
 
 export const NOTE_FIELDS = ['body'] as const;
 
-const noteSchema = v.object({ body: textField('Note', { min: 1, max: 2000, multiline: true }) });
+const noteSchema = v.object({ body: textField('Note', { ...LENGTHS.reviewerNote, multiline: true }) });
 
 /**
  * A reviewer note on an application: admins only (the route's guard), append-only (nothing here or

@@ -1,5 +1,6 @@
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import * as v from 'valibot';
+import { LENGTHS } from '$lib/limits';
 import type { Database } from '../db/client';
 import {
 	applicationEvents,
@@ -20,9 +21,9 @@ export type { Application, ApplicationEvent };
 export const APPLICATION_FIELDS = ['displayName', 'motivation', 'contact'] as const;
 
 const applicationSchema = v.object({
-	displayName: textField('Display name', { min: 1, max: 80 }),
-	motivation: textField('Motivation', { min: 1, max: 2000, multiline: true }),
-	contact: textField('Contact', { max: 200 })
+	displayName: textField('Display name', LENGTHS.displayName),
+	motivation: textField('Motivation', { ...LENGTHS.motivation, multiline: true }),
+	contact: textField('Contact', LENGTHS.contact)
 });
 
 export type ApplicationInput = v.InferOutput<typeof applicationSchema>;

@@ -1,5 +1,6 @@
 import { desc, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
+import { LENGTHS } from '$lib/limits';
 import type { Database } from '../db/client';
 import { checkIns, type CheckIn } from '../db/schema';
 import { textField, validate } from '../platform/forms';
@@ -12,7 +13,7 @@ export type { CheckIn };
 
 export const CHECKIN_FIELDS = ['note'] as const;
 
-const checkinSchema = v.object({ note: textField('Note', { max: 280, multiline: true }) });
+const checkinSchema = v.object({ note: textField('Note', { ...LENGTHS.checkinNote, multiline: true }) });
 
 /** checkin: records that the member checked in, with an optional note. Order: limit → validate → write. */
 export async function checkin(db: Database, member: SignedInMember, input: unknown): Promise<Outcome<CheckIn>> {
