@@ -1,3 +1,4 @@
+import { BULK_MAX } from './limits';
 import { ownEntry } from './own-entry';
 
 /** The /admin review table's filters, search, order and cursor, as its query string carries them. */
@@ -14,8 +15,8 @@ export interface AdminListQuery {
 	before?: string;
 }
 
-/** Rows per page of the review table. */
-export const ADMIN_PAGE_SIZE = 50;
+/** Rows per page of the review table (in limits.ts with the other shared numbers). */
+export { ADMIN_PAGE_SIZE } from './limits';
 /** Counts stop here and show as "1,000+": counting further would read every matching row. */
 export const COUNT_CAP = 1000;
 
@@ -62,7 +63,7 @@ const DONE: Record<string, (who: string) => string> = {
 	'allowlist.added': (who) => `Recorded ${who} as added to the allowlist`,
 	'allowlist.failed': (who) => `Recorded a failed allowlist step for ${who}`,
 	'distribution.sent': (who) => `Recorded tokens sent to ${who}`,
-	'distribution.failed': (who) => `Recorded a failed token transfer for ${who}`
+	'distribution.failed': (who) => `Recorded a failed token distribution for ${who}`
 };
 
 /**
@@ -77,7 +78,7 @@ export function doneMessage(done: string | null, who: string): string | null {
 /** "Approved 5 applications" after a bulk move: `done` and `count` (1 to 100) as its redirect carries them. */
 export function bulkDoneMessage(done: { move: string | null; count: string | null }): string | null {
 	const n = /^[1-9]\d{0,2}$/.test(done.count ?? '') ? Number(done.count) : 0;
-	return n >= 1 && n <= 100 ? doneMessage(done.move, applicationCount(n)) : null;
+	return n >= 1 && n <= BULK_MAX ? doneMessage(done.move, applicationCount(n)) : null;
 }
 
 export const applicationCount = (n: number) => `${n} application${n === 1 ? '' : 's'}`;

@@ -126,7 +126,7 @@ export function actionLabel(field: Field, to: string): string {
 			`Move to ${stateLabel(to)}`
 		);
 	}
-	const what = field === 'allowlist' ? 'allowlist' : 'token transfer';
+	const what = field === 'allowlist' ? 'allowlist' : 'token distribution';
 	return to === 'failed'
 		? `Record failed ${what}`
 		: field === 'allowlist'

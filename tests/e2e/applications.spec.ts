@@ -84,7 +84,7 @@ test('a member applies at phone width and an admin approves and records the allo
 	// A refusal the browser can make: on the field, before anything is sent, what was typed kept.
 	const distribution = card.getByRole('group', { name: 'Token distribution: pending' });
 	await distribution.getByLabel('Transaction hash').fill(`0x${'cd'.repeat(32)}`);
-	await distribution.getByRole('button', { name: 'Record failed token transfer' }).click();
+	await distribution.getByRole('button', { name: 'Record failed token distribution' }).click();
 	await expect(distribution.getByLabel('Reason')).toBeFocused();
 	expect(await distribution.getByLabel('Reason').evaluate((el: HTMLTextAreaElement) => el.validationMessage)).toBe(
 		'A reason is needed to move token distribution to failed.'

@@ -170,6 +170,14 @@ describe.each(engines)('admin review on %s', (engine) => {
 		expect((await getPage(`${base}/admin/applications/${id}`, cookie)).body).not.toContain('sneaky');
 	});
 
+	it('a note on an application that does not exist answers 404 and writes nothing', async () => {
+		const cookie = await signIn(base, admin);
+		const missing = '00000000-0000-4000-8000-000000000000';
+		const tried = await postForm(`${base}/admin/applications/${missing}?/note`, { body: 'Lost' }, { cookie });
+		expect(tried.status).toBe(404);
+		expect(tried.body).not.toContain('Lost');
+	});
+
 	it('exports the table as CSV with its current filters, next to the allowlist CSV; non-admins get the 404', async () => {
 		const member = newAccount();
 		const memberCookie = await apply(member, '@SUM(A1)', 'Spreadsheets');

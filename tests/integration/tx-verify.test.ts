@@ -143,6 +143,7 @@ describe.each(engines)('transitionApplication with tx checks on %s', (engine) =>
 		expect(result).toEqual({
 			ok: false,
 			status: 400,
+			code: 'invalid_request',
 			message: 'Some fields need attention.',
 			errors: { txHash: message }
 		});

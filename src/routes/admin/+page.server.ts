@@ -3,9 +3,10 @@ import { adminListHref } from '$lib/review-query';
 import { cursorText, parseTableQuery, reviewTable } from '$lib/server/applications/review-table';
 import { TRANSITION_FIELDS } from '$lib/server/applications/move-input';
 import { transitionApplication } from '$lib/server/applications/moves';
-import { BULK_FIELDS, type BulkConflict, bulkPreview, bulkTransition, parseBulk } from '$lib/server/applications/bulk';
+import { BULK_FIELDS, bulkPreview, bulkTransition, parseBulk } from '$lib/server/applications/bulk';
 import { isTerminal } from '$lib/transitions';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
+import type { Failure } from '$lib/server/platform/outcome';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { withDatabase } from '$lib/server/platform/runtime';
 import type { Actions, PageServerLoad } from './$types';
@@ -60,4 +61,5 @@ export const actions: Actions = {
 	}
 };
 
-const refusedOf = (refusal: object) => ('refused' in refusal ? (refusal as BulkConflict).refused : []);
+// The applications a 409 names (a bulk's conflict), for the form to mark.
+const refusedOf = (failure: Failure) => (failure.status === 409 ? (failure.refused ?? []) : []);

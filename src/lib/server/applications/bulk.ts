@@ -1,19 +1,20 @@
 import { inArray } from 'drizzle-orm';
 import * as v from 'valibot';
-import { UUID, moveEntries, parseMove } from './move-input';
+import { BULK_MAX, UUID_ANY_CASE } from '$lib/limits';
+import { moveEntries, parseMove } from './move-input';
 import type { Database } from '../db/client';
 import { applications } from '../db/schema';
-import { rateLimited, type Outcome } from '../platform/forms';
+import { rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { consumeCost } from '../platform/rate-limit';
-import { applyMoves, checkMoves, type BulkApplication, type BulkConflict } from './moves';
+import { applyMoves, checkMoves, type BulkApplication } from './moves';
 
 export type { BulkApplication, BulkConflict, BulkRefusal } from './moves';
 
 /** The fields of `POST /admin?/bulk` (docs/http.md): the single move's, with a list of ids. */
 export const BULK_FIELDS = ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from'] as const;
-/** Most applications one bulk move may name. */
-export const BULK_MAX = 100;
+/** Most applications one bulk move may name (shared with the page: $lib/limits). */
+export { BULK_MAX };
 
 // formInput() gives undefined, one value (text or a file) or a list: every entry must be a UUID.
 const applicationIds = v.pipe(
@@ -22,7 +23,7 @@ const applicationIds = v.pipe(
 	v.check((list) => list.length >= 1, 'Select at least one application.'),
 	v.check((list) => list.length <= BULK_MAX, `Select at most ${BULK_MAX} applications at once.`),
 	v.check(
-		(list) => list.every((id) => typeof id === 'string' && UUID.test(id)),
+		(list) => list.every((id) => typeof id === 'string' && UUID_ANY_CASE.test(id)),
 		'Every application id must be a UUID.'
 	),
 	v.transform((list) => [...new Set((list as string[]).map((id) => id.toLowerCase()))])
@@ -47,7 +48,7 @@ const currentColumns = {
  * What a bulk move would do, without doing it: the applications by name, or the same 400 / 409 the
  * move itself would answer now (checkMoves). For the confirm step before a final move (one statement).
  */
-export async function bulkPreview(db: Database, move: BulkMove): Promise<Outcome<BulkApplication[]> | BulkConflict> {
+export async function bulkPreview(db: Database, move: BulkMove): Promise<Outcome<BulkApplication[]>> {
 	const rows = await db.select(currentColumns).from(applications).where(inArray(applications.id, move.applicationIds));
 	const refused = checkMoves(move, rows);
 	if (refused) return refused;
@@ -68,7 +69,7 @@ export async function bulkTransition(
 	db: Database,
 	admin: SignedInMember,
 	move: BulkMove
-): Promise<Outcome<{ count: number; applications: BulkApplication[] }> | BulkConflict> {
+): Promise<Outcome<{ count: number; applications: BulkApplication[] }>> {
 	const ids = move.applicationIds;
 	const limit = await consumeCost(db, admin.address, 'transitionApplication', ids.length);
 	if (!limit.allowed) {

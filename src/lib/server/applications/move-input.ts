@@ -1,18 +1,18 @@
 import * as v from 'valibot';
 import { FIELDS, STATES, TX_HASH, isState } from '$lib/transitions';
 import { TX_HASH_SHAPE, moveInputProblems } from '$lib/move-inputs';
-import { textField, validate, type FieldErrors, type Outcome } from '../platform/forms';
+import { LENGTHS, UUID_ANY_CASE } from '$lib/limits';
+import { textField, validate } from '../platform/forms';
+import { invalid, type FieldErrors, type Outcome } from '../platform/outcome';
 
 /** The fields of `POST /admin?/transition` and the application page's `?/transition` (docs/http.md). */
 export const TRANSITION_FIELDS = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from'] as const;
-
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** An application id as a form sends it: a UUID, any case, stored lowercase. */
 export const applicationIdField = (label: string) =>
 	v.pipe(
 		textField(label, { min: 1, max: 36 }),
-		v.check((s) => UUID.test(s), `${label} must be a UUID.`),
+		v.check((s) => UUID_ANY_CASE.test(s), `${label} must be a UUID.`),
 		v.transform((s) => s.toLowerCase())
 	);
 
@@ -23,9 +23,9 @@ export const moveEntries = {
 		v.picklist(FIELDS, 'Field must be review, allowlist or distribution.')
 	),
 	to: textField('New state', { min: 1, max: 20 }),
-	reason: textField('Reason', { max: 500, multiline: true }),
+	reason: textField('Reason', { ...LENGTHS.reason, multiline: true }),
 	txHash: v.pipe(
-		textField('Transaction hash', { max: 66 }),
+		textField('Transaction hash', LENGTHS.txHash),
 		v.check((s) => s === '' || TX_HASH.test(s), TX_HASH_SHAPE),
 		v.transform((s) => s.toLowerCase())
 	),
@@ -49,7 +49,7 @@ export function parseMove<S extends v.GenericSchema<unknown, MoveInput>>(
 	const parsed = validate(schema, input);
 	if (!parsed.ok) return parsed;
 	const errors = checkTransitionInput(parsed.value);
-	if (Object.keys(errors).length) return { ok: false, status: 400, message: 'Some fields need attention.', errors };
+	if (Object.keys(errors).length) return invalid(errors);
 	return parsed;
 }
 

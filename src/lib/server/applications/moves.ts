@@ -10,7 +10,7 @@ import {
 } from '$lib/transitions';
 import type { Database } from '../db/client';
 import { applications, type Application, type ApplicationEvent } from '../db/schema';
-import { fieldError, rateLimited, type Outcome, type Refusal } from '../platform/forms';
+import { conflict, fieldError, rateLimited, type FailureOf, type Outcome, type RefusedItem } from '../platform/outcome';
 import { consume } from '../platform/rate-limit';
 import type { SignedInMember } from '../auth/guards';
 import { parseTransition } from './move-input';
@@ -47,16 +47,10 @@ export interface BulkApplication {
 }
 
 /** One that cannot make the move, and why (the transitions table's own words). */
-export interface BulkRefusal extends BulkApplication {
-	why: string;
-}
+export type BulkRefusal = RefusedItem;
 
-export interface BulkConflict {
-	ok: false;
-	status: 409;
-	message: string;
-	refused: BulkRefusal[];
-}
+/** The 409 of a bulk move, naming every application that cannot make it. */
+export type BulkConflict = FailureOf<409> & { refused: BulkRefusal[] };
 
 /** What a move did, in the order of `applicationIds`: each application as it now is, and its audit row. */
 export interface Moved {
@@ -79,7 +73,7 @@ export async function applyMoves(
 	executor: SignedInMember,
 	moves: Moves,
 	options: MoveOptions = {}
-): Promise<Outcome<Moved> | BulkConflict> {
+): Promise<Outcome<Moved>> {
 	const { applicationIds: ids, field, to } = moves;
 	const txHash = moves.txHash || null;
 	let txVerified = options.txVerified ?? null;
@@ -89,7 +83,7 @@ export async function applyMoves(
 		txVerified = checked.verified;
 	}
 
-	return db.transaction(async (tx): Promise<Outcome<Moved> | BulkConflict> => {
+	return db.transaction(async (tx): Promise<Outcome<Moved>> => {
 		const rows = await tx.select().from(applications).where(inArray(applications.id, ids)).for('update');
 		const refused = checkMoves(moves, rows, options.answer);
 		if (refused) return refused;
@@ -130,7 +124,7 @@ export function checkMoves(
 	moves: Moves,
 	rows: Current[],
 	answer: MoveOptions['answer'] = 'many'
-): Exclude<Refusal, { status: 429 }> | BulkConflict | null {
+): FailureOf<400> | FailureOf<409> | null {
 	const { field, to } = moves;
 	const found = new Map(rows.map((r) => [r.id, r]));
 	const missing = moves.applicationIds.filter((id) => !found.has(id));
@@ -144,26 +138,20 @@ export function checkMoves(
 		const changed = moves.from !== '' && moves.from !== now;
 		if (changed && answer === 'one') return stale(field, now);
 		const why = changed ? `${LABELS[field]} is now ${stateLabel(now)}.` : refusal(row, field, to);
-		if (why && answer === 'one') return { ok: false, status: 409, message: why };
+		if (why && answer === 'one') return conflict(why);
 		if (why) refused.push({ id, displayName: row.displayName, why });
 	}
 	if (!refused.length) return null;
 	const n = moves.applicationIds.length;
 	const list = refused.map((r) => `${r.displayName} (${r.why.replace(/\.$/, '')})`).join('; ');
-	return {
-		ok: false,
-		status: 409,
-		message: `Nothing was changed: ${refused.length} of the ${n} selected application${n === 1 ? '' : 's'} cannot take “${actionLabel(field, to)}”: ${list}.`,
+	return conflict(
+		`Nothing was changed: ${refused.length} of the ${n} selected application${n === 1 ? '' : 's'} cannot take “${actionLabel(field, to)}”: ${list}.`,
 		refused
-	};
+	);
 }
 
 export const stale = (field: Field, now: string) =>
-	({
-		ok: false,
-		status: 409,
-		message: `${LABELS[field]} was changed meanwhile and is now ${stateLabel(now)}. Reload to see the current state.`
-	}) as const;
+	conflict(`${LABELS[field]} was changed meanwhile and is now ${stateLabel(now)}. Reload to see the current state.`);
 
 /**
  * transitionApplication: moves one field of one application as the transitions table permits, with

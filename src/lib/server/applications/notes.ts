@@ -1,14 +1,15 @@
 import * as v from 'valibot';
+import { LENGTHS } from '$lib/limits';
 import type { Database } from '../db/client';
-import { sqlState } from '../db/errors';
 import { applicationNotes, type ApplicationNote } from '../db/schema';
-import { fieldError, textField, validate, type Outcome } from '../platform/forms';
+import { textField, validate } from '../platform/forms';
+import { failureOfDatabaseError, notFound, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { enqueueWebhookEvent, noteAdded } from '../webhooks/events';
 
 export const NOTE_FIELDS = ['body'] as const;
 
-const noteSchema = v.object({ body: textField('Note', { min: 1, max: 2000, multiline: true }) });
+const noteSchema = v.object({ body: textField('Note', { ...LENGTHS.reviewerNote, multiline: true }) });
 
 /**
  * A reviewer note on an application: admins only (the route's guard), append-only (nothing here or
@@ -35,8 +36,7 @@ export async function addNote(
 		});
 		return { ok: true, value: note };
 	} catch (err) {
-		// 23503: no application has this id.
-		if (sqlState(err) === '23503') return fieldError('body', 'No application has this id.');
-		throw err;
+		// The foreign key to applications: no application has this id (the page itself is a 404 then).
+		return failureOfDatabaseError(err, { foreignKey: notFound('No application has this id.') });
 	}
 }

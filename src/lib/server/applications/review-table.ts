@@ -1,6 +1,7 @@
 import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
-import { ADMIN_PAGE_SIZE, COUNT_CAP } from '$lib/review-query';
+import { COUNT_CAP } from '$lib/review-query';
+import { ADMIN_PAGE_SIZE, LENGTHS, UUID_SOURCE } from '$lib/limits';
 import { rowsOf } from '../db/rows';
 import { STATES, type ApplicationStates, type ReviewState } from '$lib/transitions';
 import type { Database } from '../db/client';
@@ -11,8 +12,7 @@ export const EXCERPT_LENGTH = 100;
 /** Shorter searches cannot use the trigram indexes, so they are not run. */
 export const MIN_SEARCH = 3;
 
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-const CURSOR = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,6})?Z)_(${UUID})$`);
+const CURSOR = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,6})?Z)_(${UUID_SOURCE})$`);
 
 /** A row's place in the order: created_at to the microsecond, as Postgres keeps it (a Date would drop three digits). */
 export interface Cursor {
@@ -66,7 +66,7 @@ const tableQuerySchema = v.object({
 			v.string(),
 			v.transform((q) => q.replace(NOT_TEXT, '')),
 			v.trim(),
-			v.maxLength(100)
+			v.maxLength(LENGTHS.search.max)
 		)
 	),
 	sort: v.fallback(v.picklist(['oldest', 'newest']), 'oldest'),

@@ -1,7 +1,7 @@
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import * as v from 'valibot';
+import { LENGTHS } from '$lib/limits';
 import type { Database } from '../db/client';
-import { sqlState } from '../db/errors';
 import {
 	applicationEvents,
 	applicationRevisions,
@@ -9,7 +9,8 @@ import {
 	type Application,
 	type ApplicationEvent
 } from '../db/schema';
-import { memberMissing, rateLimited, textField, validate, type Outcome } from '../platform/forms';
+import { textField, validate } from '../platform/forms';
+import { conflict, failureOfDatabaseError, memberMissing, rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { historyOf, newestFirst, type ApplicationWithHistory } from './history';
 import { consume } from '../platform/rate-limit';
@@ -20,9 +21,9 @@ export type { Application, ApplicationEvent };
 export const APPLICATION_FIELDS = ['displayName', 'motivation', 'contact'] as const;
 
 const applicationSchema = v.object({
-	displayName: textField('Display name', { min: 1, max: 80 }),
-	motivation: textField('Motivation', { min: 1, max: 2000, multiline: true }),
-	contact: textField('Contact', { max: 200 })
+	displayName: textField('Display name', LENGTHS.displayName),
+	motivation: textField('Motivation', { ...LENGTHS.motivation, multiline: true }),
+	contact: textField('Contact', LENGTHS.contact)
 });
 
 export type ApplicationInput = v.InferOutput<typeof applicationSchema>;
@@ -85,19 +86,14 @@ export async function submitApplication(
 			return { ok: true, value: { application, resubmitted: true } };
 		});
 	} catch (err) {
-		// 23505: a parallel submission created the member's active application first.
-		if (sqlState(err) === '23505') return alreadyActive;
-		if (sqlState(err) === '23503') return memberMissing;
-		throw err;
+		// The unique index: a parallel submission created the member's active application first.
+		return failureOfDatabaseError(err, { unique: alreadyActive, foreignKey: memberMissing });
 	}
 }
 
-const alreadyActive = {
-	ok: false,
-	status: 409,
-	message:
-		'You already have an application under review. You can change it only when the reviewers ask for more information.'
-} as const;
+const alreadyActive = conflict(
+	'You already have an application under review. You can change it only when the reviewers ask for more information.'
+);
 
 /** A member's applications, newest first, each with its audit history (two queries). */
 export async function applicationsOf(db: Database, address: string): Promise<ApplicationWithHistory[]> {

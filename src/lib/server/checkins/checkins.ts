@@ -1,9 +1,10 @@
 import { desc, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
+import { LENGTHS } from '$lib/limits';
 import type { Database } from '../db/client';
-import { sqlState } from '../db/errors';
 import { checkIns, type CheckIn } from '../db/schema';
-import { memberMissing, rateLimited, textField, validate, type Outcome } from '../platform/forms';
+import { textField, validate } from '../platform/forms';
+import { failureOfDatabaseError, memberMissing, rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { consume } from '../platform/rate-limit';
 import { checkinCreated, enqueueWebhookEvent, webhooksEnabled, type Writer } from '../webhooks/events';
@@ -12,7 +13,7 @@ export type { CheckIn };
 
 export const CHECKIN_FIELDS = ['note'] as const;
 
-const checkinSchema = v.object({ note: textField('Note', { max: 280, multiline: true }) });
+const checkinSchema = v.object({ note: textField('Note', { ...LENGTHS.checkinNote, multiline: true }) });
 
 /** checkin: records that the member checked in, with an optional note. Order: limit → validate → write. */
 export async function checkin(db: Database, member: SignedInMember, input: unknown): Promise<Outcome<CheckIn>> {
@@ -32,9 +33,8 @@ export async function checkin(db: Database, member: SignedInMember, input: unkno
 		// A transaction only when there is an outbox row to write with the check-in.
 		return { ok: true, value: webhooksEnabled() ? await db.transaction(write) : await write(db) };
 	} catch (err) {
-		// 23503: the session's member row is gone (e.g. a reset database).
-		if (sqlState(err) === '23503') return memberMissing;
-		throw err;
+		// A foreign key: the session's member row is gone (e.g. a reset database).
+		return failureOfDatabaseError(err, { foreignKey: memberMissing });
 	}
 }
 

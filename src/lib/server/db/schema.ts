@@ -16,6 +16,10 @@ import {
 } from 'drizzle-orm/pg-core';
 // Relative, not $lib: drizzle-kit reads this file outside SvelteKit.
 import { STATES, FIELDS } from '../../transitions';
+import { LENGTHS as L } from '../../limits';
+
+// A length as SQL text inside a CHECK (a literal, as the migrations wrote it, never a parameter).
+const n = (value: number) => sql.raw(String(value));
 
 // The database enums are the transitions table's own state lists (a change needs a migration).
 export const reviewState = pgEnum('review_state', STATES.review);
@@ -69,9 +73,15 @@ export const applications = pgTable(
 		// The insights charts read these alone (index-only scans, drizzle/0007).
 		index('applications_insights_idx').on(t.createdAt, t.id, t.review),
 		index('applications_funnel_idx').on(t.review, t.allowlist, t.distribution),
-		check('applications_display_name_length', sql`char_length(${t.displayName}) between 1 and 80`),
-		check('applications_motivation_length', sql`char_length(${t.motivation}) between 1 and 2000`),
-		check('applications_contact_length', sql`char_length(${t.contact}) <= 200`)
+		check(
+			'applications_display_name_length',
+			sql`char_length(${t.displayName}) between ${n(L.displayName.min)} and ${n(L.displayName.max)}`
+		),
+		check(
+			'applications_motivation_length',
+			sql`char_length(${t.motivation}) between ${n(L.motivation.min)} and ${n(L.motivation.max)}`
+		),
+		check('applications_contact_length', sql`char_length(${t.contact}) <= ${n(L.contact.max)}`)
 	]
 );
 
@@ -89,7 +99,7 @@ export const checkIns = pgTable(
 		index('check_ins_member_created_idx').on(t.memberAddress, t.createdAt.desc()),
 		// Check-ins per day with distinct members (insights), an index-only range scan.
 		index('check_ins_created_member_idx').on(t.createdAt, t.memberAddress),
-		check('check_ins_note_length', sql`char_length(${t.note}) <= 280`)
+		check('check_ins_note_length', sql`char_length(${t.note}) <= ${n(L.checkinNote.max)}`)
 	]
 );
 
@@ -118,7 +128,7 @@ export const applicationEvents = pgTable(
 			.on(t.applicationId, t.createdAt)
 			.where(sql`${t.field} = 'review' and ${t.toState} <> 'pending'`),
 		check('application_events_tx_hash_format', sql`${t.txHash} ~ '^0x[0-9a-f]{64}$'`),
-		check('application_events_reason_length', sql`char_length(${t.reason}) <= 500`)
+		check('application_events_reason_length', sql`char_length(${t.reason}) <= ${n(L.reason.max)}`)
 	]
 );
 
@@ -155,7 +165,10 @@ export const applicationNotes = pgTable(
 	},
 	(t) => [
 		index('application_notes_application_idx').on(t.applicationId, t.id),
-		check('application_notes_body_length', sql`char_length(${t.body}) between 1 and 2000`)
+		check(
+			'application_notes_body_length',
+			sql`char_length(${t.body}) between ${n(L.reviewerNote.min)} and ${n(L.reviewerNote.max)}`
+		)
 	]
 );
 

@@ -1,30 +1,15 @@
 import { error, fail, isHttpError, type ActionFailure } from '@sveltejs/kit';
 import * as v from 'valibot';
-import type { RateLimitResult } from './rate-limit';
-
-/** A message for each form field that was not accepted, by field name. */
-export type FieldErrors = Record<string, string>;
-
-/**
- * What an operation answers: the result, or a refusal carrying the HTTP status the page is rendered
- * with (docs/pages-and-forms.md "Status codes").
- */
-export type Outcome<T> =
-	| { ok: true; value: T }
-	| { ok: false; status: 400; message: string; errors: FieldErrors }
-	| { ok: false; status: 401 | 409; message: string }
-	| { ok: false; status: 429; message: string; retryAfterSeconds: number; resetAt: string };
-
-export type Refusal = Extract<Outcome<never>, { ok: false }>;
+import { invalid, type Failure, type FieldErrors } from './outcome';
 
 /** A refused action: the page is rendered with the refusal's status; a 429 also says Retry-After. */
 export function refuse<T extends Record<string, unknown>>(
 	setHeaders: (headers: Record<string, string>) => void,
-	refusal: Refusal,
+	failure: Failure,
 	data: T
-): ActionFailure<Refusal & T> {
-	if (refusal.status === 429) setHeaders({ 'retry-after': String(refusal.retryAfterSeconds) });
-	return fail(refusal.status, { ...refusal, ...data });
+): ActionFailure<Failure & T> {
+	if (failure.status === 429) setHeaders({ 'retry-after': String(failure.retryAfterSeconds) });
+	return fail(failure.status, { ...failure, ...data });
 }
 
 /**
@@ -101,7 +86,7 @@ export function textField(label: string, options: { min?: number; max: number; m
 export function validate<S extends v.GenericSchema>(
 	schema: S,
 	input: unknown
-): { ok: true; value: v.InferOutput<S> } | Extract<Refusal, { status: 400 }> {
+): { ok: true; value: v.InferOutput<S> } | Extract<Failure, { status: 400 }> {
 	const result = v.safeParse(schema, input, { abortPipeEarly: true });
 	if (result.success) return { ok: true, value: result.output };
 	const errors: FieldErrors = {};
@@ -109,47 +94,5 @@ export function validate<S extends v.GenericSchema>(
 		const key = issue.path?.map((p) => String(p.key)).join('.') ?? '';
 		if (key && !(key in errors)) errors[key] = issue.message;
 	}
-	return { ok: false, status: 400, message: 'Some fields need attention.', errors };
-}
-
-/** The 401 of a write whose session's member row is gone (e.g. a reset database): sign in again. */
-export const memberMissing = {
-	ok: false,
-	status: 401,
-	message: 'Your sign-in is no longer on record. Sign in again.'
-} as const satisfies Refusal;
-
-/** A 400 for one field. */
-export const fieldError = (field: string, message: string): Extract<Refusal, { status: 400 }> => ({
-	ok: false,
-	status: 400,
-	message: 'Some fields need attention.',
-	errors: { [field]: message }
-});
-
-/** The 429 answer for a spent per-address limit, saying how long until it may be tried again. */
-export function rateLimited(
-	what: string,
-	result: RateLimitResult,
-	now = Date.now()
-): Extract<Refusal, { status: 429 }> {
-	const retryAfterSeconds = Math.max(1, Math.ceil((result.resetAt.getTime() - now) / 1000));
-	return {
-		ok: false,
-		status: 429,
-		message: `You have reached the limit of ${result.limit} ${what}. You can try again in ${formatWait(retryAfterSeconds)}.`,
-		retryAfterSeconds,
-		resetAt: result.resetAt.toISOString()
-	};
-}
-
-/** "23 hours 5 minutes", "12 minutes", "40 seconds". */
-export function formatWait(seconds: number): string {
-	const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
-	if (seconds < 60) return plural(seconds, 'second');
-	const minutes = Math.ceil(seconds / 60);
-	if (minutes < 60) return plural(minutes, 'minute');
-	const hours = Math.floor(minutes / 60);
-	const rest = minutes % 60;
-	return rest ? `${plural(hours, 'hour')} ${plural(rest, 'minute')}` : plural(hours, 'hour');
+	return invalid(errors);
 }

@@ -2,7 +2,8 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Database } from '../db/client';
 import { webhookDeliveries as w } from '../db/schema';
-import { fieldError, rateLimited, textField, validate, type Outcome } from '../platform/forms';
+import { textField, validate } from '../platform/forms';
+import { conflict, fieldError, rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { consumeRateLimit } from '../platform/rate-limit';
 
@@ -81,9 +82,5 @@ export async function retryDelivery(
 	if (row) return { ok: true, value: row };
 	const [exists] = await db.select({ status: w.status }).from(w).where(eq(w.id, id));
 	if (!exists) return fieldError('deliveryId', 'No delivery has this number.');
-	return {
-		ok: false,
-		status: 409,
-		message: `Delivery ${id} is ${exists.status}; only a failed delivery can be retried.`
-	};
+	return conflict(`Delivery ${id} is ${exists.status}; only a failed delivery can be retried.`);
 }

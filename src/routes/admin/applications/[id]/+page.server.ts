@@ -1,4 +1,5 @@
 import { error, redirect } from '@sveltejs/kit';
+import { UUID } from '$lib/limits';
 import { applicationDetail } from '$lib/server/applications/detail';
 import { TRANSITION_FIELDS, parseTransition } from '$lib/server/applications/move-input';
 import { transitionApplication } from '$lib/server/applications/moves';
@@ -8,8 +9,6 @@ import { NOTE_FIELDS, addNote } from '$lib/server/applications/notes';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import type { Actions, PageServerLoad } from './$types';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const load: PageServerLoad = async ({ locals, url, params }) => {
 	requireAdmin({ locals, url });

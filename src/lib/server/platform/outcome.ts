@@ -1,0 +1,98 @@
+import type { RateLimitResult } from './rate-limit';
+import { sqlState } from '../db/errors';
+
+/**
+ * What every server operation answers (docs/decisions/0026-one-outcome.md): its result, or a failure
+ * carrying the HTTP status it is answered with, a code in the words of the JSON error body
+ * (docs/http.md) and a message for people. A form action renders the page with the status
+ * (`refuse`); a JSON endpoint answers `{ error: { code, message } }` (`jsonFailure`).
+ */
+export type Outcome<T> = { ok: true; value: T } | Failure;
+
+/** A message for each form field that was not accepted, by field name. */
+export type FieldErrors = Record<string, string>;
+
+/** One of several things an operation could not do, and why (a bulk move names each application). */
+export interface RefusedItem {
+	id: string;
+	displayName: string;
+	why: string;
+}
+
+export type Failure =
+	| { ok: false; status: 400; code: 'invalid_request'; message: string; errors: FieldErrors }
+	| { ok: false; status: 401; code: 'unauthenticated'; message: string }
+	| { ok: false; status: 404; code: 'not_found'; message: string }
+	| { ok: false; status: 409; code: 'conflict'; message: string; refused?: RefusedItem[] }
+	| { ok: false; status: 429; code: 'rate_limited'; message: string; retryAfterSeconds: number; resetAt: string };
+
+export type FailureOf<S extends Failure['status']> = Extract<Failure, { status: S }>;
+
+/** A 400 naming what is wrong with each field. */
+export const invalid = (errors: FieldErrors): FailureOf<400> => ({
+	ok: false,
+	status: 400,
+	code: 'invalid_request',
+	message: 'Some fields need attention.',
+	errors
+});
+
+/** A 400 for one field. */
+export const fieldError = (field: string, message: string): FailureOf<400> => invalid({ [field]: message });
+
+/** A 409: the request is well-formed but the current state does not allow it. */
+export const conflict = (message: string, refused?: RefusedItem[]): FailureOf<409> =>
+	refused
+		? { ok: false, status: 409, code: 'conflict', message, refused }
+		: { ok: false, status: 409, code: 'conflict', message };
+
+export const notFound = (message: string): FailureOf<404> => ({ ok: false, status: 404, code: 'not_found', message });
+
+/** The 401 of a write whose session's member row is gone (e.g. a reset database): sign in again. */
+export const memberMissing: FailureOf<401> = {
+	ok: false,
+	status: 401,
+	code: 'unauthenticated',
+	message: 'Your sign-in is no longer on record. Sign in again.'
+};
+
+/** The 429 answer for a spent per-address limit, saying how long until it may be tried again. */
+export function rateLimited(what: string, result: RateLimitResult, now = Date.now()): FailureOf<429> {
+	const retryAfterSeconds = Math.max(1, Math.ceil((result.resetAt.getTime() - now) / 1000));
+	return {
+		ok: false,
+		status: 429,
+		code: 'rate_limited',
+		message: `You have reached the limit of ${result.limit} ${what}. You can try again in ${formatWait(retryAfterSeconds)}.`,
+		retryAfterSeconds,
+		resetAt: result.resetAt.toISOString()
+	};
+}
+
+/** "23 hours 5 minutes", "12 minutes", "40 seconds". */
+export function formatWait(seconds: number): string {
+	const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+	if (seconds < 60) return plural(seconds, 'second');
+	const minutes = Math.ceil(seconds / 60);
+	if (minutes < 60) return plural(minutes, 'minute');
+	const hours = Math.floor(minutes / 60);
+	const rest = minutes % 60;
+	return rest ? `${plural(hours, 'hour')} ${plural(rest, 'minute')}` : plural(hours, 'hour');
+}
+
+/** The integrity-constraint SQLSTATEs a write may hit because of what a user sent, not a fault. */
+const CONSTRAINT_KINDS = { '23505': 'unique', '23503': 'foreignKey', '23514': 'check' } as const;
+type ConstraintKind = (typeof CONSTRAINT_KINDS)[keyof typeof CONSTRAINT_KINDS];
+
+/**
+ * The one place database errors become outcomes: the failure the caller gave for the violated
+ * constraint's kind (a unique index, a foreign key, a check), or `err` rethrown when it is anything
+ * else (a fault: the caller's 500, or withDatabase's 503 for an outage).
+ */
+export function failureOfDatabaseError(err: unknown, answers: Partial<Record<ConstraintKind, Failure>>): Failure {
+	const state = sqlState(err);
+	const kind = state && state in CONSTRAINT_KINDS ? CONSTRAINT_KINDS[state as keyof typeof CONSTRAINT_KINDS] : null;
+	const answer = kind ? answers[kind] : undefined;
+	if (!answer) throw err;
+	return answer;
+}
