@@ -117,10 +117,10 @@ export default async function verifyCost({ databaseUrl, engine }) {
 				401
 			],
 			// Signed honest messages, replayed like the normal sign-in: parsed in full, then accepted.
-			...[
+			.../** @type {[string, string][]} */ ([
 				['One-Click Auth message with ReCaps (WalletConnect, 1.1 KB)', oneClickAuth],
 				['viem message with every field and resources to 8 KiB', fullViem]
-			].map(
+			]).map(
 				([label, message]) =>
 					/** @type {Case} */ ([
 						`honest ${label}, signed`,
