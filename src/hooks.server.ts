@@ -1,11 +1,14 @@
-import type { Handle, HandleServerError, ServerInit } from '@sveltejs/kit';
+import type { Handle, HandleFetch, HandleServerError, ServerInit } from '@sveltejs/kit';
 import { sequence } from '@sveltejs/kit/hooks';
 import { building } from '$app/environment';
 import { env } from '$env/dynamic/private';
 import { env as publicEnv } from '$env/dynamic/public';
 import { ConfigError } from '$lib/server/platform/config';
-import { SchemaNotMigratedError, isDatabaseUnavailable } from '$lib/server/db/errors';
-import { adminNotFound, isAdminRoute, memberFromAddress } from '$lib/server/auth/guards';
+import { SchemaNotMigratedError, faultForLog, isDatabaseUnavailable } from '$lib/server/db/errors';
+import { bearerMatches } from '$lib/server/auth/bearer';
+import { memberFromAddress, rolesOf } from '$lib/server/auth/guards';
+import { CALLER_ROLES_PROBE } from '$lib/hidden-sections';
+import { apiErrorBodies, refuseCrossSiteForms, refuseUnknownActions } from '$lib/server/platform/request-guards';
 import { runtime, startRuntime } from '$lib/server/platform/runtime';
 import {
 	HSTS,
@@ -18,6 +21,8 @@ import {
 } from '../deploy/security-headers.js';
 import { SESSION_COOKIE } from '$lib/server/auth/session';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
+import { outboxRowsWritten } from '$lib/server/webhooks/events';
+import { deliverAfterResponse } from '$lib/server/webhooks/scheduled';
 
 export const init: ServerInit = async () => {
 	if (building) return;
@@ -43,7 +48,9 @@ export const init: ServerInit = async () => {
 		// Not fatal: requests that need the database answer 503 until it is back.
 		console.warn('The database is unreachable at start; retrying on each request that needs it.');
 	}
-	if (config.webhooks) {
+	// On Vercel a function runs only while it serves a request: the cron route and the first attempt
+	// after a response deliver there instead (README, "What differs on Vercel").
+	if (config.webhooks && !config.onVercel) {
 		// Outside every request; adapter-node emits sveltekit:shutdown once the server has closed.
 		const { secret, timeoutSeconds } = config.webhooks;
 		const worker = startWebhookWorker(database, webhookEndpoints, secret, defaultWorkerOptions(timeoutSeconds));
@@ -64,17 +71,6 @@ const readSession: Handle = async ({ event, resolve }) => {
 	return resolve(event);
 };
 
-/**
- * Everything under /admin (any method or content type, __data.json and enhanced forms too) answers
- * anyone who is not an admin with the 404 of an unknown path (the specification's rule for /admin),
- * found by the resolved route so that every spelling of the path is caught (`/%61dmin`, `/admin/` is
- * rerouted in hooks.ts); the routes' requireAdmin is the second line.
- */
-const hideAdmin: Handle = ({ event, resolve }) =>
-	!event.isSubRequest && !event.locals.member?.isAdmin && isAdminRoute(event.route.id)
-		? adminNotFound(event)
-		: resolve(event);
-
 /** Answers of /api/auth/* are never cached (the HTTP contract's Cache-Control: no-store). */
 const noStoreAuth: Handle = async ({ event, resolve }) => {
 	const response = await resolve(event);
@@ -85,7 +81,8 @@ const noStoreAuth: Handle = async ({ event, resolve }) => {
 /**
  * The security headers of every answer (docs/security.md; the policy itself comes from kit.csp), and
  * no cache may store a page rendered per request or its __data.json. Outermost, so the hidden /admin
- * gets exactly what an unknown path gets.
+ * gets exactly what an unknown path gets
+ * (hidden sections are rerouted to no route in src/hooks.ts).
  */
 const securityHeaders: Handle = async ({ event, resolve }) => {
 	const response = await resolve(event);
@@ -108,9 +105,51 @@ const securityHeaders: Handle = async ({ event, resolve }) => {
 	return response;
 };
 
-export const handle = sequence(securityHeaders, readSession, hideAdmin, noStoreAuth);
+/**
+ * On Vercel, where no worker runs between requests: a request that wrote webhook events starts their
+ * first attempt once its response is sent (waitUntil), rather than leaving them to the next cron run.
+ */
+const deliverAfterVercelResponse: Handle = async ({ event, resolve }) => {
+	const before = outboxRowsWritten();
+	const response = await resolve(event);
+	if (!building && outboxRowsWritten() !== before) {
+		const { config, database, webhookEndpoints } = runtime();
+		if (config.onVercel) deliverAfterResponse({ database, endpoints: webhookEndpoints, webhooks: config.webhooks });
+	}
+	return response;
+};
+
+// The request guards of src/lib/server/platform/request-guards.ts come first: they refuse before anything reads the body.
+export const handle = sequence(
+	securityHeaders,
+	apiErrorBodies,
+	refuseCrossSiteForms,
+	readSession,
+	refuseUnknownActions,
+	noStoreAuth,
+	deliverAfterVercelResponse
+);
+
+/**
+ * Answers reroute's question (src/hooks.ts) of who is asking for a hidden section, from this request's
+ * session cookie, without making any request; every other fetch goes out as asked.
+ */
+export const handleFetch: HandleFetch = async ({ event, request, fetch }) => {
+	const url = new URL(request.url);
+	if (url.origin !== event.url.origin || url.pathname !== CALLER_ROLES_PROBE) return fetch(request);
+	const session = building ? null : await runtime().sessions.read(event.cookies.get(SESSION_COOKIE));
+	const { config } = runtime();
+	const member = session?.address ? memberFromAddress(session.address, config.adminAddresses) : null;
+	// Vercel Cron calls GET only: any other method with the secret still meets the unknown path.
+	const cron =
+		!building &&
+		event.request.method === 'GET' &&
+		bearerMatches(event.request.headers.get('authorization'), config.cronSecret);
+	return Response.json({ roles: [...rolesOf(member), ...(cron ? ['cron'] : [])] });
+};
 
 export const handleError: HandleServerError = ({ error, status, message }) => {
-	if (status >= 500) console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+	// A failed query names the database's reason, never its parameters (faultForLog).
+	if (status >= 500) console.error(faultForLog(error));
 	return { message };
 };
