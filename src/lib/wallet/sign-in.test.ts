@@ -105,15 +105,17 @@ describe('signInWithEthereum', () => {
 		['nonce_mismatch', /no longer current/],
 		['chain_mismatch', /Wrong network/],
 		['signature_invalid', /signature does not match/]
-	])('a 401 %s from verify says what went wrong', async (code, text) => {
+	])('a 401 %s from verify says what went wrong and carries the code', async (code, text) => {
 		const { w } = wallet();
 		const outcome = await signInWithEthereum(w, {
 			...env,
 			...server({ verify: { status: 401, body: { error: { code, message: 'x' } } } })
 		});
 		expect(outcome.ok).toBe(false);
-		if (!outcome.ok && outcome.failure.kind === 'failed') expect(outcome.failure.message).toMatch(text);
-		else throw new Error('expected a failure with a prompt');
+		if (!outcome.ok && outcome.failure.kind === 'failed') {
+			expect(outcome.failure.message).toMatch(text);
+			expect(outcome.failure.code).toBe(code);
+		} else throw new Error('expected a failure with a prompt');
 	});
 
 	it('a server error on the nonce offers a retry and names the status', async () => {

@@ -1,11 +1,16 @@
 import { createSiweMessage } from 'viem/siwe';
 import { REQUIRED_CHAIN_ID, SIGN_IN_MESSAGE_LIFETIME_MS } from '$lib/chain';
-import { SIGN_IN_FAILURE_PROMPTS, isVerifyErrorCode } from '$lib/sign-in-failures';
+import { SIGN_IN_FAILURE_PROMPTS, isVerifyErrorCode, type VerifyErrorCode } from '$lib/sign-in-failures';
 import type { Me } from './session.svelte';
 
-/** What the sign-in screen offers after a failure: never anything for a 429 (retrying spends the limit). */
+/**
+ * What the sign-in screen offers after a failure: never anything for a 429 (retrying spends the limit).
+ * `code` is the server's, when the server refused the signed message: the screen decides by it, never
+ * by the words.
+ */
 export type SignInFailure =
-	{ kind: 'rate_limited'; message: string } | { kind: 'failed'; message: string; action: 'retry' | 'sign_again' };
+	| { kind: 'rate_limited'; message: string }
+	| { kind: 'failed'; message: string; action: 'retry' | 'sign_again'; code?: VerifyErrorCode };
 
 export type SignInOutcome = { ok: true; me: Me } | { ok: false; failure: SignInFailure };
 
@@ -38,8 +43,8 @@ export function isUserRejection(error: unknown): boolean {
 	return false;
 }
 
-function failed(message: string, action: 'retry' | 'sign_again' = 'retry'): SignInOutcome {
-	return { ok: false, failure: { kind: 'failed', message, action } };
+function failed(message: string, action: 'retry' | 'sign_again' = 'retry', code?: VerifyErrorCode): SignInOutcome {
+	return { ok: false, failure: { kind: 'failed', message, action, ...(code ? { code } : {}) } };
 }
 
 const rateLimited: SignInOutcome = { ok: false, failure: { kind: 'rate_limited', message: RATE_LIMITED_MESSAGE } };
@@ -133,10 +138,9 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 	if (verify.status === 429) return rateLimited;
 	if (!verify.ok) {
 		const code = await errorCodeOf(verify);
-		const known = code && isVerifyErrorCode(code) ? SIGN_IN_FAILURE_PROMPTS[code] : undefined;
-		return known
-			? failed(known.message, known.action)
-			: failed(`Sign-in failed (HTTP ${verify.status}).`, 'sign_again');
+		if (!code || !isVerifyErrorCode(code)) return failed(`Sign-in failed (HTTP ${verify.status}).`, 'sign_again');
+		const prompt = SIGN_IN_FAILURE_PROMPTS[code];
+		return failed(prompt.message, prompt.action, code);
 	}
 	try {
 		const body = (await verify.json()) as { address?: unknown; isAdmin?: unknown };

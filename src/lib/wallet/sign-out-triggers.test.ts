@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT_CHANGED, CHAIN_CHANGED, signOutReason } from './sign-out-triggers';
+import {
+	ACCOUNT_CHANGED,
+	CHAIN_CHANGED,
+	signOutReason,
+	watchSignOutTriggers,
+	type WatchedWallet
+} from './sign-out-triggers';
 import type { WalletConnection } from './wallet.svelte';
 
 const A = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -35,5 +41,63 @@ describe('client-side sign-out triggers', () => {
 
 	it('nothing happens when nobody is signed in', () => {
 		expect(signOutReason(on(B, 1), on(A, 137), { signedInAddress: null, onSetupPage: true })).toBeNull();
+	});
+});
+
+/** A wallet whose reconnect() lands on `restored`, after which the test can move it. */
+function fakeWallet(restored: WalletConnection, { changeOnReconnect = false } = {}) {
+	const listeners: ((next: WalletConnection, previous: WalletConnection) => void)[] = [];
+	const wallet: WatchedWallet & { connection: WalletConnection; move(next: WalletConnection): void } = {
+		connection: on(undefined, undefined),
+		onConnectionChange: (listener) => listeners.push(listener),
+		move(next) {
+			const previous = this.connection;
+			this.connection = next;
+			for (const l of listeners) l(next, previous);
+		},
+		reconnect() {
+			if (changeOnReconnect) this.move(restored);
+			else this.connection = restored;
+			return Promise.resolve();
+		}
+	};
+	return wallet;
+}
+
+describe('watchSignOutTriggers: the watcher the root layout starts for a signed-in member', () => {
+	const context =
+		(onSetupPage = false) =>
+		() => ({ signedInAddress: A, onSetupPage });
+
+	it('another account restored before the watcher listened signs out once', async () => {
+		const reasons: string[] = [];
+		await watchSignOutTriggers(fakeWallet(on(B, 137)), context(), (r) => reasons.push(r));
+		expect(reasons).toEqual([ACCOUNT_CHANGED]);
+	});
+
+	it('the same account restored signs nobody out; a later account change does', async () => {
+		const reasons: string[] = [];
+		const wallet = fakeWallet(on(A, 137), { changeOnReconnect: true });
+		await watchSignOutTriggers(wallet, context(), (r) => reasons.push(r));
+		expect(reasons).toEqual([]);
+		wallet.move(on(B, 137));
+		expect(reasons).toEqual([ACCOUNT_CHANGED]);
+	});
+
+	it('leaving Polygon signs out on /setup only, read at the time of the change', async () => {
+		let onSetupPage = false;
+		const reasons: string[] = [];
+		const wallet = fakeWallet(on(A, 137), { changeOnReconnect: true });
+		await watchSignOutTriggers(
+			wallet,
+			() => ({ signedInAddress: A, onSetupPage }),
+			(r) => reasons.push(r)
+		);
+		wallet.move(on(A, 1));
+		expect(reasons).toEqual([]);
+		wallet.move(on(A, 137));
+		onSetupPage = true;
+		wallet.move(on(A, 1));
+		expect(reasons).toEqual([CHAIN_CHANGED]);
 	});
 });

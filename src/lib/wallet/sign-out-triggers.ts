@@ -26,3 +26,35 @@ export function signOutReason(
 	if (context.onSetupPage && chainMoved) return CHAIN_CHANGED;
 	return null;
 }
+
+/** The wallet as the sign-out watcher sees it (wallet.svelte.ts; a fake in tests). */
+export interface WatchedWallet {
+	readonly connection: WalletConnection;
+	onConnectionChange(listener: (next: WalletConnection, previous: WalletConnection) => void): unknown;
+	reconnect(): Promise<unknown>;
+}
+
+const DISCONNECTED: WalletConnection = { address: undefined, chainId: undefined, status: 'disconnected' };
+
+/**
+ * Watches a signed-in member's wallet and calls `signOut` with the reason when a trigger fires
+ * (signOutReason); `context` is read at each change (the member may have moved to another page).
+ */
+export async function watchSignOutTriggers(
+	wallet: WatchedWallet,
+	context: () => { signedInAddress: string | null; onSetupPage: boolean },
+	signOut: (reason: string) => void
+): Promise<void> {
+	let changes = 0;
+	wallet.onConnectionChange((next, previous) => {
+		changes++;
+		const reason = signOutReason(next, previous, context());
+		if (reason) signOut(reason);
+	});
+	await wallet.reconnect();
+	// The sign-in page may have reconnected before this listener was there (another account, or
+	// another Safe after Safe{Wallet} reloaded the app): then compare once with the connection now.
+	if (changes > 0) return;
+	const reason = signOutReason(wallet.connection, DISCONNECTED, context());
+	if (reason) signOut(reason);
+}

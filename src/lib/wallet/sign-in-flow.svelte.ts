@@ -1,0 +1,97 @@
+import type { Me } from './session.svelte';
+import { isUserRejection, type SignInFailure, type SignInOutcome, type SigningWallet } from './sign-in';
+
+/** A wallet to connect before signing: one found in the browser, or WalletConnect. */
+export interface WalletChoice {
+	name: string;
+	connect: () => Promise<void>;
+}
+
+/**
+ * The sign-in screen's steps (docs/sign-in.md "Browser"): SignIn.svelte draws the step and calls
+ * `start`; nothing else changes it.
+ */
+export type SignInStep =
+	| { name: 'idle' }
+	| { name: 'connecting'; wallet: string }
+	| { name: 'signing'; inSafe: boolean }
+	| { name: 'failed'; failure: SignInFailure }
+	| { name: 'signed_in'; me: Me };
+
+/** What the flow needs from the page: the browser passes the wagmi wallet and the real endpoints, tests fakes. */
+export interface SignInFlowParts {
+	/** The connected account, or null when the wallet shared none. */
+	signer(): SigningWallet | null;
+	/** True inside Safe{Wallet} (the Safe signs there, and says so). */
+	inSafe(): boolean;
+	/** Steps 2-6 for a connected wallet: signInWithEthereum with the page's fetch and location. */
+	signIn(signer: SigningWallet): Promise<SignInOutcome>;
+	signedIn(me: Me): void;
+}
+
+/** What went wrong while connecting, in the member's words. */
+export function connectFailure(error: unknown): SignInFailure {
+	const failed = (message: string): SignInFailure => ({ kind: 'failed', action: 'retry', message });
+	if (isUserRejection(error)) return failed('You declined the connection request in your wallet.');
+	// connectors/walletconnect.ts: the relay handed out no pairing link in time.
+	if (error instanceof Error && error.name === 'WalletConnectUnreachableError') return failed(error.message);
+	return failed('Could not connect to your wallet. Unlock it and try again.');
+}
+
+export class SignInFlow {
+	step = $state.raw<SignInStep>({ name: 'idle' });
+	readonly #parts: SignInFlowParts;
+
+	constructor(parts: SignInFlowParts) {
+		this.#parts = parts;
+	}
+
+	/** What the member is waiting for, in their words; null when nothing is under way. */
+	get busy(): string | null {
+		if (this.step.name === 'connecting') return `Connect your wallet in the ${this.step.wallet} window…`;
+		if (this.step.name === 'signing')
+			return this.step.inSafe
+				? 'Sign the message in Safe{Wallet}…'
+				: 'Confirm the network switch and the signature request in your wallet…';
+		return null;
+	}
+
+	get failure(): SignInFailure | null {
+		return this.step.name === 'failed' ? this.step.failure : null;
+	}
+
+	/** The label of the button that tries again: a new signature, or the whole step again. */
+	get retryLabel(): string {
+		const failure = this.failure;
+		return failure?.kind === 'failed' && failure.action === 'sign_again' ? 'Sign again' : 'Try again';
+	}
+
+	/** Connects `choice` (none: the wallet already connected), then signs in. Ignored while a step is under way. */
+	async start(choice: WalletChoice | null): Promise<void> {
+		if (this.busy) return;
+		if (choice) {
+			this.step = { name: 'connecting', wallet: choice.name };
+			try {
+				await choice.connect();
+			} catch (error) {
+				this.step = { name: 'failed', failure: connectFailure(error) };
+				return;
+			}
+		}
+		const signer = this.#parts.signer();
+		if (!signer) {
+			const message = 'Your wallet shared no account. Unlock it and try again.';
+			this.step = { name: 'failed', failure: { kind: 'failed', action: 'retry', message } };
+			return;
+		}
+		this.step = { name: 'signing', inSafe: this.#parts.inSafe() };
+		const outcome = await this.#parts.signIn(signer).catch((): SignInOutcome => ({
+			ok: false,
+			failure: { kind: 'failed', action: 'sign_again', message: 'The sign-in stopped unexpectedly.' }
+		}));
+		if (outcome.ok) {
+			this.step = { name: 'signed_in', me: outcome.me };
+			this.#parts.signedIn(outcome.me);
+		} else this.step = { name: 'failed', failure: outcome.failure };
+	}
+}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import type { Me } from './session.svelte';
+import type { SignInOutcome, SigningWallet } from './sign-in';
+import { SignInFlow, type SignInFlowParts, type WalletChoice } from './sign-in-flow.svelte';
+
+const ME: Me = { address: '0xAb5801a7D398351b8bE11C439e05C5B3259aeC9B', isAdmin: false };
+const SIGNER = { address: ME.address } as SigningWallet;
+
+/** A flow over fake parts; `outcome` is what the server's side of the sign-in answers. */
+function flowWith(parts: Partial<SignInFlowParts> & { outcome?: () => Promise<SignInOutcome> } = {}) {
+	const signedIn: Me[] = [];
+	const flow = new SignInFlow({
+		signer: () => SIGNER,
+		inSafe: () => false,
+		signIn: parts.outcome ?? (() => Promise.resolve({ ok: true, me: ME })),
+		signedIn: (me) => signedIn.push(me),
+		...parts
+	});
+	return { flow, signedIn };
+}
+
+/** A wallet choice whose connection settles when the test says so. */
+function pendingChoice(name = 'Test Wallet') {
+	let settle!: (error?: Error) => void;
+	const connected = new Promise<void>((resolve, reject) => (settle = (e) => (e ? reject(e) : resolve())));
+	const choice: WalletChoice = { name, connect: () => connected };
+	return { choice, settle };
+}
+
+describe('SignInFlow: the steps of a sign-in', () => {
+	it('connect, sign, signed in: each step says what the member waits for', async () => {
+		const { choice, settle } = pendingChoice();
+		const { flow, signedIn } = flowWith();
+		expect(flow.step).toEqual({ name: 'idle' });
+		const done = flow.start(choice);
+		expect(flow.busy).toBe('Connect your wallet in the Test Wallet window…');
+		settle();
+		await done;
+		expect(flow.step).toEqual({ name: 'signed_in', me: ME });
+		expect(flow.busy).toBeNull();
+		expect(signedIn).toEqual([ME]);
+	});
+
+	it('while a step is under way a second start is ignored (a double click signs once)', async () => {
+		const { choice, settle } = pendingChoice();
+		let signIns = 0;
+		const { flow } = flowWith({ outcome: () => (signIns++, Promise.resolve({ ok: true, me: ME })) });
+		const first = flow.start(choice);
+		await flow.start(null);
+		settle();
+		await first;
+		expect(signIns).toBe(1);
+	});
+
+	it('a declined connection fails with a retry, and signs nothing', async () => {
+		const { choice, settle } = pendingChoice();
+		let signIns = 0;
+		const { flow } = flowWith({ outcome: () => (signIns++, Promise.resolve({ ok: true, me: ME })) });
+		const done = flow.start(choice);
+		settle(Object.assign(new Error('User rejected the request.'), { code: 4001 }));
+		await done;
+		expect(flow.failure).toEqual({
+			kind: 'failed',
+			action: 'retry',
+			message: 'You declined the connection request in your wallet.'
+		});
+		expect(flow.retryLabel).toBe('Try again');
+		expect(signIns).toBe(0);
+	});
+
+	it('a wallet that shares no account fails with a retry', async () => {
+		const { flow } = flowWith({ signer: () => null });
+		await flow.start(null);
+		expect(flow.failure).toMatchObject({
+			kind: 'failed',
+			action: 'retry',
+			message: expect.stringMatching(/no account/) as string
+		});
+	});
+
+	it("the server's refusal keeps its code, and the button offers a new signature", async () => {
+		const failure = { kind: 'failed', action: 'sign_again', message: 'words', code: 'signature_invalid' } as const;
+		const { flow, signedIn } = flowWith({ outcome: () => Promise.resolve({ ok: false, failure }) });
+		await flow.start(null);
+		expect(flow.failure).toEqual(failure);
+		expect(flow.retryLabel).toBe('Sign again');
+		expect(signedIn).toEqual([]);
+	});
+
+	it('inside a Safe the signing step says Safe{Wallet} signs', async () => {
+		let finish!: (o: SignInOutcome) => void;
+		const { flow } = flowWith({ inSafe: () => true, outcome: () => new Promise((r) => (finish = r)) });
+		const done = flow.start(null);
+		expect(flow.busy).toBe('Sign the message in Safe{Wallet}…');
+		finish({ ok: false, failure: { kind: 'rate_limited', message: 'wait' } });
+		await done;
+		expect(flow.step).toEqual({ name: 'failed', failure: { kind: 'rate_limited', message: 'wait' } });
+	});
+
+	it('an unexpected error in the sign-in ends in a failure, never a stuck step', async () => {
+		const { flow } = flowWith({ outcome: () => Promise.reject(new Error('boom')) });
+		await flow.start(null);
+		expect(flow.failure).toMatchObject({ kind: 'failed', action: 'sign_again' });
+		expect(flow.busy).toBeNull();
+	});
+});
