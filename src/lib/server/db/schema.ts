@@ -16,6 +16,7 @@ import {
 } from 'drizzle-orm/pg-core';
 // Relative, not $lib: drizzle-kit reads this file outside SvelteKit.
 import { STATES, FIELDS } from '../../transitions';
+import type { Answers, Question } from '../../questions';
 
 // The database enums are the transitions table's own state lists (a change needs a migration).
 export const reviewState = pgEnum('review_state', STATES.review);
@@ -35,6 +36,21 @@ export const members = pgTable(
 	(t) => [check('members_address_lowercase', sql`${t.address} ~ '^0x[0-9a-f]{40}$'`)]
 );
 
+/**
+ * Application form versions (docs/decisions): every save of /admin/form adds a row and never updates
+ * one; the highest id is the current form, and an application keeps the id of the version it answered.
+ */
+export const applicationForms = pgTable('application_forms', {
+	id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+	createdAt: createdAt(),
+	createdBy: text('created_by').notNull(),
+	questions: jsonb('questions').$type<Question[]>().notNull().default([]),
+	/** Reviewer rubric criteria (#27): `[]` until reviewers come. */
+	rubric: jsonb('rubric').$type<unknown[]>().notNull().default([]),
+	/** Eligibility rules (#28): null when anyone may apply. */
+	eligibility: jsonb('eligibility').$type<unknown>()
+});
+
 export const applications = pgTable(
 	'applications',
 	{
@@ -45,6 +61,10 @@ export const applications = pgTable(
 		displayName: text('display_name').notNull(),
 		motivation: text('motivation').notNull(),
 		contact: text('contact').notNull().default(''),
+		/** The form version answered; null for the built-in fields only. */
+		formId: integer('form_id').references(() => applicationForms.id),
+		/** Keyed by question key (an unanswered optional question is absent). */
+		answers: jsonb('answers').$type<Answers>().notNull().default({}),
 		review: reviewState('review').notNull().default('pending'),
 		allowlist: allowlistState('allowlist').notNull().default('pending'),
 		distribution: distributionState('distribution').notNull().default('pending'),
@@ -65,6 +85,8 @@ export const applications = pgTable(
 		index('applications_address_trgm_idx').using('gin', t.applicantAddress.op('gin_trgm_ops')),
 		index('applications_display_name_trgm_idx').using('gin', t.displayName.op('gin_trgm_ops')),
 		index('applications_contact_trgm_idx').using('gin', t.contact.op('gin_trgm_ops')),
+		// Text answers: answers_search_text (drizzle/0006) joins their string values, immutably, for pg_trgm.
+		index('applications_answers_trgm_idx').using('gin', sql`answers_search_text(${t.answers}) gin_trgm_ops`),
 		index('applications_applicant_idx').on(t.applicantAddress),
 		check('applications_display_name_length', sql`char_length(${t.displayName}) between 1 and 80`),
 		check('applications_motivation_length', sql`char_length(${t.motivation}) between 1 and 2000`),
@@ -124,6 +146,7 @@ export const applicationRevisions = pgTable(
 		displayName: text('display_name').notNull(),
 		motivation: text('motivation').notNull(),
 		contact: text('contact').notNull(),
+		answers: jsonb('answers').$type<Answers>().notNull().default({}),
 		/** When this text was submitted (the application's creation or an earlier resubmission). */
 		submittedAt: timestamp('submitted_at', { withTimezone: true }).notNull(),
 		/** When the resubmission replaced it. */
@@ -215,6 +238,7 @@ export interface WebhookAttempt {
 	error: string | null;
 }
 
+export type ApplicationForm = typeof applicationForms.$inferSelect;
 export type Member = typeof members.$inferSelect;
 export type Application = typeof applications.$inferSelect;
 export type CheckIn = typeof checkIns.$inferSelect;
