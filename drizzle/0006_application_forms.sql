@@ -11,6 +11,8 @@ CREATE TABLE "application_forms" (
 ALTER TABLE "applications" ADD COLUMN "form_id" integer;--> statement-breakpoint
 ALTER TABLE "applications" ADD COLUMN "answers" jsonb DEFAULT '{}'::jsonb NOT NULL;--> statement-breakpoint
 ALTER TABLE "application_revisions" ADD COLUMN "answers" jsonb DEFAULT '{}'::jsonb NOT NULL;--> statement-breakpoint
+ALTER TABLE "application_revisions" ADD COLUMN "form_id" integer;--> statement-breakpoint
+ALTER TABLE "application_revisions" ADD CONSTRAINT "application_revisions_form_id_application_forms_id_fk" FOREIGN KEY ("form_id") REFERENCES "public"."application_forms"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "applications" ADD CONSTRAINT "applications_form_id_application_forms_id_fk" FOREIGN KEY ("form_id") REFERENCES "public"."application_forms"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 -- The review table's search over text answers: the string values (and multiple-choice elements) of
 -- `answers` joined into one text, IMMUTABLE so that a pg_trgm GIN index can hold it (keys and JSON

@@ -238,3 +238,7 @@ export function answerText(answer: Answer | undefined): string {
 	if (typeof answer === 'boolean') return answer ? 'Yes' : 'No';
 	return String(answer);
 }
+
+/** The answer to `key`, only if one was stored (a key such as `constructor` must not read Object's own). */
+export const answerOf = (answers: Answers, key: string): Answer | undefined =>
+	Object.hasOwn(answers, key) ? answers[key] : undefined;

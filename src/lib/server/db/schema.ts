@@ -147,6 +147,8 @@ export const applicationRevisions = pgTable(
 		motivation: text('motivation').notNull(),
 		contact: text('contact').notNull(),
 		answers: jsonb('answers').$type<Answers>().notNull().default({}),
+		/** The form version those answers answered (their questions' labels); null for the built-in fields. */
+		formId: integer('form_id').references(() => applicationForms.id),
 		/** When this text was submitted (the application's creation or an earlier resubmission). */
 		submittedAt: timestamp('submitted_at', { withTimezone: true }).notNull(),
 		/** When the resubmission replaced it. */
