@@ -55,12 +55,14 @@ export const blankQuestion = (type: string): DraftQuestion => ({
  * The editor's posted questions (`questions.<i>.<field>`, in index order; other names ignored), or a
  * 400 when a field is not one piece of text or there are more questions than a form may hold.
  */
-export function readQuestionsDraft(form: Pick<FormData, 'entries'>): Checked<DraftQuestion[]> {
+export function readQuestionsDraft(form: Pick<FormData, 'entries' | 'getAll'>): Checked<DraftQuestion[]> {
 	const byIndex = new Map<number, Partial<Record<string, string>>>();
 	for (const [name, value] of form.entries()) {
 		const match = FIELD_NAME.exec(name);
 		if (!match || !(DRAFT_FIELDS as readonly string[]).includes(match[2]!)) continue;
 		if (typeof value !== 'string') return refusal({ [name]: 'Send text only.' });
+		const problem = rawProblem(match[2]!, value);
+		if (problem) return refusal({ [name]: problem });
 		const index = Number(match[1]);
 		const fields = byIndex.get(index) ?? {};
 		if (fields[match[2]!] !== undefined) return refusal({ [name]: 'Send this field once.' });
@@ -69,6 +71,10 @@ export function readQuestionsDraft(form: Pick<FormData, 'entries'>): Checked<Dra
 	}
 	if (byIndex.size > LIMITS.maxQuestions)
 		return refusal({ questions: `A form has at most ${LIMITS.maxQuestions} questions.` });
+	// The editor says how many questions it sends, so a post that lost its fields never saves an empty form.
+	const count = form.getAll('questionCount');
+	if (count.length !== 1 || count[0] !== String(byIndex.size))
+		return refusal({ questions: 'The form arrived incomplete. Reload the page and try again.' });
 	const draft = [...byIndex.entries()]
 		.sort(([a], [b]) => a - b)
 		.map(([, f]) => ({
@@ -82,6 +88,31 @@ export function readQuestionsDraft(form: Pick<FormData, 'entries'>): Checked<Dra
 			max: f.max ?? ''
 		}));
 	return { ok: true, value: draft };
+}
+
+// C0/C1 controls (line breaks allowed only where a field has lines), a mark a checkbox never sends, or more
+// text than any field holds: refused before anything else looks at the draft.
+/* eslint-disable no-control-regex */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+/* eslint-enable no-control-regex */
+const RAW_MAX: Record<string, number> = {
+	key: 40,
+	label: LIMITS.label,
+	help: LIMITS.help,
+	type: 20,
+	options: 2500,
+	min: 40,
+	max: 40
+};
+function rawProblem(field: string, value: string): string | null {
+	if (field === 'required') return value === 'on' ? null : 'Required is a box: ticked or not.';
+	const lines = field === 'help' || field === 'options';
+	if ((lines ? CONTROL_EXCEPT_LINES : CONTROL).test(value) || /\p{Cs}/u.test(value))
+		return 'Remove the control characters from this field.';
+	const max = RAW_MAX[field] ?? 0;
+	if ([...value.trim()].length > max) return `At most ${max} characters here.`;
+	return null;
 }
 
 const refusal = (errors: FieldErrors): Refused => ({
@@ -125,6 +156,13 @@ export function parseDraft(draft: readonly DraftQuestion[]): Checked<Question[]>
 		errors[`questions.${i}.key`] ??= `Key "${candidate[i]!.key}" is used by an earlier question: keys must differ.`;
 	if (Object.keys(errors).length || !result.success) return refusal(errors);
 	return { ok: true, value: result.output };
+}
+
+/** One of the editor's buttons: add, preview, or up/down/retire of a question the draft has. */
+export function isEditStep(op: string, count: number): boolean {
+	if (op === 'add' || op === 'preview') return true;
+	const match = /^(up|down|retire):(\d{1,2})$/.exec(op);
+	return !!match && Number(match[2]) < count;
 }
 
 /** An edit step without JavaScript (`op`): add a question, move one up or down, retire one. */

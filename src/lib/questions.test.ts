@@ -84,6 +84,7 @@ describe('the editor: bad input names its field', () => {
 		form.append('questions.1.key', 'b');
 		form.append('questions.0.key', 'a');
 		form.append('questions.0.required', 'on');
+		form.append('questionCount', '2');
 		const read = readQuestionsDraft(form);
 		expect(read.ok && read.value.map((d) => [d.key, d.required])).toEqual([
 			['a', true],
@@ -91,6 +92,13 @@ describe('the editor: bad input names its field', () => {
 		]);
 		form.append('questions.0.key', 'c');
 		expect(readQuestionsDraft(form).ok).toBe(false);
+		// A post that lost its fields (or says another count) is refused, never an empty form.
+		const empty = new FormData();
+		expect(readQuestionsDraft(empty).ok).toBe(false);
+		empty.append('questionCount', '0');
+		expect(readQuestionsDraft(empty).ok).toBe(true);
+		empty.append('questions.0.label', 'a\u0000b');
+		expect(readQuestionsDraft(empty).ok).toBe(false);
 	});
 	it('moves, retires and adds', () => {
 		const three = [draft({ key: 'a' }), draft({ key: 'b' }), draft({ key: 'c' })];

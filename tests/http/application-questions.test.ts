@@ -26,7 +26,7 @@ type Q = {
 
 /** The editor's fields for these questions, as /admin/form posts them. */
 function editorFields(questions: Q[]): Record<string, string> {
-	const fields: Record<string, string> = {};
+	const fields: Record<string, string> = { questionCount: String(questions.length) };
 	questions.forEach((q, i) => {
 		for (const [name, value] of Object.entries(q)) {
 			if (name === 'required') {

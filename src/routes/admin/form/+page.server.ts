@@ -1,13 +1,14 @@
 import { redirect } from '@sveltejs/kit';
-import { readForm, refuse } from '$lib/server/platform/forms';
+import { fieldError, readForm, refuse } from '$lib/server/platform/forms';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { withDatabase } from '$lib/server/platform/runtime';
 import { currentForm } from '$lib/server/forms/versions';
-import { applyEditStep, draftOf, parseDraft, readQuestionsDraft } from '$lib/question-editor';
+import { applyEditStep, draftOf, isEditStep, parseDraft, readQuestionsDraft } from '$lib/question-editor';
+import { QUESTION_TYPES } from '$lib/questions';
 import { saveFormVersion } from '$lib/server/forms/editor';
 import type { Actions, PageServerLoad } from './$types';
 
-const text = (value: FormDataEntryValue | null) => (typeof value === 'string' ? value : '');
+const text = (value: FormDataEntryValue | null | undefined) => (typeof value === 'string' ? value : '');
 
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
@@ -22,9 +23,19 @@ export const actions: Actions = {
 		const form = await readForm(request);
 		const read = readQuestionsDraft(form);
 		if (!read.ok) return refuse(setHeaders, read, { draft: null });
-		const op = text(form.get('op'));
-		const draft = applyEditStep(read.value, op, text(form.get('newType')));
-		if (op !== 'preview') return { draft };
+		const op = form.getAll('op');
+		const newType = form.getAll('newType');
+		if (op.length !== 1 || !isEditStep(text(op[0]), read.value.length))
+			return refuse(setHeaders, fieldError('op', 'Choose one of the editor’s buttons.'), { draft: null });
+		if (
+			newType.length > 1 ||
+			(newType.length === 1 && !(QUESTION_TYPES as readonly string[]).includes(text(newType[0])))
+		)
+			return refuse(setHeaders, fieldError('newType', 'Type must be one of the seven question types.'), {
+				draft: null
+			});
+		const draft = applyEditStep(read.value, text(op[0]), text(newType[0]));
+		if (op[0] !== 'preview') return { draft };
 		const parsed = parseDraft(draft);
 		return parsed.ok ? { draft, preview: true } : refuse(setHeaders, parsed, { draft });
 	},
