@@ -96,14 +96,15 @@ export function readQuestionsDraft(form: Pick<FormData, 'entries' | 'getAll'>): 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 /* eslint-enable no-control-regex */
+// Looser than the schema's limits, so the schema names a too-long label or key precisely.
 const RAW_MAX: Record<string, number> = {
-	key: 40,
-	label: LIMITS.label,
-	help: LIMITS.help,
-	type: 20,
-	options: 2500,
-	min: 40,
-	max: 40
+	key: 200,
+	label: 1000,
+	help: 2000,
+	type: 50,
+	options: 5000,
+	min: 100,
+	max: 100
 };
 function rawProblem(field: string, value: string): string | null {
 	if (field === 'required') return value === 'on' ? null : 'Required is a box: ticked or not.';
