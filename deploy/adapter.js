@@ -73,6 +73,20 @@ export function addVercelHeaderRoutes(configPath, policies) {
 	writeFileSync(configPath, JSON.stringify(config, null, '\t') + '\n');
 }
 
+/** Vercel Cron's calls (Build Output API `crons`): webhook deliveries every minute, no server needed. */
+export const VERCEL_CRONS = [{ path: '/api/cron/webhooks', schedule: '* * * * *' }];
+
+/**
+ * Adds VERCEL_CRONS to a Vercel build's configuration.
+ * @param {string} configPath .vercel/output/config.json
+ */
+export function addVercelCrons(configPath) {
+	const config = /** @type {{ crons?: { path: string, schedule: string }[] }} */ (readJson(configPath));
+	const others = (config.crons ?? []).filter((c) => !VERCEL_CRONS.some((ours) => ours.path === c.path));
+	config.crons = [...others, ...VERCEL_CRONS];
+	writeFileSync(configPath, JSON.stringify(config, null, '\t') + '\n');
+}
+
 /**
  * @param {import('@sveltejs/kit').Adapter} inner adapter-node or adapter-vercel
  * @param {{ target: 'node' | 'vercel', out?: string, vercelConfig?: string }} options out: adapter-node's folder
@@ -95,7 +109,8 @@ export function withSecurityHeaders(inner, { target, out = 'build', vercelConfig
 						servedPolicy(policy, { walletConnect })
 					])
 				);
-				return addVercelHeaderRoutes(vercelConfig, served);
+				addVercelHeaderRoutes(vercelConfig, served);
+				return addVercelCrons(vercelConfig);
 			}
 			const policies = prerenderedPolicies(builder.prerendered.pages, dir);
 			writeFileSync(path.join(out, POLICIES_FILE), JSON.stringify(policies, null, '\t') + '\n');

@@ -30,11 +30,12 @@ function newestMtime(p) {
 }
 
 /**
- * True when build/ exists and is newer than every build input.
+ * True when build/ (or another build's `outputFile`) exists and is newer than every build input.
  * @param {string} [root]
+ * @param {string} [outputFile] relative to root
  */
-export function isBuildCurrent(root = process.cwd()) {
-	const output = path.join(root, BUILD_OUTPUT);
+export function isBuildCurrent(root = process.cwd(), outputFile = BUILD_OUTPUT) {
+	const output = path.join(root, outputFile);
 	if (!existsSync(output)) return false;
 	const built = statSync(output).mtimeMs;
 	return BUILD_INPUTS.every((input) => newestMtime(path.join(root, input)) <= built);

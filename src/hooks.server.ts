@@ -5,6 +5,7 @@ import { env } from '$env/dynamic/private';
 import { env as publicEnv } from '$env/dynamic/public';
 import { ConfigError } from '$lib/server/platform/config';
 import { SchemaNotMigratedError, faultForLog, isDatabaseUnavailable } from '$lib/server/db/errors';
+import { bearerMatches } from '$lib/server/auth/bearer';
 import { memberFromAddress, rolesOf } from '$lib/server/auth/guards';
 import { CALLER_ROLES_PROBE } from '$lib/hidden-sections';
 import { apiErrorBodies, refuseCrossSiteForms, refuseUnknownActions } from '$lib/server/platform/request-guards';
@@ -20,6 +21,8 @@ import {
 } from '../deploy/security-headers.js';
 import { SESSION_COOKIE } from '$lib/server/auth/session';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
+import { outboxRowsWritten } from '$lib/server/webhooks/events';
+import { deliverAfterResponse } from '$lib/server/webhooks/scheduled';
 
 export const init: ServerInit = async () => {
 	if (building) return;
@@ -45,7 +48,9 @@ export const init: ServerInit = async () => {
 		// Not fatal: requests that need the database answer 503 until it is back.
 		console.warn('The database is unreachable at start; retrying on each request that needs it.');
 	}
-	if (config.webhooks) {
+	// On Vercel a function runs only while it serves a request: the cron route and the first attempt
+	// after a response deliver there instead (README, "What differs on Vercel").
+	if (config.webhooks && !config.onVercel) {
 		// Outside every request; adapter-node emits sveltekit:shutdown once the server has closed.
 		const { secret, timeoutSeconds } = config.webhooks;
 		const worker = startWebhookWorker(database, webhookEndpoints, secret, defaultWorkerOptions(timeoutSeconds));
@@ -100,6 +105,20 @@ const securityHeaders: Handle = async ({ event, resolve }) => {
 	return response;
 };
 
+/**
+ * On Vercel, where no worker runs between requests: a request that wrote webhook events starts their
+ * first attempt once its response is sent (waitUntil), rather than leaving them to the next cron run.
+ */
+const deliverAfterVercelResponse: Handle = async ({ event, resolve }) => {
+	const before = outboxRowsWritten();
+	const response = await resolve(event);
+	if (!building && outboxRowsWritten() !== before) {
+		const { config, database, webhookEndpoints } = runtime();
+		if (config.onVercel) deliverAfterResponse({ database, endpoints: webhookEndpoints, webhooks: config.webhooks });
+	}
+	return response;
+};
+
 // The request guards of src/lib/server/platform/request-guards.ts come first: they refuse before anything reads the body.
 export const handle = sequence(
 	securityHeaders,
@@ -107,7 +126,8 @@ export const handle = sequence(
 	refuseCrossSiteForms,
 	readSession,
 	refuseUnknownActions,
-	noStoreAuth
+	noStoreAuth,
+	deliverAfterVercelResponse
 );
 
 /**
@@ -118,8 +138,14 @@ export const handleFetch: HandleFetch = async ({ event, request, fetch }) => {
 	const url = new URL(request.url);
 	if (url.origin !== event.url.origin || url.pathname !== CALLER_ROLES_PROBE) return fetch(request);
 	const session = building ? null : await runtime().sessions.read(event.cookies.get(SESSION_COOKIE));
-	const member = session?.address ? memberFromAddress(session.address, runtime().config.adminAddresses) : null;
-	return Response.json({ roles: rolesOf(member) });
+	const { config } = runtime();
+	const member = session?.address ? memberFromAddress(session.address, config.adminAddresses) : null;
+	// Vercel Cron calls GET only: any other method with the secret still meets the unknown path.
+	const cron =
+		!building &&
+		event.request.method === 'GET' &&
+		bearerMatches(event.request.headers.get('authorization'), config.cronSecret);
+	return Response.json({ roles: [...rolesOf(member), ...(cron ? ['cron'] : [])] });
 };
 
 export const handleError: HandleServerError = ({ error, status, message }) => {

@@ -7,10 +7,12 @@
  * is SvelteKit's own unknown-path answer, rendered in the same request: same status, headers, body and
  * connection handling, nothing fetched.
  */
-export type Role = 'member' | 'admin';
+/** `cron`: a request that carries `Authorization: Bearer <CRON_SECRET>` (Vercel Cron's call). */
+export type Role = 'member' | 'admin' | 'cron';
 
 export const HIDDEN_SECTIONS: readonly { prefix: string; roles: readonly Role[] }[] = [
-	{ prefix: '/admin', roles: ['admin'] }
+	{ prefix: '/admin', roles: ['admin'] },
+	{ prefix: '/api/cron', roles: ['cron'] }
 ];
 
 /** Matches no route. */

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { adminListHref, cappedCount, confirmQuestion, doneMessage, firstPage, waited } from './review-query';
+import {
+	adminListHref,
+	cappedCount,
+	confirmQuestion,
+	doneMessage,
+	finalConsequence,
+	firstPage,
+	waited
+} from './review-query';
 
 describe('adminListHref', () => {
 	it('links: the parts that are set, the default order left out', () => {
@@ -43,5 +51,19 @@ describe('doneMessage', () => {
 		for (const key of ['__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'toLocaleString', 'constructor'])
 			expect(doneMessage(key, 'Ada'), key).toBeNull();
 		expect(confirmQuestion('__proto__', 'x', 'Ada')).toBe('Move __proto__ of Ada to x?');
+	});
+});
+
+describe('what a confirm step says a final move does', () => {
+	it('names the consequence of each final move, for one applicant or several, and nothing for other moves', () => {
+		expect(finalConsequence('review', 'rejected')).toBe(
+			'The applicant is told they were not accepted, with the reason, and may apply again.'
+		);
+		expect(finalConsequence('review', 'approved', 5)).toMatch(/^Each applicant is told they are approved/);
+		expect(finalConsequence('allowlist', 'added')).toMatch(/recorded as done, with this transaction hash/);
+		expect(finalConsequence('distribution', 'sent')).toMatch(/token transfer is recorded/);
+		expect(finalConsequence('review', 'needs_info')).toBe('');
+		expect(finalConsequence('review', '__proto__')).toBe('');
+		expect(finalConsequence('constructor', '')).toBe('');
 	});
 });

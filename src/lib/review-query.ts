@@ -92,3 +92,14 @@ const QUESTIONS: Record<string, (who: string) => string> = {
 /** The confirm step's question before a final move ("Approve 5 applications?"). */
 export const confirmQuestion = (field: string, to: string, who: string) =>
 	(ownEntry(QUESTIONS, `${field}.${to}`) ?? ((w: string) => `Move ${field} of ${w} to ${to}?`))(who);
+
+const CONSEQUENCES: Record<string, (who: string) => string> = {
+	'review.approved': (who) => `${who} is told they are approved; the allowlist and token steps open.`,
+	'review.rejected': (who) => `${who} is told they were not accepted, with the reason, and may apply again.`,
+	'allowlist.added': () => 'The allowlist step is recorded as done, with this transaction hash.',
+	'distribution.sent': () => 'The token transfer is recorded as done, with this transaction hash.'
+};
+
+/** What a final move does, said in its confirm step before "This is final: it cannot be undone." */
+export const finalConsequence = (field: string, to: string, count = 1) =>
+	ownEntry(CONSEQUENCES, `${field}.${to}`)?.(count === 1 ? 'The applicant' : 'Each applicant') ?? '';

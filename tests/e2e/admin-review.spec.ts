@@ -167,6 +167,9 @@ test('keyboard only: an admin selects five applications and approves them in one
 	const before = await page.evaluate(() => window.scrollY);
 	await page.keyboard.press('Enter');
 	const dialog = page.getByRole('dialog', { name: 'Approve 5 applications?' });
+	// The dialog opens on Cancel (a stray Enter cancels); Confirm is one deliberate Tab away.
+	await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+	await page.keyboard.press('Tab');
 	await expect(dialog.getByRole('button', { name: 'Confirm' })).toBeFocused();
 	await page.keyboard.press('Enter');
 	const status = page.getByRole('status').locator('p');
@@ -200,8 +203,9 @@ test('with JavaScript: filters navigate in place; keyboard-only approvals on the
 		const before = await page.evaluate(() => window.scrollY);
 		await page.keyboard.press('Enter');
 		const dialog = page.getByRole('dialog', { name: `Approve Reviewee ${i}?` });
-		await expect(dialog.getByRole('button', { name: 'Confirm' })).toBeFocused();
+		await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
 		if (i === 0) await screenshots(page, testInfo, 'admin-detail-dialog');
+		await page.keyboard.press('Tab');
 		await page.keyboard.press('Enter');
 		const result = page.getByText(`Approved Reviewee ${i}.`);
 		await expect(result).toBeVisible();

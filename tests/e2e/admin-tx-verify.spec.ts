@@ -57,6 +57,12 @@ test('unknown and reverted hashes are refused at the field; a successful one is 
 	await expect(allowlist.getByText('Chain 137 (Polygon) does not know this transaction hash.')).toBeVisible();
 	await expect(allowlist.getByLabel('Transaction hash')).toHaveValue(hashes.unknown);
 	await expect(allowlist.getByLabel('Transaction hash')).toHaveAttribute('aria-invalid', 'true');
+	// Announced: the form's alert, and focus on the field with the chain's answer as its description.
+	await expect(allowlist.getByRole('alert')).toHaveText('Some fields need attention.');
+	await expect(allowlist.getByLabel('Transaction hash')).toBeFocused();
+	await expect(allowlist.getByLabel('Transaction hash')).toHaveAccessibleDescription(
+		/does not know this transaction hash/
+	);
 
 	const distribution = main.getByRole('group', { name: 'Token distribution: pending' });
 	await distribution.getByLabel('Transaction hash').fill(hashes.reverted);

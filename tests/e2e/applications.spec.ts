@@ -81,13 +81,16 @@ test('a member applies at phone width and an admin approves and records the allo
 		`https://polygonscan.com/tx/${hash}`
 	);
 
-	// A refusal with JavaScript: the message next to the field, what was typed kept.
+	// A refusal the browser can make: on the field, before anything is sent, what was typed kept.
 	const distribution = card.getByRole('group', { name: 'Token distribution: pending' });
 	await distribution.getByLabel('Transaction hash').fill(`0x${'cd'.repeat(32)}`);
 	await distribution.getByRole('button', { name: 'Record failed token transfer' }).click();
-	await expect(distribution.getByText('A reason is needed to move token distribution to failed.')).toBeVisible();
+	await expect(distribution.getByLabel('Reason')).toBeFocused();
+	expect(await distribution.getByLabel('Reason').evaluate((el: HTMLTextAreaElement) => el.validationMessage)).toBe(
+		'A reason is needed to move token distribution to failed.'
+	);
 	await expect(distribution.getByLabel('Transaction hash')).toHaveValue(`0x${'cd'.repeat(32)}`);
-	await expect(distribution.getByLabel('Reason')).toHaveAttribute('aria-invalid', 'true');
+	await expect(card.getByText('History (2)')).toBeVisible();
 
 	await phone.reload();
 	await expect(phone.getByText('Review: approved')).toBeVisible();

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { FIELDS, LABELS, STATES, TX_HASH, isState, needsOf, stateLabel } from '$lib/transitions';
+import { FIELDS, STATES, TX_HASH, isState } from '$lib/transitions';
+import { TX_HASH_SHAPE, moveInputProblems } from '$lib/move-inputs';
 import { textField, validate, type FieldErrors, type Outcome } from '../platform/forms';
 
 /** The fields of `POST /admin?/transition` and the application page's `?/transition` (docs/http.md). */
@@ -25,7 +26,7 @@ export const moveEntries = {
 	reason: textField('Reason', { max: 500, multiline: true }),
 	txHash: v.pipe(
 		textField('Transaction hash', { max: 66 }),
-		v.check((s) => s === '' || TX_HASH.test(s), 'Transaction hash must be 0x followed by 64 hexadecimal characters.'),
+		v.check((s) => s === '' || TX_HASH.test(s), TX_HASH_SHAPE),
 		v.transform((s) => s.toLowerCase())
 	),
 	/** Optional: the state the admin saw, so a change made meanwhile answers 409 instead of going through. */
@@ -65,11 +66,6 @@ function checkTransitionInput(input: MoveInput): FieldErrors {
 	}
 	if (input.from && !isState(field, input.from))
 		errors.from = `Current state must be one of: ${STATES[field].join(', ')}.`;
-	const needs = needsOf(field, to);
-	if (needs.reason && !input.reason)
-		errors.reason = `A reason is needed to move ${LABELS[field].toLowerCase()} to ${stateLabel(to)}.`;
-	if (field === 'review' && input.txHash) errors.txHash = 'A review decision takes no transaction hash.';
-	else if (needs.txHash && !input.txHash)
-		errors.txHash = `The transaction hash of the on-chain step is needed to record ${stateLabel(to)}.`;
-	return errors;
+	// The same messages the browser shows before a confirm dialog opens ($lib/move-inputs).
+	return { ...errors, ...moveInputProblems(field, to, input) };
 }

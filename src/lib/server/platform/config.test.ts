@@ -286,3 +286,20 @@ describe('webhook configuration', () => {
 		expect(problems({ ...env, WEBHOOK_TIMEOUT_SECONDS: '0' }).WEBHOOK_TIMEOUT_SECONDS).toMatch(/positive/);
 	});
 });
+
+describe('Vercel and its cron', () => {
+	it('CRON_SECRET is off by default, at least 16 characters when set, and never printed', () => {
+		expect(loadConfig(good).cronSecret).toBeNull();
+		expect(loadConfig({ ...good, CRON_SECRET: 'x'.repeat(16) }).cronSecret).toBe('x'.repeat(16));
+		const problem = problems({ ...good, CRON_SECRET: 'short-secret' }).CRON_SECRET;
+		expect(problem).toMatch(/at least 16 characters/);
+		expect(problem).not.toContain('short-secret');
+	});
+
+	it('on Vercel (VERCEL set) the embedded database is refused: DATABASE_URL is required, saying why', () => {
+		expect(loadConfig(good).onVercel).toBe(false);
+		expect(problems({ ...good, VERCEL: '1' }).DATABASE_URL).toMatch(/required on Vercel.*no lasting disk.*PGlite/);
+		const onVercel = loadConfig({ ...good, VERCEL: '1', DATABASE_URL: 'postgres://db.example/portal' });
+		expect(onVercel).toMatchObject({ onVercel: true, databaseUrl: 'postgres://db.example/portal' });
+	});
+});

@@ -30,6 +30,10 @@ export interface Config {
 	 * `frame-ancestors 'none'` and a SameSite=Lax cookie.
 	 */
 	safeAppOrigins: string[];
+	/** The Bearer token Vercel Cron sends to GET /api/cron/webhooks (CRON_SECRET); null: that route is hidden. */
+	cronSecret: string | null;
+	/** Running as a Vercel function (Vercel sets VERCEL=1): no lasting disk, no process between requests. */
+	onVercel: boolean;
 }
 
 export interface WebhookConfig {
@@ -248,6 +252,10 @@ const envSchema = (guessable: (secret: string) => boolean) =>
 			)
 		),
 		WEBHOOK_TIMEOUT_SECONDS: positiveInteger(10),
+		CRON_SECRET: v.pipe(
+			optionalText,
+			v.check((secret) => secret === '' || secret.length >= 16, 'must be at least 16 characters: a random string')
+		),
 		SAFE_APP_ORIGINS: v.pipe(
 			optionalText,
 			v.check(
@@ -303,6 +311,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 			problem: 'is required when WEBHOOK_URLS is set: whsec_ followed by the base64 of at least 24 random bytes'
 		});
 	}
+	const onVercel = Boolean(String(env.VERCEL ?? '').trim());
+	if (
+		onVercel &&
+		String(env.DATABASE_URL ?? '').trim() === '' &&
+		!problems.some((p) => p.variable === 'DATABASE_URL')
+	) {
+		problems.push({
+			variable: 'DATABASE_URL',
+			problem:
+				'is required on Vercel: its functions have no lasting disk, so the embedded database (PGlite) would lose every write; set a postgres:// URL (README, "What differs on Vercel")'
+		});
+	}
 	if (problems.length > 0) throw new ConfigError(problems);
 
 	return {
@@ -325,6 +345,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 			e.WEBHOOK_URLS.length > 0
 				? { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, timeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS }
 				: null,
-		safeAppOrigins: e.SAFE_APP_ORIGINS
+		safeAppOrigins: e.SAFE_APP_ORIGINS,
+		cronSecret: e.CRON_SECRET || null,
+		onVercel
 	};
 }

@@ -37,8 +37,14 @@ export function setWebhookEndpoints(list: readonly WebhookEndpoint[]): void {
 
 export const webhooksEnabled = () => endpoints.length > 0;
 
+// Outbox rows this process has written: a request that wrote some may start their first attempt after
+// its response (deliverAfterResponse). A rolled-back write counts too, and costs one empty claim.
+let rowsWritten = 0;
+export const outboxRowsWritten = () => rowsWritten;
+
 /** One outbox row for every event and URL; each event gets one id (the webhook-id) for all its URLs. */
 function outboxRows(events: readonly WebhookEvent[]) {
+	rowsWritten += events.length * endpoints.length;
 	return events.flatMap(({ type, data }) => {
 		const eventId = randomUUID();
 		return endpoints.map((e) => ({ eventId, eventType: type, data, urlHash: e.hash, urlHost: e.host }));

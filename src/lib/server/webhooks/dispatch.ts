@@ -1,0 +1,138 @@
+import type { Database } from '../db/client';
+import type { SendResult } from './deliver';
+import { isChat, type WebhookEndpoint } from './endpoints';
+import { backoffMs, type WorkerOptions } from './options';
+import { claimDue, claimHeads, recordAttempts, type ClaimedDelivery, type RecordedAttempt } from './outbox';
+import { ChatPacer } from './pacer';
+import { RecordBatcher } from './recorder';
+
+/** Where claims and records go: the outbox (databaseStore), or a stand-in in unit tests. */
+export interface DeliveryStore {
+	claimHeads(hashes: readonly string[], leaseMs: number): Promise<ClaimedDelivery[]>;
+	claimDue(hashes: readonly string[], limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+	recordAttempts(batch: readonly RecordedAttempt[], retryWindowMs: number): Promise<number>;
+}
+
+export const databaseStore = (db: Database): DeliveryStore => ({
+	claimHeads: (hashes, leaseMs) => claimHeads(db, hashes, leaseMs),
+	claimDue: (hashes, limit, leaseMs) => claimDue(db, hashes, limit, leaseMs),
+	recordAttempts: (batch, retryWindowMs) => recordAttempts(db, batch, retryWindowMs)
+});
+
+export interface AttemptSender {
+	send(endpoint: WebhookEndpoint, row: ClaimedDelivery): Promise<SendResult>;
+}
+
+/** What a dispatcher has done so far. */
+export interface DispatchCounts {
+	attempted: number;
+	delivered: number;
+	/** Attempts that did not deliver (the row is tried again later, or failed for good). */
+	notDelivered: number;
+}
+
+/**
+ * The claim/send/record code that the in-process worker and the cron run share: claims due rows
+ * (a lease and an attempt number that no other claim gets, so no attempt is sent twice), sends each,
+ * paces chat endpoints and hands the results to the record batcher.
+ */
+export class Dispatcher {
+	readonly inFlight = new Set<Promise<void>>();
+	readonly counts: DispatchCounts = { attempted: 0, delivered: 0, notDelivered: 0 };
+	private readonly byHash: Map<string, WebhookEndpoint>;
+	private readonly standard: string[];
+	private readonly pacer: ChatPacer;
+	private readonly recorder: RecordBatcher;
+
+	constructor(
+		private readonly store: () => DeliveryStore,
+		endpoints: readonly WebhookEndpoint[],
+		private readonly sender: AttemptSender,
+		private readonly options: WorkerOptions,
+		onFree: () => void
+	) {
+		this.byHash = new Map(endpoints.map((e) => [e.hash, e]));
+		this.standard = endpoints.filter((e) => !isChat(e)).map((e) => e.hash);
+		this.pacer = new ChatPacer(
+			endpoints.filter(isChat).map((e) => e.hash),
+			onFree
+		);
+		this.recorder = new RecordBatcher(
+			(batch) => this.store().recordAttempts(batch, options.retryWindowMs),
+			options.recordDelayMs,
+			options.concurrency
+		);
+	}
+
+	/** Claims up to `free` due rows and starts their attempts; returns how many it claimed. */
+	async claimAndSend(free: number): Promise<number> {
+		const rows = await this.claimFor(free);
+		for (const row of rows) {
+			const p: Promise<void> = this.attempt(row).finally(() => this.inFlight.delete(p));
+			this.inFlight.add(p);
+		}
+		return rows.length;
+	}
+
+	/** Whether work may still come back to claim soon: attempts in flight, records pending, a channel pausing briefly. */
+	busyWithin(ms: number): boolean {
+		return this.inFlight.size > 0 || !this.recorder.idle || this.pacer.busyWithin(ms);
+	}
+
+	/** Stops pacing timers, waits for the attempts in flight and records them all. */
+	async finish(): Promise<void> {
+		this.pacer.stop();
+		await Promise.allSettled([...this.inFlight]);
+		await this.recorder.flush();
+	}
+
+	/**
+	 * Up to `free` due rows: first the oldest of each chat endpoint free to take one (a row each, so a
+	 * backlog elsewhere never holds a channel up), then the other endpoints' by due time.
+	 */
+	private async claimFor(free: number): Promise<ClaimedDelivery[]> {
+		const store = this.store();
+		const ready = this.pacer.ready(free);
+		const heads = ready.length > 0 ? await store.claimHeads(ready, this.options.leaseMs) : [];
+		for (const row of heads) this.pacer.take(row.urlHash);
+		const left = free - heads.length;
+		if (this.standard.length === 0 || left <= 0) return heads;
+		try {
+			return [...heads, ...(await store.claimDue(this.standard, left, this.options.leaseMs))];
+		} catch (err) {
+			// The heads are claimed and marked sending: they must be sent. The error comes back on the next
+			// claim, which their endpoints, busy now, leave to the other one alone.
+			if (heads.length === 0) throw err;
+			return heads;
+		}
+	}
+
+	private async attempt(row: ClaimedDelivery) {
+		const o = this.options;
+		const endpoint = this.byHash.get(row.urlHash)!;
+		const result = await this.sender.send(endpoint, row);
+		this.counts.attempted++;
+		this.counts[result.delivered ? 'delivered' : 'notDelivered']++;
+		// Past the retry window the row fails anyway; a longer Retry-After would only overflow the timestamp.
+		let retryInMs = Math.min(o.retryWindowMs, Math.max(backoffMs(row.attempts, o), result.retryAfterMs));
+		let after: ((recorded: boolean) => void) | undefined;
+		if (isChat(endpoint)) {
+			// Rate limited: the message waits exactly as long as its endpoint (1 s to an hour), so it is still
+			// the oldest due when both may go again, and the channel gets the messages in order.
+			if (result.status === 429) retryInMs = clamp(result.retryAfterMs || retryInMs, MIN_PAUSE_MS, MAX_PAUSE_MS);
+			const pauseMs = Math.min(MAX_PAUSE_MS, Math.max(result.emptyForMs, result.status === 429 ? retryInMs : 0));
+			// A message to be sent again is due from when its attempt is recorded; unrecorded, when its lease ends.
+			const release = (recorded = true) =>
+				this.pacer.release(row.urlHash, recorded ? pauseMs : Math.max(pauseMs, o.leaseMs));
+			if (result.delivered || result.final) release();
+			else after = release;
+		}
+		this.recorder.add({ ...result, retryInMs, id: row.id, attempts: row.attempts }, after);
+	}
+}
+
+/** How long a chat endpoint waits on its own word (an empty bucket, a 429's Retry-After), at most and at least after a 429. */
+const MAX_PAUSE_MS = 60 * 60 * 1000;
+const MIN_PAUSE_MS = 1000;
+
+const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));

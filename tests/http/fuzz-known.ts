@@ -1,0 +1,57 @@
+// The requests behind the findings of issue #32's held-out fuzz, which tests/http/fuzz.test.ts sends first:
+// a regression of any of them fails the suite whatever the seed.
+import type { Who } from './fuzz-routes';
+
+const CURSOR_ID = '00000000-0000-4000-8000-000000000000';
+/** The requests behind issue #32's findings: [route, who, method, path, content type, body, more headers]. */
+export const KNOWN: [string, Who, string, string, string?, string?, Record<string, string>?][] = [
+	['/admin', 'admin', 'GET', '/admin?q=ab%00'],
+	['/admin/applications.csv', 'admin', 'GET', '/admin/applications.csv?q=ab%00'],
+	['/admin', 'admin', 'GET', '/admin/__data.json?q=ab%00'],
+	...['2026-02-30T00:00:00Z', '2026-13-01T00:00:00Z', '2026-11-22T24:00:00Z', '0000-01-01T00:00:00Z'].flatMap(
+		(at): [string, Who, string, string][] => [
+			['/admin', 'admin', 'GET', `/admin?after=${at}_${CURSOR_ID}`],
+			['/admin', 'admin', 'GET', `/admin?before=${at}_${CURSOR_ID}`]
+		]
+	),
+	['/admin/webhooks', 'admin', 'POST', '/admin/webhooks?/retry', 'text/plain', 'deliveryId=1'],
+	['/admin/webhooks', 'admin', 'POST', '/admin/webhooks?/retry', 'multipart/form-data; boundary=x', '--x\r\nbroken'],
+	...['__proto__', 'hasOwnProperty', 'valueOf', 'toLocaleString', 'toString'].flatMap(
+		(done): [string, Who, string, string][] => [
+			['/admin', 'admin', 'GET', `/admin?done=${done}`],
+			['/admin/applications/[id]', 'admin', 'GET', `/admin/applications/[id]?done=${done}`]
+		]
+	),
+	['/admin', 'visitor', 'GET', '/admin'],
+	['/admin', 'member', 'GET', '/admin'],
+	...(['visitor', 'member', 'admin'] as Who[]).flatMap((who) =>
+		['default', '__proto__', 'hasOwnProperty', 'constructor', 'toString'].map(
+			(name): [string, Who, string, string, string, string] => [
+				'/apply',
+				who,
+				'POST',
+				`/apply?/${name}`,
+				'application/x-www-form-urlencoded',
+				'displayName=A&motivation=B'
+			]
+		)
+	),
+	[
+		'/apply',
+		'visitor',
+		'POST',
+		'/apply?/toString',
+		'application/x-www-form-urlencoded',
+		'x=1',
+		{ accept: 'application/json', 'x-sveltekit-action': 'true' }
+	],
+	[
+		'/api/auth/verify',
+		'visitor',
+		'POST',
+		'/api/auth/verify',
+		'application/x-www-form-urlencoded',
+		'message=x',
+		{ origin: 'http://evil.example' }
+	]
+];

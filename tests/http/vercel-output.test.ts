@@ -1,0 +1,162 @@
+// The Vercel build end to end: `ADAPTER=vercel` output served as the platform serves it (static files
+// and config.json's routes and headers; each request's function in a fresh process that ends after it,
+// so no worker lives between requests), with the contract checks that matter there. Webhooks reach a
+// receiver on loopback through the first attempt after a response (waitUntil) and the cron endpoint.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import postgres from 'postgres';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withoutNonces } from '../helpers/csp';
+import { serverUrl } from '../helpers/db';
+import { getPage, postForm } from '../helpers/forms';
+import { parseJson, readJson } from '../helpers/json';
+import { createServerDatabase, type ServerDatabase } from '../helpers/postgres.js';
+import { Receiver, newSecret, verified } from '../helpers/receiver';
+import { TEST_SESSION_PASSWORD } from '../helpers/server';
+import { signIn } from '../helpers/siwe';
+import { vercelBuild } from '../helpers/vercel-build';
+import { VercelOutput } from '../helpers/vercel-output';
+
+const CRON_SECRET = 'cron-secret-for-the-vercel-test-0123';
+let dir: string;
+
+beforeAll(async () => {
+	dir = await vercelBuild();
+}, 600_000);
+
+describe('the Vercel build output', () => {
+	it('asks Vercel Cron for the webhook run every minute, in a function whose limit is above its budget', () => {
+		const config = parseJson<{ crons?: unknown }>(readFileSync(path.join(dir, 'config.json'), 'utf8'));
+		expect(config.crons).toEqual([{ path: '/api/cron/webhooks', schedule: '* * * * *' }]);
+		const cron = path.join(dir, 'functions', 'api', 'cron', 'webhooks.func', '.vc-config.json');
+		expect(parseJson<{ maxDuration?: number }>(readFileSync(cron, 'utf8')).maxDuration).toBe(60);
+	});
+
+	it('refuses the embedded database with a clear message: a function has no lasting disk', async () => {
+		const output = await new VercelOutput(dir, {
+			SESSION_PASSWORD: TEST_SESSION_PASSWORD,
+			SIWE_ALLOWED_DOMAINS: 'portal.example'
+		}).start();
+		try {
+			const response = await fetch(`${output.url}/healthz`);
+			expect(response.status).toBe(500);
+			await output.settled();
+			expect(output.logs).toMatch(/DATABASE_URL: is required on Vercel: its functions have no lasting disk/);
+		} finally {
+			await output.stop();
+		}
+	});
+});
+
+// Every request starts a function process of its own (seconds each on a loaded machine): room for that.
+describe.runIf(serverUrl)('the Vercel build on a Postgres server', { timeout: 120_000 }, () => {
+	const applicant = privateKeyToAccount(generatePrivateKey());
+	const admin = privateKeyToAccount(generatePrivateKey());
+	const secret = newSecret();
+	let database: ServerDatabase;
+	let sql: postgres.Sql;
+	let receiver: Receiver;
+	let output: VercelOutput;
+	let cookie: string;
+
+	beforeAll(async () => {
+		database = await createServerDatabase(serverUrl!);
+		sql = postgres(database.url, { max: 1, onnotice: () => {} });
+		receiver = await new Receiver().start();
+		output = await new VercelOutput(dir, {}).start();
+		output.env = {
+			SESSION_PASSWORD: TEST_SESSION_PASSWORD,
+			SIWE_ALLOWED_DOMAINS: new URL(output.url).host,
+			DATABASE_URL: database.url,
+			ADMIN_ADDRESSES: admin.address,
+			WEBHOOK_URLS: receiver.url,
+			WEBHOOK_SECRET: secret,
+			WEBHOOK_TIMEOUT_SECONDS: '2',
+			CRON_SECRET
+		};
+	}, 60_000);
+	afterAll(async () => {
+		await output?.stop();
+		await receiver?.stop();
+		await sql?.end();
+		await database?.drop();
+	});
+
+	it('prerendered and dynamic pages carry the security headers', async () => {
+		const home = await fetch(`${output.url}/`);
+		const apply = await getPage(`${output.url}/apply`);
+		expect(home.status).toBe(200);
+		expect(home.headers.get('content-security-policy')).toMatch(
+			/script-src 'self' 'sha256-[^']+'.*frame-ancestors 'none'/
+		);
+		expect(apply.status).toBe(401);
+		expect(apply.headers.get('content-security-policy')).toMatch(/script-src 'self' 'nonce-[^']+'/);
+		expect(apply.headers.get('cache-control')).toBe('private, no-store');
+		for (const headers of [home.headers, apply.headers]) {
+			expect(headers.get('content-security-policy')).toContain("object-src 'none'");
+			expect(headers.get('content-security-policy')).not.toContain("'unsafe-inline' 'self'");
+			expect(headers.get('x-content-type-options')).toBe('nosniff');
+			expect(headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+		}
+	});
+
+	it('signs in with a wallet and keeps the session across functions', async () => {
+		cookie = await signIn(output.url, applicant);
+		const me = await fetch(`${output.url}/api/auth/me`, { headers: { cookie } });
+		expect(await readJson(me)).toEqual({ address: applicant.address, isAdmin: false });
+	});
+
+	it('apply: the application is stored, and its webhook is sent right after the response (waitUntil)', async () => {
+		const submitted = await postForm(`${output.url}/apply`, { displayName: 'Ada', motivation: 'Build' }, { cookie });
+		expect(submitted.status).toBe(303);
+		const [row] = await sql<{ display_name: string }[]>`select display_name from applications`;
+		expect(row?.display_name).toBe('Ada');
+		const [request] = await receiver.until((r) => r.length >= 1);
+		expect(verified(secret, request!)).toMatchObject({ type: 'application.submitted', data: { displayName: 'Ada' } });
+		await output.settled();
+		expect(await sql`select status from webhook_deliveries`).toEqual([{ status: 'delivered' }]);
+	});
+
+	it('hides /admin from a member: the page of an unknown path', async () => {
+		const [hidden, unknown] = await Promise.all([
+			getPage(`${output.url}/admin`, cookie),
+			getPage(`${output.url}/no-such-page`, cookie)
+		]);
+		expect(hidden.status).toBe(404);
+		expect(withoutNonces(hidden.body)).toBe(withoutNonces(unknown.body));
+	});
+
+	it('the cron endpoint: hidden without CRON_SECRET, and it delivers what waits in the outbox', async () => {
+		// The receiver is down for the first attempt after the response: the event waits for the cron run.
+		receiver.received.length = 0;
+		receiver.respond = (_, n) => (n === 0 ? 503 : 204);
+		const checkIn = await postForm(`${output.url}/checkin`, { note: 'hello from Vercel' }, { cookie });
+		expect(checkIn.status).toBe(303);
+		await output.settled();
+		const [waiting] = await sql<{ status: string; attempts: number }[]>`
+			select status, attempts from webhook_deliveries where event_type = 'checkin.created'`;
+		expect(waiting).toMatchObject({ status: 'pending', attempts: 1 });
+		await sql`update webhook_deliveries set next_attempt_at = now() where status = 'pending'`;
+
+		const [unknown, ...hidden] = await Promise.all([
+			getPage(`${output.url}/api/cron/no-such-route`),
+			...[undefined, 'Bearer wrong-secret-of-some-length', CRON_SECRET].map((authorization) =>
+				fetch(`${output.url}/api/cron/webhooks`, {
+					headers: authorization ? { authorization, accept: 'text/html' } : { accept: 'text/html' }
+				})
+			)
+		]);
+		for (const response of hidden) {
+			expect(response.status).toBe(404);
+			expect(withoutNonces(await response.text())).toBe(withoutNonces(unknown.body));
+		}
+		const run = await fetch(`${output.url}/api/cron/webhooks`, { headers: { authorization: `Bearer ${CRON_SECRET}` } });
+		expect(run.status).toBe(200);
+		expect(await readJson(run)).toMatchObject({ claimed: 1, delivered: 1, budgetSpent: false });
+		expect(receiver.received.map((r) => verified(secret, r).type)).toEqual(['checkin.created', 'checkin.created']);
+		const [delivered] = await sql<{ status: string }[]>`
+			select status from webhook_deliveries where event_type = 'checkin.created'`;
+		expect(delivered?.status).toBe('delivered');
+	});
+});
