@@ -19,12 +19,16 @@ export interface FuzzRoute {
 
 const ADMINS: readonly Who[] = ['admin'];
 const TABLE_QUERY = ['review', 'allowlist', 'distribution', 'q', 'sort', 'after', 'before'];
+const FORM_QUESTION = [
+	'questionCount',
+	...['key', 'label', 'help', 'type', 'required', 'options', 'min', 'max'].map((f) => `questions.0.${f}`)
+];
 const MOVE = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from'];
 
 export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/' },
 	{ id: '/setup' },
-	{ id: '/apply', actions: { default: ['displayName', 'motivation', 'contact'] } },
+	{ id: '/apply', actions: { default: ['displayName', 'motivation', 'contact', 'answers.city'] } },
 	{ id: '/checkin', actions: { default: ['note'] } },
 	{
 		id: '/admin',
@@ -35,6 +39,12 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/admin/applications/[id]', actions: { transition: MOVE, note: ['body'] }, query: ['done'], shownTo: ADMINS },
 	{ id: '/admin/applications.csv', query: TABLE_QUERY, shownTo: ADMINS },
 	{ id: '/admin/allowlist.csv', shownTo: ADMINS },
+	{
+		id: '/admin/form',
+		actions: { edit: [...FORM_QUESTION, 'op', 'newType'], save: FORM_QUESTION },
+		query: ['saved'],
+		shownTo: ADMINS
+	},
 	{ id: '/admin/webhooks', actions: { retry: ['deliveryId'] }, shownTo: ADMINS },
 	{ id: '/admin/insights', shownTo: ADMINS },
 	{ id: '/api/auth/nonce' },

@@ -1,4 +1,6 @@
 import { eq } from 'drizzle-orm';
+import { draftOf } from '../../src/lib/question-editor';
+import { saveFormVersion } from '../../src/lib/server/forms/editor';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { submitApplication } from '../../src/lib/server/applications/submit';
 import { transitionApplication } from '../../src/lib/server/applications/moves';
@@ -61,11 +63,17 @@ describe.each(engines)('webhooks on %s', (engine) => {
 	it('every event type arrives signed (standardwebhooks verifies it) with a body matching the change', async () => {
 		const member = await addMember(t.db);
 		const admin = adminMember();
-		const submitted = await submitApplication(t.db, member, {
-			displayName: 'Ada',
-			motivation: 'Build',
-			contact: '@ada'
-		});
+		// The community's own question (optional, so that the file's other submissions need no answer).
+		const saved = await saveFormVersion(t.db, admin, [
+			draftOf({ key: 'city', label: 'Which city?', type: 'short_text', required: false })
+		]);
+		expect(saved.ok).toBe(true);
+		const submitted = await submitApplication(
+			t.db,
+			member,
+			{ displayName: 'Ada', motivation: 'Build', contact: '@ada' },
+			{ 'answers.city': 'Paris' }
+		);
 		if (!submitted.ok) throw new Error('submit failed');
 		const id = submitted.value.application.id;
 		const asked = await transitionApplication(t.db, admin, {
@@ -75,7 +83,16 @@ describe.each(engines)('webhooks on %s', (engine) => {
 			reason: 'Which city?'
 		});
 		expect(asked.ok).toBe(true);
-		expect((await submitApplication(t.db, member, { displayName: 'Ada L', motivation: 'Build, Paris' })).ok).toBe(true);
+		expect(
+			(
+				await submitApplication(
+					t.db,
+					member,
+					{ displayName: 'Ada L', motivation: 'Build, Paris' },
+					{ 'answers.city': 'Lyon' }
+				)
+			).ok
+		).toBe(true);
 		const checkedIn = await checkin(t.db, member, { note: 'at the meetup' });
 		if (!checkedIn.ok) throw new Error('checkin failed');
 		await t.db.transaction((tx) =>
@@ -101,7 +118,8 @@ describe.each(engines)('webhooks on %s', (engine) => {
 			applicant: member.address,
 			displayName: 'Ada',
 			contact: '@ada',
-			review: 'pending'
+			review: 'pending',
+			answers: { city: 'Paris' }
 		});
 		expect(byType['application.transitioned']!.data).toMatchObject({
 			applicationId: id,
@@ -112,7 +130,11 @@ describe.each(engines)('webhooks on %s', (engine) => {
 			txHash: null,
 			executor: admin.address
 		});
-		expect(byType['application.resubmitted']!.data).toMatchObject({ displayName: 'Ada L', review: 'pending' });
+		expect(byType['application.resubmitted']!.data).toMatchObject({
+			displayName: 'Ada L',
+			review: 'pending',
+			answers: { city: 'Lyon' }
+		});
 		expect(byType['checkin.created']!.data).toMatchObject({ member: member.address, note: 'at the meetup' });
 		// The note's text never leaves the admin screen.
 		expect(Object.keys(byType['application.note_added']!.data).sort()).toEqual([

@@ -3,22 +3,40 @@ import { APPLICATION_FIELDS, applicationsOf, submitApplication } from '$lib/serv
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { asSeenByApplicant } from '$lib/server/applications/history';
 import { requireMember } from '$lib/server/auth/guards';
+import { answersInput, typedAnswers } from '$lib/server/forms/answers';
+import { currentForm, formVersions } from '$lib/server/forms/versions';
 import { withDatabase } from '$lib/server/platform/runtime';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals }) => {
 	const member = requireMember({ locals });
-	const applications = await withDatabase((db) => applicationsOf(db, member.address));
-	return { address: member.address, applications: asSeenByApplicant(applications, member.address) };
+	const [applications, form] = await withDatabase((db) =>
+		Promise.all([applicationsOf(db, member.address), currentForm(db)])
+	);
+	// The member's own answers are shown with the labels of the version they answered.
+	const versions = await withDatabase((db) =>
+		formVersions(
+			db,
+			applications.map((a) => a.formId)
+		)
+	);
+	return {
+		address: member.address,
+		applications: asSeenByApplicant(applications, member.address),
+		questions: form.questions,
+		askedBy: Object.fromEntries(versions)
+	};
 };
 
 export const actions: Actions = {
 	// submitApplication: guard → limit → validate → one transaction (inside submitApplication).
 	default: async ({ locals, request, setHeaders }) => {
 		const member = requireMember({ locals });
-		const input = formInput(await readForm(request), APPLICATION_FIELDS);
-		const outcome = await withDatabase((db) => submitApplication(db, member, input));
-		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input) });
+		const form = await readForm(request);
+		const input = formInput(form, APPLICATION_FIELDS);
+		const answers = answersInput(form);
+		const outcome = await withDatabase((db) => submitApplication(db, member, input, answers));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), answers: typedAnswers(answers) });
 		redirect(303, '/apply');
 	}
 };

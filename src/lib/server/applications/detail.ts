@@ -1,5 +1,7 @@
 import { and, asc, desc, eq, ne, sql } from 'drizzle-orm';
+import type { Question } from '$lib/questions';
 import type { Database } from '../db/client';
+import { formVersions } from '../forms/versions';
 import {
 	applicationEvents,
 	applicationNotes,
@@ -24,6 +26,8 @@ export interface ApplicationDetail {
 	checkIns: CheckIn[];
 	/** The application waiting longest for review, other than this one. */
 	next: { id: string; displayName: string } | null;
+	/** The questions of each form version this application and its revisions answered, by version id. */
+	askedBy: Record<number, Question[]>;
 }
 
 const RECENT_CHECKINS = 10;
@@ -67,5 +71,15 @@ export async function applicationDetail(db: Database, id: string): Promise<Appli
 			.orderBy(asc(applications.createdAt), asc(applications.id))
 			.limit(1)
 	]);
-	return { application, revisions, events, notes, others, checkIns: recent, next: next ?? null };
+	const versions = await formVersions(db, [application.formId, ...revisions.map((r) => r.formId)]);
+	return {
+		application,
+		revisions,
+		events,
+		notes,
+		others,
+		checkIns: recent,
+		next: next ?? null,
+		askedBy: Object.fromEntries(versions)
+	};
 }

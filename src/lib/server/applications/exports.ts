@@ -1,5 +1,7 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { answerOf, answerText } from '$lib/questions';
 import type { Database } from '../db/client';
+import { currentForm } from '../forms/versions';
 import { applicationEvents, applications, type Application } from '../db/schema';
 import { tableFilter, type TableQuery } from './review-table';
 
@@ -63,6 +65,7 @@ export async function applicationsCsv(db: Database, query: Omit<TableQuery, 'aft
 			distribution: applications.distribution,
 			createdAt: applications.createdAt,
 			updatedAt: applications.updatedAt,
+			answers: applications.answers,
 			// Qualified by hand: drizzle leaves a one-table select's columns unqualified.
 			lastTxHash: sql<
 				string | null
@@ -72,6 +75,8 @@ export async function applicationsCsv(db: Database, query: Omit<TableQuery, 'aft
 		.where(where.length ? and(...where) : undefined)
 		.orderBy(...order)
 		.limit(EXPORT_LIMIT);
+	// One column per question of the current form, headed by its label (an answer to a key it no longer has is left out).
+	const { questions } = await currentForm(db);
 	return toCsv(
 		[
 			'id',
@@ -83,7 +88,8 @@ export async function applicationsCsv(db: Database, query: Omit<TableQuery, 'aft
 			'distribution',
 			'created_at',
 			'updated_at',
-			'last_tx_hash'
+			'last_tx_hash',
+			...questions.map((q) => q.label)
 		],
 		rows.map((r) => [
 			r.id,
@@ -95,7 +101,8 @@ export async function applicationsCsv(db: Database, query: Omit<TableQuery, 'aft
 			r.distribution,
 			r.createdAt.toISOString(),
 			r.updatedAt.toISOString(),
-			r.lastTxHash ?? ''
+			r.lastTxHash ?? '',
+			...questions.map((q) => answerText(answerOf(r.answers, q.key)))
 		])
 	);
 }

@@ -124,12 +124,14 @@ export function tableFilter(query: Omit<TableQuery, 'after' | 'before'>, withRev
 	if (query.allowlist) where.push(eq(applications.allowlist, query.allowlist));
 	if (query.distribution) where.push(eq(applications.distribution, query.distribution));
 	if (query.q) {
-		// Each column has a pg_trgm GIN index; Postgres ORs the three bitmap scans.
+		// Each column has a pg_trgm GIN index, the text answers one on answers_search_text (drizzle/0006);
+		// Postgres ORs the four bitmap scans.
 		const pattern = likePattern(query.q);
 		const match = or(
 			sql`${applications.applicantAddress} ilike ${pattern}`,
 			sql`${applications.displayName} ilike ${pattern}`,
-			sql`${applications.contact} ilike ${pattern}`
+			sql`${applications.contact} ilike ${pattern}`,
+			sql`answers_search_text(${applications.answers}) ilike ${pattern}`
 		);
 		if (match) where.push(match);
 	}

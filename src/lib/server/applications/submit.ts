@@ -12,6 +12,7 @@ import {
 import { textField, validate } from '../platform/forms';
 import { conflict, failureOfDatabaseError, memberMissing, rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
+import { answersToCurrentForm } from '../forms/answers';
 import { historyOf, newestFirst, type ApplicationWithHistory } from './history';
 import { consume } from '../platform/rate-limit';
 import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } from '../webhooks/events';
@@ -37,13 +38,19 @@ export type ApplicationInput = v.InferOutput<typeof applicationSchema>;
 export async function submitApplication(
 	db: Database,
 	member: SignedInMember,
-	input: unknown
+	input: unknown,
+	sentAnswers: Readonly<Record<string, unknown>> = {}
 ): Promise<Outcome<{ application: Application; resubmitted: boolean }>> {
 	const limit = await consume(db, member.address, 'submitApplication');
 	if (!limit.allowed) return rateLimited('applications in 24 hours', limit);
+	// The built-in fields and the current form's answers are checked together, so every message shows at once.
 	const parsed = validate(applicationSchema, input);
-	if (!parsed.ok) return parsed;
-	const fields = parsed.value;
+	const answered = await answersToCurrentForm(db, sentAnswers);
+	if (!parsed.ok || !answered.ok) {
+		const errors = { ...(parsed.ok ? {} : parsed.errors), ...(answered.ok ? {} : answered.errors) };
+		return { ok: false, status: 400, message: 'Some fields need attention.', errors };
+	}
+	const fields = { ...parsed.value, formId: answered.formId, answers: answered.answers };
 	try {
 		return await db.transaction(async (tx): Promise<Outcome<{ application: Application; resubmitted: boolean }>> => {
 			const [active] = await tx
@@ -72,6 +79,8 @@ export async function submitApplication(
 				displayName: active.displayName,
 				motivation: active.motivation,
 				contact: active.contact,
+				answers: active.answers,
+				formId: active.formId,
 				submittedAt: sql`coalesce((select max(${applicationRevisions.replacedAt}) from ${applicationRevisions} where ${applicationRevisions.applicationId} = ${active.id}), (select ${applications.createdAt} from ${applications} where ${applications.id} = ${active.id}))`
 			});
 			await tx.insert(applicationEvents).values({

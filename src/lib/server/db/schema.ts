@@ -17,6 +17,7 @@ import {
 // Relative, not $lib: drizzle-kit reads this file outside SvelteKit.
 import { STATES, FIELDS } from '../../transitions';
 import { LENGTHS as L } from '../../limits';
+import type { Answers, Question } from '../../questions';
 
 // A length as SQL text inside a CHECK (a literal, as the migrations wrote it, never a parameter).
 const n = (value: number) => sql.raw(String(value));
@@ -39,6 +40,21 @@ export const members = pgTable(
 	(t) => [check('members_address_lowercase', sql`${t.address} ~ '^0x[0-9a-f]{40}$'`)]
 );
 
+/**
+ * Application form versions (docs/decisions): every save of /admin/form adds a row and never updates
+ * one; the highest id is the current form, and an application keeps the id of the version it answered.
+ */
+export const applicationForms = pgTable('application_forms', {
+	id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+	createdAt: createdAt(),
+	createdBy: text('created_by').notNull(),
+	questions: jsonb('questions').$type<Question[]>().notNull().default([]),
+	/** Reviewer rubric criteria (#27): `[]` until reviewers come. */
+	rubric: jsonb('rubric').$type<unknown[]>().notNull().default([]),
+	/** Eligibility rules (#28): null when anyone may apply. */
+	eligibility: jsonb('eligibility').$type<unknown>()
+});
+
 export const applications = pgTable(
 	'applications',
 	{
@@ -49,6 +65,10 @@ export const applications = pgTable(
 		displayName: text('display_name').notNull(),
 		motivation: text('motivation').notNull(),
 		contact: text('contact').notNull().default(''),
+		/** The form version answered; null for the built-in fields only. */
+		formId: integer('form_id').references(() => applicationForms.id),
+		/** Keyed by question key (an unanswered optional question is absent). */
+		answers: jsonb('answers').$type<Answers>().notNull().default({}),
 		review: reviewState('review').notNull().default('pending'),
 		allowlist: allowlistState('allowlist').notNull().default('pending'),
 		distribution: distributionState('distribution').notNull().default('pending'),
@@ -69,6 +89,8 @@ export const applications = pgTable(
 		index('applications_address_trgm_idx').using('gin', t.applicantAddress.op('gin_trgm_ops')),
 		index('applications_display_name_trgm_idx').using('gin', t.displayName.op('gin_trgm_ops')),
 		index('applications_contact_trgm_idx').using('gin', t.contact.op('gin_trgm_ops')),
+		// Text answers: answers_search_text (drizzle/0006) joins their string values, immutably, for pg_trgm.
+		index('applications_answers_trgm_idx').using('gin', sql`answers_search_text(${t.answers}) gin_trgm_ops`),
 		index('applications_applicant_idx').on(t.applicantAddress),
 		// The insights charts read these alone (index-only scans, drizzle/0007).
 		index('applications_insights_idx').on(t.createdAt, t.id, t.review),
@@ -143,6 +165,9 @@ export const applicationRevisions = pgTable(
 		displayName: text('display_name').notNull(),
 		motivation: text('motivation').notNull(),
 		contact: text('contact').notNull(),
+		answers: jsonb('answers').$type<Answers>().notNull().default({}),
+		/** The form version those answers answered (their questions' labels); null for the built-in fields. */
+		formId: integer('form_id').references(() => applicationForms.id),
 		/** When this text was submitted (the application's creation or an earlier resubmission). */
 		submittedAt: timestamp('submitted_at', { withTimezone: true }).notNull(),
 		/** When the resubmission replaced it. */
@@ -244,6 +269,7 @@ export interface WebhookAttempt {
 	error: string | null;
 }
 
+export type ApplicationForm = typeof applicationForms.$inferSelect;
 export type Member = typeof members.$inferSelect;
 export type Application = typeof applications.$inferSelect;
 export type CheckIn = typeof checkIns.$inferSelect;

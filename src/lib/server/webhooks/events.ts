@@ -101,12 +101,12 @@ const applicationData = (a: Application) => ({
 
 export const applicationSubmitted = (a: Application): WebhookEvent => ({
 	type: 'application.submitted',
-	data: applicationData(a)
+	data: { ...applicationData(a), answers: a.answers }
 });
 
 export const applicationResubmitted = (a: Application): WebhookEvent => ({
 	type: 'application.resubmitted',
-	data: applicationData(a)
+	data: { ...applicationData(a), answers: a.answers }
 });
 
 /** A move of one field; its audit row is written in the same transaction (timestamp = its created_at). */

@@ -1,0 +1,209 @@
+import * as v from 'valibot';
+import {
+	KEY,
+	LIMITS,
+	QUESTION_TYPES,
+	duplicateKeys,
+	isChoice,
+	questionsSchema,
+	type Question,
+	type QuestionType
+} from './questions';
+
+/**
+ * /admin/form's draft: the posted fields as questions, the edit steps, the checks before a save. Pure:
+ * the server reads and checks a post with these, the browser edits and previews with the same ones.
+ */
+
+type FieldErrors = Record<string, string>;
+type Refused = { ok: false; status: 400; message: string; errors: FieldErrors };
+type Checked<T> = { ok: true; value: T } | Refused;
+
+/** A question as the editor's fields hold it: text as typed, so a refused save shows it back. */
+export interface DraftQuestion {
+	key: string;
+	label: string;
+	help: string;
+	type: string;
+	required: boolean;
+	/** One option a line. */
+	options: string;
+	min: string;
+	max: string;
+}
+
+const DRAFT_FIELDS = ['key', 'label', 'help', 'type', 'required', 'options', 'min', 'max'] as const;
+const FIELD_NAME = /^questions\.(\d{1,3})\.([a-z]+)$/;
+
+export const draftOf = (q: Question): DraftQuestion => ({
+	key: q.key,
+	label: q.label,
+	help: q.help ?? '',
+	type: q.type,
+	required: q.required,
+	options: (q.options ?? []).join('\n'),
+	min: q.min === undefined ? '' : String(q.min),
+	max: q.max === undefined ? '' : String(q.max)
+});
+
+export const blankQuestion = (type: string): DraftQuestion => ({
+	...draftOf({ key: '', label: '', type: 'short_text', required: false }),
+	type: (QUESTION_TYPES as readonly string[]).includes(type) ? type : 'short_text'
+});
+
+/**
+ * The editor's posted questions (`questions.<i>.<field>`, in index order; other names ignored), or a
+ * 400 when a field is not one piece of text or there are more questions than a form may hold.
+ */
+export function readQuestionsDraft(form: Pick<FormData, 'entries' | 'getAll'>): Checked<DraftQuestion[]> {
+	const byIndex = new Map<number, Partial<Record<string, string>>>();
+	for (const [name, value] of form.entries()) {
+		const match = FIELD_NAME.exec(name);
+		if (!match || !(DRAFT_FIELDS as readonly string[]).includes(match[2]!)) continue;
+		if (typeof value !== 'string') return refusal({ [name]: 'Send text only.' });
+		const problem = rawProblem(match[2]!, value);
+		if (problem) return refusal({ [name]: problem });
+		const index = Number(match[1]);
+		const fields = byIndex.get(index) ?? {};
+		if (fields[match[2]!] !== undefined) return refusal({ [name]: 'Send this field once.' });
+		fields[match[2]!] = value;
+		byIndex.set(index, fields);
+	}
+	if (byIndex.size > LIMITS.maxQuestions)
+		return refusal({ questions: `A form has at most ${LIMITS.maxQuestions} questions.` });
+	// The editor says how many questions it sends, so a post that lost its fields never saves an empty form.
+	const count = form.getAll('questionCount');
+	if (count.length !== 1 || count[0] !== String(byIndex.size))
+		return refusal({ questions: 'The form arrived incomplete. Reload the page and try again.' });
+	const draft = [...byIndex.entries()]
+		.sort(([a], [b]) => a - b)
+		.map(([, f]) => ({
+			key: f.key ?? '',
+			label: f.label ?? '',
+			help: f.help ?? '',
+			type: f.type ?? '',
+			required: f.required === 'on',
+			options: f.options ?? '',
+			min: f.min ?? '',
+			max: f.max ?? ''
+		}));
+	return { ok: true, value: draft };
+}
+
+// C0/C1 controls (line breaks allowed only where a field has lines), a mark a checkbox never sends, or more
+// text than any field holds: refused before anything else looks at the draft.
+/* eslint-disable no-control-regex */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+/* eslint-enable no-control-regex */
+// Looser than the schema's limits, so the schema names a too-long label or key precisely.
+const RAW_MAX: Record<string, number> = {
+	key: 200,
+	label: 1000,
+	help: 2000,
+	type: 50,
+	options: 5000,
+	min: 100,
+	max: 100
+};
+function rawProblem(field: string, value: string): string | null {
+	if (field === 'required') return value === 'on' ? null : 'Required is a box: ticked or not.';
+	const lines = field === 'help' || field === 'options';
+	if ((lines ? CONTROL_EXCEPT_LINES : CONTROL).test(value) || /\p{Cs}/u.test(value))
+		return 'Remove the control characters from this field.';
+	const max = RAW_MAX[field] ?? 0;
+	if ([...value.trim()].length > max) return `At most ${max} characters here.`;
+	return null;
+}
+
+const refusal = (errors: FieldErrors): Refused => ({
+	ok: false,
+	status: 400,
+	message: 'Some fields need attention.',
+	errors
+});
+
+const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+const bound = (s: string) => (s.trim() === '' ? undefined : DECIMAL.test(s.trim()) ? Number(s.trim()) : NaN);
+
+/** The draft checked against the question schema: the questions to save, or a message per field (`questions.<i>.<field>`). */
+export function parseDraft(draft: readonly DraftQuestion[]): Checked<Question[]> {
+	// Options and bounds count only for the types that have them (fields of another type are left out).
+	const candidate = draft.map((d) => ({
+		key: d.key,
+		label: d.label,
+		help: d.help,
+		type: d.type as QuestionType,
+		required: d.required,
+		options: isChoice(d.type as QuestionType)
+			? d.options
+					.split(/\r\n?|\n/)
+					.map((o) => o.trim())
+					.filter(Boolean)
+			: undefined,
+		min: d.type === 'number' ? bound(d.min) : undefined,
+		max: d.type === 'number' ? bound(d.max) : undefined
+	}));
+	const result = v.safeParse(questionsSchema, candidate, { abortPipeEarly: true });
+	const errors: FieldErrors = {};
+	if (!result.success)
+		for (const issue of result.issues) {
+			const path = issue.path?.map((p) => String(p.key)) ?? [];
+			// An option's own problem is reported on the options box, which holds them all.
+			const name = ['questions', ...path.slice(0, 2)].join('.');
+			if (!(name in errors)) errors[name] = issue.message;
+		}
+	for (const i of duplicateKeys(candidate))
+		errors[`questions.${i}.key`] ??= `Key "${candidate[i]!.key}" is used by an earlier question: keys must differ.`;
+	if (Object.keys(errors).length || !result.success) return refusal(errors);
+	return { ok: true, value: result.output };
+}
+
+/** One of the editor's buttons: add, preview, or up/down/retire of a question the draft has. */
+export function isEditStep(op: string, count: number): boolean {
+	if (op === 'add' || op === 'preview') return true;
+	const match = /^(up|down|retire):(\d{1,2})$/.exec(op);
+	return !!match && Number(match[2]) < count;
+}
+
+/** An edit step without JavaScript (`op`): add a question, move one up or down, retire one. */
+export function applyEditStep(draft: DraftQuestion[], op: string, newType: string): DraftQuestion[] {
+	const [verb, at] = op.split(':');
+	const i = Number(at);
+	const next = [...draft];
+	if (verb === 'add' && next.length < LIMITS.maxQuestions) next.push(blankQuestion(newType));
+	if (!Number.isInteger(i) || i < 0 || i >= next.length) return next;
+	if (verb === 'retire') next.splice(i, 1);
+	const j = verb === 'up' ? i - 1 : verb === 'down' ? i + 1 : -1;
+	if (j >= 0 && j < next.length) [next[i], next[j]] = [next[j]!, next[i]!];
+	return next;
+}
+
+/** The draft as applicants would see it, even before it passes its checks (a preview while typing). */
+export function previewOf(draft: readonly DraftQuestion[]): Question[] {
+	return draft.map((d, i) => ({
+		key: KEY.test(d.key.trim()) ? d.key.trim() : `question_${i + 1}`,
+		label: d.label.trim() || `Question ${i + 1}`,
+		help: d.help.trim() || undefined,
+		type: (QUESTION_TYPES as readonly string[]).includes(d.type) ? (d.type as QuestionType) : 'short_text',
+		required: d.required,
+		options: d.options
+			.split(/\r\n?|\n/)
+			.map((o) => o.trim())
+			.filter(Boolean),
+		min: Number.isFinite(bound(d.min)) ? bound(d.min) : undefined,
+		max: Number.isFinite(bound(d.max)) ? bound(d.max) : undefined
+	}));
+}
+
+/** A key made from a label, for a question whose key is still empty. */
+export function keyFromLabel(label: string): string {
+	const slug = label
+		.toLowerCase()
+		.normalize('NFKD')
+		.replace(/[^a-z0-9]+/g, '_')
+		.replace(/^[^a-z]+|_+$/g, '')
+		.slice(0, 40)
+		.replace(/_+$/, '');
+	return slug || '';
+}

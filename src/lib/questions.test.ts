@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { checkAnswers, type Question } from './questions';
+import { applyEditStep, blankQuestion, parseDraft, readQuestionsDraft, type DraftQuestion } from './question-editor';
+
+const q = (type: Question['type'], extra: Partial<Question> = {}): Question => ({
+	key: 'k',
+	label: 'Q',
+	type,
+	required: true,
+	...extra
+});
+const answer = (question: Question, sent: unknown) => checkAnswers([question], { 'answers.k': sent });
+
+describe('checkAnswers: each answer exactly as the contract says', () => {
+	it('short text up to 200 characters on one line, long text up to 5000 with line breaks', () => {
+		expect(answer(q('short_text'), '  hi  ')).toEqual({ ok: true, answers: { k: 'hi' } });
+		expect(answer(q('short_text'), 'x'.repeat(201)).ok).toBe(false);
+		expect(answer(q('short_text'), 'a\nb').ok).toBe(false);
+		expect(answer(q('long_text'), 'a\r\nb')).toEqual({ ok: true, answers: { k: 'a\nb' } });
+		expect(answer(q('long_text'), 'x'.repeat(5001)).ok).toBe(false);
+		expect(answer(q('long_text'), 'a\u0000b').ok).toBe(false);
+	});
+	it('a choice among the options only; a multiple choice as repeated fields', () => {
+		const single = q('single_choice', { options: ['a', 'b'] });
+		expect(answer(single, 'a')).toEqual({ ok: true, answers: { k: 'a' } });
+		expect(answer(single, 'c').ok).toBe(false);
+		expect(answer(single, ['a', 'b']).ok).toBe(false);
+		const multi = q('multiple_choice', { options: ['a', 'b', 'c'] });
+		expect(answer(multi, ['a', 'c', 'a'])).toEqual({ ok: true, answers: { k: ['a', 'c'] } });
+		expect(answer(multi, ['a', 'z']).ok).toBe(false);
+	});
+	it('a url is http(s) only', () => {
+		expect(answer(q('url'), 'https://example.org/x').ok).toBe(true);
+		for (const bad of ['javascript:alert(1)', 'ftp://x.org', 'example.org', 'http://'])
+			expect(answer(q('url'), bad).ok).toBe(false);
+	});
+	it('a number is finite and within min/max, stored as a number', () => {
+		const n = q('number', { min: 1, max: 10 });
+		expect(answer(n, '2.5')).toEqual({ ok: true, answers: { k: 2.5 } });
+		for (const bad of ['0', '11', 'NaN', 'Infinity', '1e999', '0x5', '']) expect(answer(n, bad).ok).toBe(false);
+	});
+	it('yes/no: a ticked box is true, an unticked optional one false, a required one must be ticked', () => {
+		expect(answer(q('yes_no'), 'on')).toEqual({ ok: true, answers: { k: true } });
+		expect(answer(q('yes_no'), undefined).ok).toBe(false);
+		expect(answer(q('yes_no', { required: false }), undefined)).toEqual({ ok: true, answers: { k: false } });
+		expect(answer(q('yes_no'), 'yes please').ok).toBe(false);
+	});
+	it('an unanswered optional question is absent; fields of unknown keys are ignored', () => {
+		expect(
+			checkAnswers([q('short_text', { required: false })], { 'answers.k': '', 'answers.__proto__': 'x', other: 1 })
+		).toEqual({ ok: true, answers: {} });
+	});
+	it('a file instead of text is refused', () => {
+		expect(answer(q('short_text'), new Blob(['x'])).ok).toBe(false);
+	});
+});
+
+const draft = (d: Partial<DraftQuestion>): DraftQuestion => ({
+	...blankQuestion('short_text'),
+	key: 'a',
+	label: 'A',
+	...d
+});
+
+describe('the editor: bad input names its field', () => {
+	it.each([
+		['duplicate key', [draft({}), draft({})], 'questions.1.key'],
+		['a choice with one option', [draft({ type: 'single_choice', options: 'only' })], 'questions.0.options'],
+		['min above max', [draft({ type: 'number', min: '5', max: '1' })], 'questions.0.min'],
+		['a label of 300 characters', [draft({ label: 'x'.repeat(300) })], 'questions.0.label'],
+		['a bad key', [draft({ key: '1abc' })], 'questions.0.key'],
+		['an unknown type', [draft({ type: 'file' })], 'questions.0.type']
+	])('%s', (_, questions, field) => {
+		const parsed = parseDraft(questions);
+		expect(parsed.ok).toBe(false);
+		if (!parsed.ok) expect(Object.keys(parsed.errors)).toContain(field);
+	});
+	it('keeps only what belongs to the type', () => {
+		const parsed = parseDraft([draft({ type: 'short_text', options: 'x\ny', min: '1' })]);
+		expect(parsed).toEqual({ ok: true, value: [{ key: 'a', label: 'A', type: 'short_text', required: false }] });
+	});
+	it('reads posted fields in index order and refuses a field sent twice', () => {
+		const form = new FormData();
+		form.append('questions.1.key', 'b');
+		form.append('questions.0.key', 'a');
+		form.append('questions.0.required', 'on');
+		form.append('questionCount', '2');
+		const read = readQuestionsDraft(form);
+		expect(read.ok && read.value.map((d) => [d.key, d.required])).toEqual([
+			['a', true],
+			['b', false]
+		]);
+		form.append('questions.0.key', 'c');
+		expect(readQuestionsDraft(form).ok).toBe(false);
+		// A post that lost its fields (or says another count) is refused, never an empty form.
+		const empty = new FormData();
+		expect(readQuestionsDraft(empty).ok).toBe(false);
+		empty.append('questionCount', '0');
+		expect(readQuestionsDraft(empty).ok).toBe(true);
+		empty.append('questions.0.label', 'a\u0000b');
+		expect(readQuestionsDraft(empty).ok).toBe(false);
+	});
+	it('moves, retires and adds', () => {
+		const three = [draft({ key: 'a' }), draft({ key: 'b' }), draft({ key: 'c' })];
+		expect(applyEditStep(three, 'up:1', '').map((d) => d.key)).toEqual(['b', 'a', 'c']);
+		expect(applyEditStep(three, 'down:2', '').map((d) => d.key)).toEqual(['a', 'b', 'c']);
+		expect(applyEditStep(three, 'retire:0', '').map((d) => d.key)).toEqual(['b', 'c']);
+		expect(applyEditStep(three, 'add', 'yes_no').at(-1)?.type).toBe('yes_no');
+	});
+});

@@ -1,0 +1,41 @@
+import { KEY, checkAnswers, type Answers } from '$lib/questions';
+import type { Database } from '../db/client';
+import { currentForm } from './versions';
+
+const PREFIX = 'answers.';
+
+/**
+ * The `answers.<key>` fields of a post, as sent (one value, several, or a File), in an object without a
+ * prototype so that no field name reaches Object's own properties; all other fields are left out.
+ */
+export function answersInput(form: FormData): Record<string, unknown> {
+	const sent: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+	for (const name of new Set(form.keys())) {
+		if (!name.startsWith(PREFIX)) continue;
+		const values = form.getAll(name);
+		sent[name] = values.length === 1 ? values[0] : values;
+	}
+	return sent;
+}
+
+/** What the applicant typed, by question key, to put back into the form after a refusal (text only). */
+export function typedAnswers(sent: Readonly<Record<string, unknown>>): Record<string, string | string[]> {
+	const typed: Record<string, string | string[]> = {};
+	for (const [name, value] of Object.entries(sent)) {
+		const key = name.slice(PREFIX.length);
+		if (!KEY.test(key)) continue; // never `__proto__` or anything no question can have
+		if (typeof value === 'string') typed[key] = value;
+		else if (Array.isArray(value)) typed[key] = value.filter((v): v is string => typeof v === 'string');
+	}
+	return typed;
+}
+
+/** The sent answers checked against the current form: its id and the answers to store, or a message per field. */
+export async function answersToCurrentForm(
+	db: Database,
+	sent: Readonly<Record<string, unknown>>
+): Promise<{ ok: true; formId: number | null; answers: Answers } | { ok: false; errors: Record<string, string> }> {
+	const form = await currentForm(db);
+	const checked = checkAnswers(form.questions, sent);
+	return checked.ok ? { ok: true, formId: form.id, answers: checked.answers } : checked;
+}

@@ -1,0 +1,51 @@
+import { redirect } from '@sveltejs/kit';
+import { fieldError, readForm, refuse } from '$lib/server/platform/forms';
+import { requireAdmin } from '$lib/server/auth/guards';
+import { withDatabase } from '$lib/server/platform/runtime';
+import { currentForm } from '$lib/server/forms/versions';
+import { applyEditStep, draftOf, isEditStep, parseDraft, readQuestionsDraft } from '$lib/question-editor';
+import { QUESTION_TYPES } from '$lib/questions';
+import { saveFormVersion } from '$lib/server/forms/editor';
+import type { Actions, PageServerLoad } from './$types';
+
+const text = (value: FormDataEntryValue | null | undefined) => (typeof value === 'string' ? value : '');
+
+export const load: PageServerLoad = async ({ locals, url }) => {
+	requireAdmin({ locals, url });
+	const form = await withDatabase((db) => currentForm(db));
+	return { formId: form.id, questions: form.questions.map(draftOf), saved: url.searchParams.has('saved') };
+};
+
+export const actions: Actions = {
+	// An edit step without JavaScript (add, move, retire, preview): the draft comes back, nothing is written.
+	edit: async ({ locals, request, url, setHeaders }) => {
+		requireAdmin({ locals, url });
+		const form = await readForm(request);
+		const read = readQuestionsDraft(form);
+		if (!read.ok) return refuse(setHeaders, read, { draft: null });
+		const op = form.getAll('op');
+		const newType = form.getAll('newType');
+		if (op.length !== 1 || !isEditStep(text(op[0]), read.value.length))
+			return refuse(setHeaders, fieldError('op', 'Choose one of the editor’s buttons.'), { draft: null });
+		if (
+			newType.length > 1 ||
+			(newType.length === 1 && !(QUESTION_TYPES as readonly string[]).includes(text(newType[0])))
+		)
+			return refuse(setHeaders, fieldError('newType', 'Type must be one of the seven question types.'), {
+				draft: null
+			});
+		const draft = applyEditStep(read.value, text(op[0]), text(newType[0]));
+		if (op[0] !== 'preview') return { draft };
+		const parsed = parseDraft(draft);
+		return parsed.ok ? { draft, preview: true } : refuse(setHeaders, parsed, { draft });
+	},
+	// saveFormVersion: guard (404 for anyone not an admin) → validate → one insert (a new version).
+	save: async ({ locals, request, url, setHeaders }) => {
+		const admin = requireAdmin({ locals, url });
+		const read = readQuestionsDraft(await readForm(request));
+		if (!read.ok) return refuse(setHeaders, read, { draft: null });
+		const outcome = await withDatabase((db) => saveFormVersion(db, admin, read.value));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { draft: read.value });
+		redirect(303, '/admin/form?saved');
+	}
+};

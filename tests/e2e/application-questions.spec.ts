@@ -1,0 +1,116 @@
+import type { Browser, Page } from '@playwright/test';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { RunningServer } from '../helpers/server';
+import { signIn } from '../helpers/siwe';
+import { admin, expect, screenshots, startPortal, test } from './fixtures';
+
+// Each community its own form, in Chromium: an admin builds it with the keyboard alone, a member
+// answers it, the admin reads the answers; axe on both pages with questions.
+let server: RunningServer;
+
+test.beforeAll(async () => {
+	server = await startPortal({ ADMIN_ADDRESSES: admin.address });
+});
+test.afterAll(async () => {
+	await server?.stop();
+});
+
+async function pageAs(browser: Browser, account: PrivateKeyAccount): Promise<Page> {
+	const cookie = await signIn(server.url, account);
+	const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
+	await context.addCookies([{ name, value, url: server.url }]);
+	return context.newPage();
+}
+
+/** Presses Tab until the focused element matches `selector` (keyboard only; fails after 200 presses). */
+async function tabTo(page: Page, selector: string): Promise<void> {
+	for (let i = 0; i < 200; i++) {
+		if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+		await page.keyboard.press('Tab');
+	}
+	throw new Error(`Tab never reached ${selector}`);
+}
+
+/** Chooses the new question's type on the focused select with arrow keys: Home, then down to `index`. */
+async function chooseType(page: Page, index: number): Promise<void> {
+	await tabTo(page, '#new-type');
+	await page.keyboard.press('Home');
+	for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown');
+}
+
+test('an admin builds a three-question form with the keyboard, a member answers it, the admin reads it', async ({
+	browser
+}, testInfo) => {
+	const page = await pageAs(browser, admin);
+	await page.goto(`${server.url}/admin/form`);
+	await expect(page.getByText('No questions of your own yet')).toBeVisible();
+	await page.waitForFunction(() => document.querySelector('button[value="add"]') !== null);
+
+	// 1. A short answer (the first type).
+	await chooseType(page, 0);
+	await tabTo(page, 'button[value="add"]');
+	await page.keyboard.press('Enter');
+	await expect(page.locator('[name="questions.0.label"]')).toBeFocused();
+	await page.keyboard.type('Which city?');
+	await page.keyboard.press('Tab');
+	// Leaving the label suggests a key.
+	await expect(page.locator('[name="questions.0.key"]')).toHaveValue('which_city');
+
+	// 2. A single choice (the third type), with two options.
+	await chooseType(page, 2);
+	await tabTo(page, 'button[value="add"]');
+	await page.keyboard.press('Enter');
+	await expect(page.locator('[name="questions.1.label"]')).toBeFocused();
+	await page.keyboard.type('Which working group?');
+	await tabTo(page, '[name="questions.1.options"]');
+	await page.keyboard.type('Docs\nInfra');
+	await tabTo(page, '[name="questions.1.required"]');
+	await page.keyboard.press('Space');
+
+	// 3. A yes/no (the last type), required.
+	await chooseType(page, 6);
+	await tabTo(page, 'button[value="add"]');
+	await page.keyboard.press('Enter');
+	await page.keyboard.type('Have you read the code of conduct?');
+	await tabTo(page, '[name="questions.2.required"]');
+	await page.keyboard.press('Space');
+
+	// Move the choice to the top with its own button, then save.
+	await tabTo(page, 'button[value="up:1"]');
+	await page.keyboard.press('Enter');
+	await expect(page.locator('[name="questions.0.label"]')).toHaveValue('Which working group?');
+	// The preview follows the editor.
+	await expect(page.getByRole('region', { name: 'Preview' }).getByText('Which working group?')).toBeVisible();
+	await tabTo(page, 'button.primary');
+	await page.keyboard.press('Enter');
+	await expect(page.getByText('Saved as a new version')).toBeVisible();
+	await expect(page.getByText('now version 1')).toBeVisible();
+	await screenshots(page, testInfo, 'admin-form');
+
+	// The member answers.
+	const member = privateKeyToAccount(generatePrivateKey());
+	const applicant = await pageAs(browser, member);
+	await applicant.goto(`${server.url}/apply`);
+	await expect(applicant.getByRole('group', { name: 'Which working group?' })).toBeVisible();
+	await screenshots(applicant, testInfo, 'apply-questions');
+	await applicant.getByLabel('Display name').fill('Grace <b>H</b>');
+	await applicant.getByLabel('Motivation').fill('Compilers.');
+	await applicant.getByRole('radio', { name: 'Infra' }).check();
+	await applicant.getByLabel(/Which city\?/).fill('Ghent');
+	// The required box left unticked: the browser's own check stops the post.
+	await applicant.getByRole('button', { name: 'Submit application' }).click();
+	await expect(applicant.getByText('Thank you')).toHaveCount(0);
+	await applicant.getByLabel('Have you read the code of conduct?').check();
+	await applicant.getByRole('button', { name: 'Submit application' }).click();
+	await expect(applicant.getByText('Thank you: your application was received.')).toBeVisible();
+	await expect(applicant.getByText('Infra', { exact: true })).toBeVisible();
+
+	// The admin reads the answers, with the labels asked.
+	await page.goto(`${server.url}/admin?q=${member.address}`);
+	await page.getByRole('link', { name: 'Grace <b>H</b>' }).first().click();
+	const submitted = page.getByRole('region', { name: 'As submitted' });
+	await expect(submitted).toContainText(/Which working group\?\s*Infra/);
+	await expect(submitted).toContainText(/Which city\?\s*Ghent/);
+	await expect(submitted).toContainText(/Have you read the code of conduct\?\s*Yes/);
+});

@@ -1,0 +1,339 @@
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getPage, postForm, textOf } from '../helpers/forms';
+import { startPortalOnOwnDatabase, type OwnDatabasePortal } from '../helpers/own-database';
+import { signIn, testAccount } from '../helpers/siwe';
+
+// Each community its own application form (DECISIONS "Application questions"), through real HTTP on the
+// built server without JavaScript; PGlite, or the Postgres server when TEST_DATABASE_URL is set.
+const admin = testAccount('admin');
+const newAccount = () => privateKeyToAccount(generatePrivateKey());
+
+let portal: OwnDatabasePortal;
+let base: string;
+const login = (account: PrivateKeyAccount) => signIn(base, account);
+
+type Q = {
+	key: string;
+	label: string;
+	type: string;
+	required?: boolean;
+	help?: string;
+	options?: string;
+	min?: string;
+	max?: string;
+};
+
+/** The editor's fields for these questions, as /admin/form posts them. */
+function editorFields(questions: Q[]): Record<string, string> {
+	const fields: Record<string, string> = { questionCount: String(questions.length) };
+	questions.forEach((q, i) => {
+		for (const [name, value] of Object.entries(q)) {
+			if (name === 'required') {
+				if (value) fields[`questions.${i}.required`] = 'on';
+			} else fields[`questions.${i}.${name}`] = String(value);
+		}
+	});
+	return fields;
+}
+
+const saveForm = async (questions: Q[]) =>
+	postForm(`${base}/admin/form?/save`, editorFields(questions), { cookie: await login(admin) });
+
+/** The version /admin/form says is current. */
+async function currentVersion(): Promise<string> {
+	const page = await getPage(`${base}/admin/form`, await login(admin));
+	return /now version (\d+)/.exec(textOf(page.body))?.[1] ?? 'none';
+}
+
+async function applicationIdOf(account: PrivateKeyAccount): Promise<string> {
+	const page = await getPage(`${base}/admin?sort=newest&q=${account.address}`, await login(admin));
+	const match = /href="\/admin\/applications\/([0-9a-f-]{36})"/.exec(page.body);
+	if (!match) throw new Error(`no application for ${account.address}`);
+	return match[1]!;
+}
+
+const SEVEN: Q[] = [
+	{
+		key: 'group',
+		label: 'Which working group?',
+		type: 'single_choice',
+		required: true,
+		options: 'Docs\nInfra\nEvents'
+	},
+	{ key: 'link', label: 'Link to your work', type: 'url', required: true, help: 'A repository or a portfolio.' },
+	{ key: 'city', label: 'Which city?', type: 'short_text' },
+	{ key: 'coc', label: 'Have you read the code of conduct?', type: 'yes_no', required: true },
+	{ key: 'about', label: 'Anything else?', type: 'long_text' },
+	{ key: 'skills', label: 'Skills', type: 'multiple_choice', options: 'Rust\nSvelte\nSQL' },
+	{ key: 'hours', label: 'Hours a week', type: 'number', min: '1', max: '40' }
+];
+
+const VALID = {
+	displayName: 'Ada',
+	motivation: 'Docs.',
+	'answers.group': 'Docs',
+	'answers.link': 'https://example.org/ada',
+	'answers.coc': 'on'
+};
+
+beforeAll(async () => {
+	portal = await startPortalOnOwnDatabase({ ADMIN_ADDRESSES: admin.address });
+	base = portal.url;
+});
+afterAll(() => portal?.stop());
+
+describe('/admin/form', () => {
+	it('is hidden from anyone not an admin, reading and saving alike', async () => {
+		const cookie = await login(newAccount());
+		expect((await getPage(`${base}/admin/form`, cookie)).status).toBe(404);
+		expect((await postForm(`${base}/admin/form?/save`, editorFields(SEVEN), { cookie })).status).toBe(404);
+		expect(await currentVersion()).toBe('none');
+	});
+
+	it('saves a form of the seven types as a new version; the page shows it back', async () => {
+		const saved = await saveForm(SEVEN);
+		expect(saved.status).toBe(303);
+		expect(saved.location).toBe('/admin/form?saved');
+		const page = await getPage(`${base}${saved.location}`, await login(admin));
+		expect(textOf(page.body)).toContain('Saved as a new version');
+		// Each question's type is the selected option, so a save without JavaScript keeps it.
+		expect(page.body.match(/<option value="single_choice" selected/g)).toHaveLength(1);
+		expect(page.body.match(/<option value="number" selected/g)).toHaveLength(1);
+		for (const q of SEVEN) expect(page.body).toContain(`value="${q.key}"`);
+		expect(await currentVersion()).toBe('1');
+	});
+
+	it.each([
+		[
+			'a duplicate key',
+			[SEVEN[2]!, { ...SEVEN[2]!, label: 'Again' }],
+			'questions.1.key',
+			/used by an earlier question/
+		],
+		['a choice with one option', [{ ...SEVEN[0]!, options: 'Docs' }], 'questions.0.options', /2 to 20 options/],
+		['min above max', [{ ...SEVEN[6]!, min: '50', max: '10' }], 'questions.0.min', /Minimum must not be above maximum/],
+		[
+			'a label of 300 characters',
+			[{ ...SEVEN[2]!, label: 'x'.repeat(300) }],
+			'questions.0.label',
+			/at most 200 characters/
+		],
+		['a key that is not a key', [{ ...SEVEN[2]!, key: '__proto__' }], 'questions.0.key', /Key must start with a-z/],
+		['an unknown type', [{ ...SEVEN[2]!, type: 'file' }], 'questions.0.type', /Type must be one of/],
+		['an empty label', [{ ...SEVEN[2]!, label: '   ' }], 'questions.0.label', /Label is required/],
+		[
+			'an option of 101 characters',
+			[{ ...SEVEN[0]!, options: `a\n${'b'.repeat(101)}` }],
+			'questions.0.options',
+			/at most 100/
+		]
+	])('%s is a 400 naming the field, nothing saved', async (_, questions, field, message) => {
+		const before = await currentVersion();
+		const refused = await saveForm(questions);
+		expect(refused.status).toBe(400);
+		expect(textOf(refused.body)).toMatch(message);
+		// The message sits on its field (aria-describedby), and what was typed is shown back.
+		expect(refused.body).toMatch(
+			new RegExp(
+				`name="${field.replace(/\./g, '\\.')}"[^>]*aria-invalid="true"|aria-invalid="true"[^>]*name="${field.replace(/\./g, '\\.')}"`
+			)
+		);
+		expect(await currentVersion()).toBe(before);
+	});
+
+	it('51 questions are one too many: 400, nothing saved', async () => {
+		const many = Array.from({ length: 51 }, (_, i) => ({ key: `q${i}`, label: `Q${i}`, type: 'short_text' }));
+		const refused = await saveForm(many);
+		expect(refused.status).toBe(400);
+		expect(textOf(refused.body)).toMatch(/at most 50 questions/);
+	});
+
+	it('without JavaScript: add, move and retire come back as a draft, nothing saved', async () => {
+		const before = await currentVersion();
+		const cookie = await login(admin);
+		const added = await postForm(
+			`${base}/admin/form?/edit`,
+			{ ...editorFields(SEVEN.slice(0, 2)), op: 'add', newType: 'number' },
+			{ cookie }
+		);
+		expect(added.status).toBe(200);
+		expect(added.body).toMatch(/name="questions\.2\.label"/);
+		const moved = await postForm(
+			`${base}/admin/form?/edit`,
+			{ ...editorFields(SEVEN.slice(0, 2)), op: 'up:1' },
+			{ cookie }
+		);
+		expect(moved.body.indexOf('value="link"')).toBeLessThan(moved.body.indexOf('value="group"'));
+		const retired = await postForm(
+			`${base}/admin/form?/edit`,
+			{ ...editorFields(SEVEN.slice(0, 2)), op: 'retire:0' },
+			{ cookie }
+		);
+		expect(retired.body).not.toContain('value="group"');
+		const preview = await postForm(
+			`${base}/admin/form?/edit`,
+			{ ...editorFields(SEVEN.slice(0, 2)), op: 'preview' },
+			{ cookie }
+		);
+		expect(textOf(preview.body)).toMatch(/Preview .*Which working group\?/);
+		expect(await currentVersion()).toBe(before);
+	});
+});
+
+describe('/apply with the community’s questions', () => {
+	beforeAll(async () => {
+		expect((await saveForm(SEVEN)).status).toBe(303);
+	});
+
+	it('renders each question with its control, label, help and required', async () => {
+		const page = await getPage(`${base}/apply`, await login(newAccount()));
+		const body = page.body;
+		expect(body).toMatch(/<input[^>]*type="radio"[^>]*name="answers\.group"[^>]*value="Docs"[^>]*required/);
+		expect(body).toMatch(/<input[^>]*name="answers\.link"[^>]*type="url"[^>]*required/);
+		expect(textOf(body)).toContain('A repository or a portfolio.');
+		expect(body).toMatch(/<input[^>]*type="checkbox"[^>]*name="answers\.coc"[^>]*required/);
+		expect(body).toMatch(/<textarea[^>]*name="answers\.about"/);
+		expect(body).toMatch(/<input[^>]*type="checkbox"[^>]*name="answers\.skills"[^>]*value="Svelte"/);
+		expect(body).toMatch(/<input[^>]*name="answers\.hours"[^>]*type="number"[^>]*min="1"[^>]*max="40"/);
+		expect(textOf(body)).toMatch(/Which city\? ?\(optional\)/);
+	});
+
+	it.each([
+		['a required answer missing', { 'answers.link': '' }, 'answers.link', /Link to your work is required/],
+		['a choice not among the options', { 'answers.group': 'Marketing' }, 'answers.group', /choose one of the options/],
+		['a url that is not http(s)', { 'answers.link': 'javascript:alert(1)' }, 'answers.link', /http:\/\/ or https:\/\//],
+		['short text over 200', { 'answers.city': 'x'.repeat(201) }, 'answers.city', /at most 200 characters/],
+		['long text over 5000', { 'answers.about': 'x'.repeat(5001) }, 'answers.about', /at most 5000 characters/],
+		['a number that is not one', { 'answers.hours': 'ten' }, 'answers.hours', /must be a number/],
+		['a number outside min/max', { 'answers.hours': '41' }, 'answers.hours', /at most 40/],
+		[
+			'a multiple choice not among the options',
+			{ 'answers.skills': ['Rust', 'Cobol'] },
+			'answers.skills',
+			/choose among the options/
+		],
+		['the required box not ticked', { 'answers.coc': '' }, 'answers.coc', /code of conduct\? is required/]
+	])('%s: 400 on the field, typed values kept, nothing written', async (_, change, field, message) => {
+		const member = newAccount();
+		const cookie = await login(member);
+		const refused = await postForm(`${base}/apply`, { ...VALID, 'answers.city': 'Lisbon <b>', ...change }, { cookie });
+		expect(refused.status).toBe(400);
+		expect(textOf(refused.body)).toMatch(message);
+		expect(refused.body).toMatch(
+			new RegExp(
+				`name="${field.replace('.', '\\.')}"[^>]*aria-invalid="true"|aria-invalid="true"[^>]*name="${field.replace('.', '\\.')}"`
+			)
+		);
+		if (field !== 'answers.city') expect(refused.body).toContain('value="Lisbon &lt;b>"');
+		expect(refused.body).toContain('value="Ada"');
+		const page = await getPage(`${base}/apply`, cookie);
+		expect(textOf(page.body)).not.toMatch(/Review: pending/);
+	});
+
+	it('stores typed answers (a multiple choice from repeated fields), ignores unknown keys, shows them as text', async () => {
+		const member = newAccount();
+		const cookie = await login(member);
+		const posted = await postForm(
+			`${base}/apply`,
+			{
+				...VALID,
+				'answers.city': '<script>alert(1)</script>',
+				'answers.skills': ['Rust', 'SQL'],
+				'answers.hours': '12.5',
+				'answers.nope': 'ignored-field-value',
+				'answers.__proto__': 'x',
+				'answers.constructor': 'y'
+			},
+			{ cookie }
+		);
+		expect(posted.status).toBe(303);
+		const mine = await getPage(`${base}/apply`, cookie);
+		expect(textOf(mine.body)).toMatch(/Which working group\? Docs/);
+		expect(textOf(mine.body)).toMatch(/Skills Rust; SQL/);
+		expect(textOf(mine.body)).toMatch(/Hours a week 12\.5/);
+		expect(mine.body).not.toContain('<script>alert(1)</script>');
+		expect(mine.body).toContain('&lt;script>alert(1)&lt;/script>');
+		const id = await applicationIdOf(member);
+		const detail = await getPage(`${base}/admin/applications/${id}`, await login(admin));
+		expect(textOf(detail.body)).toMatch(/Have you read the code of conduct\? Yes/);
+		expect(detail.body).not.toContain('ignored-field-value');
+		expect(detail.body).not.toContain('<script>alert(1)</script>');
+	});
+});
+
+describe('versions, resubmission, search and CSV', () => {
+	it('an edit of the form after submission leaves the older application reading as it was asked', async () => {
+		expect((await saveForm(SEVEN)).status).toBe(303);
+		const member = newAccount();
+		const cookie = await login(member);
+		expect((await postForm(`${base}/apply`, { ...VALID, 'answers.city': 'Porto' }, { cookie })).status).toBe(303);
+		const renamed = SEVEN.map((q) => (q.key === 'city' ? { ...q, label: 'Where do you live?' } : q));
+		expect((await saveForm(renamed)).status).toBe(303);
+		const id = await applicationIdOf(member);
+		const detail = textOf((await getPage(`${base}/admin/applications/${id}`, await login(admin))).body);
+		expect(detail).toMatch(/Which city\? Porto/);
+		expect(detail).not.toMatch(/Where do you live\?/);
+		// A new applicant is asked the new label.
+		expect(textOf((await getPage(`${base}/apply`, await login(newAccount()))).body)).toMatch(/Where do you live\?/);
+	});
+
+	it('a resubmission answers the current form, prefilled, and keeps the old answers in its revision', async () => {
+		expect((await saveForm(SEVEN)).status).toBe(303);
+		const member = newAccount();
+		const cookie = await login(member);
+		expect((await postForm(`${base}/apply`, { ...VALID, 'answers.city': 'Ghent' }, { cookie })).status).toBe(303);
+		const id = await applicationIdOf(member);
+		const asked = await postForm(
+			`${base}/admin?/transition`,
+			{ applicationId: id, field: 'review', to: 'needs_info', reason: 'Which city exactly?' },
+			{ cookie: await login(admin) }
+		);
+		expect(asked.status).toBe(303);
+		const form = await getPage(`${base}/apply`, cookie);
+		expect(form.body).toMatch(/name="answers\.city"[^>]*value="Ghent"/);
+		expect(form.body).toMatch(/name="answers\.group"[^>]*value="Docs"[^>]*checked/);
+		expect((await postForm(`${base}/apply`, { ...VALID, 'answers.city': 'Antwerp' }, { cookie })).status).toBe(303);
+		const detail = textOf((await getPage(`${base}/admin/applications/${id}`, await login(admin))).body);
+		expect(detail).toMatch(/As submitted .*Which city\? Antwerp/);
+		expect(detail).toMatch(/Earlier versions \(1\).*Which city\? Ghent/);
+	});
+
+	it('the review table’s q finds text answers', async () => {
+		const member = newAccount();
+		const cookie = await login(member);
+		expect((await postForm(`${base}/apply`, { ...VALID, 'answers.city': 'Zzyzx Springs' }, { cookie })).status).toBe(
+			303
+		);
+		const id = await applicationIdOf(member);
+		const found = await getPage(`${base}/admin?q=zzyzx%20spr`, await login(admin));
+		expect(found.body).toContain(`/admin/applications/${id}`);
+		// A question's key is not its answer: searching a key finds nothing by it.
+		const byKey = await getPage(`${base}/admin?q=${encodeURIComponent('"city"')}`, await login(admin));
+		expect(byKey.body).not.toContain(`/admin/applications/${id}`);
+	});
+
+	it('applications.csv has one column per question (its label), choices joined, formula cells neutralised', async () => {
+		const member = newAccount();
+		const cookie = await login(member);
+		const posted = await postForm(
+			`${base}/apply`,
+			{
+				...VALID,
+				'answers.city': '=HYPERLINK("http://evil")',
+				'answers.skills': ['Rust', 'Svelte'],
+				'answers.about': '<i>hi</i>'
+			},
+			{ cookie }
+		);
+		expect(posted.status).toBe(303);
+		const csv = await getPage(`${base}/admin/applications.csv?q=${member.address}`, await login(admin));
+		expect(csv.status).toBe(200);
+		const [header, row] = csv.body.trim().split('\r\n');
+		for (const q of SEVEN) expect(header).toContain(`"${q.label}"`);
+		expect(row).toContain(`"'=HYPERLINK(""http://evil"")"`);
+		expect(row).toContain('"Rust; Svelte"');
+		expect(row).toContain('"<i>hi</i>"');
+		expect(row).toContain('"Yes"');
+	});
+});
