@@ -1,0 +1,69 @@
+import { UUID } from '../applications/applications';
+import type { Database } from '../db/client';
+import type { Config } from '../platform/config';
+import { safeBatch, type SafeBatchFile } from './batches';
+import { BATCH_MAX, missingSettings, nameList, waitingFor, type Step, type WaitingApplication } from './steps';
+
+export type BatchRefusal = { ok: false; status: 400 | 409; code: string; message: string };
+
+/** The `ids` of a batch request: none (every waiting application), or 1 to 100 UUIDs. */
+export function parseBatchIds(params: URLSearchParams): { ok: true; ids: string[] | undefined } | BatchRefusal {
+	const raw = params.getAll('ids');
+	if (raw.length === 0) return { ok: true, ids: undefined };
+	if (raw.length > BATCH_MAX)
+		return invalid(`A batch holds at most ${BATCH_MAX} applications; ${raw.length} were named.`);
+	if (!raw.every((id) => UUID.test(id))) return invalid('Every ids value must be an application id (a UUID).');
+	return { ok: true, ids: [...new Set(raw.map((id) => id.toLowerCase()))] };
+}
+
+const invalid = (message: string): BatchRefusal => ({ ok: false, status: 400, code: 'invalid_request', message });
+
+/** The applications a batch for `step` would hold, or why there is no batch (settings missing, ids not waiting). */
+export async function batchApplications(
+	db: Database,
+	config: Config,
+	step: Step,
+	params: URLSearchParams
+): Promise<{ ok: true; waiting: WaitingApplication[] } | BatchRefusal> {
+	const missing = missingSettings(config, step, 'batch');
+	if (missing.length)
+		return {
+			ok: false,
+			status: 400,
+			code: 'not_configured',
+			message: `The ${step} batch needs ${nameList(missing)}, which ${missing.length === 1 ? 'is' : 'are'} not set.`
+		};
+	const parsed = parseBatchIds(params);
+	if (!parsed.ok) return parsed;
+	const waiting = await waitingFor(db, step, { ids: parsed.ids });
+	if (parsed.ids) {
+		const found = new Set(waiting.map((w) => w.id));
+		const other = parsed.ids.filter((id) => !found.has(id));
+		if (other.length)
+			return invalid(
+				`Not waiting for the ${step} step (not approved, already done, or unknown): ${other.join(', ')}. No batch was made.`
+			);
+	}
+	if (!waiting.length)
+		return {
+			ok: false,
+			status: 409,
+			code: 'nothing_waiting',
+			message: `No approved application waits for the ${step} step.`
+		};
+	return { ok: true, waiting };
+}
+
+/** The batch file's download: the file and its name. */
+export async function batchDownload(
+	db: Database,
+	config: Config,
+	step: Step,
+	params: URLSearchParams
+): Promise<{ ok: true; file: SafeBatchFile; filename: string } | BatchRefusal> {
+	const found = await batchApplications(db, config, step, params);
+	if (!found.ok) return found;
+	const file = safeBatch(config, step, found.waiting);
+	const day = new Date(file.createdAt).toISOString().slice(0, 10);
+	return { ok: true, file, filename: `${step}-batch-${day}-${found.waiting.length}.json` };
+}
