@@ -1,3 +1,4 @@
+import { formatUnits, getAddress } from 'viem';
 import { UUID } from '../applications/applications';
 import type { Database } from '../db/client';
 import type { Config } from '../platform/config';
@@ -66,4 +67,61 @@ export async function batchDownload(
 	const file = safeBatch(config, step, found.waiting);
 	const day = new Date(file.createdAt).toISOString().slice(0, 10);
 	return { ok: true, file, filename: `${step}-batch-${day}-${found.waiting.length}.json` };
+}
+
+/** One step's batch as the admin reads it before downloading: recipients, amounts, the call. */
+export interface BatchPreview {
+	step: Step;
+	/** Why there is no batch (settings missing, ids not waiting), or null. */
+	refusal: string | null;
+	recipients: { id: string; displayName: string; address: string; state: string }[];
+	/** The call the Safe makes: "addToAllowlist(address[]) on 0x…" or "transfer on 0x… (COMM)". */
+	call: string;
+	/** Per recipient, in base units and in tokens (distribution only). */
+	amount: { baseUnits: string; tokens: string; symbol: string } | null;
+	transactions: number;
+}
+
+/** Both steps' batches for the same `ids` (or every waiting application). */
+export async function batchPreviews(db: Database, config: Config, params: URLSearchParams): Promise<BatchPreview[]> {
+	const f = config.fulfilment;
+	return Promise.all(
+		(['allowlist', 'distribution'] as const).map(async (step): Promise<BatchPreview> => {
+			const found = await batchApplications(db, config, step, params);
+			const recipients = found.ok
+				? found.waiting.map((w) => ({
+						id: w.id,
+						displayName: w.displayName,
+						address: getAddress(w.applicantAddress),
+						state: w.state
+					}))
+				: [];
+			const allowlistCall = f.allowlistFunction && f.allowlistContract;
+			const call =
+				step === 'allowlist'
+					? allowlistCall
+						? `${f.allowlistFunction!.abi.name}(${f.allowlistFunction!.abi.inputs[0]!.type}) on ${getAddress(f.allowlistContract!)}`
+						: ''
+					: config.token
+						? `transfer(address,uint256) on ${getAddress(config.token.address)}`
+						: '';
+			const amount =
+				step === 'distribution' && config.token && f.tokenGrantAmount
+					? {
+							baseUnits: String(f.tokenGrantAmount),
+							tokens: formatUnits(f.tokenGrantAmount, config.token.decimals),
+							symbol: config.token.symbol
+						}
+					: null;
+			const transactions = step === 'allowlist' && f.allowlistFunction?.takesArray ? 1 : recipients.length;
+			return {
+				step,
+				refusal: found.ok ? null : found.message,
+				recipients,
+				call,
+				amount,
+				transactions: recipients.length ? transactions : 0
+			};
+		})
+	);
 }

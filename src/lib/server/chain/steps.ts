@@ -81,3 +81,12 @@ export async function waitingFor(
 		.limit(options.limit ?? BATCH_MAX);
 	return rows as WaitingApplication[];
 }
+
+/** What the review table offers for each step: the settings its batch and its search still need. */
+export function fulfilmentOffer(config: Config): Record<Step, { batchNeeds: string[]; findNeeds: string[] }> {
+	const offer = (step: Step) => ({
+		batchNeeds: missingSettings(config, step, 'batch'),
+		findNeeds: missingSettings(config, step, 'reconcile')
+	});
+	return { allowlist: offer('allowlist'), distribution: offer('distribution') };
+}
