@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applicationDetail } from '../../src/lib/server/applications/detail';
-import { submitApplication, transitionApplication } from '../../src/lib/server/applications/applications';
+import { submitApplication } from '../../src/lib/server/applications/submit';
+import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { checkin } from '../../src/lib/server/checkins/checkins';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember, adminMember } from '../helpers/members';

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTableQuery, reviewTable } from '../../src/lib/server/applications/review-table';
-import { transitionApplication } from '../../src/lib/server/applications/applications';
+import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { allowlistCsv, applicationsCsv, pendingAllowlist } from '../../src/lib/server/applications/exports';
 import type { Database } from '../../src/lib/server/db/client';
 import { applyMigrations } from '../../src/lib/server/db/migrate';

@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-	applicationsOf,
-	submitApplication,
-	transitionApplication
-} from '../../src/lib/server/applications/applications';
+import { applicationsOf, submitApplication } from '../../src/lib/server/applications/submit';
+import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { createTestDatabase, engines, serverUrl, type TestDatabase } from '../helpers/db';
 import {
 	addMember,

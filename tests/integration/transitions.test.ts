@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { submitApplication, transitionApplication } from '../../src/lib/server/applications/applications';
+import { submitApplication } from '../../src/lib/server/applications/submit';
+import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember, adminMember, applicationById, eventsOf, randomTxHash, seedApplication } from '../helpers/members';
 import { PERMITTED, STATES, TERMINAL } from '../helpers/transition-table';

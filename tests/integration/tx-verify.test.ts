@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { transitionApplication } from '../../src/lib/server/applications/applications';
+import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { applicationEvents, webhookDeliveries } from '../../src/lib/server/db/schema';
 import { REVERTED_TX, UNKNOWN_TX, setTxCheckEndpoint, verifyTxHash } from '../../src/lib/server/applications/tx-verify';
 import { toEndpoint } from '../../src/lib/server/webhooks/endpoints';

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { submitApplication, transitionApplication } from '../../src/lib/server/applications/applications';
+import { submitApplication } from '../../src/lib/server/applications/submit';
+import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { checkin } from '../../src/lib/server/checkins/checkins';
 import { webhookDeliveries } from '../../src/lib/server/db/schema';
 import { toEndpoint } from '../../src/lib/server/webhooks/endpoints';

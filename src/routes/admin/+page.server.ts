@@ -1,7 +1,8 @@
 import { fail, redirect } from '@sveltejs/kit';
 import { adminListHref } from '$lib/review-query';
 import { cursorText, parseTableQuery, reviewTable } from '$lib/server/applications/review-table';
-import { TRANSITION_FIELDS, transitionApplication } from '$lib/server/applications/applications';
+import { TRANSITION_FIELDS } from '$lib/server/applications/move-input';
+import { transitionApplication } from '$lib/server/applications/moves';
 import { BULK_FIELDS, type BulkConflict, bulkPreview, bulkTransition, parseBulk } from '$lib/server/applications/bulk';
 import { isTerminal } from '$lib/transitions';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';

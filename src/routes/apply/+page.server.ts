@@ -1,5 +1,5 @@
 import { redirect } from '@sveltejs/kit';
-import { APPLICATION_FIELDS, applicationsOf, submitApplication } from '$lib/server/applications/applications';
+import { APPLICATION_FIELDS, applicationsOf, submitApplication } from '$lib/server/applications/submit';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { asSeenByApplicant } from '$lib/server/applications/history';
 import { requireMember } from '$lib/server/auth/guards';

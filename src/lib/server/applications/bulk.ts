@@ -1,14 +1,14 @@
-import { inArray, sql } from 'drizzle-orm';
+import { inArray } from 'drizzle-orm';
 import * as v from 'valibot';
-import { LABELS, actionLabel, needsOf, refusal, stateLabel, type ApplicationStates } from '$lib/transitions';
-import { UUID, moveEntries, parseMove } from './applications';
+import { UUID, moveEntries, parseMove } from './move-input';
 import type { Database } from '../db/client';
 import { applications } from '../db/schema';
-import { fieldError, rateLimited, type Outcome, type Refusal } from '../platform/forms';
+import { rateLimited, type Outcome } from '../platform/forms';
 import type { SignedInMember } from '../auth/guards';
 import { consumeCost } from '../platform/rate-limit';
-import { verifyTxHash } from './tx-verify';
-import { applicationTransitioned, insertAuditWithEvents } from '../webhooks/events';
+import { applyMoves, checkMoves, type BulkApplication, type BulkConflict } from './moves';
+
+export type { BulkApplication, BulkConflict, BulkRefusal } from './moves';
 
 /** The fields of `POST /admin?/bulk` (docs/http.md): the single move's, with a list of ids. */
 export const BULK_FIELDS = ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from'] as const;
@@ -32,28 +32,8 @@ const bulkSchema = v.object({ applicationIds, ...moveEntries });
 
 export type BulkMove = v.InferOutput<typeof bulkSchema>;
 
-/** One application of a bulk, by the name the admin knows it by. */
-export interface BulkApplication {
-	id: string;
-	displayName: string;
-}
-
-/** One that cannot make the move, and why (the transitions table's own words). */
-export interface BulkRefusal extends BulkApplication {
-	why: string;
-}
-
-export interface BulkConflict {
-	ok: false;
-	status: 409;
-	message: string;
-	refused: BulkRefusal[];
-}
-
 /** The same validation as a single transition (parseMove), with 1 to 100 UUIDs instead of one id. */
 export const parseBulk = (input: unknown): Outcome<BulkMove> => parseMove(bulkSchema, input);
-
-type Current = BulkApplication & ApplicationStates;
 
 const currentColumns = {
 	id: applications.id,
@@ -63,40 +43,13 @@ const currentColumns = {
 	distribution: applications.distribution
 };
 
-/** 400 when an id names no application; 409 naming every application that cannot make the move. */
-function check(move: BulkMove, rows: Current[]): Extract<Refusal, { status: 400 }> | BulkConflict | null {
-	const found = new Map(rows.map((r) => [r.id, r]));
-	const missing = move.applicationIds.filter((id) => !found.has(id));
-	if (missing.length)
-		return fieldError('applicationIds', `No application has the id ${missing.join(', ')}. Nothing was changed.`);
-	const refused: BulkRefusal[] = [];
-	for (const id of move.applicationIds) {
-		const row = found.get(id)!;
-		const now = row[move.field];
-		const why =
-			move.from && move.from !== now
-				? `${LABELS[move.field]} is now ${stateLabel(now)}.`
-				: refusal(row, move.field, move.to);
-		if (why) refused.push({ id, displayName: row.displayName, why });
-	}
-	if (!refused.length) return null;
-	const n = move.applicationIds.length;
-	const list = refused.map((r) => `${r.displayName} (${r.why.replace(/\.$/, '')})`).join('; ');
-	return {
-		ok: false,
-		status: 409,
-		message: `Nothing was changed: ${refused.length} of the ${n} selected application${n === 1 ? '' : 's'} cannot take “${actionLabel(move.field, move.to)}”: ${list}.`,
-		refused
-	};
-}
-
 /**
  * What a bulk move would do, without doing it: the applications by name, or the same 400 / 409 the
- * move itself would answer now. For the confirm step before a final move (one statement).
+ * move itself would answer now (checkMoves). For the confirm step before a final move (one statement).
  */
 export async function bulkPreview(db: Database, move: BulkMove): Promise<Outcome<BulkApplication[]> | BulkConflict> {
 	const rows = await db.select(currentColumns).from(applications).where(inArray(applications.id, move.applicationIds));
-	const refused = check(move, rows);
+	const refused = checkMoves(move, rows);
 	if (refused) return refused;
 	const byId = new Map(rows.map((r) => [r.id, r]));
 	return {
@@ -108,8 +61,8 @@ export async function bulkPreview(db: Database, move: BulkMove): Promise<Outcome
 /**
  * bulkTransition: the same move for every listed application, all or nothing. Order: (validated by
  * parseBulk) → the per-address limit spends one call per application, or nothing when they do not
- * all fit (429) → one transaction: lock the rows, check each against the transitions table (409
- * naming those that cannot), one UPDATE, one audit row each, one outbox write for the batch.
+ * all fit (429) → the move pipeline (applyMoves: tx lookup, lock and check, 409 naming those that
+ * cannot, one UPDATE, one audit row each, one outbox write for the batch).
  */
 export async function bulkTransition(
 	db: Database,
@@ -126,48 +79,11 @@ export async function bulkTransition(
 			message: `${refused.message} This move needs ${ids.length} of them; ${left} ${left === 1 ? 'is' : 'are'} left. Nothing was changed.`
 		};
 	}
-	// The batch's one transaction hash (one on-chain transaction for all of them), as recorded on every
-	// audit row, looked up on chain once and before the transaction, as a single move does (tx-verify.ts).
-	const txHash = move.txHash || null;
-	const { field, to } = move;
-	let txVerified: true | null = null;
-	if (needsOf(field, to).txHash && txHash) {
-		const checked = await verifyTxHash(txHash);
-		if (!checked.ok) return fieldError('txHash', checked.message);
-		txVerified = checked.verified;
-	}
-
-	return db.transaction(async (tx) => {
-		// FOR UPDATE: nobody moves these between the check and the UPDATE.
-		const rows = await tx.select(currentColumns).from(applications).where(inArray(applications.id, ids)).for('update');
-		const refused = check(move, rows);
-		if (refused) return refused;
-		const before = new Map(rows.map((r) => [r.id, r[field]]));
-		const moved = await tx
-			.update(applications)
-			.set({ [field]: to, updatedAt: sql`now()` })
-			.where(inArray(applications.id, ids))
-			.returning();
-		const audits = moved.map((application) => ({
-			applicationId: application.id,
-			executorAddress: admin.address,
-			field,
-			fromState: before.get(application.id)!,
-			toState: to,
-			reason: move.reason || null,
-			txHash,
-			txVerified
-		}));
-		// One statement: the audit rows, and the batch's outbox rows in its WITH clause.
-		await insertAuditWithEvents(
-			tx,
-			audits,
-			moved.map((application, i) => applicationTransitioned(application, audits[i]!))
-		);
-		const byId = new Map(rows.map((r) => [r.id, r.displayName]));
-		return {
-			ok: true,
-			value: { count: moved.length, applications: ids.map((id) => ({ id, displayName: byId.get(id)! })) }
-		};
-	});
+	const outcome = await applyMoves(db, admin, move);
+	if (!outcome.ok) return outcome;
+	const moved = outcome.value.applications;
+	return {
+		ok: true,
+		value: { count: moved.length, applications: moved.map(({ id, displayName }) => ({ id, displayName })) }
+	};
 }

@@ -1,6 +1,7 @@
 import { error, redirect } from '@sveltejs/kit';
 import { applicationDetail } from '$lib/server/applications/detail';
-import { TRANSITION_FIELDS, parseTransition, transitionApplication } from '$lib/server/applications/applications';
+import { TRANSITION_FIELDS, parseTransition } from '$lib/server/applications/move-input';
+import { transitionApplication } from '$lib/server/applications/moves';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { isTerminal } from '$lib/transitions';
 import { NOTE_FIELDS, addNote } from '$lib/server/applications/notes';

@@ -1,0 +1,186 @@
+import { inArray, sql } from 'drizzle-orm';
+import {
+	LABELS,
+	actionLabel,
+	needsOf,
+	refusal,
+	stateLabel,
+	type ApplicationStates,
+	type Field
+} from '$lib/transitions';
+import type { Database } from '../db/client';
+import { applications, type Application, type ApplicationEvent } from '../db/schema';
+import { fieldError, rateLimited, type Outcome, type Refusal } from '../platform/forms';
+import { consume } from '../platform/rate-limit';
+import type { SignedInMember } from '../auth/guards';
+import { parseTransition } from './move-input';
+import { verifyTxHash } from './tx-verify';
+import { applicationTransitioned, insertAuditWithEvents } from '../webhooks/events';
+
+/** One move (one field to one state, with its reason and tx hash) for one or more applications. */
+export interface Moves {
+	applicationIds: readonly string[];
+	field: Field;
+	to: string;
+	/** '' when none: stored as null. */
+	reason: string;
+	/** The on-chain step's transaction hash (0x + 64 hex, lowercase), or ''. */
+	txHash: string;
+	/** The state the admin saw: an application now in another answers 409. '' checks nothing. */
+	from: string;
+}
+
+export interface MoveOptions {
+	/**
+	 * How a refusal reads: 'one' as a single move's (errors on `applicationId`, "changed meanwhile"),
+	 * 'many' (the default) naming every application that cannot make the move (BulkConflict).
+	 */
+	answer?: 'one' | 'many';
+	/** What chain 137 already said about the tx hash (a move found on chain): skips the lookup. */
+	txVerified?: true | null;
+}
+
+/** One application of a bulk, by the name the admin knows it by. */
+export interface BulkApplication {
+	id: string;
+	displayName: string;
+}
+
+/** One that cannot make the move, and why (the transitions table's own words). */
+export interface BulkRefusal extends BulkApplication {
+	why: string;
+}
+
+export interface BulkConflict {
+	ok: false;
+	status: 409;
+	message: string;
+	refused: BulkRefusal[];
+}
+
+/** What a move did, in the order of `applicationIds`: each application as it now is, and its audit row. */
+export interface Moved {
+	applications: Application[];
+	events: ApplicationEvent[];
+}
+
+type Current = BulkApplication & ApplicationStates;
+
+/**
+ * applyMoves: the one move pipeline, a single move being a bulk of one. Order: the tx hash looked up
+ * on chain once, before any transaction (a slow endpoint must not hold one open; tx-verify.ts) →
+ * one transaction: lock the rows (FOR UPDATE: nobody moves them between the check and the UPDATE),
+ * check each against the state the admin saw and the transitions table (400 for an unknown id, 409
+ * for any that cannot: all or nothing), one UPDATE, one audit row each and the batch's webhook
+ * outbox rows in one statement. The caller spends the rate limit and validates (parseMove).
+ */
+export async function applyMoves(
+	db: Database,
+	executor: SignedInMember,
+	moves: Moves,
+	options: MoveOptions = {}
+): Promise<Outcome<Moved> | BulkConflict> {
+	const { applicationIds: ids, field, to } = moves;
+	const txHash = moves.txHash || null;
+	let txVerified = options.txVerified ?? null;
+	if (options.txVerified === undefined && needsOf(field, to).txHash && txHash) {
+		const checked = await verifyTxHash(txHash);
+		if (!checked.ok) return fieldError('txHash', checked.message);
+		txVerified = checked.verified;
+	}
+
+	return db.transaction(async (tx): Promise<Outcome<Moved> | BulkConflict> => {
+		const rows = await tx.select().from(applications).where(inArray(applications.id, ids)).for('update');
+		const refused = checkMoves(moves, rows, options.answer);
+		if (refused) return refused;
+		const before = new Map(rows.map((r) => [r.id, r[field]]));
+		const updated = await tx
+			.update(applications)
+			.set({ [field]: to, updatedAt: sql`now()` })
+			.where(inArray(applications.id, [...ids]))
+			.returning();
+		const byId = new Map(updated.map((a) => [a.id, a]));
+		const moved = ids.map((id) => byId.get(id)!);
+		const audits = moved.map((application) => ({
+			applicationId: application.id,
+			executorAddress: executor.address,
+			field,
+			fromState: before.get(application.id)!,
+			toState: to,
+			reason: moves.reason || null,
+			txHash,
+			txVerified
+		}));
+		const events = await insertAuditWithEvents(
+			tx,
+			audits,
+			moved.map((application, i) => applicationTransitioned(application, audits[i]!))
+		);
+		const eventOf = new Map(events.map((e) => [e.applicationId, e]));
+		return { ok: true, value: { applications: moved, events: ids.map((id) => eventOf.get(id)!) } };
+	});
+}
+
+/**
+ * The pipeline's checks over the current rows, without writing: null when every application can make
+ * the move, else the 400 (an id names no application) or the 409 the move answers. Shared with the
+ * bulk confirm step (bulkPreview), so the preview refuses exactly what the move would.
+ */
+export function checkMoves(
+	moves: Moves,
+	rows: Current[],
+	answer: MoveOptions['answer'] = 'many'
+): Exclude<Refusal, { status: 429 }> | BulkConflict | null {
+	const { field, to } = moves;
+	const found = new Map(rows.map((r) => [r.id, r]));
+	const missing = moves.applicationIds.filter((id) => !found.has(id));
+	if (missing.length && answer === 'one') return fieldError('applicationId', 'No application has this id.');
+	if (missing.length)
+		return fieldError('applicationIds', `No application has the id ${missing.join(', ')}. Nothing was changed.`);
+	const refused: BulkRefusal[] = [];
+	for (const id of moves.applicationIds) {
+		const row = found.get(id)!;
+		const now = row[field];
+		const changed = moves.from !== '' && moves.from !== now;
+		if (changed && answer === 'one') return stale(field, now);
+		const why = changed ? `${LABELS[field]} is now ${stateLabel(now)}.` : refusal(row, field, to);
+		if (why && answer === 'one') return { ok: false, status: 409, message: why };
+		if (why) refused.push({ id, displayName: row.displayName, why });
+	}
+	if (!refused.length) return null;
+	const n = moves.applicationIds.length;
+	const list = refused.map((r) => `${r.displayName} (${r.why.replace(/\.$/, '')})`).join('; ');
+	return {
+		ok: false,
+		status: 409,
+		message: `Nothing was changed: ${refused.length} of the ${n} selected application${n === 1 ? '' : 's'} cannot take “${actionLabel(field, to)}”: ${list}.`,
+		refused
+	};
+}
+
+export const stale = (field: Field, now: string) =>
+	({
+		ok: false,
+		status: 409,
+		message: `${LABELS[field]} was changed meanwhile and is now ${stateLabel(now)}. Reload to see the current state.`
+	}) as const;
+
+/**
+ * transitionApplication: moves one field of one application as the transitions table permits, with
+ * its audit row and webhook event: applyMoves with one id. Order: limit → validate → the pipeline;
+ * an admin who moved it first wins and the other gets 409.
+ */
+export async function transitionApplication(
+	db: Database,
+	admin: SignedInMember,
+	input: unknown
+): Promise<Outcome<{ application: Application; event: ApplicationEvent }>> {
+	const limit = await consume(db, admin.address, 'transitionApplication');
+	if (!limit.allowed) return rateLimited('state changes in an hour', limit);
+	const parsed = parseTransition(input);
+	if (!parsed.ok) return parsed;
+	const { applicationId, ...move } = parsed.value;
+	const outcome = await applyMoves(db, admin, { ...move, applicationIds: [applicationId] }, { answer: 'one' });
+	if (!outcome.ok) return outcome;
+	return { ok: true, value: { application: outcome.value.applications[0]!, event: outcome.value.events[0]! } };
+}

@@ -1,0 +1,114 @@
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { Database } from '../db/client';
+import { sqlState } from '../db/errors';
+import {
+	applicationEvents,
+	applicationRevisions,
+	applications,
+	type Application,
+	type ApplicationEvent
+} from '../db/schema';
+import { memberMissing, rateLimited, textField, validate, type Outcome } from '../platform/forms';
+import type { SignedInMember } from '../auth/guards';
+import { historyOf, newestFirst, type ApplicationWithHistory } from './history';
+import { consume } from '../platform/rate-limit';
+import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } from '../webhooks/events';
+
+export type { Application, ApplicationEvent };
+
+export const APPLICATION_FIELDS = ['displayName', 'motivation', 'contact'] as const;
+
+const applicationSchema = v.object({
+	displayName: textField('Display name', { min: 1, max: 80 }),
+	motivation: textField('Motivation', { min: 1, max: 2000, multiline: true }),
+	contact: textField('Contact', { max: 200 })
+});
+
+export type ApplicationInput = v.InferOutput<typeof applicationSchema>;
+
+/**
+ * submitApplication: a new application (pending / pending / pending), or, while review is
+ * needs_info, a resubmission that replaces the submitted fields and returns review to pending with
+ * its own audit row (executor = applicant, reason `resubmitted`). A member has at most one
+ * application that is not rejected. Order: limit → validate → one transaction.
+ */
+export async function submitApplication(
+	db: Database,
+	member: SignedInMember,
+	input: unknown
+): Promise<Outcome<{ application: Application; resubmitted: boolean }>> {
+	const limit = await consume(db, member.address, 'submitApplication');
+	if (!limit.allowed) return rateLimited('applications in 24 hours', limit);
+	const parsed = validate(applicationSchema, input);
+	if (!parsed.ok) return parsed;
+	const fields = parsed.value;
+	try {
+		return await db.transaction(async (tx): Promise<Outcome<{ application: Application; resubmitted: boolean }>> => {
+			const [active] = await tx
+				.select()
+				.from(applications)
+				.where(and(eq(applications.applicantAddress, member.address), ne(applications.review, 'rejected')))
+				.limit(1);
+			if (!active) {
+				const [application] = await tx
+					.insert(applications)
+					.values({ applicantAddress: member.address, ...fields })
+					.returning();
+				await enqueueWebhookEvent(tx, applicationSubmitted(application!));
+				return { ok: true, value: { application: application!, resubmitted: false } };
+			}
+			if (active.review !== 'needs_info') return alreadyActive;
+			const [application] = await tx
+				.update(applications)
+				.set({ ...fields, review: 'pending', updatedAt: sql`now()` })
+				.where(and(eq(applications.id, active.id), eq(applications.review, 'needs_info')))
+				.returning();
+			if (!application) return alreadyActive;
+			// The text as it stood before, kept for the admin page; it was submitted at the last resubmission, or at creation.
+			await tx.insert(applicationRevisions).values({
+				applicationId: active.id,
+				displayName: active.displayName,
+				motivation: active.motivation,
+				contact: active.contact,
+				submittedAt: sql`coalesce((select max(${applicationRevisions.replacedAt}) from ${applicationRevisions} where ${applicationRevisions.applicationId} = ${active.id}), (select ${applications.createdAt} from ${applications} where ${applications.id} = ${active.id}))`
+			});
+			await tx.insert(applicationEvents).values({
+				applicationId: application.id,
+				executorAddress: member.address,
+				field: 'review',
+				fromState: 'needs_info',
+				toState: 'pending',
+				reason: 'resubmitted'
+			});
+			await enqueueWebhookEvent(tx, applicationResubmitted(application));
+			return { ok: true, value: { application, resubmitted: true } };
+		});
+	} catch (err) {
+		// 23505: a parallel submission created the member's active application first.
+		if (sqlState(err) === '23505') return alreadyActive;
+		if (sqlState(err) === '23503') return memberMissing;
+		throw err;
+	}
+}
+
+const alreadyActive = {
+	ok: false,
+	status: 409,
+	message:
+		'You already have an application under review. You can change it only when the reviewers ask for more information.'
+} as const;
+
+/** A member's applications, newest first, each with its audit history (two queries). */
+export async function applicationsOf(db: Database, address: string): Promise<ApplicationWithHistory[]> {
+	const rows = await db
+		.select()
+		.from(applications)
+		.where(eq(applications.applicantAddress, address.toLowerCase()))
+		.orderBy(newestFirst, asc(applications.id));
+	const history = await historyOf(
+		db,
+		rows.map((r) => r.id)
+	);
+	return rows.map((r) => ({ ...r, events: history.get(r.id) ?? [] }));
+}
