@@ -3,8 +3,10 @@ import { eq, sql } from 'drizzle-orm';
 import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transitionApplication } from '../../src/lib/server/applications/applications';
+import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { batchDownload } from '../../src/lib/server/chain/batch-download';
+import { recordFound } from '../../src/lib/server/chain/record-found';
+import { waitingFor } from '../../src/lib/server/chain/steps';
 import { reconcile, type StepReport } from '../../src/lib/server/chain/reconcile';
 import { loadConfig, type Config } from '../../src/lib/server/platform/config';
 import { applicationEvents, webhookDeliveries } from '../../src/lib/server/db/schema';
@@ -154,6 +156,23 @@ describe.each(engines)('fulfilment without a key on %s', (engine) => {
 			expect(waiting).toContain(app.id);
 			expect((await applicationById(t.db, app.id))!.distribution).toBe('pending');
 		}
+	});
+
+	it('an application recorded by hand after the chain was read is left out; the rest are recorded in the same run', async () => {
+		const [byHand, other] = [await approved(), await approved()];
+		const waiting = await waitingFor(t.db, 'allowlist', { ids: [byHand.id, other.id] });
+		const hash = `0x${'ab'.repeat(32)}` as const;
+		await transitionApplication(t.db, admin, {
+			applicationId: byHand.id,
+			field: 'allowlist',
+			to: 'added',
+			txHash: hash
+		});
+		const settled = waiting.map((w) => ({ applicationId: w.id, txHash: hash, blockNumber: 1n }));
+		const [result] = await recordFound(t.db, admin, [{ step: 'allowlist', settled, waiting }]);
+		expect(result!.recorded.map((r) => r.applicationId)).toEqual([other.id]);
+		expect((await eventsOf(t.db, byHand.id)).filter((e) => e.field === 'allowlist')).toHaveLength(1);
+		expect((await eventsOf(t.db, other.id)).at(-1)).toMatchObject({ reason: 'found on chain', toState: 'added' });
 	});
 
 	it('a missing setting is a 400 naming it, and a step that is not one is a 400', async () => {

@@ -1,5 +1,5 @@
 import { formatUnits, getAddress } from 'viem';
-import { UUID } from '../applications/applications';
+import { UUID } from '../applications/move-input';
 import type { Database } from '../db/client';
 import type { Config } from '../platform/config';
 import { safeBatch, type SafeBatchFile } from './batches';

@@ -92,7 +92,7 @@ export async function reconcile(
 	const toRecord = searched.map((s) => {
 		const settled = s.settled.slice(0, budget);
 		budget -= settled.length;
-		return { step: s.step, settled };
+		return { step: s.step, settled, waiting: s.waiting };
 	});
 	const recorded = await recordFound(db, admin, toRecord);
 

@@ -1,10 +1,8 @@
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { applications } from '../db/schema';
 import type { SignedInMember } from '../auth/guards';
-import { applicationTransitioned, insertAuditWithEvents } from '../webhooks/events';
+import { applyMoves, type Moves } from '../applications/moves';
 import type { Settlement } from './settlements';
-import type { Step } from './steps';
+import type { Step, WaitingApplication } from './steps';
 
 /** The reason every move that reconcile records carries (DECISIONS "Fulfilment without a key"). */
 export const FOUND_ON_CHAIN = 'found on chain';
@@ -12,68 +10,63 @@ export const FOUND_ON_CHAIN = 'found on chain';
 const DONE = { allowlist: 'added', distribution: 'sent' } as const;
 
 /**
- * Records the settlements of each step as moves to added / sent in ONE transaction: per step, the
- * rows still waiting are locked and moved by one UPDATE, and their audit rows (tx hash, tx_verified
- * true, executor the admin, reason "found on chain") and webhook events go in one statement. An
- * application moved meanwhile (by hand, or by another reconcile) is skipped, so running it twice
- * records nothing new. Returns the settlements recorded.
+ * Records the settlements as moves to added / sent through the one move pipeline (applyMoves), all in
+ * ONE transaction: a move per step, state left (pending or failed) and transaction hash, usually one
+ * per step since a Safe batch is one transaction. Each carries the hash as verified (the chain just
+ * showed its logs, so it is not looked up again), executor the admin, reason "found on chain". An
+ * application moved meanwhile (by hand, or by another reconcile) is left out and the rest recorded,
+ * so running reconcile twice records nothing new. Returns the settlements recorded.
  */
 export async function recordFound(
 	db: Database,
 	admin: SignedInMember,
-	found: { step: Step; settled: Settlement[] }[]
+	found: { step: Step; settled: Settlement[]; waiting: WaitingApplication[] }[]
 ): Promise<{ step: Step; recorded: Settlement[] }[]> {
 	return db.transaction(async (tx) => {
 		const result: { step: Step; recorded: Settlement[] }[] = [];
-		for (const { step, settled } of found) {
-			if (!settled.length) {
-				result.push({ step, recorded: [] });
-				continue;
+		for (const { step, settled, waiting } of found) {
+			const stateOf = new Map(waiting.map((w) => [w.id, w.state]));
+			const groups = new Map<string, Settlement[]>();
+			for (const s of settled) {
+				const key = `${stateOf.get(s.applicationId)} ${s.txHash.toLowerCase()}`;
+				groups.set(key, [...(groups.get(key) ?? []), s]);
 			}
-			const column = applications[step];
-			const waiting = and(
-				inArray(
-					applications.id,
-					settled.map((s) => s.applicationId)
-				),
-				eq(applications.review, 'approved'),
-				or(eq(column, 'pending'), eq(column, 'failed'))
-			);
-			// FOR UPDATE: nobody records these between the check and the UPDATE.
-			const rows = await tx
-				.select({ id: applications.id, from: column })
-				.from(applications)
-				.where(waiting)
-				.for('update');
-			const before = new Map(rows.map((r) => [r.id, r.from]));
-			const recorded = settled.filter((s) => before.has(s.applicationId));
-			if (!recorded.length) {
-				result.push({ step, recorded });
-				continue;
+			const recorded: Settlement[] = [];
+			for (const [key, group] of groups) {
+				const [from, txHash] = key.split(' ') as [string, string];
+				const move: Moves = { applicationIds: [], field: step, to: DONE[step], reason: FOUND_ON_CHAIN, txHash, from };
+				recorded.push(...(await moveAllStillWaiting(tx as unknown as Database, admin, move, group)));
 			}
-			const moved = await tx
-				.update(applications)
-				.set({ [step]: DONE[step], updatedAt: sql`now()` })
-				.where(inArray(applications.id, [...before.keys()]))
-				.returning();
-			const hashOf = new Map(recorded.map((s) => [s.applicationId, s.txHash.toLowerCase()]));
-			const audits = moved.map((application) => ({
-				applicationId: application.id,
-				executorAddress: admin.address,
-				field: step,
-				fromState: before.get(application.id)!,
-				toState: DONE[step],
-				reason: FOUND_ON_CHAIN,
-				txHash: hashOf.get(application.id)!,
-				txVerified: true as const
-			}));
-			await insertAuditWithEvents(
-				tx,
-				audits,
-				moved.map((application, i) => applicationTransitioned(application, audits[i]!))
-			);
 			result.push({ step, recorded });
 		}
 		return result;
 	});
+}
+
+/**
+ * applyMoves is all or nothing: the applications it refuses (moved since the chain was read) are dropped and the rest moved; its refusals write nothing, so retrying inside the transaction is safe.
+ */
+async function moveAllStillWaiting(
+	tx: Database,
+	admin: SignedInMember,
+	move: Moves,
+	group: Settlement[]
+): Promise<Settlement[]> {
+	let left = group;
+	while (left.length) {
+		const outcome = await applyMoves(
+			tx,
+			admin,
+			{ ...move, applicationIds: left.map((s) => s.applicationId) },
+			{
+				txVerified: true
+			}
+		);
+		if (outcome.ok) return left;
+		// Applications are never deleted, and the move was built by code: only a 409 can be expected here.
+		if (!('refused' in outcome)) throw new Error(`reconcile: the move pipeline refused: ${outcome.message}`);
+		const refused = new Set(outcome.refused.map((r) => r.id));
+		left = left.filter((s) => !refused.has(s.applicationId));
+	}
+	return left;
 }
