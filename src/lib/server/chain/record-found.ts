@@ -35,7 +35,7 @@ export async function recordFound(
 			for (const [key, group] of groups) {
 				const [from, txHash] = key.split(' ') as [string, string];
 				const move: Moves = { applicationIds: [], field: step, to: DONE[step], reason: FOUND_ON_CHAIN, txHash, from };
-				recorded.push(...(await moveAllStillWaiting(tx as unknown as Database, admin, move, group)));
+				recorded.push(...(await moveAllStillWaiting(tx, admin, move, group)));
 			}
 			result.push({ step, recorded });
 		}
