@@ -126,13 +126,13 @@ export async function startFulfilmentChain(supply = 10n ** 24n): Promise<Fulfilm
 		},
 		async mine(blocks) {
 			// In steps: one request for 100,000 blocks outlasts the client's timeout, and a retry mines them again.
-			const head = await chain.client.getBlockNumber();
+			const head = await chain.client.getBlockNumber({ cacheTime: 0 });
 			for (let left = blocks; left > 0; left -= 2_000)
 				await chain.client.request({
 					method: 'evm_mine' as never,
 					params: [{ blocks: Math.min(left, 2_000) }] as never
 				});
-			const now = await chain.client.getBlockNumber();
+			const now = await chain.client.getBlockNumber({ cacheTime: 0 });
 			if (now !== head + BigInt(blocks)) throw new Error(`mined ${now - head} blocks, not ${blocks}`);
 		},
 		close: () => chain.close()

@@ -144,8 +144,10 @@ describe.each(engines)('fulfilment through the admin screen on %s', (engine) => 
 			'?ids=1',
 			`?ids=${'a'.repeat(5000)}`,
 			`?${Array(101).fill(`ids=${crypto.randomUUID()}`).join('&')}`
-		])
+		]) {
 			expect((await download(server.url, adminCookie, 'allowlist', query)).response.status).toBe(400);
+			expect((await getPage(`${server.url}/admin/batches${query}`, adminCookie)).status).toBe(400);
+		}
 
 		const member = await signIn(server.url, newAdmin());
 		for (const step of ['allowlist', 'distribution']) {

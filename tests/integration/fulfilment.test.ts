@@ -8,6 +8,7 @@ import { batchDownload } from '../../src/lib/server/chain/batch-download';
 import { recordFound } from '../../src/lib/server/chain/record-found';
 import { waitingFor } from '../../src/lib/server/chain/steps';
 import { reconcile, type StepReport } from '../../src/lib/server/chain/reconcile';
+import { consumeCost } from '../../src/lib/server/platform/rate-limit';
 import { loadConfig, type Config } from '../../src/lib/server/platform/config';
 import { applicationEvents, webhookDeliveries } from '../../src/lib/server/db/schema';
 import { toEndpoint } from '../../src/lib/server/webhooks/endpoints';
@@ -173,6 +174,26 @@ describe.each(engines)('fulfilment without a key on %s', (engine) => {
 		expect(result!.recorded.map((r) => r.applicationId)).toEqual([other.id]);
 		expect((await eventsOf(t.db, byHand.id)).filter((e) => e.field === 'allowlist')).toHaveLength(1);
 		expect((await eventsOf(t.db, other.id)).at(-1)).toMatchObject({ reason: 'found on chain', toState: 'added' });
+	});
+
+	it('the limit counts one transition per application moved: with two left of 120, the two oldest found are recorded and the third waits', async () => {
+		const apps = [await approved(), await approved(), await approved()];
+		const file = await batch(
+			'allowlist',
+			apps.map((a) => a.id)
+		);
+		expect((await chain.execute(file.transactions)).status).toBe('success');
+		const busy = adminMember();
+		expect((await consumeCost(t.db, busy.address, 'transitionApplication', 118)).allowed).toBe(true);
+		const outcome = await reconcile(t.db, config, busy, { step: 'allowlist' }, { chunk: 1_000 });
+		if (!outcome.ok) throw new Error(outcome.message);
+		expect(outcome.value[0]!.found.map((f) => f.id)).toEqual([apps[0]!.id, apps[1]!.id]);
+		expect(outcome.value[0]!.waiting.map((w) => w.id)).toContain(apps[2]!.id);
+		expect(await reconcile(t.db, config, busy, { step: 'allowlist' }, { chunk: 1_000 })).toMatchObject({
+			ok: false,
+			status: 429
+		});
+		expect((await applicationById(t.db, apps[2]!.id))!.allowlist).toBe('pending');
 	});
 
 	it('a missing setting is a 400 naming it, and a step that is not one is a 400', async () => {

@@ -59,7 +59,8 @@ export async function findSettlements(
 	waiting: WaitingApplication[],
 	chunk?: number
 ): Promise<SettlementSearch> {
-	const toBlock = await client.getBlockNumber();
+	// Never the client's cached head (4 s): a batch executed just now must be seen.
+	const toBlock = await client.getBlockNumber({ cacheTime: 0 });
 	if (!waiting.length) return { settled: [], fromBlock: toBlock + 1n, toBlock };
 	const earliest = new Date(Math.min(...waiting.map((w) => w.approvedAt.getTime())));
 	const fromBlock = await firstBlockAtOrAfter(client, earliest, toBlock);
