@@ -22,25 +22,28 @@ export async function recordFound(
 	admin: SignedInMember,
 	found: { step: Step; settled: Settlement[]; waiting: WaitingApplication[] }[]
 ): Promise<{ step: Step; recorded: Settlement[] }[]> {
-	return db.transaction(async (tx) => {
-		const result: { step: Step; recorded: Settlement[] }[] = [];
-		for (const { step, settled, waiting } of found) {
-			const stateOf = new Map(waiting.map((w) => [w.id, w.state]));
-			const groups = new Map<string, Settlement[]>();
-			for (const s of settled) {
-				const key = `${stateOf.get(s.applicationId)} ${s.txHash.toLowerCase()}`;
-				groups.set(key, [...(groups.get(key) ?? []), s]);
-			}
-			const recorded: Settlement[] = [];
-			for (const [key, group] of groups) {
-				const [from, txHash] = key.split(' ') as [string, string];
-				const move: Moves = { applicationIds: [], field: step, to: DONE[step], reason: FOUND_ON_CHAIN, txHash, from };
-				recorded.push(...(await moveAllStillWaiting(tx, admin, move, group)));
-			}
-			result.push({ step, recorded });
+	const moves = found.flatMap(({ step, settled, waiting }) => {
+		const stateOf = new Map(waiting.map((w) => [w.id, w.state]));
+		const groups = new Map<string, Settlement[]>();
+		for (const s of settled) {
+			const key = `${stateOf.get(s.applicationId)} ${s.txHash.toLowerCase()}`;
+			groups.set(key, [...(groups.get(key) ?? []), s]);
 		}
-		return result;
+		return [...groups].map(([key, group]) => {
+			const [from, txHash] = key.split(' ') as [string, string];
+			const move: Moves = { applicationIds: [], field: step, to: DONE[step], reason: FOUND_ON_CHAIN, txHash, from };
+			return { step, move, group };
+		});
 	});
+	const record = async (tx: Database) => {
+		const recorded = new Map<Step, Settlement[]>(found.map(({ step }) => [step, []]));
+		for (const { step, move, group } of moves)
+			recorded.get(step)!.push(...(await moveAllStillWaiting(tx, admin, move, group)));
+		return found.map(({ step }) => ({ step, recorded: recorded.get(step)! }));
+	};
+	// One move (the usual case: one Safe batch for one step) is already one transaction; more are
+	// wrapped in one, each applyMoves then a savepoint inside it.
+	return moves.length <= 1 ? record(db) : db.transaction((tx) => record(tx));
 }
 
 /**
