@@ -32,7 +32,9 @@ const config = {
 			directives: buildDirectives({ logoOrigin: logoOrigin(loadEnv('production', process.cwd(), 'PUBLIC_COMMUNITY_')) })
 		},
 		outDir: process.env.PORTAL_KIT_OUT ?? '.svelte-kit',
-		csrf: { trustedOrigins: [] },
+		// SvelteKit's CSRF check is off: refuseCrossSiteForms (src/lib/server/platform/request-guards.ts) makes the
+		// same check in `handle`, so that under /api its 403 carries the contract's error body.
+		csrf: { trustedOrigins: ['*'] },
 		// Absolute asset paths: a page (the 404 too) reads the same at every depth of path (docs/pages-and-forms.md).
 		paths: { relative: false },
 		// Only / and /setup (and the generated /favicon.svg and Safe App /manifest.json) are static; the other

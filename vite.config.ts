@@ -72,6 +72,8 @@ function isolateWalletConnect(): Plugin {
  * static imports from its roots, found once the module graph is known:
  * - `shared`: SvelteKit's client entry, Svelte's client runtime and the root layout (every page loads
  *   all of it);
+ * - `setup`: what /setup's own page and the wallet flow both import (chain values, the public env),
+ *   so that the page never pulls the wallet chunk in statically (a browser with no wallet skips it).
  * - `wallet`: the wallet module and the sign-in component (what /setup loads on mount), less what only
  *   the Safe App's connector reaches (through the libraries' index modules), which stays behind the
  *   Safe App's dynamic import. The sign-out triggers, which only the layout of a signed-in member
@@ -85,7 +87,11 @@ function chunkGroups(): Plugin {
 		/[\\/](?:src[\\/]routes[\\/]\+layout\.svelte|@sveltejs[\\/]kit[\\/]src[\\/]runtime[\\/]client[\\/]entry\.js|svelte[\\/]src[\\/](?:internal[\\/]client[\\/]index|index-client)\.js)$|^\0vite\/preload-helper/;
 	const WALLET = /[\\/]src[\\/]lib[\\/](?:wallet[\\/]wallet\.svelte\.ts|components[\\/]SignIn\.svelte)$/;
 	const SAFE = /[\\/]src[\\/]lib[\\/]wallet[\\/]connectors[\\/]safe\.ts$/;
+	// What /setup itself imports and the wallet flow imports too (chain values, the public env) goes in a
+	// chunk of its own, not the wallet's: a browser with no wallet must not download the wallet library.
+	const SETUP = /[\\/]src[\\/]routes[\\/]setup[\\/]\+page\.svelte$/;
 	const shared = new Set<string>();
+	const setup = new Set<string>();
 	const wallet = new Set<string>();
 	const safe = new Set<string>();
 	return {
@@ -93,7 +99,7 @@ function chunkGroups(): Plugin {
 		apply: 'build',
 		applyToEnvironment: (environment) => environment.name === 'client',
 		buildStart() {
-			for (const set of [shared, wallet, safe]) set.clear();
+			for (const set of [shared, setup, wallet, safe]) set.clear();
 		},
 		buildEnd() {
 			const ids = [...this.getModuleIds()];
@@ -107,13 +113,16 @@ function chunkGroups(): Plugin {
 			};
 			walk(SHARED, shared, new Set());
 			walk(SAFE, safe, shared);
+			walk(SETUP, setup, shared);
 			walk(WALLET, wallet, shared);
 		},
 		configEnvironment(name) {
 			if (name !== 'client') return;
 			const groups = [
 				{ name: 'shared', test: (id: string) => shared.has(id) },
-				{ name: 'wallet', test: (id: string) => wallet.has(id) && !safe.has(id) }
+				// Before the wallet group, which would otherwise capture them with its dependencies.
+				{ name: 'setup', test: (id: string) => wallet.has(id) && setup.has(id) },
+				{ name: 'wallet', test: (id: string) => wallet.has(id) && !safe.has(id) && !setup.has(id) }
 			];
 			return { build: { rolldownOptions: { output: { codeSplitting: { groups } } } } };
 		}

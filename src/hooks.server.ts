@@ -1,11 +1,13 @@
-import type { Handle, HandleServerError, ServerInit } from '@sveltejs/kit';
+import type { Handle, HandleFetch, HandleServerError, ServerInit } from '@sveltejs/kit';
 import { sequence } from '@sveltejs/kit/hooks';
 import { building } from '$app/environment';
 import { env } from '$env/dynamic/private';
 import { env as publicEnv } from '$env/dynamic/public';
 import { ConfigError } from '$lib/server/platform/config';
-import { SchemaNotMigratedError, isDatabaseUnavailable } from '$lib/server/db/errors';
-import { adminNotFound, isAdminRoute, memberFromAddress } from '$lib/server/auth/guards';
+import { SchemaNotMigratedError, faultForLog, isDatabaseUnavailable } from '$lib/server/db/errors';
+import { memberFromAddress, rolesOf } from '$lib/server/auth/guards';
+import { CALLER_ROLES_PROBE } from '$lib/hidden-sections';
+import { apiErrorBodies, refuseCrossSiteForms, refuseUnknownActions } from '$lib/server/platform/request-guards';
 import { runtime, startRuntime } from '$lib/server/platform/runtime';
 import {
 	HSTS,
@@ -64,17 +66,6 @@ const readSession: Handle = async ({ event, resolve }) => {
 	return resolve(event);
 };
 
-/**
- * Everything under /admin (any method or content type, __data.json and enhanced forms too) answers
- * anyone who is not an admin with the 404 of an unknown path (the specification's rule for /admin),
- * found by the resolved route so that every spelling of the path is caught (`/%61dmin`, `/admin/` is
- * rerouted in hooks.ts); the routes' requireAdmin is the second line.
- */
-const hideAdmin: Handle = ({ event, resolve }) =>
-	!event.isSubRequest && !event.locals.member?.isAdmin && isAdminRoute(event.route.id)
-		? adminNotFound(event)
-		: resolve(event);
-
 /** Answers of /api/auth/* are never cached (the HTTP contract's Cache-Control: no-store). */
 const noStoreAuth: Handle = async ({ event, resolve }) => {
 	const response = await resolve(event);
@@ -85,7 +76,8 @@ const noStoreAuth: Handle = async ({ event, resolve }) => {
 /**
  * The security headers of every answer (docs/security.md; the policy itself comes from kit.csp), and
  * no cache may store a page rendered per request or its __data.json. Outermost, so the hidden /admin
- * gets exactly what an unknown path gets.
+ * gets exactly what an unknown path gets
+ * (hidden sections are rerouted to no route in src/hooks.ts).
  */
 const securityHeaders: Handle = async ({ event, resolve }) => {
 	const response = await resolve(event);
@@ -108,9 +100,30 @@ const securityHeaders: Handle = async ({ event, resolve }) => {
 	return response;
 };
 
-export const handle = sequence(securityHeaders, readSession, hideAdmin, noStoreAuth);
+// The request guards of src/lib/server/platform/request-guards.ts come first: they refuse before anything reads the body.
+export const handle = sequence(
+	securityHeaders,
+	apiErrorBodies,
+	refuseCrossSiteForms,
+	readSession,
+	refuseUnknownActions,
+	noStoreAuth
+);
+
+/**
+ * Answers reroute's question (src/hooks.ts) of who is asking for a hidden section, from this request's
+ * session cookie, without making any request; every other fetch goes out as asked.
+ */
+export const handleFetch: HandleFetch = async ({ event, request, fetch }) => {
+	const url = new URL(request.url);
+	if (url.origin !== event.url.origin || url.pathname !== CALLER_ROLES_PROBE) return fetch(request);
+	const session = building ? null : await runtime().sessions.read(event.cookies.get(SESSION_COOKIE));
+	const member = session?.address ? memberFromAddress(session.address, runtime().config.adminAddresses) : null;
+	return Response.json({ roles: rolesOf(member) });
+};
 
 export const handleError: HandleServerError = ({ error, status, message }) => {
-	if (status >= 500) console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+	// A failed query names the database's reason, never its parameters (faultForLog).
+	if (status >= 500) console.error(faultForLog(error));
 	return { message };
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adminListHref, cappedCount, doneMessage, firstPage, waited } from './review-query';
+import { adminListHref, cappedCount, confirmQuestion, doneMessage, firstPage, waited } from './review-query';
 
 describe('adminListHref', () => {
 	it('links: the parts that are set, the default order left out', () => {
@@ -37,5 +37,11 @@ describe('doneMessage', () => {
 		expect(doneMessage('allowlist.added', '3 applications')).toBe('Recorded 3 applications as added to the allowlist');
 		expect(doneMessage('review.<script>', 'Ada')).toBeNull();
 		expect(doneMessage(null, 'Ada')).toBeNull();
+	});
+
+	it('a done value that names a member of Object.prototype is nothing either (never a 500 or "[object …]")', () => {
+		for (const key of ['__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'toLocaleString', 'constructor'])
+			expect(doneMessage(key, 'Ada'), key).toBeNull();
+		expect(confirmQuestion('__proto__', 'x', 'Ada')).toBe('Move __proto__ of Ada to x?');
 	});
 });

@@ -1,3 +1,5 @@
+import { ownEntry } from './own-entry';
+
 /** The /admin review table's filters, search, order and cursor, as its query string carries them. */
 export interface AdminListQuery {
 	review?: string;
@@ -68,7 +70,7 @@ const DONE: Record<string, (who: string) => string> = {
  * null for anything else, so nothing typed into a URL is ever echoed.
  */
 export function doneMessage(done: string | null, who: string): string | null {
-	const message = done ? DONE[done] : undefined;
+	const message = done ? ownEntry(DONE, done) : undefined;
 	return message ? message(who) : null;
 }
 
@@ -89,4 +91,4 @@ const QUESTIONS: Record<string, (who: string) => string> = {
 
 /** The confirm step's question before a final move ("Approve 5 applications?"). */
 export const confirmQuestion = (field: string, to: string, who: string) =>
-	(QUESTIONS[`${field}.${to}`] ?? ((w: string) => `Move ${field} of ${w} to ${to}?`))(who);
+	(ownEntry(QUESTIONS, `${field}.${to}`) ?? ((w: string) => `Move ${field} of ${w} to ${to}?`))(who);

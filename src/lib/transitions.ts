@@ -2,6 +2,7 @@
  * The permitted moves of an application's three state fields (docs/transitions.md).
  * Pure and shared: the server decides with it, the admin page offers only what it permits.
  */
+import { ownEntry } from './own-entry';
 
 export const FIELDS = ['review', 'allowlist', 'distribution'] as const;
 export type Field = (typeof FIELDS)[number];
@@ -115,7 +116,7 @@ const STATE_LABELS: Record<string, string> = {
 	failed: 'failed'
 };
 
-export const stateLabel = (state: string) => STATE_LABELS[state] ?? state;
+export const stateLabel = (state: string) => ownEntry(STATE_LABELS, state) ?? state;
 
 /** The verb on the button that makes a move. */
 export function actionLabel(field: Field, to: string): string {

@@ -10,7 +10,15 @@ import { createServerDatabase } from './postgres.js';
 import { startServer, type RunningServer } from './server';
 
 /** The tables whose rows record what people did (the per-address counters are not among them). */
-export const DATA_TABLES = ['members', 'applications', 'application_events', 'check_ins'] as const;
+export const DATA_TABLES = [
+	'members',
+	'applications',
+	'application_events',
+	'application_revisions',
+	'application_notes',
+	'check_ins',
+	'webhook_deliveries'
+] as const;
 
 export interface OwnDatabasePortal {
 	url: string;

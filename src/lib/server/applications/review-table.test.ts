@@ -39,3 +39,28 @@ describe('the /admin query string', () => {
 		expect(query(`q=${'x'.repeat(101)}`).q).toBeUndefined();
 	});
 });
+
+describe('what a hostile query string cannot get through to the database', () => {
+	it.each([
+		'2026-02-30T00:00:00Z',
+		'2026-13-01T00:00:00Z',
+		'2026-11-22T24:00:00Z',
+		'0000-01-01T00:00:00Z',
+		'2026-11-22T03:60:00Z'
+	])('a cursor at an impossible time (%s) is ignored, after and before alike', (at) => {
+		expect(query(`after=${at}_${id}`).after).toBeUndefined();
+		expect(query(`before=${at}_${id}`).before).toBeUndefined();
+	});
+
+	it('a cursor at a real time, a leap day too, is kept', () => {
+		expect(query(`after=2024-02-29T23:59:59.999999Z_${id}`).after).toEqual({ at: '2024-02-29T23:59:59.999999Z', id });
+		expect(query(`after=0001-01-01T00:00:00Z_${id}`).after).toEqual({ at: '0001-01-01T00:00:00Z', id });
+	});
+
+	it('a search drops NUL and other control characters before it reaches the database', () => {
+		expect(query('q=ab%00c').q).toBe('abc');
+		expect(query('q=%00%01%1f%7f%c2%80').q).toBeUndefined();
+		expect(query('q=ab%00')).toMatchObject({ q: undefined, shortSearch: true });
+		expect(query('q=Ada%0aLovelace').q).toBe('AdaLovelace');
+	});
+});

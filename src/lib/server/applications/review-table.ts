@@ -20,14 +20,40 @@ export interface Cursor {
 	id: string;
 }
 
+/**
+ * A cursor's time is a real instant (no 2026-02-30, month 13, hour 24 or year 0000, which the database
+ * would refuse to cast): its fields read back unchanged from the date they make.
+ */
+export function isRealTime(at: string): boolean {
+	const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = at.split(/[-T:.Z]/).map(Number);
+	if (!year) return false;
+	const date = new Date(0);
+	date.setUTCFullYear(year, month - 1, day);
+	date.setUTCHours(hour, minute, second);
+	return (
+		date.getUTCFullYear() === year &&
+		date.getUTCMonth() === month - 1 &&
+		date.getUTCDate() === day &&
+		date.getUTCHours() === hour &&
+		date.getUTCMinutes() === minute &&
+		date.getUTCSeconds() === second
+	);
+}
+
 const cursor = v.pipe(
 	v.string(),
 	v.regex(CURSOR),
 	v.transform((s): Cursor => {
 		const [, at = '', id = ''] = CURSOR.exec(s) ?? [];
 		return { at, id };
-	})
+	}),
+	v.check((c) => isRealTime(c.at))
 );
+
+// C0 and C1 control characters and lone surrogates: no name, address or contact holds one, and Postgres
+// refuses a NUL in text, so a search drops them where it enters.
+// eslint-disable-next-line no-control-regex
+const NOT_TEXT = /[\u0000-\u001f\u007f-\u009f]|\p{Cs}/gu;
 const optional = <S extends v.GenericSchema>(schema: S) => v.fallback(v.optional(schema), undefined);
 const state = <T extends readonly [string, ...string[]]>(states: T) => optional(v.picklist(states));
 
@@ -35,7 +61,14 @@ const tableQuerySchema = v.object({
 	review: state(STATES.review),
 	allowlist: state(STATES.allowlist),
 	distribution: state(STATES.distribution),
-	q: optional(v.pipe(v.string(), v.trim(), v.maxLength(100))),
+	q: optional(
+		v.pipe(
+			v.string(),
+			v.transform((q) => q.replace(NOT_TEXT, '')),
+			v.trim(),
+			v.maxLength(100)
+		)
+	),
 	sort: v.fallback(v.picklist(['oldest', 'newest']), 'oldest'),
 	after: optional(cursor),
 	before: optional(v.union([v.literal('end'), cursor]))

@@ -1,4 +1,5 @@
 import { error, type RequestEvent } from '@sveltejs/kit';
+import type { Role } from '$lib/hidden-sections';
 
 /** The signed-in member as the guards resolve it. */
 export interface SignedInMember {
@@ -39,19 +40,11 @@ export function requireAdmin(
 	error(403, { code: 'forbidden', message: 'This needs an admin account.' });
 }
 
-/**
- * What a visitor's GET /admin renders: the 404 page of an unknown path, so that the admin screen's
- * existence stays hidden. For requests under /admin that SvelteKit would not answer with that page
- * (any method or content type, __data.json, a file download).
- */
-export function adminNotFound(event: Pick<RequestEvent, 'fetch'>): Promise<Response> {
-	// A path that matches no route, not /admin itself: with routes resolved on the server, the page of an
-	// error inside a matched route names that route (its id and nodes) for the client to hydrate.
-	return event.fetch(UNMATCHED_PATH, { headers: { accept: 'text/html' }, credentials: 'omit' });
+/** The roles a hidden section (src/lib/hidden-sections.ts) may be shown to: none for a visitor. */
+export function rolesOf(member: SignedInMember | null): Role[] {
+	if (!member) return [];
+	return member.isAdmin ? ['member', 'admin'] : ['member'];
 }
-
-/** Matches no route (src/hooks.ts reroutes /admin/… with a trailing slash here too). */
-export const UNMATCHED_PATH = '/__no_such_route__/';
 
 /** The member a session's address makes, admin when listed (case-insensitively) in ADMIN_ADDRESSES. */
 export function memberFromAddress(address: string, adminAddresses: ReadonlySet<string>): SignedInMember {

@@ -37,7 +37,8 @@ export async function createSessionCodec(
 	const [current, ...previous] = await Promise.all(
 		[config.sessionPassword, ...config.sessionPasswordsPrevious].map(deriveSessionKeys)
 	);
-	const keys: Record<string, SessionKeys> = {};
+	// Looked up by the password id a cookie names: no prototype, so `__proto__` or `constructor` finds nothing.
+	const keys = Object.create(null) as Record<string, SessionKeys>;
 	for (const key of [current!, ...previous]) keys[key.id] ??= key;
 	const cache = new LRUCache<string, SessionData>({ max: cacheSize });
 

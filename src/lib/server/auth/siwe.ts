@@ -3,6 +3,8 @@ import { getAddress, isAddressEqual, recoverMessageAddress, type Address, type H
 import { MAX_MESSAGE_VALIDITY_MS, REQUIRED_CHAIN_ID } from '$lib/chain';
 import type { SignInFailureCode } from '$lib/sign-in-failures';
 import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
+// Bounds the reference parser's work on every message it parses, before any parse.
+import './siwe-parse-budget';
 
 export type { SignInFailureCode };
 
@@ -47,7 +49,10 @@ export function createNonce(): string {
 	return generateNonce();
 }
 
-/** Parses an EIP-4361 message with the reference parser (`siwe`); null when the grammar refuses it. */
+/**
+ * Parses an EIP-4361 message with the reference parser (`siwe`); null when the grammar refuses it
+ * or the parse would pass its work budget (PARSE_BUDGET_NODE_HITS).
+ */
 export function parseSignInMessage(text: string): SignInMessage | null {
 	let parsed: SiweMessage;
 	try {
@@ -105,27 +110,13 @@ export async function verifySignIn(
 const fail = (code: SignInFailureCode): SignInResult => ({ ok: false, code });
 
 /**
- * Bounds no honest message reaches: the one our sign-in builds has 240 bytes plus twice the domain
- * outside its statement (room for an 80-character domain). The reference parser costs microseconds
- * a byte on the URI-like fields and little on the statement (docs/sign-in.md "Before parsing").
- */
-export const MESSAGE_LIMITS = { bytes: 1024, lines: 20, bytesOutsideStatement: 400 } as const;
-
-/**
  * The refusals that cost microseconds, checked before the parser runs (docs/sign-in.md "Before
- * parsing"): no nonce in the cookie; a message over 1 KiB, over 20 lines or over 400 bytes outside
- * its statement; no `Nonce:` line; no `Nonce:` line with the cookie's nonce. Null: parse it.
+ * parsing"): no nonce in the cookie; no `Nonce:` line; no `Nonce:` line with the cookie's nonce.
+ * Null: parse it. No size bound here: the parser's own work is bounded (siwe-parse-budget.ts).
  */
 export function precheckSignIn(text: string, expectedNonce: string | null | undefined): SignInFailureCode | null {
 	if (!expectedNonce) return 'nonce_mismatch';
-	const bytes = Buffer.byteLength(text);
-	if (bytes > MESSAGE_LIMITS.bytes) return 'message_malformed';
-	const lines = text.split('\n');
-	if (lines.length > MESSAGE_LIMITS.lines) return 'message_malformed';
-	// The grammar puts the statement alone between two empty lines, after the address.
-	const statement = lines[2] === '' && lines[4] === '' ? Buffer.byteLength(lines[3] ?? '') : 0;
-	if (bytes - statement > MESSAGE_LIMITS.bytesOutsideStatement) return 'message_malformed';
-	const nonces = lines.filter((line) => line.startsWith('Nonce: '));
+	const nonces = text.split('\n').filter((line) => line.startsWith('Nonce: '));
 	if (nonces.length === 0) return 'message_malformed';
 	return nonces.includes(`Nonce: ${expectedNonce}`) ? null : 'nonce_mismatch';
 }

@@ -47,3 +47,34 @@ export function sqlState(err: unknown): string | null {
 	}
 	return null;
 }
+
+/** A failed statement as drizzle wraps it: its SQL text, its parameters and the driver's error. */
+interface FailedQuery {
+	query: string;
+	params: unknown[];
+	cause?: unknown;
+}
+const isFailedQuery = (e: unknown): e is FailedQuery =>
+	!!e &&
+	typeof e === 'object' &&
+	typeof (e as FailedQuery).query === 'string' &&
+	Array.isArray((e as FailedQuery).params);
+
+/**
+ * What the server log says of a fault: for a failed statement its SQL and the database's reason with
+ * its SQLSTATE, never the parameters (drizzle's own message lists them, and they hold what people typed)
+ * nor a value the database quotes back at the end of its reason (`invalid input syntax for type uuid: "…"`).
+ */
+export function faultForLog(err: unknown): string {
+	if (!(err instanceof Error)) return String(err);
+	const frames = (err.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+	if (!isFailedQuery(err)) return err.stack ?? err.message;
+	const cause = err.cause instanceof Error ? err.cause : null;
+	const reason = cause ? cause.message.replace(/: ".*"$/s, ': (value withheld)') : 'no reason given';
+	const state = sqlState(err);
+	return [
+		`Failed query: ${err.query}`,
+		`  database: ${reason}${state ? ` (SQLSTATE ${state})` : ''} [${err.params.length} parameters withheld]`,
+		...frames
+	].join('\n');
+}

@@ -14,3 +14,14 @@ export function jsonErrorFrom(err: unknown, headers: Record<string, string> = {}
 	const retry: Record<string, string> = err.status === 503 ? { 'retry-after': '5' } : {};
 	return jsonError(err.status, err.body.code ?? 'error', err.body.message, { ...headers, ...retry });
 }
+
+/** Under /api however spelled (`/%61pi/auth/me` is routed there too). */
+export function isApiPath(pathname: string): boolean {
+	let path = pathname;
+	try {
+		path = decodeURI(pathname);
+	} catch {
+		// Malformed escapes: SvelteKit answers 400; read the path as sent.
+	}
+	return path === '/api' || path.startsWith('/api/');
+}

@@ -1,5 +1,5 @@
 import type { DatabaseHandle } from '../db/client';
-import { isDatabaseUnavailable } from '../db/errors';
+import { faultForLog, isDatabaseUnavailable } from '../db/errors';
 import { Sender } from './deliver';
 import { isChat, type WebhookEndpoint } from './endpoints';
 import {
@@ -251,4 +251,9 @@ const MIN_PAUSE_MS = 1000;
 
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
 
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+// The fault without its stack: for a failed query its SQL and reason, never the parameters.
+const messageOf = (err: unknown) =>
+	faultForLog(err)
+		.split('\n')
+		.filter((line) => !/^\s+at /.test(line))
+		.join('\n');

@@ -1,12 +1,12 @@
 import { parseTableQuery } from '$lib/server/applications/review-table';
 import { applicationsCsv } from '$lib/server/applications/exports';
-import { adminNotFound } from '$lib/server/auth/guards';
+import { requireAdmin } from '$lib/server/auth/guards';
 import { withDatabase } from '$lib/server/platform/runtime';
 import type { RequestHandler } from './$types';
 
-// hooks.server.ts already hides /admin/* from non-admins; this is the second line, with the same answer.
+// src/hooks.ts already reroutes /admin/* to no route for non-admins; requireAdmin (a 404) is the second line.
 export const GET: RequestHandler = async (event) => {
-	if (!event.locals.member?.isAdmin) return adminNotFound(event);
+	requireAdmin(event);
 	const query = parseTableQuery(event.url.searchParams);
 	const csv = await withDatabase((db) => applicationsCsv(db, query));
 	const day = new Date().toISOString().slice(0, 10);
@@ -20,7 +20,7 @@ export const GET: RequestHandler = async (event) => {
 };
 
 // Other methods: hidden from non-admins like GET; an admin is told what is allowed.
-export const fallback: RequestHandler = async (event) => {
-	if (!event.locals.member?.isAdmin) return adminNotFound(event);
+export const fallback: RequestHandler = (event) => {
+	requireAdmin(event);
 	return new Response('Method Not Allowed', { status: 405, headers: { allow: 'GET, HEAD' } });
 };

@@ -1,5 +1,5 @@
 import { redirect } from '@sveltejs/kit';
-import { formInput, refuse, typedValues } from '$lib/server/platform/forms';
+import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { RETRY_FIELDS, recentDeliveries, retryDelivery } from '$lib/server/webhooks/admin';
@@ -15,7 +15,7 @@ export const actions: Actions = {
 	// retryDelivery: guard (404 for anyone not an admin) → limit → validate → one statement.
 	retry: async ({ locals, request, url, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
-		const input = formInput(await request.formData(), RETRY_FIELDS);
+		const input = formInput(await readForm(request), RETRY_FIELDS);
 		const outcome = await withDatabase((db) => retryDelivery(db, admin, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input) });
 		redirect(303, '/admin/webhooks');

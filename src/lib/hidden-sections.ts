@@ -1,0 +1,27 @@
+/**
+ * Sections of the portal that answer anyone without the role exactly as an unknown path does, for every
+ * spelling, method and content type (DECISIONS "Everything under /admin answers anyone who is not an
+ * admin exactly as an unknown path does"). A new hidden section is one line here.
+ *
+ * `src/hooks.ts` reroutes such a request to UNMATCHED_PATH before SvelteKit picks a route, so the answer
+ * is SvelteKit's own unknown-path answer, rendered in the same request: same status, headers, body and
+ * connection handling, nothing fetched.
+ */
+export type Role = 'member' | 'admin';
+
+export const HIDDEN_SECTIONS: readonly { prefix: string; roles: readonly Role[] }[] = [
+	{ prefix: '/admin', roles: ['admin'] }
+];
+
+/** Matches no route. */
+export const UNMATCHED_PATH = '/__no_such_route__/';
+
+/**
+ * What reroute asks with the request's own `fetch` to learn the caller's roles; `handleFetch`
+ * (src/hooks.server.ts) answers it from the session cookie without making any request.
+ */
+export const CALLER_ROLES_PROBE = '/__portal_caller_roles__';
+
+/** The hidden section a decoded path lies in, or null. */
+export const hiddenSection = (path: string) =>
+	HIDDEN_SECTIONS.find(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`)) ?? null;

@@ -1,0 +1,87 @@
+import { error, json, text, type Handle } from '@sveltejs/kit';
+import { ownEntry } from '$lib/own-entry';
+import { isApiPath, jsonError } from './http';
+
+// Content types a browser form can send across origins (SvelteKit's own list, kit/src/utils/http.js).
+const FORM_TYPES = [
+	'application/x-www-form-urlencoded',
+	'multipart/form-data',
+	'text/plain',
+	'application/x-sveltekit-formdata'
+];
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * SvelteKit's CSRF check, done here instead (svelte.config.js turns Kit's off with `trustedOrigins: ['*']`)
+ * so that under /api its 403 has the contract's body, `{ error: { code: 'forbidden_origin' } }`; pages
+ * keep Kit's answer word for word. A form post whose Origin is not this server's is refused before
+ * anything reads it.
+ */
+export const refuseCrossSiteForms: Handle = ({ event, resolve }) => {
+	const { request, url } = event;
+	const type = request.headers.get('content-type')?.split(';', 1)[0]!.trim().toLowerCase() ?? '';
+	const crossSite =
+		UNSAFE_METHODS.has(request.method) && FORM_TYPES.includes(type) && request.headers.get('origin') !== url.origin;
+	if (!crossSite) return resolve(event);
+	const message = `Cross-site ${request.method} form submissions are forbidden`;
+	if (isApiPath(url.pathname)) return jsonError(403, 'forbidden_origin', message);
+	if (request.headers.get('accept') === 'application/json') return json({ message }, { status: 403 });
+	return text(message, { status: 403 });
+};
+
+// Each page's form actions, by route id, loaded only when a form is posted.
+const ACTIONS = Object.fromEntries(
+	Object.entries(
+		import.meta.glob<Record<string, unknown> | undefined>('/src/routes/**/+page.server.ts', { import: 'actions' })
+	).map(([file, load]) => [file.replace(/^\/src\/routes/, '').replace(/\/\+page\.server\.ts$/, '') || '/', load])
+);
+
+/** The action a POST names, read as SvelteKit reads it: the first query key starting with `/`. */
+function actionName(url: URL): { name: string; explicit: boolean } {
+	for (const [key] of url.searchParams) if (key.startsWith('/')) return { name: key.slice(1), explicit: true };
+	return { name: 'default', explicit: false };
+}
+
+/**
+ * A POST to a page must name one of that page's own actions: SvelteKit 2.70.4 looks the name up in the
+ * plain `actions` object, so `?/toString` runs Object.prototype.toString past every guard and `?/__proto__`
+ * or `?/default` is a 500 (sveltejs/kit#15525). Anything else is the 404 of an unknown action.
+ * Drop this handle once the portal runs a SvelteKit with sveltejs/kit#16072 (not in 2.70.4, the last 2.x here).
+ */
+export const refuseUnknownActions: Handle = async ({ event, resolve }) => {
+	const load =
+		event.request.method === 'POST' && event.route.id !== null ? ownEntry(ACTIONS, event.route.id) : undefined;
+	if (!load) return resolve(event);
+	const actions = await load();
+	if (!actions) return resolve(event);
+	const { name, explicit } = actionName(event.url);
+	if ((explicit && name === 'default') || !ownEntry(actions, name)) error(404, 'Not Found');
+	return resolve(event);
+};
+
+// The code of an /api error that SvelteKit answered itself (a method the endpoint does not have, a path under /api that is none).
+const API_CODES: Record<number, string> = {
+	400: 'invalid_request',
+	401: 'unauthenticated',
+	403: 'forbidden',
+	404: 'not_found',
+	405: 'method_not_allowed',
+	413: 'body_too_large',
+	415: 'unsupported_media_type'
+};
+
+/**
+ * Every error under /api has the contract's body, `{ error: { code, message } }`, also the ones SvelteKit
+ * answers before an endpoint runs (405 as text, 404 as a page); its other headers (`Allow`) are kept.
+ */
+export const apiErrorBodies: Handle = async ({ event, resolve }) => {
+	const response = await resolve(event);
+	if (response.status < 400 || !isApiPath(event.url.pathname)) return response;
+	if (response.headers.get('content-type')?.startsWith('application/json')) return response;
+	const plain = response.headers.get('content-type')?.startsWith('text/plain') ? (await response.text()).trim() : '';
+	const message = plain && plain.length <= 200 ? plain : response.statusText || 'The request could not be answered.';
+	const headers = new Headers(response.headers);
+	headers.delete('content-length');
+	headers.delete('content-type');
+	return jsonError(response.status, ownEntry(API_CODES, String(response.status)) ?? 'error', message, headers);
+};

@@ -1,0 +1,47 @@
+// Every route and form action of the portal, as the fuzz suite (tests/http/fuzz.test.ts) sends to them.
+// That suite fails when src/routes has a route or an action missing here: a new route is one line.
+
+/** Who the suite asks as: no cookie, a signed-in member, an admin (ADMIN_ADDRESSES). */
+export type Who = 'visitor' | 'member' | 'admin';
+
+export interface FuzzRoute {
+	/** The route id: its folder under src/routes (`[id]` is filled with a real application's id). */
+	id: string;
+	/** Its form actions (`default` for a page's only action) and the fields each reads. */
+	actions?: Readonly<Record<string, readonly string[]>>;
+	/** Fields of a JSON body it reads. */
+	json?: readonly string[];
+	/** Query parameters it reads. */
+	query?: readonly string[];
+	/** Only these see it; anyone else must get exactly what an unknown path answers. */
+	shownTo?: readonly Who[];
+}
+
+const ADMINS: readonly Who[] = ['admin'];
+const TABLE_QUERY = ['review', 'allowlist', 'distribution', 'q', 'sort', 'after', 'before'];
+const MOVE = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from'];
+
+export const ROUTES: readonly FuzzRoute[] = [
+	{ id: '/' },
+	{ id: '/setup' },
+	{ id: '/apply', actions: { default: ['displayName', 'motivation', 'contact'] } },
+	{ id: '/checkin', actions: { default: ['note'] } },
+	{
+		id: '/admin',
+		actions: { transition: MOVE, bulk: ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from', 'confirm'] },
+		query: [...TABLE_QUERY, 'done', 'count'],
+		shownTo: ADMINS
+	},
+	{ id: '/admin/applications/[id]', actions: { transition: MOVE, note: ['body'] }, query: ['done'], shownTo: ADMINS },
+	{ id: '/admin/applications.csv', query: TABLE_QUERY, shownTo: ADMINS },
+	{ id: '/admin/allowlist.csv', shownTo: ADMINS },
+	{ id: '/admin/webhooks', actions: { retry: ['deliveryId'] }, shownTo: ADMINS },
+	{ id: '/api/auth/nonce' },
+	{ id: '/api/auth/verify', json: ['message', 'signature'] },
+	{ id: '/api/auth/logout' },
+	{ id: '/api/auth/me' },
+	{ id: '/api/community-pulse' },
+	{ id: '/healthz' },
+	{ id: '/favicon.svg' },
+	{ id: '/manifest.json' }
+];

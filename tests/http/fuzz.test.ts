@@ -1,0 +1,183 @@
+// The portal under attack: every route, page and form action (tests/http/fuzz-routes.ts), as a visitor,
+// a member and an admin, with seeded hostile requests. No answer is a 5xx, every /api error has the
+// contract's body, a hidden route answers exactly as an unknown path, and nothing is written
+// (issue #32). Replay a run with FUZZ_SEED=<the printed seed>.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, member } from '../helpers/auth';
+import { withoutNonces } from '../helpers/csp';
+import { getPage, postForm } from '../helpers/forms';
+import {
+	METHODS,
+	PROTOTYPE_NAMES,
+	cookieFor,
+	hostileBody,
+	hostileValue,
+	originAndAccept,
+	send,
+	spelling,
+	type Answer,
+	type Sent
+} from '../helpers/fuzz-requests';
+import { startPortalOnOwnDatabase, type OwnDatabasePortal } from '../helpers/own-database';
+import { routeInventory } from '../helpers/route-inventory';
+import { isApiPath } from '../../src/lib/server/platform/http';
+import { signIn } from '../helpers/siwe';
+import { ROUTES, type FuzzRoute, type Who } from './fuzz-routes';
+
+const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
+const WHO: Who[] = ['visitor', 'member', 'admin'];
+
+describe('the fuzz table', () => {
+	it('lists every route and form action under src/routes, and only those', () => {
+		const listed = ROUTES.flatMap((r) => [r.id, ...Object.keys(r.actions ?? {}).map((a) => `${r.id}?/${a}`)]).sort();
+		const existing = routeInventory();
+		expect(existing).toContain('/admin?/transition');
+		expect(listed, 'add the missing routes and actions to tests/http/fuzz-routes.ts').toEqual(existing);
+	});
+});
+
+/** What must hold of every answer; returns the problem, or null. */
+function problem(sent: Sent, a: Answer, write: boolean): string | null {
+	if (a.status >= 500) return `status ${a.status}`;
+	// The server answered before the whole body was sent (413) and closed: nothing to read.
+	if (a.status === 0) return null;
+	// A HEAD answer has no body to check.
+	if (isApiPath(new URL(`http://x${sent.path}`).pathname) && a.status >= 400 && sent.method !== 'HEAD') {
+		let body: unknown;
+		try {
+			body = JSON.parse(a.body);
+		} catch {
+			return `an /api error that is not JSON: ${a.body.slice(0, 80)}`;
+		}
+		const error = (body as { error?: { code?: unknown; message?: unknown } }).error;
+		if (typeof error?.code !== 'string' || typeof error.message !== 'string')
+			return `an /api error without { error: { code, message } }: ${a.body.slice(0, 80)}`;
+	}
+	// An action's success: its redirect (303), or for an enhanced form a JSON success or redirect (a refusal is 200 too).
+	const accepted = a.status === 303 || (a.status < 300 && /"type":"(success|redirect)"/.test(a.body));
+	if (write && accepted) return `a hostile ${sent.method} was accepted (${a.status} ${a.body.slice(0, 60)})`;
+	return null;
+}
+
+describe('hostile requests to every route, as a visitor, a member and an admin', () => {
+	let portal: OwnDatabasePortal;
+	let base: URL;
+	const cookies: Record<Who, string | undefined> = { visitor: undefined, member: undefined, admin: undefined };
+	let applicationId = '';
+	const problems: string[] = [];
+	let sent = 0;
+
+	beforeAll(async () => {
+		console.log(`fuzz seed ${SEED}, ${RUNS} runs (replay: FUZZ_SEED=${SEED})`);
+		portal = await startPortalOnOwnDatabase({ ADMIN_ADDRESSES: admin.address });
+		base = new URL(portal.url);
+		cookies.member = await signIn(portal.url, member);
+		cookies.admin = await signIn(portal.url, admin);
+		const applied = await postForm(
+			`${portal.url}/apply`,
+			{ displayName: 'Fuzz', motivation: 'A real application to aim at.' },
+			{ cookie: cookies.member }
+		);
+		expect(applied.status).toBe(303);
+		applicationId = /href="\/admin\/applications\/([0-9a-f-]{36})"/.exec(
+			(await getPage(`${portal.url}/admin`, cookies.admin)).body
+		)![1]!;
+	}, 180_000);
+	afterAll(() => portal?.stop());
+
+	const pathOf = (route: FuzzRoute) => route.id.replace('[id]', applicationId);
+	const unknownTwin = (path: string) => path.replace(/^(\/+(?:\.\/)?)(admin|%61dmin|ADMIN)/, '$1nope');
+
+	/** Sends `request` to `route` as `who` and records what is wrong with the answer. */
+	async function attempt(route: FuzzRoute, who: Who, request: Sent, canonical: string, write: boolean) {
+		const a = await send(base, request);
+		sent++;
+		const what = `${request.method} ${request.path} as ${who}`;
+		const wrong = problem(request, a, write);
+		if (wrong) problems.push(`${what}: ${wrong}`);
+		// Hidden from this identity: the same request to an unknown path must get the same answer.
+		if (route.shownTo && !route.shownTo.includes(who)) {
+			const twin = await send(base, { ...request, path: unknownTwin(request.path) });
+			const same = (x: Answer) => [x.status, x.headers['content-type'], withoutNonces(x.body)];
+			if (JSON.stringify(same(a)) !== JSON.stringify(same(twin)))
+				problems.push(
+					`${what}: ${a.status} where the unknown path ${unknownTwin(request.path)} answers ${twin.status} (${canonical})`
+				);
+		}
+	}
+
+	it('never a 5xx, a malformed /api error, a hidden route told apart, or a write', async () => {
+		const before = await portal.rowCounts();
+		const origin = portal.url;
+		// Every route, method and identity once, with a poisoned form body.
+		for (const route of ROUTES)
+			for (const who of WHO)
+				for (const method of METHODS) {
+					const body = fc.sample(hostileBody(Object.values(route.actions ?? {}).flat()), {
+						seed: SEED,
+						numRuns: 1
+					})[0]!;
+					const headers: Record<string, string> = { origin, accept: 'text/html' };
+					if (cookies[who]) headers.cookie = cookies[who];
+					if (body.contentType) headers['content-type'] = body.contentType;
+					await attempt(
+						route,
+						who,
+						{ method, path: pathOf(route), headers, body: body.body },
+						route.id,
+						!!route.actions && method === 'POST'
+					);
+				}
+		// Then seeded hostile requests of every kind.
+		const requests = fc.constantFrom(...ROUTES).chain((route) => {
+			const actions = Object.keys(route.actions ?? {});
+			return fc
+				.record({
+					route: fc.constant(route),
+					who: fc.constantFrom(...WHO),
+					method: fc.constantFrom('GET', 'POST', 'POST', 'POST', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'),
+					spell: spelling,
+					action: fc.constantFrom(...actions, ...PROTOTYPE_NAMES, 'default', '', 'x', 'transition'),
+					query: fc.array(
+						fc.tuple(
+							fc.constantFrom(...(route.query ?? []), 'done', '__proto__', 'x-sveltekit-invalidated'),
+							hostileValue
+						),
+						{ maxLength: 4 }
+					),
+					body: hostileBody([...Object.values(route.actions ?? {}).flat(), ...(route.json ?? [])]),
+					context: originAndAccept(origin)
+				})
+				.chain((r) => cookieFor(cookies[r.who]).map((cookie) => ({ ...r, cookie })));
+		});
+		await fc.assert(
+			fc.asyncProperty(requests, async ({ route, who, method, spell, action, query, body, context, cookie }) => {
+				const search = [
+					...(route.actions && method === 'POST' ? [`/${action}`] : []),
+					...query.map(([k, v]) => `${k}=${v}`)
+				].join('&');
+				const path = spell(pathOf(route)) + (search ? (spell(pathOf(route)).includes('?') ? '&' : '?') + search : '');
+				const headers: Record<string, string> = {};
+				if (cookie) headers.cookie = cookie;
+				if (context.origin) headers.origin = context.origin;
+				if (context.accept) headers.accept = context.accept;
+				if (context.action) headers['x-sveltekit-action'] = 'true';
+				if (body.contentType) headers['content-type'] = body.contentType;
+				await attempt(
+					route,
+					who,
+					{ method, path, headers, body: body.body },
+					route.id,
+					!!route.actions && method === 'POST'
+				);
+			}),
+			{ seed: SEED, numRuns: RUNS }
+		);
+		expect(problems.slice(0, 30), `seed ${SEED}`).toEqual([]);
+		expect(await portal.rowCounts(), `seed ${SEED}: a refused request wrote`).toEqual(before);
+		expect(portal.output(), 'the server logged a fault').not.toMatch(/Internal Error|Failed query|at async/);
+		expect(sent).toBeGreaterThan(RUNS);
+	}, 170_000);
+});
