@@ -28,13 +28,20 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/checkin', actions: { default: ['note'] } },
 	{
 		id: '/admin',
-		actions: { transition: MOVE, bulk: ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from', 'confirm'] },
+		actions: {
+			transition: MOVE,
+			bulk: ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from', 'confirm'],
+			reconcile: ['step']
+		},
 		query: [...TABLE_QUERY, 'done', 'count'],
 		shownTo: ADMINS
 	},
 	{ id: '/admin/applications/[id]', actions: { transition: MOVE, note: ['body'] }, query: ['done'], shownTo: ADMINS },
 	{ id: '/admin/applications.csv', query: TABLE_QUERY, shownTo: ADMINS },
 	{ id: '/admin/allowlist.csv', shownTo: ADMINS },
+	{ id: '/admin/batches', query: ['ids'], shownTo: ADMINS },
+	{ id: '/admin/batches/allowlist.json', query: ['ids'], shownTo: ADMINS },
+	{ id: '/admin/batches/distribution.json', query: ['ids'], shownTo: ADMINS },
 	{ id: '/admin/webhooks', actions: { retry: ['deliveryId'] }, shownTo: ADMINS },
 	{ id: '/api/auth/nonce' },
 	{ id: '/api/auth/verify', json: ['message', 'signature'] },

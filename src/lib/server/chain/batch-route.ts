@@ -1,5 +1,5 @@
 import type { RequestEvent, RequestHandler } from '@sveltejs/kit';
-import { adminNotFound } from '../auth/guards';
+import { requireAdmin } from '../auth/guards';
 import { jsonError, jsonErrorFrom } from '../platform/http';
 import { runtime, withDatabase } from '../platform/runtime';
 import { batchDownload } from './batch-download';
@@ -12,7 +12,7 @@ import type { Step } from './steps';
 export function batchRoute(step: Step): { GET: RequestHandler; fallback: RequestHandler } {
 	return {
 		GET: async (event: RequestEvent) => {
-			if (!event.locals.member?.isAdmin) return adminNotFound(event);
+			requireAdmin(event); // the second line: hooks already hide /admin/* from non-admins
 			const headers = { 'cache-control': 'no-store' };
 			let outcome;
 			try {
@@ -29,8 +29,8 @@ export function batchRoute(step: Step): { GET: RequestHandler; fallback: Request
 				}
 			});
 		},
-		fallback: async (event: RequestEvent) => {
-			if (!event.locals.member?.isAdmin) return adminNotFound(event);
+		fallback: (event: RequestEvent) => {
+			requireAdmin(event);
 			return new Response('Method Not Allowed', { status: 405, headers: { allow: 'GET, HEAD' } });
 		}
 	};
