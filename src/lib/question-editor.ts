@@ -16,7 +16,8 @@ import {
  */
 
 type FieldErrors = Record<string, string>;
-type Refused = { ok: false; status: 400; message: string; errors: FieldErrors };
+// The shape of the server's 400 (platform/outcome.ts), so a route can answer it as it is.
+type Refused = { ok: false; status: 400; code: 'invalid_request'; message: string; errors: FieldErrors };
 type Checked<T> = { ok: true; value: T } | Refused;
 
 /** A question as the editor's fields hold it: text as typed, so a refused save shows it back. */
@@ -119,6 +120,7 @@ function rawProblem(field: string, value: string): string | null {
 const refusal = (errors: FieldErrors): Refused => ({
 	ok: false,
 	status: 400,
+	code: 'invalid_request',
 	message: 'Some fields need attention.',
 	errors
 });

@@ -16,14 +16,15 @@ import {
 	zeroAddress,
 	type Abi,
 	type Hex,
-	type PublicClient
+	type PublicClient,
+	type WalletClient
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { polygon } from 'viem/chains';
 
 const ARTIFACTS = path.resolve('node_modules/@safe-global/safe-contracts/build/artifacts/contracts');
 
-function artifact(file: string): { abi: Abi; bytecode: Hex } {
+export function artifact(file: string): { abi: Abi; bytecode: Hex } {
 	const json = JSON.parse(readFileSync(path.join(ARTIFACTS, file), 'utf8')) as { abi: Abi; bytecode: Hex };
 	return { abi: json.abi, bytecode: json.bytecode };
 }
@@ -41,6 +42,11 @@ export interface SafeChain {
 	client: PublicClient;
 	/** Deploys a Safe proxy with these owners and threshold; `salt` tells Safes with the same owners apart. */
 	createSafe(owners: `0x${string}`[], threshold: number, salt?: bigint): Promise<`0x${string}`>;
+	/** The funded account that deployed everything, and its wallet client (it pays for further transactions). */
+	deployer: PrivateKeyAccount;
+	wallet: WalletClient;
+	/** Deploys a contract from the deployer; its address. */
+	deploy(contract: { abi: Abi; bytecode: Hex }, args?: readonly unknown[]): Promise<`0x${string}`>;
 	close(): Promise<void>;
 }
 
@@ -57,8 +63,11 @@ export async function startSafeChain(): Promise<SafeChain> {
 	const client = createPublicClient({ chain: polygon, transport: http(url) });
 	const wallet = createWalletClient({ account: deployer, chain: polygon, transport: http(url) });
 
-	async function deploy({ abi, bytecode }: { abi: Abi; bytecode: Hex }): Promise<`0x${string}`> {
-		const hash = await wallet.deployContract({ abi, bytecode });
+	async function deploy(
+		{ abi, bytecode }: { abi: Abi; bytecode: Hex },
+		args: readonly unknown[] = []
+	): Promise<`0x${string}`> {
+		const hash = await wallet.deployContract({ abi, bytecode, args });
 		const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
 		if (!receipt.contractAddress) throw new Error('deployment failed');
 		return receipt.contractAddress;
@@ -70,6 +79,9 @@ export async function startSafeChain(): Promise<SafeChain> {
 	return {
 		url,
 		client,
+		deployer,
+		wallet,
+		deploy,
 		async createSafe(owners, threshold, salt = 0n) {
 			const initializer = encodeFunctionData({
 				abi: SAFE.abi,

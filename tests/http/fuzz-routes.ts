@@ -32,7 +32,11 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/checkin', actions: { default: ['note'] } },
 	{
 		id: '/admin',
-		actions: { transition: MOVE, bulk: ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from', 'confirm'] },
+		actions: {
+			transition: MOVE,
+			bulk: ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from', 'confirm'],
+			reconcile: ['step']
+		},
 		query: [...TABLE_QUERY, 'done', 'count'],
 		shownTo: ADMINS
 	},
@@ -45,6 +49,9 @@ export const ROUTES: readonly FuzzRoute[] = [
 		query: ['saved'],
 		shownTo: ADMINS
 	},
+	{ id: '/admin/batches', query: ['ids'], shownTo: ADMINS },
+	{ id: '/admin/batches/allowlist.json', query: ['ids'], shownTo: ADMINS },
+	{ id: '/admin/batches/distribution.json', query: ['ids'], shownTo: ADMINS },
 	{ id: '/admin/webhooks', actions: { retry: ['deliveryId'] }, shownTo: ADMINS },
 	{ id: '/admin/insights', shownTo: ADMINS },
 	{ id: '/api/auth/nonce' },

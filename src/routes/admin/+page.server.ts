@@ -1,4 +1,4 @@
-import { redirect } from '@sveltejs/kit';
+import { fail, redirect } from '@sveltejs/kit';
 import { adminListHref } from '$lib/review-query';
 import { cursorText, parseTableQuery, reviewTable } from '$lib/server/applications/review-table';
 import { TRANSITION_FIELDS } from '$lib/server/applications/move-input';
@@ -8,7 +8,9 @@ import { isTerminal } from '$lib/transitions';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import type { Failure } from '$lib/server/platform/outcome';
 import { requireAdmin } from '$lib/server/auth/guards';
-import { withDatabase } from '$lib/server/platform/runtime';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
+import { RECONCILE_FIELDS, reconcile } from '$lib/server/chain/reconcile';
+import { fulfilmentOffer } from '$lib/server/chain/steps';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
@@ -18,7 +20,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 	// The query as links write it (cursors back to text), and the server's clock for waiting times.
 	const query = { ...parsed, after: cursorText(parsed.after), before: cursorText(parsed.before) };
 	const done = { move: url.searchParams.get('done'), count: url.searchParams.get('count') };
-	return { query, table, now: new Date().toISOString(), done };
+	return { query, table, now: new Date().toISOString(), done, fulfilment: fulfilmentOffer(runtime().config) };
 };
 
 export const actions: Actions = {
@@ -58,6 +60,18 @@ export const actions: Actions = {
 		back.set('done', `${move.field}.${move.to}`);
 		back.set('count', String(outcome.value.count));
 		redirect(303, adminListHref(back));
+	},
+
+	// "Find on chain" (src/lib/server/chain/reconcile.ts): guard → validate → read the chain → limit (one per
+	// application found) → one transaction. Answers with what was found and what still waits; running it
+	// again records nothing new, so a repeated post is harmless.
+	reconcile: async ({ locals, request, url, setHeaders }) => {
+		const admin = requireAdmin({ locals, url });
+		const input = formInput(await readForm(request), RECONCILE_FIELDS);
+		const outcome = await withDatabase((db) => reconcile(db, runtime().config, admin, input));
+		if (outcome.ok) return { reconciled: outcome.value };
+		if (outcome.status === 503) return fail(503, { ...outcome, reconcile: true as const });
+		return refuse(setHeaders, outcome, { reconcile: true as const });
 	}
 };
 

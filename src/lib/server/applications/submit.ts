@@ -10,7 +10,7 @@ import {
 	type ApplicationEvent
 } from '../db/schema';
 import { textField, validate } from '../platform/forms';
-import { conflict, failureOfDatabaseError, memberMissing, rateLimited, type Outcome } from '../platform/outcome';
+import { conflict, failureOfDatabaseError, invalid, memberMissing, rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { answersToCurrentForm } from '../forms/answers';
 import { historyOf, newestFirst, type ApplicationWithHistory } from './history';
@@ -48,7 +48,7 @@ export async function submitApplication(
 	const answered = await answersToCurrentForm(db, sentAnswers);
 	if (!parsed.ok || !answered.ok) {
 		const errors = { ...(parsed.ok ? {} : parsed.errors), ...(answered.ok ? {} : answered.errors) };
-		return { ok: false, status: 400, message: 'Some fields need attention.', errors };
+		return invalid(errors);
 	}
 	const fields = { ...parsed.value, formId: answered.formId, answers: answered.answers };
 	try {

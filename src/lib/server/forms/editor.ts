@@ -2,7 +2,7 @@ import { desc } from 'drizzle-orm';
 import { parseDraft, type DraftQuestion } from '$lib/question-editor';
 import type { Database } from '../db/client';
 import { applicationForms } from '../db/schema';
-import type { Outcome } from '../platform/forms';
+import type { Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { forgetCurrentForm } from './versions';
 

@@ -285,6 +285,64 @@ describe('webhook configuration', () => {
 		expect(loadConfig({ ...env, WEBHOOK_TIMEOUT_SECONDS: '2' }).webhooks?.timeoutSeconds).toBe(2);
 		expect(problems({ ...env, WEBHOOK_TIMEOUT_SECONDS: '0' }).WEBHOOK_TIMEOUT_SECONDS).toMatch(/positive/);
 	});
+	it('the fulfilment settings: treasury, grant amount and allowlist contract, function and event, each validated by name', () => {
+		const config = loadConfig({
+			...good,
+			TREASURY_ADDRESS: '0x00000000000000000000000000000000000000AA',
+			TOKEN_GRANT_AMOUNT: '100000000000000000000',
+			ALLOWLIST_CONTRACT: '0x00000000000000000000000000000000000000bB',
+			ALLOWLIST_FUNCTION: 'addToAllowlist(address[])',
+			ALLOWLIST_EVENT: 'event Allowlisted(address indexed account)'
+		});
+		expect(config.fulfilment.treasuryAddress).toBe('0x00000000000000000000000000000000000000aa');
+		expect(config.fulfilment.tokenGrantAmount).toBe(10n ** 20n);
+		expect(config.fulfilment.allowlistContract).toBe('0x00000000000000000000000000000000000000bb');
+		expect(config.fulfilment.allowlistFunction?.takesArray).toBe(true);
+		expect(config.fulfilment.allowlistFunction?.abi.name).toBe('addToAllowlist');
+		expect(config.fulfilment.allowlistEvent?.name).toBe('Allowlisted');
+		expect(
+			loadConfig({ ...good, ALLOWLIST_FUNCTION: 'function allow(address who)' }).fulfilment.allowlistFunction
+				?.takesArray
+		).toBe(false);
+		expect(loadConfig(good).fulfilment).toEqual({
+			treasuryAddress: null,
+			tokenGrantAmount: null,
+			allowlistContract: null,
+			allowlistFunction: null,
+			allowlistEvent: null
+		});
+
+		const bad = problems({
+			...good,
+			TREASURY_ADDRESS: '0x1234',
+			TOKEN_GRANT_AMOUNT: '1.5',
+			ALLOWLIST_CONTRACT: 'treasury.eth',
+			ALLOWLIST_FUNCTION: 'addToAllowlist(uint256[])',
+			ALLOWLIST_EVENT: 'Allowlisted(uint256 indexed id, address indexed account)'
+		});
+		expect(bad.TREASURY_ADDRESS).toMatch(/0x address/);
+		expect(bad.TOKEN_GRANT_AMOUNT).toMatch(/whole number/);
+		expect(bad.ALLOWLIST_CONTRACT).toMatch(/0x address/);
+		expect(bad.ALLOWLIST_FUNCTION).toMatch(/address or address\[\]/);
+		expect(bad.ALLOWLIST_EVENT).toMatch(/first indexed argument/);
+		for (const fn of [
+			'add(address,address)',
+			'add()',
+			'add(address',
+			'isAllowed(address) view returns (bool)',
+			'x'.repeat(400),
+			'add(address)\0'
+		])
+			expect(problems({ ...good, ALLOWLIST_FUNCTION: fn }).ALLOWLIST_FUNCTION).toBeDefined();
+		for (const ev of [
+			'Allowlisted(address account)',
+			'Allowlisted(address indexed a) anonymous',
+			'function f(address)'
+		])
+			expect(problems({ ...good, ALLOWLIST_EVENT: ev }).ALLOWLIST_EVENT).toBeDefined();
+		for (const amount of ['0', '-1', '1e18', String(2n ** 256n), ' 12 34'])
+			expect(problems({ ...good, TOKEN_GRANT_AMOUNT: amount }).TOKEN_GRANT_AMOUNT).toBeDefined();
+	});
 });
 
 describe('Vercel and its cron', () => {

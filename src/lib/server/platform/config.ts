@@ -2,6 +2,8 @@ import * as v from 'valibot';
 import { SECRET_ADVICE, guessableSecretCheck } from '../auth/secret-strength';
 import { communityTokenFrom, WALLETCONNECT_PROJECT_ID, type CommunityToken } from '$lib/chain';
 import { parseSafeAppOrigins } from '../../../../deploy/security-headers.js';
+import type { AbiEvent } from 'viem';
+import { parseAllowlistEvent, parseAllowlistFunction, type AllowlistFunction } from './contract-signatures';
 
 /** The server's validated configuration (docs/configuration.md). */
 export interface Config {
@@ -36,6 +38,18 @@ export interface Config {
 	onVercel: boolean;
 	/** The bearer token that opens GET /metrics (METRICS_TOKEN); null: /metrics answers 404. Never printed. */
 	metricsToken: string | null;
+	/** The Safe batches and how their steps are found on chain (docs/fulfilment.md); each part null when unset. */
+	fulfilment: FulfilmentConfig;
+}
+
+export interface FulfilmentConfig {
+	/** TREASURY_ADDRESS: the community's Safe, which sends the token. */
+	treasuryAddress: `0x${string}` | null;
+	/** TOKEN_GRANT_AMOUNT in the token's base units. */
+	tokenGrantAmount: bigint | null;
+	allowlistContract: `0x${string}` | null;
+	allowlistFunction: AllowlistFunction | null;
+	allowlistEvent: AbiEvent | null;
 }
 
 export interface WebhookConfig {
@@ -111,6 +125,10 @@ function webhookSecretBytes(secret: string): number {
 }
 
 const optionalText = v.optional(v.pipe(v.string(), v.trim()), '');
+const optionalAddress = v.pipe(
+	optionalText,
+	v.check((a) => a === '' || ADDRESS.test(a), 'must be a 0x address of 40 hex digits')
+);
 
 function positiveInteger(fallback: number) {
 	return v.pipe(
@@ -258,6 +276,29 @@ const envSchema = (guessable: (secret: string) => boolean) =>
 			optionalText,
 			v.check((secret) => secret === '' || secret.length >= 16, 'must be at least 16 characters: a random string')
 		),
+		TREASURY_ADDRESS: optionalAddress,
+		TOKEN_GRANT_AMOUNT: v.pipe(
+			optionalText,
+			v.check(
+				(n) => n === '' || (/^[1-9]\d{0,77}$/.test(n) && BigInt(n) < 2n ** 256n),
+				'must be a positive whole number of base units (no decimal point), below 2^256'
+			)
+		),
+		ALLOWLIST_CONTRACT: optionalAddress,
+		ALLOWLIST_FUNCTION: v.pipe(
+			optionalText,
+			v.check(
+				(raw) => raw === '' || typeof parseAllowlistFunction(raw) !== 'string',
+				(issue) => parseAllowlistFunction(issue.input) as string
+			)
+		),
+		ALLOWLIST_EVENT: v.pipe(
+			optionalText,
+			v.check(
+				(raw) => raw === '' || typeof parseAllowlistEvent(raw) !== 'string',
+				(issue) => parseAllowlistEvent(issue.input) as string
+			)
+		),
 		SAFE_APP_ORIGINS: v.pipe(
 			optionalText,
 			v.check(
@@ -354,6 +395,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 		safeAppOrigins: e.SAFE_APP_ORIGINS,
 		cronSecret: e.CRON_SECRET || null,
 		onVercel,
-		metricsToken: e.METRICS_TOKEN || null
+		metricsToken: e.METRICS_TOKEN || null,
+		fulfilment: {
+			treasuryAddress: (e.TREASURY_ADDRESS.toLowerCase() as `0x${string}`) || null,
+			tokenGrantAmount: e.TOKEN_GRANT_AMOUNT ? BigInt(e.TOKEN_GRANT_AMOUNT) : null,
+			allowlistContract: (e.ALLOWLIST_CONTRACT.toLowerCase() as `0x${string}`) || null,
+			allowlistFunction: e.ALLOWLIST_FUNCTION
+				? (parseAllowlistFunction(e.ALLOWLIST_FUNCTION) as AllowlistFunction)
+				: null,
+			allowlistEvent: e.ALLOWLIST_EVENT ? (parseAllowlistEvent(e.ALLOWLIST_EVENT) as AbiEvent) : null
+		}
 	};
 }

@@ -1,5 +1,6 @@
 import { redirect } from '@sveltejs/kit';
-import { fieldError, readForm, refuse } from '$lib/server/platform/forms';
+import { readForm, refuse } from '$lib/server/platform/forms';
+import { fieldError } from '$lib/server/platform/outcome';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { withDatabase } from '$lib/server/platform/runtime';
 import { currentForm } from '$lib/server/forms/versions';

@@ -1,0 +1,4 @@
+import { batchRoute } from '$lib/server/chain/batch-route';
+
+// The Safe Transaction Builder file of the allowlist step (docs/fulfilment.md).
+export const { GET, fallback } = batchRoute('allowlist');
