@@ -10,7 +10,14 @@ import {
 	type ApplicationEvent
 } from '../db/schema';
 import { textField, validate } from '../platform/forms';
-import { conflict, failureOfDatabaseError, invalid, memberMissing, rateLimited, type Outcome } from '../platform/outcome';
+import {
+	conflict,
+	failureOfDatabaseError,
+	invalid,
+	memberMissing,
+	rateLimited,
+	type Outcome
+} from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { answersToCurrentForm } from '../forms/answers';
 import { historyOf, newestFirst, type ApplicationWithHistory } from './history';
