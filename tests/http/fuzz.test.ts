@@ -104,11 +104,12 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 		// Hidden from this identity: the same request to an unknown path must get the same answer.
 		if (route.shownTo && !route.shownTo.includes(who)) {
 			const twin = await send(base, { ...request, path: unknownTwin(request.path) });
-			// Every header, the connection's too, but the date and the etag and nonces of a rendering.
+			// Every header, the connection's too, but the date, the etag, the request's own id
+			// (docs/observability.md) and nonces of a rendering.
 			const same = (x: Answer) => [
 				x.status,
 				Object.entries(x.headers)
-					.filter(([name]) => name !== 'date' && name !== 'etag')
+					.filter(([name]) => !['date', 'etag', 'x-request-id'].includes(name))
 					.map(([n, v]) => `${n}: ${withoutNonces(String(v))}`),
 				withoutNonces(x.body)
 			];
