@@ -40,6 +40,8 @@ export function pathsOutside(file: string, text: string, around = parent): strin
 			!literal.startsWith('//') &&
 			!SYSTEM.test(literal) &&
 			literal.length > 1 &&
+			// '/./' and the like name the file system's root: a path spelling (the fuzz suite's), not a file read.
+			path.resolve(literal) !== '/' &&
 			existsSync(literal) &&
 			!literal.startsWith(root)
 		) {
