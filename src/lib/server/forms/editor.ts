@@ -1,5 +1,6 @@
 import { desc } from 'drizzle-orm';
 import { parseDraft, type DraftQuestion } from '$lib/question-editor';
+import type { Question } from '$lib/questions';
 import type { Database } from '../db/client';
 import { applicationForms } from '../db/schema';
 import type { Outcome } from '../platform/outcome';
@@ -17,9 +18,29 @@ export async function saveFormVersion(
 ): Promise<Outcome<{ id: number }>> {
 	const parsed = parseDraft(draft);
 	if (!parsed.ok) return parsed;
+	return { ok: true, value: await writeFormVersion(db, admin, { questions: parsed.value }) };
+}
+
+/** The parts of a form version an editor saves; what it leaves out is carried forward from the current one. */
+export interface FormPatch {
+	questions?: Question[];
+	rubric?: unknown[];
+	eligibility?: unknown;
+}
+
+/**
+ * writeFormVersion: a new application_forms row, `patch` over the current version (questions, rubric and
+ * eligibility each carried forward unless given). Every editor of /admin/form (questions, rubric,
+ * eligibility) saves through here, validated beforehand.
+ */
+export async function writeFormVersion(db: Database, admin: SignedInMember, patch: FormPatch): Promise<{ id: number }> {
 	const id = await db.transaction(async (tx) => {
 		const [current] = await tx
-			.select({ rubric: applicationForms.rubric, eligibility: applicationForms.eligibility })
+			.select({
+				questions: applicationForms.questions,
+				rubric: applicationForms.rubric,
+				eligibility: applicationForms.eligibility
+			})
 			.from(applicationForms)
 			.orderBy(desc(applicationForms.id))
 			.limit(1);
@@ -27,13 +48,13 @@ export async function saveFormVersion(
 			.insert(applicationForms)
 			.values({
 				createdBy: admin.address,
-				questions: parsed.value,
-				rubric: current?.rubric ?? [],
-				eligibility: current?.eligibility ?? null
+				questions: patch.questions ?? current?.questions ?? [],
+				rubric: patch.rubric ?? current?.rubric ?? [],
+				eligibility: 'eligibility' in patch ? (patch.eligibility ?? null) : (current?.eligibility ?? null)
 			})
 			.returning({ id: applicationForms.id });
 		return row!.id;
 	});
 	forgetCurrentForm(db);
-	return { ok: true, value: { id } };
+	return { id };
 }

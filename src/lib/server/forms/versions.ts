@@ -7,9 +7,13 @@ import type { Question } from '$lib/questions';
 export interface CurrentForm {
 	id: number | null;
 	questions: Question[];
+	/** Reviewer rubric criteria (`[]` when none); shaped by the reviewers' code. */
+	rubric: unknown[];
+	/** Who may apply (null: anyone); shaped by the eligibility code. */
+	eligibility: unknown;
 }
 
-const BUILT_IN: CurrentForm = { id: null, questions: [] };
+const BUILT_IN: CurrentForm = { id: null, questions: [], rubric: [], eligibility: null };
 
 /** How long a process may answer from its copy: the contract allows a version one second old at most. */
 export const CACHE_MS = 1000;
@@ -20,11 +24,16 @@ export async function currentForm(db: Database, now = Date.now()): Promise<Curre
 	const hit = cache.get(db);
 	if (hit && now - hit.at < CACHE_MS && now >= hit.at) return hit.form;
 	const [row] = await db
-		.select({ id: applicationForms.id, questions: applicationForms.questions })
+		.select({
+			id: applicationForms.id,
+			questions: applicationForms.questions,
+			rubric: applicationForms.rubric,
+			eligibility: applicationForms.eligibility
+		})
 		.from(applicationForms)
 		.orderBy(desc(applicationForms.id))
 		.limit(1);
-	const form = row ? { id: row.id, questions: row.questions } : BUILT_IN;
+	const form: CurrentForm = row ? { ...row, eligibility: row.eligibility ?? null } : BUILT_IN;
 	cache.set(db, { form, at: now });
 	return form;
 }
