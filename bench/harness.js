@@ -302,18 +302,23 @@ export function quantile(values, q) {
  * A TCP proxy in front of Postgres that counts the statements its clients send: every Execute
  * (extended protocol) and every simple Query message of the frontend stream. Statements whose text
  * matches `ignore` (e.g. a background worker's) are counted in `counter.ignored` instead.
+ * `noDelay: false` restores the proxy as it was before the stall was found (only `stall.js` asks for it).
  * @param {string} databaseUrl
- * @param {{ ignore?: RegExp | null }} [options]
+ * @param {{ ignore?: RegExp | null, noDelay?: boolean }} [options]
  */
-export async function countingProxy(databaseUrl, { ignore = null } = {}) {
+export async function countingProxy(databaseUrl, { ignore = null, noDelay = true } = {}) {
 	const target = new URL(databaseUrl);
 	const counter = { statements: 0, ignored: 0 };
 	/** @type {Set<import('node:net').Socket>} */
 	const clients = new Set();
-	const server = createServer((client) => {
+	// noDelay on both sides, as Postgres and Node's HTTP server and client set it on theirs. Without it the
+	// proxy held the second part of a result Postgres sent in two flushes (8 KiB, then the rest) until
+	// the portal acknowledged the first, and the portal's kernel delays that ACK by 40 ms: the "40 ms
+	// stall" of the admin pages, which lived only here (bench/README.md, "The 40 ms stall").
+	const server = createServer({ noDelay }, (client) => {
 		clients.add(client);
 		client.once('close', () => clients.delete(client));
-		const upstream = createConnection({ host: target.hostname, port: Number(target.port || 5432) });
+		const upstream = createConnection({ host: target.hostname, port: Number(target.port || 5432), noDelay });
 		let buffer = Buffer.alloc(0);
 		let untyped = true; // the startup (and SSL request) messages carry no type byte
 		/** @type {Map<string, string>} statement name → text, from Parse */

@@ -30,6 +30,7 @@ const all = {
 	'rate-limit': () => import('./scenarios/rate-limit.js'),
 	pulse: () => import('./scenarios/pulse.js'),
 	admin: () => import('./scenarios/admin.js'),
+	stall: () => import('./scenarios/stall.js'),
 	questions: () => import('./scenarios/questions.js'),
 	webhooks: () => import('./scenarios/webhooks.js'),
 	'js-size': () => import('./scenarios/js-size.js'),
