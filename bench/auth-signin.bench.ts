@@ -5,7 +5,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { bench, describe } from 'vitest';
 import { createSessionCodec } from '../src/lib/server/auth/session';
-import { checkEoaSignature, verifySignIn, type SignInPolicy } from '../src/lib/server/auth/siwe';
+import { checkEoaSignature, parseSignInMessage, verifySignIn, type SignInPolicy } from '../src/lib/server/auth/siwe';
 
 // A well-known development key; it holds nothing.
 const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -70,6 +70,40 @@ describe('sign-in', () => {
 		'bare viem recoverMessageAddress (last)',
 		async () => {
 			await recoverMessageAddress({ message, signature });
+		},
+		options
+	);
+});
+
+// Each part of verifySignIn alone (bench/README.md, "Where a sign-in's CPU goes"), on the same message.
+const trusting: SignInPolicy = { ...policy, checkSignature: () => Promise.resolve(true) };
+describe('sign-in parts', () => {
+	bench(
+		'siwe parse (parseSignInMessage)',
+		() => {
+			if (!parseSignInMessage(message)) throw new Error('refused');
+		},
+		options
+	);
+	bench(
+		'every rule but the signature (verifySignIn with a signature check that accepts)',
+		async () => {
+			const result = await verifySignIn({ message, signature, expectedNonce: nonce }, trusting, now);
+			if (!result.ok) throw new Error(result.code);
+		},
+		options
+	);
+	bench(
+		'signature check (checkEoaSignature: recovery and address comparison)',
+		async () => {
+			if (!(await checkEoaSignature({ address: account.address, message, signature }))) throw new Error('refused');
+		},
+		options
+	);
+	bench(
+		'seal the session cookie',
+		async () => {
+			await codec.seal({ address: account.address.toLowerCase(), expiresAt: now + 1_209_600_000 });
 		},
 		options
 	);

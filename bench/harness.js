@@ -97,11 +97,12 @@ export function memoryOf(pid) {
  * Starts `node build/index.js` (or node with other `args`, such as `npm start`'s command line) with
  * only the variables given here and in `env` (an undefined value removes one).
  * With BENCH_CPU_PROF=<dir> the server runs under --cpu-prof and writes its profile there on stop().
+ * `cwd` runs another checkout's build (bench/ab.js), which reads its own migrations folder.
  * @param {Record<string, string | undefined>} env
- * @param {{ profile?: boolean, args?: string[] }} [options]
+ * @param {{ profile?: boolean, args?: string[], cwd?: string }} [options]
  * @returns {Promise<Portal>}
  */
-export async function startPortal(env, { profile = true, args = ['build/index.js'] } = {}) {
+export async function startPortal(env, { profile = true, args = ['build/index.js'], cwd = undefined } = {}) {
 	const port = await freePort();
 	const profileDir = profile ? process.env.BENCH_CPU_PROF : undefined;
 	const flags = [];
@@ -125,7 +126,8 @@ export async function startPortal(env, { profile = true, args = ['build/index.js
 			PGLITE_DATA_DIR: 'memory://',
 			...env
 		},
-		stdio: ['ignore', 'pipe', 'pipe']
+		stdio: ['ignore', 'pipe', 'pipe'],
+		cwd
 	});
 	const pid = child.pid;
 	if (pid === undefined) throw new Error(`could not start node ${args.join(' ')}`);

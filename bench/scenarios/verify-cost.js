@@ -3,6 +3,7 @@
 // /proc, over sequential requests on one connection), for the worst bodies of at most 8 KiB we
 // found, next to a normal sign-in and the anonymous GET /api/auth/me. Target: every body of at most
 // 8 KiB <= 5 ms of server CPU (issue 25; the parser's work budget is in docs/sign-in.md "Bounding the parser").
+// BENCH_VERIFY_ONLY=<text> runs only the cases whose name contains it (and the baseline).
 import { readFileSync } from 'node:fs';
 import { createEncodedRecap, formatMessage } from '@walletconnect/utils';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -155,7 +156,10 @@ export default async function verifyCost({ databaseUrl, engine }) {
 		const rows = [];
 		/** @type {import('../harness.js').Rate | undefined} */
 		let baseline;
+		// BENCH_VERIFY_ONLY=<text>: only the cases whose name contains it, and the baseline (e.g. "normal" to profile a sign-in).
+		const only = process.env.BENCH_VERIFY_ONLY;
 		for (const [name, method, path, headers, body, status] of cases) {
+			if (only && !name.includes(only) && !name.startsWith('GET')) continue;
 			for (let i = 0; i < 50; i++) await client.request(method, path, { headers, body }); // warm-up
 			/** @type {number[]} */
 			const latencies = [];

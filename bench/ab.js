@@ -1,0 +1,169 @@
+// @ts-check
+// A/B of this checkout's build against another checkout's (a `git worktree` of an earlier commit, built
+// there with `npm run build`): each portal on its own database on the Postgres server, migrated with its
+// own checkout's migrations, loaded in alternating rounds from this process; each pair of rounds runs
+// back to back, so its ratio is the one to read on a shared machine (bench/README.md, "A/B runs").
+//
+//   node bench/ab.js --baseline ../perf-base [--only me,checkin] [--seconds 4] [--rounds 5] [--members 400]
+// With BENCH_CPU_PROF=<dir> both servers are profiled (--members 1 keeps sign-ins out of a `me` profile).
+//
+// me: GET /api/auth/me with a valid session cookie, 32 connections (the `auth` scenario's load).
+// checkin: POST /checkin as a browser's form sends it, 400 members, 16 connections (the `checkin` scenario's).
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import { migrate } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createServerDatabase } from '../tests/helpers/postgres.js';
+import { httpClient, loop, quantile, signIn, startPortal } from './harness.js';
+
+const { values } = parseArgs({
+	options: {
+		baseline: { type: 'string' },
+		only: { type: 'string', default: 'me,checkin' },
+		seconds: { type: 'string', default: '4' },
+		rounds: { type: 'string', default: '5' },
+		members: { type: 'string', default: '400' }
+	}
+});
+if (!values.baseline) throw new Error('--baseline <checkout with a build/> is required');
+const sides = /** @type {const} */ ([
+	['this', process.cwd()],
+	['baseline', path.resolve(values.baseline)]
+]);
+for (const [, dir] of sides)
+	if (!existsSync(path.join(dir, 'build/index.js'))) throw new Error(`${dir}: no build/index.js (npm run build there)`);
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+const adminUrl =
+	process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const MEMBERS = Number(values.members); // signed in on each side before the rounds (check-in spreads over them)
+const TICKS_PER_MS = 100 / 1000; // USER_HZ, as Linux reports utime and stime
+
+/** CPU time (user + system) the process `pid` has used, in ms. @param {number} pid */
+function cpuMs(pid) {
+	const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+	return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_MS;
+}
+
+/** @param {string} url @param {string} dir */
+async function migrateWith(url, dir) {
+	const client = postgres(url, { max: 1, onnotice: () => {} });
+	try {
+		await migrate(drizzle(client), { migrationsFolder: path.join(dir, 'drizzle') });
+	} finally {
+		await client.end();
+	}
+}
+
+/**
+ * One side: its database, its portal and what each load needs (cookies signed in through its own endpoints).
+ * @param {string} dir
+ */
+async function prepare(dir) {
+	const database = await createServerDatabase(adminUrl, { prefix: 'portal_ab', migrate: false });
+	await migrateWith(database.url, dir);
+	const portal = await startPortal({ DATABASE_URL: database.url }, { cwd: dir });
+	const accounts = Array.from({ length: MEMBERS }, () => privateKeyToAccount(generatePrivateKey()));
+	/** @type {string[]} */
+	const cookies = [];
+	await Promise.all(
+		Array.from({ length: 8 }, async (_, w) => {
+			for (let i = w; i < MEMBERS; i += 8) cookies[i] = await signIn(portal.url, /** @type {any} */ (accounts[i]));
+		})
+	);
+	return { database, portal, cookies };
+}
+
+/** @type {Record<string, (side: Awaited<ReturnType<typeof prepare>>) => () => Promise<import('./harness.js').Rate>>} */
+const loads = {
+	me: ({ portal, cookies }) => {
+		const client = httpClient(portal.url, 32);
+		const cookie = cookies[0] ?? '';
+		return () => loop(() => client.get('/api/auth/me', { cookie }), { seconds, concurrency: 32 });
+	},
+	checkin: ({ portal, cookies }) => {
+		const client = httpClient(portal.url, 16);
+		let next = 0;
+		return () =>
+			loop(
+				async () => {
+					const n = next++;
+					const r = await client.request('POST', '/checkin', {
+						headers: {
+							origin: portal.url,
+							accept: 'text/html',
+							'content-type': 'application/x-www-form-urlencoded',
+							cookie: cookies[n % MEMBERS] ?? ''
+						},
+						body: `note=${encodeURIComponent(`ab check-in ${n}`)}`
+					});
+					if (r.status !== 303) throw new Error(`checkin ${r.status}`);
+				},
+				{ seconds, concurrency: 16 }
+			);
+	}
+};
+
+const started = performance.now();
+const prepared = [];
+try {
+	for (const [name, dir] of sides) prepared.push({ name, dir, ...(await prepare(dir)) });
+	const lines = [];
+	for (const load of (values.only ?? '').split(',')) {
+		const make = loads[load];
+		if (!make) throw new Error(`unknown load ${load}; known: ${Object.keys(loads).join(', ')}`);
+		// Each round also reads its server's CPU time: CPU per request, less noisy than rates on a shared machine.
+		const runs = prepared.map((side) => {
+			const run = make(side);
+			return async () => {
+				const cpu = cpuMs(side.portal.pid);
+				const started = performance.now();
+				const rate = await run();
+				const requests = (rate.rps * (performance.now() - started)) / 1000;
+				return { ...rate, cpu: (cpuMs(side.portal.pid) - cpu) / requests };
+			};
+		});
+		for (const run of runs) await run(); // warm-up
+		/** @type {(import('./harness.js').Rate & { cpu: number })[][]} */
+		const results = runs.map(() => []);
+		for (let round = 0; round < rounds; round++) {
+			// The order within a pair alternates, so neither side always runs second.
+			const order = round % 2 === 0 ? [0, 1] : [1, 0];
+			for (const i of order) {
+				const run = runs[i];
+				if (run) results[i]?.push(await run());
+			}
+		}
+		const [mine = [], theirs = []] = results;
+		const pairs = mine.map((r, i) => r.rps / (theirs[i]?.rps ?? NaN)).sort((a, b) => a - b);
+		const median = (/** @type {number[]} */ list) =>
+			quantile(
+				[...list].sort((a, b) => a - b),
+				0.5
+			);
+		lines.push(
+			`${load}: this ${median(mine.map((r) => r.rps)).toFixed(0)} req/s (p50 ${median(mine.map((r) => r.p50)).toFixed(2)} ms, errors ${mine.reduce((s, r) => s + r.errors, 0)}), ` +
+				`baseline ${median(theirs.map((r) => r.rps)).toFixed(0)} req/s (p50 ${median(theirs.map((r) => r.p50)).toFixed(2)} ms, errors ${theirs.reduce((s, r) => s + r.errors, 0)}); ` +
+				`pairs ${pairs.map((p) => p.toFixed(2)).join(', ')}, median ${median(pairs).toFixed(2)}; ` +
+				`server CPU per request ${median(mine.map((r) => r.cpu)).toFixed(3)} / ${median(theirs.map((r) => r.cpu)).toFixed(3)} ms ` +
+				`(ratio ${(median(theirs.map((r) => r.cpu)) / median(mine.map((r) => r.cpu))).toFixed(2)})`
+		);
+	}
+	const load = os
+		.loadavg()
+		.map((l) => l.toFixed(1))
+		.join(' ');
+	console.log(
+		`A/B against ${values.baseline}: ${rounds} alternating rounds of ${seconds} s, load average ${load}, ${((performance.now() - started) / 1000).toFixed(0)} s`
+	);
+	for (const line of lines) console.log(line);
+} finally {
+	for (const side of prepared) {
+		await side.portal.stop();
+		await side.database.drop();
+	}
+}
