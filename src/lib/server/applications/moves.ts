@@ -83,16 +83,21 @@ export async function applyMoves(
 		txVerified = checked.verified;
 	}
 
+	// A single move's statements are prepared on a Postgres server (db/prepared.ts); a bulk's text
+	// changes with its size, so it is not kept.
+	const one = ids.length === 1;
 	return db.transaction(async (tx): Promise<Outcome<Moved>> => {
-		const rows = await tx.select().from(applications).where(inArray(applications.id, ids)).for('update');
+		const locking = tx.select().from(applications).where(inArray(applications.id, ids)).for('update');
+		const rows = one ? await locking.prepare('lock_application').execute() : await locking;
 		const refused = checkMoves(moves, rows, options.answer);
 		if (refused) return refused;
 		const before = new Map(rows.map((r) => [r.id, r[field]]));
-		const updated = await tx
+		const updating = tx
 			.update(applications)
 			.set({ [field]: to, updatedAt: sql`now()` })
 			.where(inArray(applications.id, [...ids]))
 			.returning();
+		const updated = one ? await updating.prepare('move_application').execute() : await updating;
 		const byId = new Map(updated.map((a) => [a.id, a]));
 		const moved = ids.map((id) => byId.get(id)!);
 		const audits = moved.map((application) => ({

@@ -155,7 +155,7 @@ export async function reviewTable(db: Database, query: TableQuery, pageSize = AD
 		where.push(ascending ? sql`${key} > ${at}` : sql`${key} < ${at}`);
 	}
 	const direction = ascending ? sql`asc` : sql`desc`;
-	const found = await db
+	const selecting = db
 		.select({
 			id: applications.id,
 			applicantAddress: applications.applicantAddress,
@@ -175,6 +175,9 @@ export async function reviewTable(db: Database, query: TableQuery, pageSize = AD
 		.where(where.length ? and(...where) : undefined)
 		.orderBy(sql`${applications.createdAt} ${direction}`, sql`${applications.id} ${direction}`)
 		.limit(pageSize + 1);
+	// Prepared on a Postgres server, one per combination of filters (db/prepared.ts); a search is not: its
+	// plan depends on how selective the pattern is, which a generic plan cannot know.
+	const found = query.q ? await selecting : await selecting.prepare('review_table_rows').execute();
 	const more = found.length > pageSize;
 	const page = found.slice(0, pageSize);
 	if (backwards) page.reverse();
@@ -214,7 +217,9 @@ async function countByReview(db: Database, query: TableQuery): Promise<ReviewTab
 	if (!query.q) {
 		[row] = await db
 			.select({ all: capped(), ...Object.fromEntries(states.map((s) => [s, capped(s)])) })
-			.from(sql`(select 1) as one`);
+			.from(sql`(select 1) as one`)
+			.prepare('review_table_counts')
+			.execute();
 	} else {
 		const filter = sql`where ${and(...others)}`;
 		const few = sql`(select count(*) from matched) < ${SEARCH_SAMPLE}`;

@@ -7,5 +7,8 @@ export async function upsertMember(db: Database, address: string): Promise<void>
 	await db
 		.insert(members)
 		.values({ address: address.toLowerCase() })
-		.onConflictDoUpdate({ target: members.address, set: { lastSignedInAt: sql`now()` } });
+		.onConflictDoUpdate({ target: members.address, set: { lastSignedInAt: sql`now()` } })
+		// Prepared on a Postgres server: every sign-in runs it (db/prepared.ts).
+		.prepare('upsert_member')
+		.execute();
 }

@@ -25,7 +25,10 @@ export async function checkin(db: Database, member: SignedInMember, input: unkno
 		const [row] = await tx
 			.insert(checkIns)
 			.values({ memberAddress: member.address, note: parsed.value.note })
-			.returning();
+			.returning()
+			// Prepared on a Postgres server, as the limit before it (db/prepared.ts).
+			.prepare('insert_check_in')
+			.execute();
 		await enqueueWebhookEvent(tx, checkinCreated(row!));
 		return row!;
 	};

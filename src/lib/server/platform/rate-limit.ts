@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
+import { executePrepared } from '../db/prepared';
 import { rowsOf } from '../db/rows';
 import { rateLimitRefusals } from './metrics';
 
@@ -32,7 +33,9 @@ export async function consumeRateLimit(
 	limit: number,
 	windowSeconds: number
 ): Promise<RateLimitResult> {
-	const result = await db.execute(
+	const result = await executePrepared(
+		db,
+		'consume_rate_limit',
 		sql`select allowed, used, reset_at::text as reset_at from consume_rate_limit(${subject}, ${action}, ${limit}::integer, make_interval(secs => ${windowSeconds}::double precision))`
 	);
 	const row = rowsOf<{ allowed: boolean; used: number; reset_at: string }>(result)[0];
@@ -64,7 +67,9 @@ export async function consumeCost(
 	const { limit, windowSeconds } = RATE_LIMITS[action];
 	try {
 		return await db.transaction(async (tx) => {
-			const result = await tx.execute(
+			const result = await executePrepared(
+				tx,
+				'consume_rate_limit_cost',
 				sql`select allowed, used, reset_at::text as reset_at from consume_rate_limit(${address.toLowerCase()}, ${action}, ${limit}::integer, make_interval(secs => ${windowSeconds}::double precision), ${cost}::integer)`
 			);
 			const row = rowsOf<{ allowed: boolean; used: number; reset_at: string }>(result)[0];

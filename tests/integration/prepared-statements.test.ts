@@ -1,0 +1,87 @@
+// The hot paths' statements are prepared on a Postgres server (docs/decisions/0031-prepared-statements-and-the-hot-path.md):
+// after a sign-in's upsert, a limit, a check-in, a review page and a single transition, the one
+// connection of a pool of one holds each of them in pg_prepared_statements, and running them again
+// gives the same answers as the first time (a prepared statement is bound to new values, not reused stale).
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { upsertMember } from '../../src/lib/server/auth/members';
+import { transitionApplication } from '../../src/lib/server/applications/moves';
+import { parseTableQuery, reviewTable } from '../../src/lib/server/applications/review-table';
+import { checkin } from '../../src/lib/server/checkins/checkins';
+import { rowsOf } from '../../src/lib/server/db/rows';
+import { consume } from '../../src/lib/server/platform/rate-limit';
+import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/db';
+import { addMember, adminMember, randomAddress, seedApplication } from '../helpers/members';
+
+describe.runIf(serverUrl)('prepared statements on the Postgres server', () => {
+	let t: TestDatabase;
+	beforeAll(async () => {
+		// One connection, so that every statement below is prepared on the session read afterwards.
+		t = await createTestDatabase('postgres', { max: 1 });
+	});
+	afterAll(() => t?.drop());
+
+	const prepared = async () =>
+		rowsOf<{ statement: string }>(await t.db.execute(sql`select statement from pg_prepared_statements`)).map(
+			(r) => r.statement
+		);
+
+	it('keeps the hot statements on the connection and answers each later call with its own values', async () => {
+		const address = randomAddress();
+		await upsertMember(t.db, address);
+		await upsertMember(t.db, address);
+		const first = await consume(t.db, address, 'checkin');
+		const second = await consume(t.db, address, 'checkin');
+		expect([first.used, second.used]).toEqual([1, 2]);
+
+		const member = { address, isAdmin: false };
+		const notes = [];
+		for (const note of ['first', 'second']) {
+			const outcome = await checkin(t.db, member, { note });
+			expect(outcome.ok).toBe(true);
+			if (outcome.ok) notes.push(outcome.value.note);
+		}
+		expect(notes).toEqual(['first', 'second']);
+
+		const applicant = await addMember(t.db);
+		const [a, b] = [
+			await seedApplication(t.db, applicant.address),
+			await seedApplication(t.db, (await addMember(t.db)).address)
+		];
+		const admin = adminMember();
+		for (const id of [a.id, b.id]) {
+			const moved = await transitionApplication(t.db, admin, {
+				applicationId: id,
+				field: 'review',
+				to: 'approved',
+				reason: '',
+				txHash: '',
+				from: 'pending'
+			});
+			expect(moved.ok && [moved.value.application.id, moved.value.application.review]).toEqual([id, 'approved']);
+		}
+
+		const pages = [
+			await reviewTable(t.db, parseTableQuery(new URLSearchParams())),
+			await reviewTable(t.db, parseTableQuery(new URLSearchParams('review=approved')))
+		];
+		expect(pages[0]!.counts).toMatchObject({ all: 2, approved: 2, pending: 0 });
+		expect(pages[1]!.rows.map((r) => r.id).sort()).toEqual([a.id, b.id].sort());
+
+		const statements = await prepared();
+		for (const fragment of [
+			'insert into "members"',
+			'from consume_rate_limit(',
+			'insert into "check_ins"',
+			'from "applications" where "applications"."id" in ($1) for update',
+			'update "applications" set "review"',
+			'(select count(*) from "application_notes"',
+			'from (select 1) as one'
+		]) {
+			expect(
+				statements.some((s) => s.includes(fragment)),
+				fragment
+			).toBe(true);
+		}
+	});
+});
