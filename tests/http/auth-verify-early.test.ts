@@ -30,18 +30,19 @@ const CASES: [label: string, code: string, make: Make, cookie: boolean][] = [
 		async (nonce, host) => ({ ...(await signed()(nonce, host)), message: `${'a.'.repeat(3900)} wants you to sign in` }),
 		false
 	],
-	// Valid grammar, signed, on the right host: only the parser's work budget refuses these
-	// (without it they would be parsed, at 15 ms each, and refused signature_invalid or accepted).
+	// Signed, on the right host, and out of the grammar only at their last character: the scanners
+	// read the 7.7 KB of a URI-like field in one pass before the grammar refuses them (before issue 25's
+	// scanners the reference parser spent 15 ms on each).
 	[
-		'a signed 7.7 KB message whose URI path is slashes',
+		'a signed 7.7 KB message whose URI path is slashes, then a quote',
 		'message_malformed',
-		signed((m, _n, host) => m.replace(`URI: http://${host}`, `URI: http://${host}/${'/'.repeat(7500)}`)),
+		signed((m, _n, host) => m.replace(`URI: http://${host}`, `URI: http://${host}/${'/'.repeat(7500)}"`)),
 		true
 	],
 	[
-		'a signed 7.7 KB message whose resources are dotted hosts',
+		'a signed 7.7 KB message whose resource is a dotted host, then a space',
 		'message_malformed',
-		signed((m) => `${m}\nResources:\n- https://${'1.'.repeat(3800)}a`),
+		signed((m) => `${m}\nResources:\n- https://${'1.'.repeat(3800)}a `),
 		true
 	],
 	[
@@ -78,6 +79,22 @@ describe('POST /api/auth/verify: the cheap refusals', () => {
 		}
 		expect(await portal.rowCounts()).toEqual(before);
 	}, 120_000);
+
+	it('a grammatical hostile shape is parsed in full, not refused by a budget: a signed 7.7 KB message whose URI path is slashes signs in', async () => {
+		const { nonce, cookie } = await fetchNonce(portal.url);
+		const message = buildMessage({
+			domain: host,
+			uri: `http://${host}/${'/'.repeat(7500)}`,
+			nonce,
+			address: member.address
+		});
+		const response = await postVerify(
+			portal.url,
+			{ message, signature: await member.signMessage({ message }) },
+			cookie
+		);
+		expect(response.status).toBe(200);
+	});
 
 	it('no size bound is left: a signed 7 KB message with a 3,000-byte statement and 60 resources signs in', async () => {
 		const { nonce, cookie } = await fetchNonce(portal.url);

@@ -1,19 +1,21 @@
 import apg from 'apg-js/src/apg-lib/node-exports.js';
+import { grammar as SiweGrammar } from '@spruceid/siwe-parser/dist/siwe-grammar.js';
+import * as scan from './siwe-scan';
 
 /**
- * The most work the reference parser may do on a message, in its own unit: apg's node hits (one
- * call of an opcode, a constant amount of work each), linear in the message's length. Standard
- * clients' messages cost 2 to 9 hits a character (a statement 2, a ReCap 4, URLs 6, a crowd of
- * short URLs 8.5) plus a fixed part for the required lines; hostile URI shapes (runs of `/`, `.`,
- * digits) cost up to 20, and are refused when they pass the budget. docs/sign-in.md "Bounding the
- * parser" has the figures.
+ * What the reference parser may cost on any message (docs/sign-in.md "Bounding the parser",
+ * docs/decisions/0030-siwe-parser-scanners.md).
+ *
+ * `@spruceid/siwe-parser` (inside `siwe`) runs apg-js over the EIP-4361 grammar. apg allocates on
+ * every rule call and tries up to a dozen alternatives per character, so a hostile 8 KiB URI cost
+ * 15-35 ms. Here every variable-length rule of that grammar (the domain, the statement, the URI,
+ * the nonce, the chain id, the request id, fractions of seconds and the resources) is answered by a
+ * linear scanner (`siwe-scan.ts`, checked against apg's own rules), through apg's own hook: a rule
+ * callback that sets the result before the rule runs stands for the rule. What apg still walks (the
+ * line order, the titles, the address, the dates) has a fixed length, so its work is bounded by a
+ * constant, whatever the message: PARSE_NODE_HIT_LIMIT, apg's own `setMaxNodeHits`, enforces it.
  */
-export const PARSE_BUDGET = { fixedNodeHits: 2_000, nodeHitsPerChar: 9 } as const;
-
-/** The node-hit budget of a message of `chars` UTF-16 code units (what apg counts as characters). */
-export function parseBudget(chars: number): number {
-	return PARSE_BUDGET.fixedNodeHits + PARSE_BUDGET.nodeHitsPerChar * chars;
-}
+export const PARSE_NODE_HIT_LIMIT = 2_000;
 
 let lastNodeHits = 0;
 
@@ -22,14 +24,93 @@ export function lastParseNodeHits(): number {
 	return lastNodeHits;
 }
 
+type Parser = InstanceType<typeof apg.parser>;
+type Callback = Parser['callbacks'][string];
+type SysData = Parameters<NonNullable<Callback>>[0];
 type ApgParserConstructor = typeof apg.parser & { [marker]?: true; unbudgeted?: typeof apg.parser };
 const marker = Symbol.for('member-portal.siwe-parse-budget');
+const { ids } = apg;
+
+/** The grammar's rules that the scanners answer (lowercase, as apg compares rule names). */
+const SCANNED: Record<string, (s: number[], at: number) => number> = {
+	oscheme: scan.oscheme,
+	domain: scan.authority,
+	statement: scan.statement,
+	uri: scan.uri,
+	'uri-r': scan.uri,
+	nonce: scan.nonce,
+	'chain-id': scan.chainId,
+	'request-id': scan.requestId,
+	'time-secfrac': scan.timeSecfrac
+};
+
+// Fail at start-up, not in silence, if a release of the grammar renames a rule the scanners stand for.
+const ruleNames = new Set(
+	(new (SiweGrammar as unknown as new () => { rules: { lower: string }[] })().rules ?? []).map((r) => r.lower)
+);
+for (const name of [...Object.keys(SCANNED), 'resources', 'resource', 'sign-in-with-ethereum']) {
+	if (!ruleNames.has(name)) throw new Error(`siwe-parse-budget: the SIWE grammar has no rule '${name}'`);
+}
+
+const isSiweGrammar = (grammar: unknown): boolean =>
+	(grammar as { rules?: { lower?: string }[] } | null)?.rules?.[0]?.lower === 'sign-in-with-ethereum';
+
+/** The callback registered for `rule` (apg compares names case-insensitively), and its key. */
+function registered(parser: Parser, rule: string): [string, Callback | undefined] {
+	const key = Object.keys(parser.callbacks).find((k) => k.toLowerCase() === rule) ?? rule;
+	return [key, parser.callbacks[key]];
+}
+
+const settle = (sysData: SysData, length: number): void => {
+	sysData.state = length < 0 ? ids.NOMATCH : length === 0 ? ids.EMPTY : ids.MATCH;
+	sysData.phraseLength = Math.max(length, 0);
+};
 
 /**
- * `@spruceid/siwe-parser` (inside `siwe`) builds a fresh apg parser for every message and offers no
- * option for a limit; apg has one (`setMaxNodeHits`: it throws on the hit past it). So every parser
- * built from this apg module gets the budget of its input. apg-js is a dependency of our own so
- * that this module and siwe share one copy of it in every build.
+ * Lets the scanners answer the grammar's variable-length rules. Each replacement computes the
+ * rule's result, then calls the callback that siwe-parser registered for the rule (if any) with it,
+ * as apg would have after parsing the rule, so siwe-parser records the same fields.
+ */
+function installScanners(parser: Parser): void {
+	for (const [rule, scanner] of Object.entries(SCANNED)) {
+		const [key, original] = registered(parser, rule);
+		parser.callbacks[key] = (sysData, chars, phraseIndex, data) => {
+			settle(sysData, scanner(chars, phraseIndex));
+			original?.(sysData, chars, phraseIndex, data);
+		};
+	}
+	// resources = *( LF resource ), resource = "- " URI-r: one pass over all of them, reporting each
+	// resource to siwe-parser's callbacks for URI-r and resource as apg would.
+	const [, onUri] = registered(parser, 'uri-r');
+	const [, onResource] = registered(parser, 'resource');
+	const [key] = registered(parser, 'resources');
+	parser.callbacks[key] = (sysData, chars, phraseIndex, data) => {
+		const found = scan.resources(chars, phraseIndex);
+		for (const [at, length] of found.uris) {
+			onUri?.({ state: ids.MATCH, phraseLength: length }, chars, at, data);
+			onResource?.({ state: ids.MATCH, phraseLength: length + 2 }, chars, at - 2, data);
+		}
+		settle(sysData, found.length);
+	};
+}
+
+/**
+ * The input as apg's array of code points, made in one pass when the text has no UTF-16 surrogate
+ * (apg's own conversion goes through two buffers); otherwise apg converts it (and refuses a lone
+ * surrogate) as before.
+ */
+function codePoints(input: string | number[]): string | number[] {
+	if (typeof input !== 'string' || /[\uD800-\uDFFF]/.test(input)) return input;
+	const chars = new Array<number>(input.length);
+	for (let i = 0; i < input.length; i++) chars[i] = input.charCodeAt(i);
+	return chars;
+}
+
+/**
+ * `@spruceid/siwe-parser` builds a fresh apg parser for every message and registers its callbacks
+ * before it parses; so every parser built from this apg module gets, when it parses the SIWE
+ * grammar, the scanners and the node-hit limit. apg-js is a dependency of our own so that this
+ * module and siwe share one copy of it in every build.
  */
 function installBudget(): void {
 	const original: ApgParserConstructor = apg.parser;
@@ -37,24 +118,20 @@ function installBudget(): void {
 	const budgeted = function BudgetedParser() {
 		const parser = new original();
 		const parse = parser.parse.bind(parser);
-		parser.parse = (...args: unknown[]) => {
-			const input = args[2];
-			const budget = parseBudget(typeof input === 'string' ? input.length : Infinity);
-			parser.setMaxNodeHits(budget);
-			try {
-				const result = parse(...args);
-				lastNodeHits = result.nodeHits;
-				return result;
-			} catch (error) {
-				// apg throws on the hit past the limit, before doing its work.
-				lastNodeHits = budget;
-				throw error;
-			}
+		parser.parse = (grammar, startRule, input, data) => {
+			if (!isSiweGrammar(grammar)) return parse(grammar, startRule, input, data);
+			installScanners(parser);
+			parser.setMaxNodeHits(PARSE_NODE_HIT_LIMIT);
+			// apg throws on the hit past the limit (a callback of siwe-parser may throw too).
+			lastNodeHits = PARSE_NODE_HIT_LIMIT;
+			const result = parse(grammar, startRule, codePoints(input), data);
+			lastNodeHits = result.nodeHits;
+			return result;
 		};
 		return parser;
 	} as unknown as ApgParserConstructor;
 	budgeted[marker] = true;
-	// Tests measure what a parse would cost without the budget.
+	// Tests compare with the reference parser as it is.
 	budgeted.unbudgeted = original;
 	apg.parser = budgeted;
 }

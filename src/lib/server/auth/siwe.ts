@@ -51,7 +51,7 @@ export function createNonce(): string {
 
 /**
  * Parses an EIP-4361 message with the reference parser (`siwe`); null when the grammar refuses it
- * or the parse would pass its work budget (PARSE_BUDGET_NODE_HITS).
+ * (its variable-length rules answered by linear scanners: siwe-parse-budget.ts).
  */
 export function parseSignInMessage(text: string): SignInMessage | null {
 	let parsed: SiweMessage;
