@@ -1,5 +1,6 @@
 import { TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex } from 'viem';
 import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
+import { singleton } from '$lib/singleton';
 
 /**
  * What chain 137 says about a tx hash (docs/transitions.md "Checking the tx hash on chain").
@@ -11,11 +12,11 @@ export type TxCheck =
 	| { ok: false; reason: 'unknown' | 'reverted'; message: string };
 
 // Set once at start-up (startRuntime) from POLYGON_RPC_URL; null: nothing is looked up.
-let endpoint: { url: string; timeoutMs: number } | null = null;
+const endpoint = singleton<{ url: string; timeoutMs: number } | null>('tx check endpoint', () => null);
 
 /** The endpoint verifyTxHash asks; `timeoutMs` is the whole lookup's budget (5 s; tests may shorten it). */
 export function setTxCheckEndpoint(url: string | null, timeoutMs = RPC_TIMEOUT_MS): void {
-	endpoint = url ? { url, timeoutMs } : null;
+	endpoint.set(url ? { url, timeoutMs } : null);
 }
 
 export const UNKNOWN_TX =
@@ -31,8 +32,9 @@ export const REVERTED_TX =
  * transaction: it waits on the network.
  */
 export async function verifyTxHash(hash: string): Promise<TxCheck> {
-	if (!endpoint) return { ok: true, verified: null, why: 'not_configured' };
-	const { url, timeoutMs } = endpoint;
+	const configured = endpoint.get();
+	if (!configured) return { ok: true, verified: null, why: 'not_configured' };
+	const { url, timeoutMs } = configured;
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	const deadline = new Promise<TxCheck>((resolve) => {
 		timer = setTimeout(() => resolve(noAnswer), timeoutMs);

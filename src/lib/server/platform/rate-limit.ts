@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
 import { rateLimitRefusals } from './metrics';
+import { singleton } from '$lib/singleton';
 
 /** The specification's "Per-address limits on authenticated Server Actions" (docs/data.md). */
 export const RATE_LIMITS = {
@@ -97,10 +98,11 @@ export async function deleteExpiredWindows(db: Database): Promise<number> {
 }
 
 const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
-const lastCleanup = new WeakMap<Database, number>();
+const cleanups = singleton('rate limit cleanups', () => new WeakMap<Database, number>());
 
 // At most every ten minutes per database, in the background, so no request waits for it.
 function scheduleCleanup(db: Database) {
+	const lastCleanup = cleanups.get();
 	const now = Date.now();
 	if (now - (lastCleanup.get(db) ?? 0) < CLEANUP_INTERVAL_MS) return;
 	lastCleanup.set(db, now);

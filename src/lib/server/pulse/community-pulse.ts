@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import type { Card, PulseFeed } from '$lib/community-pulse';
 import type { Config } from '../platform/config';
 import { runtime } from '../platform/runtime';
+import { singleton } from '$lib/singleton';
 
 export type PulseResult =
 	| { ok: true; feed: PulseFeed }
@@ -197,10 +198,7 @@ export function createCommunityPulse(options: CommunityPulseOptions): CommunityP
 	};
 }
 
-let instance: CommunityPulse | null = null;
+const feed = singleton('community pulse', () => createCommunityPulse({ config: runtime().config }));
 
 /** The process's one feed, made from the runtime configuration on first use. */
-export function communityPulse(): CommunityPulse {
-	instance ??= createCommunityPulse({ config: runtime().config });
-	return instance;
-}
+export const communityPulse = (): CommunityPulse => feed.get();
