@@ -1,15 +1,16 @@
 import { TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex } from 'viem';
 import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
+import { ok, type Failed, type Result } from '$lib/result';
 import { singleton } from '$lib/singleton';
 
 /**
- * What chain 137 says about a tx hash (docs/transitions.md "Checking the tx hash on chain").
- * `verified: null` records the move unverified; `why` says why, for the admin's message.
+ * What chain 137 says about a tx hash (docs/transitions.md "Checking the tx hash on chain"): a hash
+ * to record, verified or not, or a refusal (the chain does not know it, or it reverted).
  */
-export type TxCheck =
-	| { ok: true; verified: true }
-	| { ok: true; verified: null; why: 'not_configured' | 'pending' | 'no_answer' }
-	| { ok: false; reason: 'unknown' | 'reverted'; message: string };
+export type TxCheck = Result<TxVerdict, Failed<'tx_unknown' | 'tx_reverted'>>;
+
+/** `verified: null` records the move unverified; `unverified` says why, for the admin's message. */
+export type TxVerdict = { verified: true } | { verified: null; unverified: 'not_configured' | 'pending' | 'no_answer' };
 
 // Set once at start-up (startRuntime) from POLYGON_RPC_URL; null: nothing is looked up.
 const endpoint = singleton<{ url: string; timeoutMs: number } | null>('tx check endpoint', () => null);
@@ -33,7 +34,7 @@ export const REVERTED_TX =
  */
 export async function verifyTxHash(hash: string): Promise<TxCheck> {
 	const configured = endpoint.get();
-	if (!configured) return { ok: true, verified: null, why: 'not_configured' };
+	if (!configured) return ok({ verified: null, unverified: 'not_configured' });
 	const { url, timeoutMs } = configured;
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	const deadline = new Promise<TxCheck>((resolve) => {
@@ -46,7 +47,7 @@ export async function verifyTxHash(hash: string): Promise<TxCheck> {
 	}
 }
 
-const noAnswer: TxCheck = { ok: true, verified: null, why: 'no_answer' };
+const noAnswer: TxCheck = ok({ verified: null, unverified: 'no_answer' });
 
 async function lookUp(url: string, timeoutMs: number, hash: Hex): Promise<TxCheck> {
 	const { client, confirmChain } = polygonRpc(url, timeoutMs);
@@ -59,8 +60,8 @@ async function lookUp(url: string, timeoutMs: number, hash: Hex): Promise<TxChec
 		});
 		if (receipt) {
 			return receipt.status === 'success'
-				? { ok: true, verified: true }
-				: { ok: false, reason: 'reverted', message: REVERTED_TX };
+				? ok({ verified: true })
+				: { ok: false, code: 'tx_reverted', message: REVERTED_TX };
 		}
 		const known = await client.getTransaction({ hash }).then(
 			() => true,
@@ -69,7 +70,9 @@ async function lookUp(url: string, timeoutMs: number, hash: Hex): Promise<TxChec
 				throw err;
 			}
 		);
-		return known ? { ok: true, verified: null, why: 'pending' } : { ok: false, reason: 'unknown', message: UNKNOWN_TX };
+		return known
+			? ok({ verified: null, unverified: 'pending' })
+			: { ok: false, code: 'tx_unknown', message: UNKNOWN_TX };
 	} catch {
 		return noAnswer;
 	}
