@@ -163,6 +163,8 @@ export default defineConfig(({ mode }) => ({
 		testTimeout: 30_000,
 		hookTimeout: 60_000,
 		pool: 'forks',
+		// Every test file starts without the process-wide values an earlier one set (src/lib/singleton.ts).
+		setupFiles: ['tests/helpers/fresh-process.ts'],
 		// A test that asserts nothing cannot fail.
 		expect: { requireAssertions: true },
 		projects: [

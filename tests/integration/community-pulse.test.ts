@@ -38,7 +38,7 @@ function feed(options: { token?: string | null; ttlSeconds?: number; repo?: stri
 
 function expectOk(result: PulseResult) {
 	if (!result.ok) throw new Error(`expected a feed, got ${JSON.stringify(result)}`);
-	return result.feed;
+	return result.value;
 }
 
 describe('community pulse: upstream request and mapping', () => {

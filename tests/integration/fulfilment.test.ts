@@ -192,7 +192,7 @@ describe.each(engines)('fulfilment without a key on %s', (engine) => {
 		);
 		expect((await chain.execute(file.transactions)).status).toBe('success');
 		const busy = adminMember();
-		expect((await consumeCost(t.db, busy.address, 'transitionApplication', 118)).allowed).toBe(true);
+		expect((await consumeCost(t.db, busy.address, 'transitionApplication', 118)).ok).toBe(true);
 		const outcome = await reconcile(t.db, config, busy, { step: 'allowlist' }, { chunk: 1_000 });
 		if (!outcome.ok) throw new Error(outcome.message);
 		expect(outcome.value[0]!.found.map((f) => f.id)).toEqual([apps[0]!.id, apps[1]!.id]);

@@ -31,40 +31,46 @@ const lookups = (hash: string) =>
 describe('verifyTxHash', () => {
 	it('without POLYGON_RPC_URL looks nothing up: not verified, not refused', async () => {
 		const before = rpc.calls.length;
-		expect(await verifyTxHash(hashes.unknown)).toEqual({ ok: true, verified: null, why: 'not_configured' });
+		expect(await verifyTxHash(hashes.unknown)).toEqual({
+			ok: true,
+			value: { verified: null, unverified: 'not_configured' }
+		});
 		expect(rpc.calls.length).toBe(before);
 	});
 
 	it('a successful transaction is verified by its receipt alone', async () => {
 		setTxCheckEndpoint(rpc.url);
-		expect(await verifyTxHash(hashes.success)).toEqual({ ok: true, verified: true });
+		expect(await verifyTxHash(hashes.success)).toEqual({ ok: true, value: { verified: true } });
 		expect(lookups(hashes.success)).toEqual(['eth_getTransactionReceipt']);
 		expect(rpc.calls.some((c) => c.method === 'eth_chainId')).toBe(true);
 	});
 
 	it('a reverted transaction is refused, saying it reverted', async () => {
 		setTxCheckEndpoint(rpc.url);
-		expect(await verifyTxHash(hashes.reverted)).toEqual({ ok: false, reason: 'reverted', message: REVERTED_TX });
+		expect(await verifyTxHash(hashes.reverted)).toEqual({ ok: false, code: 'tx_reverted', message: REVERTED_TX });
 		expect(REVERTED_TX).toMatch(/reverted on chain 137/);
 	});
 
 	it('a hash the chain does not know (no receipt, no transaction) is refused, saying so', async () => {
 		setTxCheckEndpoint(rpc.url);
-		expect(await verifyTxHash(hashes.unknown)).toEqual({ ok: false, reason: 'unknown', message: UNKNOWN_TX });
+		expect(await verifyTxHash(hashes.unknown)).toEqual({ ok: false, code: 'tx_unknown', message: UNKNOWN_TX });
 		expect(lookups(hashes.unknown)).toEqual(['eth_getTransactionReceipt', 'eth_getTransactionByHash']);
 		expect(UNKNOWN_TX).toMatch(/does not know this transaction hash/);
 	});
 
 	it('a known transaction without a receipt yet (pending) is recorded unverified', async () => {
 		setTxCheckEndpoint(rpc.url);
-		expect(await verifyTxHash(hashes.pending)).toEqual({ ok: true, verified: null, why: 'pending' });
+		expect(await verifyTxHash(hashes.pending)).toEqual({ ok: true, value: { verified: null, unverified: 'pending' } });
 	});
 
 	it('an endpoint that never answers: unverified after 5 seconds, not before, not much later', async () => {
 		setTxCheckEndpoint(rpc.url);
 		rpc.silent = true;
 		const started = Date.now();
-		expect(await verifyTxHash(hashes.success)).toEqual({ ok: true, verified: null, why: 'no_answer' });
+		expect(await verifyTxHash(hashes.success)).toEqual({
+			ok: true,
+			value: { verified: null, unverified: 'no_answer' }
+		});
 		const took = Date.now() - started;
 		expect(took).toBeGreaterThanOrEqual(4_900);
 		expect(took).toBeLessThan(6_500);
@@ -76,7 +82,10 @@ describe('verifyTxHash', () => {
 		try {
 			setTxCheckEndpoint(`http://127.0.0.1:${(broken.address() as AddressInfo).port}`);
 			const started = Date.now();
-			expect(await verifyTxHash(hashes.unknown)).toEqual({ ok: true, verified: null, why: 'no_answer' });
+			expect(await verifyTxHash(hashes.unknown)).toEqual({
+				ok: true,
+				value: { verified: null, unverified: 'no_answer' }
+			});
 			expect(Date.now() - started).toBeLessThan(2_000);
 		} finally {
 			broken.close();
@@ -87,7 +96,10 @@ describe('verifyTxHash', () => {
 		const mainnet = await startFakeRpc({ chainId: 1 });
 		try {
 			setTxCheckEndpoint(mainnet.url);
-			expect(await verifyTxHash(hashes.unknown)).toEqual({ ok: true, verified: null, why: 'no_answer' });
+			expect(await verifyTxHash(hashes.unknown)).toEqual({
+				ok: true,
+				value: { verified: null, unverified: 'no_answer' }
+			});
 			expect(mainnet.calls.map((c) => c.method)).toEqual(['eth_chainId']);
 		} finally {
 			await mainnet.close();

@@ -72,9 +72,9 @@ export async function bulkTransition(
 ): Promise<Outcome<{ count: number; applications: BulkApplication[] }>> {
 	const ids = move.applicationIds;
 	const limit = await consumeCost(db, admin.address, 'transitionApplication', ids.length);
-	if (!limit.allowed) {
+	if (!limit.ok) {
 		const left = Math.max(0, limit.limit - limit.used);
-		const refused = rateLimited('state changes in an hour', limit);
+		const refused = rateLimited(limit);
 		return {
 			...refused,
 			message: `${refused.message} This move needs ${ids.length} of them; ${left} ${left === 1 ? 'is' : 'are'} left. Nothing was changed.`

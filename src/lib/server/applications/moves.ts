@@ -80,7 +80,7 @@ export async function applyMoves(
 	if (options.txVerified === undefined && needsOf(field, to).txHash && txHash) {
 		const checked = await verifyTxHash(txHash);
 		if (!checked.ok) return fieldError('txHash', checked.message);
-		txVerified = checked.verified;
+		txVerified = checked.value.verified;
 	}
 
 	// A single move's statements are prepared on a Postgres server (db/prepared.ts); a bulk's text
@@ -169,7 +169,7 @@ export async function transitionApplication(
 	input: unknown
 ): Promise<Outcome<{ application: Application; event: ApplicationEvent }>> {
 	const limit = await consume(db, admin.address, 'transitionApplication');
-	if (!limit.allowed) return rateLimited('state changes in an hour', limit);
+	if (!limit.ok) return rateLimited(limit);
 	const parsed = parseTransition(input);
 	if (!parsed.ok) return parsed;
 	const { applicationId, ...move } = parsed.value;

@@ -49,7 +49,7 @@ export async function submitApplication(
 	sentAnswers: Readonly<Record<string, unknown>> = {}
 ): Promise<Outcome<{ application: Application; resubmitted: boolean }>> {
 	const limit = await consume(db, member.address, 'submitApplication');
-	if (!limit.allowed) return rateLimited('applications in 24 hours', limit);
+	if (!limit.ok) return rateLimited(limit);
 	// The built-in fields and the current form's answers are checked together, so every message shows at once.
 	const parsed = validate(applicationSchema, input);
 	const answered = await answersToCurrentForm(db, sentAnswers);

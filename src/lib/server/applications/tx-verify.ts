@@ -1,21 +1,23 @@
 import { TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex } from 'viem';
 import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
+import { ok, type Failed, type Result } from '$lib/result';
+import { singleton } from '$lib/singleton';
 
 /**
- * What chain 137 says about a tx hash (docs/transitions.md "Checking the tx hash on chain").
- * `verified: null` records the move unverified; `why` says why, for the admin's message.
+ * What chain 137 says about a tx hash (docs/transitions.md "Checking the tx hash on chain"): a hash
+ * to record, verified or not, or a refusal (the chain does not know it, or it reverted).
  */
-export type TxCheck =
-	| { ok: true; verified: true }
-	| { ok: true; verified: null; why: 'not_configured' | 'pending' | 'no_answer' }
-	| { ok: false; reason: 'unknown' | 'reverted'; message: string };
+export type TxCheck = Result<TxVerdict, Failed<'tx_unknown' | 'tx_reverted'>>;
+
+/** `verified: null` records the move unverified; `unverified` says why, for the admin's message. */
+export type TxVerdict = { verified: true } | { verified: null; unverified: 'not_configured' | 'pending' | 'no_answer' };
 
 // Set once at start-up (startRuntime) from POLYGON_RPC_URL; null: nothing is looked up.
-let endpoint: { url: string; timeoutMs: number } | null = null;
+const endpoint = singleton<{ url: string; timeoutMs: number } | null>('tx check endpoint', () => null);
 
 /** The endpoint verifyTxHash asks; `timeoutMs` is the whole lookup's budget (5 s; tests may shorten it). */
 export function setTxCheckEndpoint(url: string | null, timeoutMs = RPC_TIMEOUT_MS): void {
-	endpoint = url ? { url, timeoutMs } : null;
+	endpoint.set(url ? { url, timeoutMs } : null);
 }
 
 export const UNKNOWN_TX =
@@ -31,8 +33,9 @@ export const REVERTED_TX =
  * transaction: it waits on the network.
  */
 export async function verifyTxHash(hash: string): Promise<TxCheck> {
-	if (!endpoint) return { ok: true, verified: null, why: 'not_configured' };
-	const { url, timeoutMs } = endpoint;
+	const configured = endpoint.get();
+	if (!configured) return ok({ verified: null, unverified: 'not_configured' });
+	const { url, timeoutMs } = configured;
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	const deadline = new Promise<TxCheck>((resolve) => {
 		timer = setTimeout(() => resolve(noAnswer), timeoutMs);
@@ -44,7 +47,7 @@ export async function verifyTxHash(hash: string): Promise<TxCheck> {
 	}
 }
 
-const noAnswer: TxCheck = { ok: true, verified: null, why: 'no_answer' };
+const noAnswer: TxCheck = ok({ verified: null, unverified: 'no_answer' });
 
 async function lookUp(url: string, timeoutMs: number, hash: Hex): Promise<TxCheck> {
 	const { client, confirmChain } = polygonRpc(url, timeoutMs);
@@ -57,8 +60,8 @@ async function lookUp(url: string, timeoutMs: number, hash: Hex): Promise<TxChec
 		});
 		if (receipt) {
 			return receipt.status === 'success'
-				? { ok: true, verified: true }
-				: { ok: false, reason: 'reverted', message: REVERTED_TX };
+				? ok({ verified: true })
+				: { ok: false, code: 'tx_reverted', message: REVERTED_TX };
 		}
 		const known = await client.getTransaction({ hash }).then(
 			() => true,
@@ -67,7 +70,9 @@ async function lookUp(url: string, timeoutMs: number, hash: Hex): Promise<TxChec
 				throw err;
 			}
 		);
-		return known ? { ok: true, verified: null, why: 'pending' } : { ok: false, reason: 'unknown', message: UNKNOWN_TX };
+		return known
+			? ok({ verified: null, unverified: 'pending' })
+			: { ok: false, code: 'tx_unknown', message: UNKNOWN_TX };
 	} catch {
 		return noAnswer;
 	}

@@ -1,5 +1,6 @@
 import { hkdfSync, scrypt } from 'node:crypto';
 import { promisify } from 'node:util';
+import { singleton } from '$lib/singleton';
 
 const scryptAsync = promisify(scrypt) as (
 	password: string,
@@ -25,10 +26,11 @@ export interface SessionKeys {
 	integrity: Uint8Array;
 }
 
-const derived = new Map<string, Promise<SessionKeys>>();
+const derivedKeys = singleton('session keys', () => new Map<string, Promise<SessionKeys>>());
 
 /** The keys of one SESSION_PASSWORD (or previous one); derived once per process. */
 export function deriveSessionKeys(password: string): Promise<SessionKeys> {
+	const derived = derivedKeys.get();
 	let keys = derived.get(password);
 	if (!keys) {
 		keys = scryptAsync(password, SALT, 32, SESSION_KDF).then((master) => {

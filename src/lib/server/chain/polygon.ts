@@ -1,6 +1,7 @@
 import { createPublicClient, http, type PublicClient } from 'viem';
 import { polygon } from 'viem/chains';
 import { REQUIRED_CHAIN_ID } from '$lib/chain';
+import { singleton } from '$lib/singleton';
 
 /** How long one request to POLYGON_RPC_URL may take. */
 export const RPC_TIMEOUT_MS = 5_000;
@@ -15,7 +16,7 @@ export interface PolygonRpc {
 	confirmChain: () => Promise<boolean>;
 }
 
-const endpoints = new Map<string, PolygonRpc>();
+const clients = singleton('polygon rpc clients', () => new Map<string, PolygonRpc>());
 
 /**
  * The one client per endpoint that sign-in (contract wallets) and tx-hash checks share, so the
@@ -24,6 +25,7 @@ const endpoints = new Map<string, PolygonRpc>();
  */
 export function polygonRpc(url: string, timeoutMs = RPC_TIMEOUT_MS): PolygonRpc {
 	const key = `${timeoutMs} ${url}`;
+	const endpoints = clients.get();
 	let rpc = endpoints.get(key);
 	if (rpc) return rpc;
 	const client: PublicClient = createPublicClient({

@@ -81,11 +81,11 @@ export async function reconcile(
 	let budget = searched.reduce((n, s) => n + s.settled.length, 0);
 	if (budget > 0) {
 		let limit = await consumeCost(db, admin.address, 'transitionApplication', budget);
-		if (!limit.allowed) {
+		if (!limit.ok) {
 			const left = Math.max(0, limit.limit - limit.used);
-			if (left === 0) return rateLimited('state changes in an hour', limit);
+			if (left === 0) return rateLimited(limit);
 			limit = await consumeCost(db, admin.address, 'transitionApplication', left);
-			if (!limit.allowed) return rateLimited('state changes in an hour', limit);
+			if (!limit.ok) return rateLimited(limit);
 			budget = left;
 		}
 	}

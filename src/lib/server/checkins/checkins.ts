@@ -18,7 +18,7 @@ const checkinSchema = v.object({ note: textField('Note', { ...LENGTHS.checkinNot
 /** checkin: records that the member checked in, with an optional note. Order: limit → validate → write. */
 export async function checkin(db: Database, member: SignedInMember, input: unknown): Promise<Outcome<CheckIn>> {
 	const limit = await consume(db, member.address, 'checkin');
-	if (!limit.allowed) return rateLimited('check-ins in 24 hours', limit);
+	if (!limit.ok) return rateLimited(limit);
 	const parsed = validate(checkinSchema, input);
 	if (!parsed.ok) return parsed;
 	const write = async (tx: Writer) => {

@@ -1,4 +1,5 @@
 import type { Database } from '../db/client';
+import { singleton } from '$lib/singleton';
 import {
 	applicationsPerWeek,
 	checkInsPerDay,
@@ -31,13 +32,14 @@ export interface Insights {
  */
 export const INSIGHTS_TTL_MS = 60_000;
 
-let cached: { insights: Insights; at: number; db: Database } | null = null;
+const reading = singleton<{ insights: Insights; at: number; db: Database } | null>('insights reading', () => null);
 
 /** The last reading when it is younger than INSIGHTS_TTL_MS (and of this database), else a new one. */
 export async function currentInsights(db: Database, now = Date.now()): Promise<Insights> {
+	const cached = reading.get();
 	if (cached && cached.db === db && now - cached.at < INSIGHTS_TTL_MS) return cached.insights;
 	const insights = await readInsights(db);
-	cached = { insights, at: now, db };
+	reading.set({ insights, at: now, db });
 	return insights;
 }
 

@@ -1,4 +1,4 @@
-import type { RateLimitResult } from './rate-limit';
+import type { RateLimitRefusal } from './rate-limit';
 import { sqlState } from '../db/errors';
 
 /**
@@ -57,15 +57,15 @@ export const memberMissing: FailureOf<401> = {
 };
 
 /** The 429 answer for a spent per-address limit, saying how long until it may be tried again. */
-export function rateLimited(what: string, result: RateLimitResult, now = Date.now()): FailureOf<429> {
-	const retryAfterSeconds = Math.max(1, Math.ceil((result.resetAt.getTime() - now) / 1000));
+export function rateLimited(refused: RateLimitRefusal, now = Date.now()): FailureOf<429> {
+	const retryAfterSeconds = Math.max(1, Math.ceil((refused.resetAt.getTime() - now) / 1000));
 	return {
 		ok: false,
 		status: 429,
 		code: 'rate_limited',
-		message: `You have reached the limit of ${result.limit} ${what}. You can try again in ${formatWait(retryAfterSeconds)}.`,
+		message: `${refused.message} You can try again in ${formatWait(retryAfterSeconds)}.`,
 		retryAfterSeconds,
-		resetAt: result.resetAt.toISOString()
+		resetAt: refused.resetAt.toISOString()
 	};
 }
 

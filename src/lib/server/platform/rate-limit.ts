@@ -3,23 +3,54 @@ import type { Database } from '../db/client';
 import { executePrepared } from '../db/prepared';
 import { rowsOf } from '../db/rows';
 import { rateLimitRefusals } from './metrics';
+import { ok, type Failed, type Result } from '$lib/result';
+import { singleton } from '$lib/singleton';
+import { transactionOutcome } from './transaction';
+
+/** A per-address limit: `limit` calls in `windowSeconds`, and what is counted, in words. */
+export interface RateLimitRule {
+	limit: number;
+	windowSeconds: number;
+	/** What a 429 says was counted: "You have reached the limit of 20 check-ins in 24 hours". */
+	counts: string;
+}
 
 /** The specification's "Per-address limits on authenticated Server Actions" (docs/data.md). */
 export const RATE_LIMITS = {
-	submitApplication: { limit: 5, windowSeconds: 24 * 60 * 60 },
-	checkin: { limit: 20, windowSeconds: 24 * 60 * 60 },
-	transitionApplication: { limit: 120, windowSeconds: 60 * 60 }
-} as const satisfies Record<string, { limit: number; windowSeconds: number }>;
+	submitApplication: { limit: 5, windowSeconds: 24 * 60 * 60, counts: 'applications in 24 hours' },
+	checkin: { limit: 20, windowSeconds: 24 * 60 * 60, counts: 'check-ins in 24 hours' },
+	transitionApplication: { limit: 120, windowSeconds: 60 * 60, counts: 'state changes in an hour' }
+} as const satisfies Record<string, RateLimitRule>;
 
 export type RateLimitedAction = keyof typeof RATE_LIMITS;
 
-export interface RateLimitResult {
-	allowed: boolean;
-	/** Calls counted in the current window, this one included. */
+/** Where a subject stands in the current window. */
+export interface RateLimitCount {
+	/** Calls counted in the current window, this one included (a refused bulk: what was spent before it). */
 	used: number;
 	limit: number;
 	/** When the current window ends (database clock). */
 	resetAt: Date;
+}
+
+/** A call over the limit; `rateLimited()` answers it as the 429, adding how long to wait. */
+export interface RateLimitRefusal extends Failed<'rate_limited'>, RateLimitCount {}
+
+export type RateLimitResult = Result<RateLimitCount, RateLimitRefusal>;
+
+function counted(
+	row: { allowed: boolean; used: number; reset_at: string } | undefined,
+	rule: RateLimitRule
+): RateLimitResult {
+	if (!row) throw new Error('consume_rate_limit returned no row');
+	const count = { used: Number(row.used), limit: rule.limit, resetAt: new Date(row.reset_at) };
+	if (row.allowed) return ok(count);
+	return {
+		ok: false,
+		code: 'rate_limited',
+		message: `You have reached the limit of ${rule.limit} ${rule.counts}.`,
+		...count
+	};
 }
 
 /**
@@ -30,33 +61,26 @@ export async function consumeRateLimit(
 	db: Database,
 	subject: string,
 	action: string,
-	limit: number,
-	windowSeconds: number
+	rule: RateLimitRule
 ): Promise<RateLimitResult> {
+	const { limit, windowSeconds } = rule;
 	const result = await executePrepared(
 		db,
 		'consume_rate_limit',
 		sql`select allowed, used, reset_at::text as reset_at from consume_rate_limit(${subject}, ${action}, ${limit}::integer, make_interval(secs => ${windowSeconds}::double precision))`
 	);
-	const row = rowsOf<{ allowed: boolean; used: number; reset_at: string }>(result)[0];
-	if (!row) throw new Error('consume_rate_limit returned no row');
+	const answer = counted(rowsOf<{ allowed: boolean; used: number; reset_at: string }>(result)[0], rule);
 	scheduleCleanup(db);
-	if (!row.allowed) rateLimitRefusals.inc({ action });
-	return { allowed: row.allowed, used: Number(row.used), limit, resetAt: new Date(row.reset_at) };
-}
-
-class Unaffordable extends Error {
-	constructor(readonly result: RateLimitResult) {
-		super('rate limit: cost does not fit');
-	}
+	if (!answer.ok) rateLimitRefusals.inc({ action });
+	return answer;
 }
 
 /**
  * Counts `cost` calls of `action` by `address` at once (a bulk move of `cost` applications) through
  * the five-argument consume_rate_limit(). That function adds the cost whether or not it fits, as the
  * one-call form counts a refused call; a bulk that does not fit must spend nothing (decision 0015), so
- * the statement runs in a transaction of its own, rolled back when refused. The counter's row lock is
- * held for that one statement only.
+ * the statement runs in a transaction of its own, rolled back when refused (transactionOutcome). The
+ * counter's row lock is held for that one statement only.
  */
 export async function consumeCost(
 	db: Database,
@@ -64,35 +88,28 @@ export async function consumeCost(
 	action: RateLimitedAction,
 	cost: number
 ): Promise<RateLimitResult> {
-	const { limit, windowSeconds } = RATE_LIMITS[action];
+	const rule = RATE_LIMITS[action];
+	const { limit, windowSeconds } = rule;
 	try {
-		return await db.transaction(async (tx) => {
+		const answer = await transactionOutcome(db, async (tx) => {
 			const result = await executePrepared(
 				tx,
 				'consume_rate_limit_cost',
 				sql`select allowed, used, reset_at::text as reset_at from consume_rate_limit(${address.toLowerCase()}, ${action}, ${limit}::integer, make_interval(secs => ${windowSeconds}::double precision), ${cost}::integer)`
 			);
-			const row = rowsOf<{ allowed: boolean; used: number; reset_at: string }>(result)[0];
-			if (!row) throw new Error('consume_rate_limit returned no row');
-			const counted = { allowed: row.allowed, used: Number(row.used), limit, resetAt: new Date(row.reset_at) };
-			if (!counted.allowed) throw new Unaffordable({ ...counted, used: counted.used - cost });
-			return counted;
+			const answer = counted(rowsOf<{ allowed: boolean; used: number; reset_at: string }>(result)[0], rule);
+			return answer.ok ? answer : { ...answer, used: answer.used - cost };
 		});
-	} catch (err) {
-		if (err instanceof Unaffordable) {
-			rateLimitRefusals.inc({ action });
-			return err.result;
-		}
-		throw err;
+		if (!answer.ok) rateLimitRefusals.inc({ action });
+		return answer;
 	} finally {
 		scheduleCleanup(db);
 	}
 }
 
-/** consume() for one of the RATE_LIMITS operations, keyed by wallet address (per-address rule 3, docs/data.md). */
+/** consumeRateLimit() for one of the RATE_LIMITS operations, keyed by wallet address (per-address rule 3, docs/data.md). */
 export function consume(db: Database, address: string, action: RateLimitedAction): Promise<RateLimitResult> {
-	const { limit, windowSeconds } = RATE_LIMITS[action];
-	return consumeRateLimit(db, address.toLowerCase(), action, limit, windowSeconds);
+	return consumeRateLimit(db, address.toLowerCase(), action, RATE_LIMITS[action]);
 }
 
 /** Deletes counters whose window has ended; a restarted window would count from 1 anyway. */
@@ -102,10 +119,11 @@ export async function deleteExpiredWindows(db: Database): Promise<number> {
 }
 
 const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
-const lastCleanup = new WeakMap<Database, number>();
+const cleanups = singleton('rate limit cleanups', () => new WeakMap<Database, number>());
 
 // At most every ten minutes per database, in the background, so no request waits for it.
 function scheduleCleanup(db: Database) {
+	const lastCleanup = cleanups.get();
 	const now = Date.now();
 	if (now - (lastCleanup.get(db) ?? 0) < CLEANUP_INTERVAL_MS) return;
 	lastCleanup.set(db, now);

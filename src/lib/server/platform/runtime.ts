@@ -6,6 +6,7 @@ import { createSessionCodec, type SessionCodec } from '../auth/session';
 import { setTxCheckEndpoint } from '../applications/tx-verify';
 import { toEndpoint, type WebhookEndpoint } from '../webhooks/endpoints';
 import { setWebhookEndpoints } from '../webhooks/events';
+import { singleton } from '$lib/singleton';
 
 /** The process's configuration and shared resources, made once at start-up. */
 export interface Runtime {
@@ -16,7 +17,7 @@ export interface Runtime {
 	webhookEndpoints: WebhookEndpoint[];
 }
 
-let current: Runtime | null = null;
+const current = singleton<Runtime | null>('runtime', () => null);
 
 /**
  * Validates the configuration (throws ConfigError) and creates the shared resources; the session
@@ -27,18 +28,18 @@ export async function startRuntime(env: Record<string, string | undefined>): Pro
 	const webhookEndpoints = (config.webhooks?.urls ?? []).map(toEndpoint);
 	setWebhookEndpoints(webhookEndpoints);
 	setTxCheckEndpoint(config.polygonRpcUrl);
-	current = {
+	return current.set({
 		config,
 		database: createDb(config),
 		sessions: await createSessionCodec(config),
 		webhookEndpoints
-	};
-	return current;
+	});
 }
 
 export function runtime(): Runtime {
-	if (!current) throw new Error('The runtime was not started (hooks.server.ts init).');
-	return current;
+	const started = current.get();
+	if (!started) throw new Error('The runtime was not started (hooks.server.ts init).');
+	return started;
 }
 
 export const DATABASE_UNAVAILABLE = {

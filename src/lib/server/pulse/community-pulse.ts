@@ -1,20 +1,20 @@
 import { LRUCache } from 'lru-cache';
 import * as v from 'valibot';
 import type { Card, PulseFeed } from '$lib/community-pulse';
+import { ok, type Failed, type Result } from '$lib/result';
 import type { Config } from '../platform/config';
 import { runtime } from '../platform/runtime';
+import { singleton } from '$lib/singleton';
 
-export type PulseResult =
-	| { ok: true; feed: PulseFeed }
-	| {
-			ok: false;
-			code: 'upstream_unavailable' | 'not_configured';
-			message: string;
-			/** Whole seconds until the next upstream attempt may be made; null when waiting will not help. */
-			retryAfterSeconds: number | null;
-			/** The repository's issue list, when a repository is configured. */
-			source: string | null;
-	  };
+/** The feed, or why there is none (`code`: the JSON error body's, docs/http.md). */
+export type PulseResult = Result<PulseFeed, PulseFailure>;
+
+export interface PulseFailure extends Failed<'upstream_unavailable' | 'not_configured'> {
+	/** Whole seconds until the next upstream attempt may be made; null when waiting will not help. */
+	retryAfterSeconds: number | null;
+	/** The repository's issue list, when a repository is configured. */
+	source: string | null;
+}
 
 export interface CommunityPulse {
 	/** The current feed: cached, shared with concurrent callers, or a suppressed failure. Never throws. */
@@ -81,7 +81,8 @@ export function toCards(issues: v.InferOutput<typeof UpstreamIssues>): Card[] {
 		}));
 }
 
-type Entry = { ok: true; feed: PulseFeed } | { ok: false; reason: string };
+// What one fetch gave, cached for its TTL: the feed, or the failure with what went wrong in its message.
+type Entry = Result<PulseFeed, Failed<'upstream_unavailable'>>;
 
 /** How long after a failed answer to wait: at least 60 s, longer when GitHub says so. */
 function suppressionMs(response: Response | null, now: number): number {
@@ -120,11 +121,15 @@ export function createCommunityPulse(options: CommunityPulseOptions): CommunityP
 		if (config.githubToken) headers.authorization = `Bearer ${config.githubToken}`;
 		if (validator) headers['if-none-match'] = validator.etag;
 		const fail = (reason: string, response: Response | null = null) => ({
-			entry: { ok: false, reason } as Entry,
+			entry: {
+				ok: false,
+				code: 'upstream_unavailable',
+				message: `The issues could not be fetched from GitHub (${reason}). Try again later.`
+			} as Entry,
 			ttlMs: suppressionMs(response, now())
 		});
 		const succeed = (items: Card[]) => ({
-			entry: { ok: true, feed: { items, fetchedAt: new Date(now()).toISOString(), source: source! } } as Entry,
+			entry: ok({ items, fetchedAt: new Date(now()).toISOString(), source: source! }) as Entry,
 			ttlMs: config.communityPulseTtlSeconds * 1000
 		});
 
@@ -181,12 +186,12 @@ export function createCommunityPulse(options: CommunityPulseOptions): CommunityP
 				};
 			}
 			const entry = await cache.fetch(KEY);
-			if (entry?.ok) return { ok: true, feed: entry.feed };
+			if (entry?.ok) return entry;
 			const remaining = cache.getRemainingTTL(KEY);
 			return {
 				ok: false,
 				code: 'upstream_unavailable',
-				message: `The issues could not be fetched from GitHub (${entry?.reason ?? 'no answer'}). Try again later.`,
+				message: entry?.message ?? 'The issues could not be fetched from GitHub (no answer). Try again later.',
 				retryAfterSeconds: Math.max(
 					1,
 					Math.ceil((Number.isFinite(remaining) ? remaining : FAILURE_SUPPRESSION_MS) / 1000)
@@ -197,10 +202,7 @@ export function createCommunityPulse(options: CommunityPulseOptions): CommunityP
 	};
 }
 
-let instance: CommunityPulse | null = null;
+const feed = singleton('community pulse', () => createCommunityPulse({ config: runtime().config }));
 
 /** The process's one feed, made from the runtime configuration on first use. */
-export function communityPulse(): CommunityPulse {
-	instance ??= createCommunityPulse({ config: runtime().config });
-	return instance;
-}
+export const communityPulse = (): CommunityPulse => feed.get();

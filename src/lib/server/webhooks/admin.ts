@@ -5,7 +5,7 @@ import { webhookDeliveries as w } from '../db/schema';
 import { textField, validate } from '../platform/forms';
 import { conflict, fieldError, rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
-import { consumeRateLimit } from '../platform/rate-limit';
+import { consumeRateLimit, type RateLimitRule } from '../platform/rate-limit';
 
 /** A delivery as /admin/webhooks lists it: the URL's host only, never its path (a token, for Discord). */
 export interface DeliveryRow {
@@ -48,7 +48,7 @@ export async function recentDeliveries(db: Database, limit = RECENT_DELIVERIES):
 }
 
 /** An admin's retries: generous, but a script cannot hammer receivers through the portal. */
-export const RETRY_LIMIT = { limit: 120, windowSeconds: 60 * 60 } as const;
+export const RETRY_LIMIT: RateLimitRule = { limit: 120, windowSeconds: 60 * 60, counts: 'webhook retries in an hour' };
 
 export const RETRY_FIELDS = ['deliveryId'] as const;
 
@@ -69,8 +69,8 @@ export async function retryDelivery(
 	admin: SignedInMember,
 	input: unknown
 ): Promise<Outcome<{ id: number }>> {
-	const limit = await consumeRateLimit(db, admin.address, 'retryWebhook', RETRY_LIMIT.limit, RETRY_LIMIT.windowSeconds);
-	if (!limit.allowed) return rateLimited('webhook retries in an hour', limit);
+	const limit = await consumeRateLimit(db, admin.address, 'retryWebhook', RETRY_LIMIT);
+	if (!limit.ok) return rateLimited(limit);
 	const parsed = validate(retrySchema, input);
 	if (!parsed.ok) return parsed;
 	const id = parsed.value.deliveryId;

@@ -8,6 +8,7 @@ import {
 	type CheckIn
 } from '../db/schema';
 import type { WebhookEndpoint } from './endpoints';
+import { singleton } from '$lib/singleton';
 
 /** The events of docs/webhooks.md. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -29,22 +30,23 @@ export interface WebhookEvent {
 export type Writer = Pick<Database, 'insert'>;
 
 // Set once at start-up (startRuntime); empty means webhooks are off and enqueueing costs nothing.
-let endpoints: readonly WebhookEndpoint[] = [];
+const configured = singleton<readonly WebhookEndpoint[]>('webhook endpoints', () => []);
 
 export function setWebhookEndpoints(list: readonly WebhookEndpoint[]): void {
-	endpoints = list;
+	configured.set(list);
 }
 
-export const webhooksEnabled = () => endpoints.length > 0;
+export const webhooksEnabled = () => configured.get().length > 0;
 
 // Outbox rows this process has written: a request that wrote some may start their first attempt after
 // its response (deliverAfterResponse). A rolled-back write counts too, and costs one empty claim.
-let rowsWritten = 0;
-export const outboxRowsWritten = () => rowsWritten;
+const written = singleton('webhook outbox rows written', () => ({ rows: 0 }));
+export const outboxRowsWritten = () => written.get().rows;
 
 /** One outbox row for every event and URL; each event gets one id (the webhook-id) for all its URLs. */
 function outboxRows(events: readonly WebhookEvent[]) {
-	rowsWritten += events.length * endpoints.length;
+	const endpoints = configured.get();
+	written.get().rows += events.length * endpoints.length;
 	return events.flatMap(({ type, data }) => {
 		const eventId = randomUUID();
 		return endpoints.map((e) => ({ eventId, eventType: type, data, urlHash: e.hash, urlHost: e.host }));
@@ -56,7 +58,7 @@ function outboxRows(events: readonly WebhookEvent[]) {
  * commit or roll back with it: one multi-row INSERT for every event and URL; nothing when webhooks are off.
  */
 export async function enqueueWebhookEvents(tx: Writer, events: readonly WebhookEvent[]): Promise<void> {
-	if (endpoints.length === 0 || events.length === 0) return;
+	if (!webhooksEnabled() || events.length === 0) return;
 	await tx.insert(webhookDeliveries).values(outboxRows(events));
 }
 
@@ -67,7 +69,7 @@ export async function enqueueWebhookEvents(tx: Writer, events: readonly WebhookE
  * webhooks are off. For events whose data is known before the change is written (a transition's).
  */
 function webhookOutbox(tx: Pick<Database, '$with' | 'insert'>, events: readonly WebhookEvent[]) {
-	if (endpoints.length === 0 || events.length === 0) return null;
+	if (!webhooksEnabled() || events.length === 0) return null;
 	return tx.$with('webhook_outbox', {}).as(tx.insert(webhookDeliveries).values(outboxRows(events)).getSQL());
 }
 

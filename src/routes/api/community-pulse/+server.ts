@@ -8,7 +8,7 @@ export const GET: RequestHandler = async () => {
 	// No repository configured: nothing to show, which is not a failure (docs/decisions/0025).
 	if (!result.ok && result.code === 'not_configured')
 		return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } });
-	if (result.ok) return json(result.feed, { headers: { 'cache-control': 'no-cache' } });
+	if (result.ok) return json(result.value, { headers: { 'cache-control': 'no-cache' } });
 	// The body keeps the error contract; the issue list travels in a Link header for the home page.
 	const headers: Record<string, string> = { 'cache-control': 'no-store' };
 	if (result.retryAfterSeconds !== null) headers['retry-after'] = String(result.retryAfterSeconds);
