@@ -32,7 +32,7 @@ describe.runIf(serverUrl)('prepared statements on the Postgres server', () => {
 		await upsertMember(t.db, address);
 		const first = await consume(t.db, address, 'checkin');
 		const second = await consume(t.db, address, 'checkin');
-		expect([first.used, second.used]).toEqual([1, 2]);
+		expect([first, second].map((r) => (r.ok ? r.value.used : r.used))).toEqual([1, 2]);
 
 		const member = { address, isAdmin: false };
 		const notes = [];
