@@ -5,6 +5,11 @@ import { isUserRejection, type SignInFailure, type SignInOutcome, type SigningWa
 export interface WalletChoice {
 	name: string;
 	connect: () => Promise<void>;
+	/**
+	 * Connects and signs in one approval (WalletConnect's One-Click Auth), in place of `connect`: the
+	 * outcome, or null when the wallet only connected (then the flow signs as with any connected wallet).
+	 */
+	signInOnConnect?: () => Promise<SignInOutcome | null>;
 }
 
 /**
@@ -71,12 +76,15 @@ export class SignInFlow {
 		if (this.busy) return;
 		if (choice) {
 			this.step = { name: 'connecting', wallet: choice.name };
+			let outcome: SignInOutcome | null = null;
 			try {
-				await choice.connect();
+				if (choice.signInOnConnect) outcome = await choice.signInOnConnect();
+				else await choice.connect();
 			} catch (error) {
 				this.step = { name: 'failed', failure: connectFailure(error) };
 				return;
 			}
+			if (outcome) return this.#finish(outcome);
 		}
 		const signer = this.#parts.signer();
 		if (!signer) {
@@ -89,6 +97,10 @@ export class SignInFlow {
 			ok: false,
 			failure: { kind: 'failed', action: 'sign_again', message: 'The sign-in stopped unexpectedly.' }
 		}));
+		this.#finish(outcome);
+	}
+
+	#finish(outcome: SignInOutcome): void {
 		if (outcome.ok) {
 			this.step = { name: 'signed_in', me: outcome.me };
 			this.#parts.signedIn(outcome.me);

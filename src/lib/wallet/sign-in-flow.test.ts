@@ -104,3 +104,54 @@ describe('SignInFlow: the steps of a sign-in', () => {
 		expect(flow.busy).toBeNull();
 	});
 });
+
+describe('SignInFlow: One-Click Auth (a choice that signs in on connecting)', () => {
+	const oneClick = (signInOnConnect: WalletChoice['signInOnConnect']): WalletChoice => ({
+		name: 'WalletConnect',
+		connect: () => Promise.reject(new Error('connect is not used when the choice signs in on connecting')),
+		signInOnConnect
+	});
+
+	it('one approval signs in: the flow asks for no second signature', async () => {
+		let signIns = 0;
+		const { flow, signedIn } = flowWith({ outcome: () => (signIns++, Promise.resolve({ ok: true, me: ME })) });
+		await flow.start(oneClick(() => Promise.resolve({ ok: true, me: ME })));
+		expect(flow.step).toEqual({ name: 'signed_in', me: ME });
+		expect(signedIn).toEqual([ME]);
+		expect(signIns).toBe(0);
+	});
+
+	it('a wallet without One-Click Auth only connects: the flow then signs as with any wallet (connect-then-sign)', async () => {
+		let signIns = 0;
+		const { flow, signedIn } = flowWith({ outcome: () => (signIns++, Promise.resolve({ ok: true, me: ME })) });
+		await flow.start(oneClick(() => Promise.resolve(null)));
+		expect(signIns).toBe(1);
+		expect(flow.step).toEqual({ name: 'signed_in', me: ME });
+		expect(signedIn).toEqual([ME]);
+	});
+
+	it("the server's refusal of the signed message is shown with its code, and nothing is signed again", async () => {
+		let signIns = 0;
+		const { flow } = flowWith({ outcome: () => (signIns++, Promise.resolve({ ok: true, me: ME })) });
+		const failure = {
+			kind: 'failed',
+			action: 'sign_again',
+			message: 'The sign-in request expired.',
+			code: 'expired'
+		} as const;
+		await flow.start(oneClick(() => Promise.resolve({ ok: false, failure })));
+		expect(flow.failure).toEqual(failure);
+		expect(flow.retryLabel).toBe('Sign again');
+		expect(signIns).toBe(0);
+	});
+
+	it('declined in the wallet app: the connection failure, with a retry', async () => {
+		const { flow } = flowWith();
+		await flow.start(oneClick(() => Promise.reject(Object.assign(new Error('User rejected.'), { code: 4001 }))));
+		expect(flow.failure).toEqual({
+			kind: 'failed',
+			action: 'retry',
+			message: 'You declined the connection request in your wallet.'
+		});
+	});
+});

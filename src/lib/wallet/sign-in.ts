@@ -14,6 +14,9 @@ export type SignInFailure =
 
 export type SignInOutcome = { ok: true; me: Me } | { ok: false; failure: SignInFailure };
 
+/** The statement of every sign-in message this portal asks a wallet to sign. */
+export const SIGN_IN_STATEMENT = 'Sign in to the member portal.';
+
 export const RATE_LIMITED_MESSAGE = 'Traffic is high right now. Please wait a minute and try again.';
 
 /** The wallet side of the routine; the browser passes the wagmi-backed wallet, tests a fake. */
@@ -84,22 +87,8 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 		);
 	}
 
-	let nonceResponse: Response;
-	try {
-		nonceResponse = await env.fetch('/api/auth/nonce', { cache: 'no-store', credentials: 'same-origin' });
-	} catch {
-		return failed('Could not reach the server. Check your connection.');
-	}
-	if (nonceResponse.status === 429) return rateLimited;
-	if (!nonceResponse.ok) return failed(`The server could not start a sign-in (HTTP ${nonceResponse.status}).`);
-	let nonce: string;
-	try {
-		const body = (await nonceResponse.json()) as { nonce?: unknown };
-		if (typeof body.nonce !== 'string') throw new Error('no nonce');
-		nonce = body.nonce;
-	} catch {
-		return failed('The server sent an unreadable answer when starting the sign-in.');
-	}
+	const nonce = await requestNonce(env);
+	if (typeof nonce !== 'string') return nonce;
 
 	const issuedAt = now();
 	const message = createSiweMessage({
@@ -111,7 +100,7 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 		version: '1',
 		issuedAt,
 		expirationTime: new Date(issuedAt.getTime() + SIGN_IN_MESSAGE_LIFETIME_MS),
-		statement: 'Sign in to the member portal.'
+		statement: SIGN_IN_STATEMENT
 	});
 
 	let signature: `0x${string}`;
@@ -123,6 +112,34 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 			: failed('Your wallet could not sign the message.', 'sign_again');
 	}
 
+	return verifySignedMessage(env, message, signature);
+}
+
+/** Step 3: GET /api/auth/nonce; the nonce, or what the screen shows. */
+export async function requestNonce(env: SignInEnvironment): Promise<string | SignInOutcome> {
+	let nonceResponse: Response;
+	try {
+		nonceResponse = await env.fetch('/api/auth/nonce', { cache: 'no-store', credentials: 'same-origin' });
+	} catch {
+		return failed('Could not reach the server. Check your connection.');
+	}
+	if (nonceResponse.status === 429) return rateLimited;
+	if (!nonceResponse.ok) return failed(`The server could not start a sign-in (HTTP ${nonceResponse.status}).`);
+	try {
+		const body = (await nonceResponse.json()) as { nonce?: unknown };
+		if (typeof body.nonce !== 'string') throw new Error('no nonce');
+		return body.nonce;
+	} catch {
+		return failed('The server sent an unreadable answer when starting the sign-in.');
+	}
+}
+
+/** Step 6: POST /api/auth/verify with the message exactly as the wallet signed it. */
+export async function verifySignedMessage(
+	env: SignInEnvironment,
+	message: string,
+	signature: `0x${string}`
+): Promise<SignInOutcome> {
 	let verify: Response;
 	try {
 		verify = await env.fetch('/api/auth/verify', {

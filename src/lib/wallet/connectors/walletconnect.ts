@@ -6,6 +6,8 @@
 import { walletConnect } from '@wagmi/connectors/walletConnect';
 import { logoHref } from '$lib/branding';
 import { community } from '$lib/community';
+import { signInWithOneClickAuth, type OneClickAuth } from '../one-click-auth';
+import type { SignInEnvironment, SignInOutcome } from '../sign-in';
 import type { Connector, Wallet } from '../wallet.svelte';
 
 /**
@@ -34,6 +36,9 @@ export function walletConnectConnector(wallet: Wallet, projectId: string, origin
 			projectId,
 			// The modal shows a QR code on a desktop and wallet-app links on a phone.
 			showQrModal: true,
+			// Polygon is the only chain, ever: a session on it is never stale. So wagmi takes over the session
+			// One-Click Auth opens instead of pairing again (it otherwise trusts a list kept in localStorage).
+			isNewChainsStale: false,
 			metadata: {
 				name: community.name,
 				description: community.description,
@@ -106,4 +111,100 @@ export async function connectWalletConnect(
 		clearTimeout(timer);
 		chosen.emitter.off('message', onMessage);
 	}
+}
+
+/** What of WalletConnect's EthereumProvider One-Click Auth uses. */
+interface AuthenticatingProvider {
+	session?: object;
+	on(event: 'display_uri', listener: (uri: string) => void): unknown;
+	removeListener(event: 'display_uri', listener: (uri: string) => void): unknown;
+	authenticate(params: {
+		chains: number[];
+		domain: string;
+		uri: string;
+		nonce: string;
+		statement: string;
+		iat: string;
+		exp: string;
+		methods: string[];
+	}): Promise<{ auths?: Cacao[] } | undefined>;
+	signer: { client: { formatAuthMessage(params: { request: Cacao['p']; iss: string }): string } };
+}
+
+/** A CAIP-74 object capability: what the wallet signed (`p`) and its signature (`s`). */
+interface Cacao {
+	p: { iss: string; domain: string; nonce: string } & Record<string, unknown>;
+	s: { t: string; s: string };
+}
+
+/** What the portal asks the wallet to allow in the session One-Click Auth opens (its ReCap). */
+const SESSION_METHODS = ['personal_sign', 'wallet_switchEthereumChain', 'wallet_addEthereumChain', 'wallet_watchAsset'];
+
+/**
+ * One-Click Auth over WalletConnect (docs/sign-in.md "One-Click Auth"): the phone wallet connects and
+ * signs the sign-in message in one approval (`authenticate`, EIP-4361 with ReCaps). The message comes
+ * back as WalletConnect's signed object; it is rebuilt with WalletConnect's own formatter, which is the
+ * text the wallet signed. A wallet without One-Click Auth answers WalletConnect's fallback, an ordinary
+ * session: then the result is null and the member signs as with any connected wallet. A member already
+ * connected over WalletConnect signs over that session (null as well).
+ */
+export function walletConnectOneClickAuth(
+	wallet: Wallet,
+	projectId: string,
+	options: { origin: string; timeoutMs?: number }
+): OneClickAuth {
+	return async (request) => {
+		const chosen = walletConnectConnector(wallet, projectId, options.origin);
+		const provider = (await chosen.getProvider()) as AuthenticatingProvider;
+		if (provider.session) {
+			await wallet.connect(chosen);
+			return null;
+		}
+		let timer: ReturnType<typeof setTimeout> | undefined;
+		const onUri = () => clearTimeout(timer);
+		const unreachable = new Promise<never>((_, reject) => {
+			timer = setTimeout(() => reject(new WalletConnectUnreachableError()), options.timeoutMs ?? RELAY_TIMEOUT_MS);
+		});
+		provider.on('display_uri', onUri);
+		let result: Awaited<ReturnType<AuthenticatingProvider['authenticate']>>;
+		try {
+			result = await Promise.race([
+				provider.authenticate({
+					chains: [request.chainId],
+					domain: request.domain,
+					uri: request.uri,
+					nonce: request.nonce,
+					statement: request.statement,
+					iat: request.issuedAt.toISOString(),
+					exp: request.expirationTime.toISOString(),
+					methods: SESSION_METHODS
+				}),
+				unreachable
+			]);
+		} catch (error) {
+			if (error instanceof WalletConnectUnreachableError) await closeModal(chosen);
+			throw error;
+		} finally {
+			clearTimeout(timer);
+			provider.removeListener('display_uri', onUri);
+		}
+		// wagmi takes over the session authenticate opened (no second pairing: isNewChainsStale above).
+		await wallet.connect(chosen);
+		const cacao = result?.auths?.find((auth) => auth.p.iss.startsWith(`did:pkh:eip155:${request.chainId}:`));
+		if (!cacao) return null;
+		const message = provider.signer.client.formatAuthMessage({ request: cacao.p, iss: cacao.p.iss });
+		return { message, signature: cacao.s.s as `0x${string}` };
+	};
+}
+
+/** Sign-in with WalletConnect: One-Click Auth, or connect-then-sign for a wallet without it (null). */
+export function signInWithWalletConnect(
+	wallet: Wallet,
+	projectId: string,
+	env: SignInEnvironment & { timeoutMs?: number }
+): Promise<SignInOutcome | null> {
+	return signInWithOneClickAuth(
+		walletConnectOneClickAuth(wallet, projectId, { origin: env.origin, timeoutMs: env.timeoutMs }),
+		env
+	);
 }
