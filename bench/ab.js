@@ -2,7 +2,7 @@
 // A/B of this checkout's build against another checkout's (a `git worktree` of an earlier commit, built
 // there with `npm run build`): each portal on its own database on the Postgres server, migrated with its
 // own checkout's migrations, loaded in alternating rounds from this process; each pair of rounds runs
-// back to back, so its ratio is the one to read on a shared machine (bench/README.md, "A/B runs").
+// back to back, so its ratio is the one to read on a shared machine (bench/README.md, "A/B runs (`bench/ab.js`)").
 //
 //   node bench/ab.js --baseline ../perf-base [--only me,checkin] [--seconds 4] [--rounds 5] [--members 400]
 // With BENCH_CPU_PROF=<dir> both servers are profiled (--members 1 keeps sign-ins out of a `me` profile).
