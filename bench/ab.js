@@ -2,13 +2,15 @@
 // A/B of this checkout's build against another checkout's (a `git worktree` of an earlier commit, built
 // there with `npm run build`): each portal on its own database on the Postgres server, migrated with its
 // own checkout's migrations, loaded in alternating rounds from this process; each pair of rounds runs
-// back to back, so its ratio is the one to read on a shared machine (bench/README.md, "A/B runs").
+// back to back, so its ratio is the one to read on a shared machine (bench/README.md, "A/B runs (`bench/ab.js`)").
 //
 //   node bench/ab.js --baseline ../perf-base [--only me,checkin] [--seconds 4] [--rounds 5] [--members 400]
 // With BENCH_CPU_PROF=<dir> both servers are profiled (--members 1 keeps sign-ins out of a `me` profile).
 //
 // me: GET /api/auth/me with a valid session cookie, 32 connections (the `auth` scenario's load).
 // checkin: POST /checkin as a browser's form sends it, 400 members, 16 connections (the `checkin` scenario's).
+// verify: POST /api/auth/verify, verify-cost's "normal sign-in" (one signed message replayed with its nonce
+// cookie: parse, rules, recovery, upsert, new cookie), sequential on one connection; read its CPU per request.
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +20,7 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createServerDatabase } from '../tests/helpers/postgres.js';
-import { httpClient, loop, quantile, signIn, startPortal } from './harness.js';
+import { fetchNonce, httpClient, loop, quantile, siweMessage, signIn, startPortal } from './harness.js';
 
 const { values } = parseArgs({
 	options: {
@@ -84,6 +86,28 @@ const loads = {
 		const client = httpClient(portal.url, 32);
 		const cookie = cookies[0] ?? '';
 		return () => loop(() => client.get('/api/auth/me', { cookie }), { seconds, concurrency: 32 });
+	},
+	verify: ({ portal }) => {
+		const client = httpClient(portal.url, 1);
+		const account = privateKeyToAccount(generatePrivateKey());
+		/** @type {Promise<{ cookie: string, body: string }>} */
+		const signed = fetchNonce(portal.url).then(async ({ nonce, cookie }) => {
+			const message = siweMessage(portal.url, account.address, nonce);
+			return { cookie, body: JSON.stringify({ message, signature: await account.signMessage({ message }) }) };
+		});
+		return async () => {
+			const { cookie, body } = await signed;
+			return loop(
+				async () => {
+					const r = await client.request('POST', '/api/auth/verify', {
+						headers: { 'content-type': 'application/json', cookie },
+						body
+					});
+					if (r.status !== 200) throw new Error(`verify ${r.status}`);
+				},
+				{ seconds, concurrency: 1 }
+			);
+		};
 	},
 	checkin: ({ portal, cookies }) => {
 		const client = httpClient(portal.url, 16);

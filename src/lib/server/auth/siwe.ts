@@ -1,5 +1,5 @@
 import { SiweMessage, generateNonce } from 'siwe';
-import { getAddress, isAddressEqual, recoverMessageAddress, type Address, type Hex } from 'viem';
+import { getAddress, recoverMessageAddress, type Address, type Hex } from 'viem';
 import { MAX_MESSAGE_VALIDITY_MS, REQUIRED_CHAIN_ID } from '$lib/chain';
 import type { SignInFailureCode } from '$lib/sign-in-failures';
 import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
@@ -169,7 +169,10 @@ export function checkValidityWindow(
 /** ECDSA recovery only: ordinary accounts (EOAs). */
 export const checkEoaSignature: SignatureCheck = async ({ address, message, signature }) => {
 	try {
-		return isAddressEqual(await recoverMessageAddress({ message, signature }), address);
+		const recovered = await recoverMessageAddress({ message, signature });
+		// What isAddressEqual compares, without checksumming both sides again (two Keccak hashes a sign-in,
+		// bench/README.md "Where a sign-in's CPU goes"): recovery returns an address, the parser checked its own.
+		return recovered.toLowerCase() === address.toLowerCase();
 	} catch {
 		return false;
 	}
