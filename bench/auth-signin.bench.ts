@@ -61,7 +61,7 @@ describe('sign-in', () => {
 		async () => {
 			const result = await verifySignIn({ message, signature, expectedNonce: nonce }, policy, now);
 			if (!result.ok) throw new Error(result.code);
-			await codec.seal({ address: result.address.toLowerCase(), expiresAt: now + 1_209_600_000 });
+			await codec.seal({ address: result.value.address.toLowerCase(), expiresAt: now + 1_209_600_000 });
 		},
 		options
 	);

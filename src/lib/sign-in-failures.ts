@@ -68,6 +68,28 @@ export const SIGN_IN_FAILURE_PROMPTS: Record<VerifyErrorCode, { message: string;
 	invalid_request: { message: 'The server could not read the sign-in request.', action: 'retry' }
 };
 
+/**
+ * Why a sign-in stopped in the browser, before or around the server's answer: the sign-in screen
+ * decides by these codes (and the server's), never by the words.
+ */
+export const BROWSER_SIGN_IN_CODES = [
+	'rate_limited',
+	'wrong_network',
+	'server_unreachable',
+	'server_error',
+	'answer_unreadable',
+	'signature_declined',
+	'signing_failed',
+	'connection_declined',
+	'connection_failed',
+	'relay_unreachable',
+	'no_account',
+	'interrupted'
+] as const;
+
+/** Every code a sign-in failure on the sign-in screen carries: the browser's own or the server's. */
+export type SignInScreenCode = (typeof BROWSER_SIGN_IN_CODES)[number] | VerifyErrorCode;
+
 /** True for a code this module explains (an answer's code is any string). */
 export const isVerifyErrorCode = (code: string): code is VerifyErrorCode =>
 	Object.hasOwn(SIGN_IN_FAILURE_PROMPTS, code);

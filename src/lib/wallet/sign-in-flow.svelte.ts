@@ -1,5 +1,5 @@
 import type { Me } from './session.svelte';
-import { isUserRejection, type SignInFailure, type SignInOutcome, type SigningWallet } from './sign-in';
+import { failed, isUserRejection, type SignInFailure, type SignInOutcome, type SigningWallet } from './sign-in';
 
 /** A wallet to connect before signing: one found in the browser, or WalletConnect. */
 export interface WalletChoice {
@@ -36,11 +36,12 @@ export interface SignInFlowParts {
 
 /** What went wrong while connecting, in the member's words. */
 export function connectFailure(error: unknown): SignInFailure {
-	const failed = (message: string): SignInFailure => ({ kind: 'failed', action: 'retry', message });
-	if (isUserRejection(error)) return failed('You declined the connection request in your wallet.');
+	if (isUserRejection(error))
+		return failed('connection_declined', 'You declined the connection request in your wallet.');
 	// connectors/walletconnect.ts: the relay handed out no pairing link in time.
-	if (error instanceof Error && error.name === 'WalletConnectUnreachableError') return failed(error.message);
-	return failed('Could not connect to your wallet. Unlock it and try again.');
+	if (error instanceof Error && error.name === 'WalletConnectUnreachableError')
+		return failed('relay_unreachable', error.message);
+	return failed('connection_failed', 'Could not connect to your wallet. Unlock it and try again.');
 }
 
 export class SignInFlow {
@@ -68,7 +69,7 @@ export class SignInFlow {
 	/** The label of the button that tries again: a new signature, or the whole step again. */
 	get retryLabel(): string {
 		const failure = this.failure;
-		return failure?.kind === 'failed' && failure.action === 'sign_again' ? 'Sign again' : 'Try again';
+		return failure?.action === 'sign_again' ? 'Sign again' : 'Try again';
 	}
 
 	/** Connects `choice` (none: the wallet already connected), then signs in. Ignored while a step is under way. */
@@ -88,22 +89,23 @@ export class SignInFlow {
 		}
 		const signer = this.#parts.signer();
 		if (!signer) {
-			const message = 'Your wallet shared no account. Unlock it and try again.';
-			this.step = { name: 'failed', failure: { kind: 'failed', action: 'retry', message } };
+			this.step = {
+				name: 'failed',
+				failure: failed('no_account', 'Your wallet shared no account. Unlock it and try again.')
+			};
 			return;
 		}
 		this.step = { name: 'signing', inSafe: this.#parts.inSafe() };
-		const outcome = await this.#parts.signIn(signer).catch((): SignInOutcome => ({
-			ok: false,
-			failure: { kind: 'failed', action: 'sign_again', message: 'The sign-in stopped unexpectedly.' }
-		}));
+		const outcome = await this.#parts
+			.signIn(signer)
+			.catch((): SignInOutcome => failed('interrupted', 'The sign-in stopped unexpectedly.', 'sign_again'));
 		this.#finish(outcome);
 	}
 
 	#finish(outcome: SignInOutcome): void {
 		if (outcome.ok) {
-			this.step = { name: 'signed_in', me: outcome.me };
-			this.#parts.signedIn(outcome.me);
-		} else this.step = { name: 'failed', failure: outcome.failure };
+			this.step = { name: 'signed_in', me: outcome.value };
+			this.#parts.signedIn(outcome.value);
+		} else this.step = { name: 'failed', failure: outcome };
 	}
 }

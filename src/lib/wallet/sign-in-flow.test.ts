@@ -12,7 +12,7 @@ function flowWith(parts: Partial<SignInFlowParts> & { outcome?: () => Promise<Si
 	const flow = new SignInFlow({
 		signer: () => SIGNER,
 		inSafe: () => false,
-		signIn: parts.outcome ?? (() => Promise.resolve({ ok: true, me: ME })),
+		signIn: parts.outcome ?? (() => Promise.resolve({ ok: true, value: ME })),
 		signedIn: (me) => signedIn.push(me),
 		...parts
 	});
@@ -44,7 +44,7 @@ describe('SignInFlow: the steps of a sign-in', () => {
 	it('while a step is under way a second start is ignored (a double click signs once)', async () => {
 		const { choice, settle } = pendingChoice();
 		let signIns = 0;
-		const { flow } = flowWith({ outcome: () => (signIns++, Promise.resolve({ ok: true, me: ME })) });
+		const { flow } = flowWith({ outcome: () => (signIns++, Promise.resolve({ ok: true, value: ME })) });
 		const first = flow.start(choice);
 		await flow.start(null);
 		settle();
@@ -55,12 +55,13 @@ describe('SignInFlow: the steps of a sign-in', () => {
 	it('a declined connection fails with a retry, and signs nothing', async () => {
 		const { choice, settle } = pendingChoice();
 		let signIns = 0;
-		const { flow } = flowWith({ outcome: () => (signIns++, Promise.resolve({ ok: true, me: ME })) });
+		const { flow } = flowWith({ outcome: () => (signIns++, Promise.resolve({ ok: true, value: ME })) });
 		const done = flow.start(choice);
 		settle(Object.assign(new Error('User rejected the request.'), { code: 4001 }));
 		await done;
 		expect(flow.failure).toEqual({
-			kind: 'failed',
+			ok: false,
+			code: 'connection_declined',
 			action: 'retry',
 			message: 'You declined the connection request in your wallet.'
 		});
@@ -71,16 +72,17 @@ describe('SignInFlow: the steps of a sign-in', () => {
 	it('a wallet that shares no account fails with a retry', async () => {
 		const { flow } = flowWith({ signer: () => null });
 		await flow.start(null);
-		expect(flow.failure).toMatchObject({
-			kind: 'failed',
+		expect(flow.failure).toEqual({
+			ok: false,
+			code: 'no_account',
 			action: 'retry',
 			message: expect.stringMatching(/no account/) as string
 		});
 	});
 
 	it("the server's refusal keeps its code, and the button offers a new signature", async () => {
-		const failure = { kind: 'failed', action: 'sign_again', message: 'words', code: 'signature_invalid' } as const;
-		const { flow, signedIn } = flowWith({ outcome: () => Promise.resolve({ ok: false, failure }) });
+		const failure = { ok: false, action: 'sign_again', message: 'words', code: 'signature_invalid' } as const;
+		const { flow, signedIn } = flowWith({ outcome: () => Promise.resolve(failure) });
 		await flow.start(null);
 		expect(flow.failure).toEqual(failure);
 		expect(flow.retryLabel).toBe('Sign again');
@@ -92,15 +94,18 @@ describe('SignInFlow: the steps of a sign-in', () => {
 		const { flow } = flowWith({ inSafe: () => true, outcome: () => new Promise((r) => (finish = r)) });
 		const done = flow.start(null);
 		expect(flow.busy).toBe('Sign the message in Safe{Wallet}…');
-		finish({ ok: false, failure: { kind: 'rate_limited', message: 'wait' } });
+		finish({ ok: false, code: 'rate_limited', action: null, message: 'wait' });
 		await done;
-		expect(flow.step).toEqual({ name: 'failed', failure: { kind: 'rate_limited', message: 'wait' } });
+		expect(flow.step).toEqual({
+			name: 'failed',
+			failure: { ok: false, code: 'rate_limited', action: null, message: 'wait' }
+		});
 	});
 
 	it('an unexpected error in the sign-in ends in a failure, never a stuck step', async () => {
 		const { flow } = flowWith({ outcome: () => Promise.reject(new Error('boom')) });
 		await flow.start(null);
-		expect(flow.failure).toMatchObject({ kind: 'failed', action: 'sign_again' });
+		expect(flow.failure).toMatchObject({ code: 'interrupted', action: 'sign_again' });
 		expect(flow.busy).toBeNull();
 	});
 });

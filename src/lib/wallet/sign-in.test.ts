@@ -47,7 +47,7 @@ describe('signInWithEthereum', () => {
 		const { w, signed } = wallet();
 		const s = server({});
 		const outcome = await signInWithEthereum(w, { ...env, fetch: s.fetch });
-		expect(outcome).toEqual({ ok: true, me: { address: account.address, isAdmin: false } });
+		expect(outcome).toEqual({ ok: true, value: { address: account.address, isAdmin: false } });
 		const fields = parseSiweMessage(signed[0]!);
 		expect(fields).toMatchObject({
 			domain: 'portal.example:8443',
@@ -76,7 +76,9 @@ describe('signInWithEthereum', () => {
 		const outcome = await signInWithEthereum(w, { ...env, ...server({}) });
 		expect(outcome).toEqual({
 			ok: false,
-			failure: { kind: 'failed', action: 'retry', message: expect.stringContaining('Wrong network') as string }
+			code: 'wrong_network',
+			action: 'retry',
+			message: expect.stringContaining('Wrong network') as string
 		});
 		expect(signed).toEqual([]);
 	});
@@ -84,7 +86,7 @@ describe('signInWithEthereum', () => {
 	it.each(['nonce', 'verify'] as const)('a 429 from %s is rate_limited, with no retry action', async (step) => {
 		const { w } = wallet();
 		const outcome = await signInWithEthereum(w, { ...env, ...server({ [step]: { status: 429 } }) });
-		expect(outcome).toEqual({ ok: false, failure: { kind: 'rate_limited', message: RATE_LIMITED_MESSAGE } });
+		expect(outcome).toEqual({ ok: false, code: 'rate_limited', action: null, message: RATE_LIMITED_MESSAGE });
 	});
 
 	it('a refused signature (4001, however wrapped) offers to sign again and sends nothing', async () => {
@@ -95,7 +97,9 @@ describe('signInWithEthereum', () => {
 		const outcome = await signInWithEthereum(w, { ...env, fetch: s.fetch });
 		expect(outcome).toEqual({
 			ok: false,
-			failure: { kind: 'failed', action: 'sign_again', message: expect.stringContaining('refused') as string }
+			code: 'signature_declined',
+			action: 'sign_again',
+			message: expect.stringContaining('refused') as string
 		});
 		expect(s.requests.map((r) => r.url)).toEqual(['/api/auth/nonce']);
 	});
@@ -112,9 +116,9 @@ describe('signInWithEthereum', () => {
 			...server({ verify: { status: 401, body: { error: { code, message: 'x' } } } })
 		});
 		expect(outcome.ok).toBe(false);
-		if (!outcome.ok && outcome.failure.kind === 'failed') {
-			expect(outcome.failure.message).toMatch(text);
-			expect(outcome.failure.code).toBe(code);
+		if (!outcome.ok) {
+			expect(outcome.message).toMatch(text);
+			expect(outcome.code).toBe(code);
 		} else throw new Error('expected a failure with a prompt');
 	});
 
@@ -123,7 +127,9 @@ describe('signInWithEthereum', () => {
 		const outcome = await signInWithEthereum(w, { ...env, ...server({ nonce: { status: 503 } }) });
 		expect(outcome).toEqual({
 			ok: false,
-			failure: { kind: 'failed', action: 'retry', message: expect.stringContaining('503') as string }
+			code: 'server_error',
+			action: 'retry',
+			message: expect.stringContaining('503') as string
 		});
 	});
 });

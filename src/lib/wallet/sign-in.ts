@@ -1,18 +1,19 @@
 import { createSiweMessage } from 'viem/siwe';
 import { REQUIRED_CHAIN_ID, SIGN_IN_MESSAGE_LIFETIME_MS } from '$lib/chain';
-import { SIGN_IN_FAILURE_PROMPTS, isVerifyErrorCode, type VerifyErrorCode } from '$lib/sign-in-failures';
+import type { Failed, Result } from '$lib/result';
+import { SIGN_IN_FAILURE_PROMPTS, isVerifyErrorCode, type SignInScreenCode } from '$lib/sign-in-failures';
 import type { Me } from './session.svelte';
 
 /**
- * What the sign-in screen offers after a failure: never anything for a 429 (retrying spends the limit).
- * `code` is the server's, when the server refused the signed message: the screen decides by it, never
- * by the words.
+ * Why a sign-in stopped (`code`: the server's when it refused the signed message, else the browser's;
+ * the screen decides by it, never by the words) and what the screen offers: a retry, a new signature,
+ * or nothing for a 429 (retrying spends the limit).
  */
-export type SignInFailure =
-	| { kind: 'rate_limited'; message: string }
-	| { kind: 'failed'; message: string; action: 'retry' | 'sign_again'; code?: VerifyErrorCode };
+export interface SignInFailure extends Failed<SignInScreenCode> {
+	action: 'retry' | 'sign_again' | null;
+}
 
-export type SignInOutcome = { ok: true; me: Me } | { ok: false; failure: SignInFailure };
+export type SignInOutcome = Result<Me, SignInFailure>;
 
 /** The statement of every sign-in message this portal asks a wallet to sign. */
 export const SIGN_IN_STATEMENT = 'Sign in to the member portal.';
@@ -46,11 +47,15 @@ export function isUserRejection(error: unknown): boolean {
 	return false;
 }
 
-function failed(message: string, action: 'retry' | 'sign_again' = 'retry', code?: VerifyErrorCode): SignInOutcome {
-	return { ok: false, failure: { kind: 'failed', message, action, ...(code ? { code } : {}) } };
+export function failed(
+	code: SignInScreenCode,
+	message: string,
+	action: SignInFailure['action'] = 'retry'
+): SignInFailure {
+	return { ok: false, code, message, action };
 }
 
-const rateLimited: SignInOutcome = { ok: false, failure: { kind: 'rate_limited', message: RATE_LIMITED_MESSAGE } };
+const rateLimited = failed('rate_limited', RATE_LIMITED_MESSAGE, null);
 
 async function errorCodeOf(response: Response): Promise<string | null> {
 	try {
@@ -75,6 +80,7 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 			const on = wallet.chainId();
 			const where = on ? ` (your wallet is on chain ${on})` : '';
 			return failed(
+				'wrong_network',
 				isUserRejection(error)
 					? `Wrong network${where}: the switch to Polygon was declined. Sign-in needs Polygon (chain ${REQUIRED_CHAIN_ID}).`
 					: `Wrong network${where}: your wallet could not switch to Polygon (chain ${REQUIRED_CHAIN_ID}).`
@@ -83,6 +89,7 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 	}
 	if (wallet.chainId() !== REQUIRED_CHAIN_ID) {
 		return failed(
+			'wrong_network',
 			`Wrong network: your wallet is on chain ${wallet.chainId() ?? 'unknown'}, sign-in needs Polygon (chain ${REQUIRED_CHAIN_ID}).`
 		);
 	}
@@ -108,8 +115,8 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 		signature = await wallet.signMessage(message);
 	} catch (error) {
 		return isUserRejection(error)
-			? failed('You refused the signature request in your wallet.', 'sign_again')
-			: failed('Your wallet could not sign the message.', 'sign_again');
+			? failed('signature_declined', 'You refused the signature request in your wallet.', 'sign_again')
+			: failed('signing_failed', 'Your wallet could not sign the message.', 'sign_again');
 	}
 
 	return verifySignedMessage(env, message, signature);
@@ -121,16 +128,17 @@ export async function requestNonce(env: SignInEnvironment): Promise<string | Sig
 	try {
 		nonceResponse = await env.fetch('/api/auth/nonce', { cache: 'no-store', credentials: 'same-origin' });
 	} catch {
-		return failed('Could not reach the server. Check your connection.');
+		return failed('server_unreachable', 'Could not reach the server. Check your connection.');
 	}
 	if (nonceResponse.status === 429) return rateLimited;
-	if (!nonceResponse.ok) return failed(`The server could not start a sign-in (HTTP ${nonceResponse.status}).`);
+	if (!nonceResponse.ok)
+		return failed('server_error', `The server could not start a sign-in (HTTP ${nonceResponse.status}).`);
 	try {
 		const body = (await nonceResponse.json()) as { nonce?: unknown };
 		if (typeof body.nonce !== 'string') throw new Error('no nonce');
 		return body.nonce;
 	} catch {
-		return failed('The server sent an unreadable answer when starting the sign-in.');
+		return failed('answer_unreadable', 'The server sent an unreadable answer when starting the sign-in.');
 	}
 }
 
@@ -150,20 +158,21 @@ export async function verifySignedMessage(
 			credentials: 'same-origin'
 		});
 	} catch {
-		return failed('Could not reach the server. Check your connection.', 'sign_again');
+		return failed('server_unreachable', 'Could not reach the server. Check your connection.', 'sign_again');
 	}
 	if (verify.status === 429) return rateLimited;
 	if (!verify.ok) {
 		const code = await errorCodeOf(verify);
-		if (!code || !isVerifyErrorCode(code)) return failed(`Sign-in failed (HTTP ${verify.status}).`, 'sign_again');
+		if (!code || !isVerifyErrorCode(code))
+			return failed('server_error', `Sign-in failed (HTTP ${verify.status}).`, 'sign_again');
 		const prompt = SIGN_IN_FAILURE_PROMPTS[code];
-		return failed(prompt.message, prompt.action, code);
+		return failed(code, prompt.message, prompt.action);
 	}
 	try {
 		const body = (await verify.json()) as { address?: unknown; isAdmin?: unknown };
 		if (typeof body.address !== 'string') throw new Error('no address');
-		return { ok: true, me: { address: body.address, isAdmin: body.isAdmin === true } };
+		return { ok: true, value: { address: body.address, isAdmin: body.isAdmin === true } };
 	} catch {
-		return failed('The server sent an unreadable answer after signing in.', 'sign_again');
+		return failed('answer_unreadable', 'The server sent an unreadable answer after signing in.', 'sign_again');
 	}
 }

@@ -2,10 +2,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { SIGN_IN_FAILURE_MESSAGES } from '$lib/sign-in-failures';
 import type { Hex } from 'viem';
 import { checkEoaSignature, parseSignInMessage, verifySignIn, type SignInFailureCode, type SignInPolicy } from './siwe';
 import { parseJson } from '../../../../tests/helpers/json';
 import { formatMessage, type RawMessageFields } from '../../../../tests/helpers/siwe';
+
+/** A refusal as verifySignIn answers it: the rule's code and the 401's message. */
+const refused = (code: SignInFailureCode) => ({ ok: false, code, message: SIGN_IN_FAILURE_MESSAGES[code] });
 
 // The reference vectors of the SIWE library (chain 1, domain siwe.xyz), kept as data in the repository; see their README.
 const VECTORS = fileURLToPath(new URL('../../../../tests/fixtures/siwe/', import.meta.url));
@@ -86,8 +90,8 @@ describe('SIWE reference vectors: verification', () => {
 			expect(await checkEoaSignature({ address: v.address as Hex, message, signature: v.signature })).toBe(true);
 			const result = await verifyVector(v);
 			// Signed for www.tally.xyz with a uri on tally.xyz: valid per EIP-4361, refused by our same-host uri rule.
-			if (v.domain === 'www.tally.xyz') expect(result).toEqual({ ok: false, code: 'uri_mismatch' });
-			else expect(result).toMatchObject({ ok: true, address: v.address });
+			if (v.domain === 'www.tally.xyz') expect(result).toEqual(refused('uri_mismatch'));
+			else expect(result).toMatchObject({ ok: true, value: { address: v.address } });
 		}
 	);
 
@@ -110,7 +114,7 @@ describe('SIWE reference vectors: verification', () => {
 	});
 
 	it.each(Object.entries(verificationNegative))('"%s" does not verify', async (name, v) => {
-		expect(await verifyVector(v)).toEqual({ ok: false, code: expectedFailure[name] });
+		expect(await verifyVector(v)).toEqual(refused(expectedFailure[name]!));
 	});
 
 	it.each(['malformed signature', 'wrong signature'])('"%s" fails at the signature itself', async (name) => {

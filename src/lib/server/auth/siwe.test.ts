@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkEoaSignature, precheckSignIn, verifySignIn, type SignInPolicy } from './siwe';
+import { SIGN_IN_FAILURE_MESSAGES } from '$lib/sign-in-failures';
+import { checkEoaSignature, precheckSignIn, verifySignIn, type SignInFailureCode, type SignInPolicy } from './siwe';
 import { buildMessage, testAccount, type MessageFields } from '../../../../tests/helpers/siwe';
 
 // Each of the specification's "Verification rules" (docs/sign-in.md), at its edges, with a fixed clock and key.
@@ -7,6 +8,9 @@ const account = testAccount('member');
 const NOW = Date.parse('2026-01-01T12:00:00.000Z');
 const at = (ms: number) => new Date(NOW + ms);
 const NONCE = 'abcDEF0123456789xyz';
+
+/** A refusal as verifySignIn answers it: the rule's code and the 401's message. */
+const refused = (code: SignInFailureCode) => ({ ok: false, code, message: SIGN_IN_FAILURE_MESSAGES[code] });
 
 const policy: SignInPolicy = {
 	allowedDomains: ['portal.example', 'localhost:5173', 'secure.example:443'],
@@ -40,68 +44,59 @@ async function verify(
 
 describe('verifySignIn rules', () => {
 	it('accepts the message the browser builds', async () => {
-		expect(await verify({})).toMatchObject({ ok: true, address: account.address });
+		expect(await verify({})).toMatchObject({ ok: true, value: { address: account.address } });
 	});
 
 	it('nonce: must equal the cookie nonce; none in the cookie fails', async () => {
-		expect(await verify({}, { nonce: 'somethingElse12345' })).toEqual({ ok: false, code: 'nonce_mismatch' });
-		expect(await verify({}, { nonce: null })).toEqual({ ok: false, code: 'nonce_mismatch' });
-		expect(await verify({}, { nonce: '' })).toEqual({ ok: false, code: 'nonce_mismatch' });
+		expect(await verify({}, { nonce: 'somethingElse12345' })).toEqual(refused('nonce_mismatch'));
+		expect(await verify({}, { nonce: null })).toEqual(refused('nonce_mismatch'));
+		expect(await verify({}, { nonce: '' })).toEqual(refused('nonce_mismatch'));
 	});
 
 	it('domain: compared case-insensitively with SIWE_ALLOWED_DOMAINS, port included, user info never matches', async () => {
 		expect(await verify({ domain: 'Portal.Example', uri: 'https://portal.example/' })).toMatchObject({ ok: true });
 		expect(await verify({ domain: 'localhost:5173', uri: 'http://localhost:5173' })).toMatchObject({ ok: true });
-		expect(await verify({ domain: 'localhost', uri: 'http://localhost' })).toEqual({
-			ok: false,
-			code: 'domain_not_allowed'
-		});
-		expect(await verify({ domain: 'localhost:5174', uri: 'http://localhost:5174' })).toEqual({
-			ok: false,
-			code: 'domain_not_allowed'
-		});
-		expect(await verify({}, { message: (m) => m.replace('portal.example wants', 'me@portal.example wants') })).toEqual({
-			ok: false,
-			code: 'domain_not_allowed'
-		});
-		expect(await verify({ domain: 'portal.example.evil', uri: 'https://portal.example.evil' })).toEqual({
-			ok: false,
-			code: 'domain_not_allowed'
-		});
+		expect(await verify({ domain: 'localhost', uri: 'http://localhost' })).toEqual(refused('domain_not_allowed'));
+		expect(await verify({ domain: 'localhost:5174', uri: 'http://localhost:5174' })).toEqual(
+			refused('domain_not_allowed')
+		);
+		expect(await verify({}, { message: (m) => m.replace('portal.example wants', 'me@portal.example wants') })).toEqual(
+			refused('domain_not_allowed')
+		);
+		expect(await verify({ domain: 'portal.example.evil', uri: 'https://portal.example.evil' })).toEqual(
+			refused('domain_not_allowed')
+		);
 	});
 
 	it('uri: http(s) on the same host and port as domain, no user info, same scheme as a domain that names one', async () => {
 		expect(await verify({ uri: 'http://portal.example' })).toMatchObject({ ok: true });
 		expect(await verify({ domain: 'secure.example:443', uri: 'https://secure.example/' })).toMatchObject({ ok: true });
-		expect(await verify({ uri: 'https://portal.example:8443/' })).toEqual({ ok: false, code: 'uri_mismatch' });
-		expect(await verify({ uri: 'https://other.example/' })).toEqual({ ok: false, code: 'uri_mismatch' });
-		expect(await verify({ uri: 'https://user@portal.example/' })).toEqual({ ok: false, code: 'uri_mismatch' });
-		expect(await verify({ uri: 'wss://portal.example/' })).toEqual({ ok: false, code: 'uri_mismatch' });
-		expect(await verify({ uri: 'did:pkh:portal.example' })).toEqual({ ok: false, code: 'uri_mismatch' });
+		expect(await verify({ uri: 'https://portal.example:8443/' })).toEqual(refused('uri_mismatch'));
+		expect(await verify({ uri: 'https://other.example/' })).toEqual(refused('uri_mismatch'));
+		expect(await verify({ uri: 'https://user@portal.example/' })).toEqual(refused('uri_mismatch'));
+		expect(await verify({ uri: 'wss://portal.example/' })).toEqual(refused('uri_mismatch'));
+		expect(await verify({ uri: 'did:pkh:portal.example' })).toEqual(refused('uri_mismatch'));
 		const withScheme = (m: string) => m.replace('portal.example wants', 'https://portal.example wants');
 		expect(await verify({}, { message: withScheme })).toMatchObject({ ok: true });
-		expect(await verify({ uri: 'http://portal.example/' }, { message: withScheme })).toEqual({
-			ok: false,
-			code: 'uri_mismatch'
-		});
+		expect(await verify({ uri: 'http://portal.example/' }, { message: withScheme })).toEqual(refused('uri_mismatch'));
 	});
 
 	it('chainId: 137 only', async () => {
-		expect(await verify({ chainId: 1 })).toEqual({ ok: false, code: 'chain_mismatch' });
-		expect(await verify({ chainId: 80002 })).toEqual({ ok: false, code: 'chain_mismatch' });
+		expect(await verify({ chainId: 1 })).toEqual(refused('chain_mismatch'));
+		expect(await verify({ chainId: 80002 })).toEqual(refused('chain_mismatch'));
 	});
 
 	it('expirationTime: present, not passed, at most 15 minutes ahead', async () => {
-		expect(await verify({ expirationTime: null })).toEqual({ ok: false, code: 'expiration_missing' });
-		expect(await verify({ expirationTime: at(0) })).toEqual({ ok: false, code: 'expired' });
-		expect(await verify({ issuedAt: at(-60_000), expirationTime: at(-1) })).toEqual({ ok: false, code: 'expired' });
+		expect(await verify({ expirationTime: null })).toEqual(refused('expiration_missing'));
+		expect(await verify({ expirationTime: at(0) })).toEqual(refused('expired'));
+		expect(await verify({ issuedAt: at(-60_000), expirationTime: at(-1) })).toEqual(refused('expired'));
 		expect(await verify({ expirationTime: at(15 * 60_000) })).toMatchObject({ ok: true });
-		expect(await verify({ expirationTime: at(15 * 60_000 + 1000) })).toEqual({ ok: false, code: 'expiration_too_far' });
+		expect(await verify({ expirationTime: at(15 * 60_000 + 1000) })).toEqual(refused('expiration_too_far'));
 	});
 
 	it('notBefore: not in the future', async () => {
 		expect(await verify({ notBefore: at(0) })).toMatchObject({ ok: true });
-		expect(await verify({ notBefore: at(1000) })).toEqual({ ok: false, code: 'not_yet_valid' });
+		expect(await verify({ notBefore: at(1000) })).toEqual(refused('not_yet_valid'));
 	});
 
 	it('the message is the only source: a signature over another text fails, and the first broken rule is reported', async () => {
@@ -114,24 +109,21 @@ describe('verifySignIn rules', () => {
 			expirationTime: at(60_000)
 		});
 		const signature = await account.signMessage({ message: message.replace('Sign in', 'Sign In') });
-		expect(await verifySignIn({ message, signature, expectedNonce: NONCE }, policy, NOW)).toEqual({
-			ok: false,
-			code: 'signature_invalid'
-		});
-		expect(await verify({ chainId: 1, expirationTime: null }, { nonce: 'other0123456789' })).toEqual({
-			ok: false,
-			code: 'nonce_mismatch'
-		});
-		expect(await verify({ chainId: 1, expirationTime: null })).toEqual({ ok: false, code: 'chain_mismatch' });
+		expect(await verifySignIn({ message, signature, expectedNonce: NONCE }, policy, NOW)).toEqual(
+			refused('signature_invalid')
+		);
+		expect(await verify({ chainId: 1, expirationTime: null }, { nonce: 'other0123456789' })).toEqual(
+			refused('nonce_mismatch')
+		);
+		expect(await verify({ chainId: 1, expirationTime: null })).toEqual(refused('chain_mismatch'));
 	});
 
 	it('message_malformed: text the reference grammar refuses', async () => {
 		const garbage = await verifySignIn({ message: 'hello', signature: '0x00', expectedNonce: NONCE }, policy, NOW);
-		expect(garbage).toEqual({ ok: false, code: 'message_malformed' });
-		expect(await verify({}, { message: (m) => m.replace(account.address, account.address.toLowerCase()) })).toEqual({
-			ok: false,
-			code: 'message_malformed'
-		});
+		expect(garbage).toEqual(refused('message_malformed'));
+		expect(await verify({}, { message: (m) => m.replace(account.address, account.address.toLowerCase()) })).toEqual(
+			refused('message_malformed')
+		);
 	});
 });
 

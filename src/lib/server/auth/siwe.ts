@@ -1,7 +1,8 @@
 import { SiweMessage, generateNonce } from 'siwe';
 import { getAddress, recoverMessageAddress, type Address, type Hex } from 'viem';
 import { MAX_MESSAGE_VALIDITY_MS, REQUIRED_CHAIN_ID } from '$lib/chain';
-import type { SignInFailureCode } from '$lib/sign-in-failures';
+import { ok, type Failed, type Result } from '$lib/result';
+import { SIGN_IN_FAILURE_MESSAGES, type SignInFailureCode } from '$lib/sign-in-failures';
 import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
 // Bounds the reference parser's work on every message it parses, before any parse.
 import './siwe-parse-budget';
@@ -26,8 +27,8 @@ export interface SignInMessage {
 	resources: string[] | null;
 }
 
-export type SignInResult =
-	{ ok: true; address: Address; message: SignInMessage } | { ok: false; code: SignInFailureCode };
+/** The signed-in address (checksummed) and its message, or the first rule that refused it (the 401's code and message). */
+export type SignInResult = Result<{ address: Address; message: SignInMessage }, Failed<SignInFailureCode>>;
 
 /** Checks that `signature` over the EIP-191 `message` is by `address`. Never throws. */
 export type SignatureCheck = (args: { address: Address; message: string; signature: Hex }) => Promise<boolean>;
@@ -104,10 +105,10 @@ export async function verifySignIn(
 		signature: input.signature
 	});
 	if (!signed) return fail('signature_invalid');
-	return { ok: true, address: getAddress(message.address), message };
+	return ok({ address: getAddress(message.address), message });
 }
 
-const fail = (code: SignInFailureCode): SignInResult => ({ ok: false, code });
+const fail = (code: SignInFailureCode): SignInResult => ({ ok: false, code, message: SIGN_IN_FAILURE_MESSAGES[code] });
 
 /**
  * The refusals that cost microseconds, checked before the parser runs (docs/sign-in.md "Before

@@ -1,13 +1,15 @@
 import type { RateLimitRefusal } from './rate-limit';
 import { sqlState } from '../db/errors';
+import type { Result } from '$lib/result';
 
 /**
- * What every server operation answers (docs/decisions/0026-one-outcome.md): its result, or a failure
+ * What every server operation answers (docs/decisions/0026-one-outcome.md), the one result shape of
+ * `$lib/result` with an HTTP status: its result, or a failure
  * carrying the HTTP status it is answered with, a code in the words of the JSON error body
  * (docs/http.md) and a message for people. A form action renders the page with the status
  * (`refuse`); a JSON endpoint answers `{ error: { code, message } }` (`jsonFailure`).
  */
-export type Outcome<T> = { ok: true; value: T } | Failure;
+export type Outcome<T> = Result<T, Failure>;
 
 /** A message for each form field that was not accepted, by field name. */
 export type FieldErrors = Record<string, string>;

@@ -5,7 +5,6 @@ import { upsertMember } from '$lib/server/auth/members';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { writeSessionCookie } from '$lib/server/auth/session';
 import { signInPolicy, verifySignIn } from '$lib/server/auth/siwe';
-import { SIGN_IN_FAILURE_MESSAGES } from '$lib/sign-in-failures';
 import type { RequestHandler } from './$types';
 
 const MAX_BODY_BYTES = 8 * 1024;
@@ -44,9 +43,10 @@ export const POST: RequestHandler = async ({ request, locals, cookies, url }) =>
 		signInPolicy(config),
 		now
 	);
-	if (!result.ok) return jsonError(401, result.code, SIGN_IN_FAILURE_MESSAGES[result.code]);
+	if (!result.ok) return jsonError(401, result.code, result.message);
 
-	const address = result.address.toLowerCase();
+	const signedIn = result.value.address;
+	const address = signedIn.toLowerCase();
 	try {
 		await withDatabase((db) => upsertMember(db, address));
 	} catch (err) {
@@ -54,7 +54,7 @@ export const POST: RequestHandler = async ({ request, locals, cookies, url }) =>
 	}
 	const session = { address, expiresAt: now + config.sessionTtlSeconds * 1000 };
 	await writeSessionCookie(cookies, url, sessions, session, now, framed);
-	return json({ address: result.address, isAdmin: config.adminAddresses.has(address) });
+	return json({ address: signedIn, isAdmin: config.adminAddresses.has(address) });
 };
 
 /** The body as UTF-8 text, or null when it is larger than `limit` bytes (checked before reading it all) or not UTF-8. */
