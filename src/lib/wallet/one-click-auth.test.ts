@@ -56,7 +56,7 @@ describe('signInWithOneClickAuth', () => {
 		const s = server();
 		const wallet = oneClickWallet();
 		const outcome = await signInWithOneClickAuth(wallet.authenticate, { ...env, fetch: s.fetch });
-		expect(outcome).toEqual({ ok: true, me: { address: account.address, isAdmin: false } });
+		expect(outcome).toEqual({ ok: true, value: { address: account.address, isAdmin: false } });
 		expect(wallet.asked).toEqual([
 			{
 				domain: 'portal.example:8443',
@@ -92,7 +92,7 @@ describe('signInWithOneClickAuth', () => {
 			},
 			NOW.getTime() + 1_000
 		);
-		expect(result).toMatchObject({ ok: true, address: account.address });
+		expect(result).toMatchObject({ ok: true, value: { address: account.address } });
 	});
 
 	it('a wallet without One-Click Auth only connects: null, and nothing is posted to verify', async () => {
@@ -106,13 +106,13 @@ describe('signInWithOneClickAuth', () => {
 		const s = server({ nonce: { status: 429 } });
 		const wallet = oneClickWallet();
 		const outcome = await signInWithOneClickAuth(wallet.authenticate, { ...env, fetch: s.fetch });
-		expect(outcome).toMatchObject({ ok: false, failure: { kind: 'rate_limited' } });
+		expect(outcome).toMatchObject({ ok: false, code: 'rate_limited', action: null });
 		expect(wallet.asked).toHaveLength(0);
 	});
 
 	it("the server's refusal carries its code", async () => {
 		const s = server({ verify: { status: 401, body: { error: { code: 'expired', message: 'x' } } } });
 		const outcome = await signInWithOneClickAuth(oneClickWallet().authenticate, { ...env, fetch: s.fetch });
-		expect(outcome).toMatchObject({ ok: false, failure: { kind: 'failed', code: 'expired', action: 'sign_again' } });
+		expect(outcome).toMatchObject({ ok: false, code: 'expired', action: 'sign_again' });
 	});
 });

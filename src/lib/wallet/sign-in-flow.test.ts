@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Me } from './session.svelte';
-import type { SignInOutcome, SigningWallet } from './sign-in';
+import { failed, type SignInOutcome, type SigningWallet } from './sign-in';
 import { SignInFlow, type SignInFlowParts, type WalletChoice } from './sign-in-flow.svelte';
 
 const ME: Me = { address: '0xAb5801a7D398351b8bE11C439e05C5B3259aeC9B', isAdmin: false };
@@ -119,8 +119,10 @@ describe('SignInFlow: One-Click Auth (a choice that signs in on connecting)', ()
 
 	it('one approval signs in: the flow asks for no second signature', async () => {
 		let signIns = 0;
-		const { flow, signedIn } = flowWith({ outcome: () => (signIns++, Promise.resolve({ ok: true, me: ME })) });
-		await flow.start(oneClick(() => Promise.resolve({ ok: true, me: ME })));
+		const { flow, signedIn } = flowWith({
+			outcome: () => (signIns++, Promise.resolve({ ok: true, value: ME } as const))
+		});
+		await flow.start(oneClick(() => Promise.resolve({ ok: true, value: ME } as const)));
 		expect(flow.step).toEqual({ name: 'signed_in', me: ME });
 		expect(signedIn).toEqual([ME]);
 		expect(signIns).toBe(0);
@@ -128,7 +130,9 @@ describe('SignInFlow: One-Click Auth (a choice that signs in on connecting)', ()
 
 	it('a wallet without One-Click Auth only connects: the flow then signs as with any wallet (connect-then-sign)', async () => {
 		let signIns = 0;
-		const { flow, signedIn } = flowWith({ outcome: () => (signIns++, Promise.resolve({ ok: true, me: ME })) });
+		const { flow, signedIn } = flowWith({
+			outcome: () => (signIns++, Promise.resolve({ ok: true, value: ME } as const))
+		});
 		await flow.start(oneClick(() => Promise.resolve(null)));
 		expect(signIns).toBe(1);
 		expect(flow.step).toEqual({ name: 'signed_in', me: ME });
@@ -137,14 +141,9 @@ describe('SignInFlow: One-Click Auth (a choice that signs in on connecting)', ()
 
 	it("the server's refusal of the signed message is shown with its code, and nothing is signed again", async () => {
 		let signIns = 0;
-		const { flow } = flowWith({ outcome: () => (signIns++, Promise.resolve({ ok: true, me: ME })) });
-		const failure = {
-			kind: 'failed',
-			action: 'sign_again',
-			message: 'The sign-in request expired.',
-			code: 'expired'
-		} as const;
-		await flow.start(oneClick(() => Promise.resolve({ ok: false, failure })));
+		const { flow } = flowWith({ outcome: () => (signIns++, Promise.resolve({ ok: true, value: ME } as const)) });
+		const failure = failed('expired', 'The sign-in request expired.', 'sign_again');
+		await flow.start(oneClick(() => Promise.resolve(failure)));
 		expect(flow.failure).toEqual(failure);
 		expect(flow.retryLabel).toBe('Sign again');
 		expect(signIns).toBe(0);
@@ -153,10 +152,8 @@ describe('SignInFlow: One-Click Auth (a choice that signs in on connecting)', ()
 	it('declined in the wallet app: the connection failure, with a retry', async () => {
 		const { flow } = flowWith();
 		await flow.start(oneClick(() => Promise.reject(Object.assign(new Error('User rejected.'), { code: 4001 }))));
-		expect(flow.failure).toEqual({
-			kind: 'failed',
-			action: 'retry',
-			message: 'You declined the connection request in your wallet.'
-		});
+		expect(flow.failure).toEqual(
+			failed('connection_declined', 'You declined the connection request in your wallet.', 'retry')
+		);
 	});
 });
