@@ -24,23 +24,6 @@ export interface Insights {
 	votesPerReviewer: ReviewerVotes[] | null;
 }
 
-/**
- * How long one reading serves every admin of this process. The charts move by the week and the day,
- * so a minute-old reading (its time is on the page) costs nothing; it keeps the page's time flat
- * however large the tables grow (bench/README.md "insights").
- */
-export const INSIGHTS_TTL_MS = 60_000;
-
-let cached: { insights: Insights; at: number; db: Database } | null = null;
-
-/** The last reading when it is younger than INSIGHTS_TTL_MS (and of this database), else a new one. */
-export async function currentInsights(db: Database, now = Date.now()): Promise<Insights> {
-	if (cached && cached.db === db && now - cached.at < INSIGHTS_TTL_MS) return cached.insights;
-	const insights = await readInsights(db);
-	cached = { insights, at: now, db };
-	return insights;
-}
-
 /** Reads every chart's numbers, one aggregate statement each. */
 export async function readInsights(db: Database): Promise<Insights> {
 	const readAt = new Date().toISOString();
