@@ -78,3 +78,53 @@ test('an admin opens Insights from the header; the charts are axe-clean and read
 	}
 	await context.close();
 });
+
+test('on a phone 360 px wide, every chart letter is at least 11 CSS pixels, inside its chart, and no two x labels touch', async ({
+	browser
+}, testInfo) => {
+	const cookie = await signIn(server.url, admin);
+	const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
+	await context.addCookies([{ name, value, url: server.url }]);
+	const page = await context.newPage();
+	await page.goto(`${server.url}/admin/insights`);
+	await expect(page.getByRole('img', { name: /Applications per week/ })).toBeVisible();
+	const charts = await page.evaluate(() =>
+		[...document.querySelectorAll<SVGSVGElement>('svg[role="img"]')].map((svg) => {
+			const box = svg.getBoundingClientRect();
+			const scale = box.width / svg.viewBox.baseVal.width;
+			const texts = [...svg.querySelectorAll('text')].filter((t) => getComputedStyle(t).display !== 'none');
+			const rect = (t: Element) => t.getBoundingClientRect();
+			const xLabels = [...svg.querySelectorAll('.x-labels text')]
+				.filter((t) => getComputedStyle(t).display !== 'none')
+				.map(rect)
+				.sort((a, b) => a.left - b.left);
+			return {
+				id: svg.getAttribute('aria-labelledby'),
+				texts: texts.length,
+				smallest: Math.min(...texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * scale)),
+				outside: texts
+					.filter((t) => {
+						const r = rect(t);
+						return (
+							r.left < box.left - 0.5 ||
+							r.right > box.right + 0.5 ||
+							r.top < box.top - 0.5 ||
+							r.bottom > box.bottom + 0.5
+						);
+					})
+					.map((t) => t.textContent),
+				touching: xLabels.slice(1).filter((r, i) => r.left < xLabels[i]!.right + 4).length
+			};
+		})
+	);
+	await page.screenshot({ path: testInfo.outputPath('admin-insights-360.png'), fullPage: true });
+	expect(charts).toHaveLength(4);
+	for (const chart of charts) {
+		expect(chart.texts, `${chart.id} has lettering`).toBeGreaterThan(2);
+		expect(chart.smallest, `${chart.id}: smallest letter in CSS pixels`).toBeGreaterThanOrEqual(11);
+		expect(chart.outside, `${chart.id}: letters cut off at the edge`).toEqual([]);
+		expect(chart.touching, `${chart.id}: x labels that touch`).toBe(0);
+	}
+	await context.close();
+});

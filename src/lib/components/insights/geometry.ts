@@ -1,7 +1,8 @@
 /** Plain SVG arithmetic for the insights charts: drawn on the server, no chart library in the browser. */
 
 /** The drawing area of every chart, in viewBox units (the SVG scales to its container). */
-export const FRAME = { width: 640, height: 232, left: 48, right: 28, top: 28, bottom: 28 } as const;
+// `left` leaves room for four-digit tick labels at the phone lettering (ColumnChart's narrow styles).
+export const FRAME = { width: 640, height: 232, left: 60, right: 40, top: 28, bottom: 28 } as const;
 
 export const plotWidth = FRAME.width - FRAME.left - FRAME.right;
 export const plotHeight = FRAME.height - FRAME.top - FRAME.bottom;

@@ -3,12 +3,14 @@ import {
 	bigint,
 	boolean,
 	check,
+	doublePrecision,
 	index,
 	integer,
 	jsonb,
 	pgEnum,
 	pgTable,
 	primaryKey,
+	smallint,
 	text,
 	timestamp,
 	uniqueIndex,
@@ -92,9 +94,6 @@ export const applications = pgTable(
 		// Text answers: answers_search_text (drizzle/0006) joins their string values, immutably, for pg_trgm.
 		index('applications_answers_trgm_idx').using('gin', sql`answers_search_text(${t.answers}) gin_trgm_ops`),
 		index('applications_applicant_idx').on(t.applicantAddress),
-		// The insights charts read these alone (index-only scans, drizzle/0007).
-		index('applications_insights_idx').on(t.createdAt, t.id, t.review),
-		index('applications_funnel_idx').on(t.review, t.allowlist, t.distribution),
 		check(
 			'applications_display_name_length',
 			sql`char_length(${t.displayName}) between ${n(L.displayName.min)} and ${n(L.displayName.max)}`
@@ -119,7 +118,7 @@ export const checkIns = pgTable(
 	},
 	(t) => [
 		index('check_ins_member_created_idx').on(t.memberAddress, t.createdAt.desc()),
-		// Check-ins per day with distinct members (insights), an index-only range scan.
+		// A day's check-ins (the insights rollup recounts a day from them when a check-in is changed).
 		index('check_ins_created_member_idx').on(t.createdAt, t.memberAddress),
 		check('check_ins_note_length', sql`char_length(${t.note}) <= ${n(L.checkinNote.max)}`)
 	]
@@ -145,7 +144,7 @@ export const applicationEvents = pgTable(
 	},
 	(t) => [
 		index('application_events_application_idx').on(t.applicationId, t.id),
-		// Each application's first decision (insights: time to first decision).
+		// Each application's first decision (the insights rollup recomputes it from them when an audit row changes).
 		index('application_events_first_decision_idx')
 			.on(t.applicationId, t.createdAt)
 			.where(sql`${t.field} = 'review' and ${t.toState} <> 'pending'`),
@@ -211,6 +210,49 @@ export const rateLimitCounters = pgTable(
 		primaryKey({ columns: [t.subject, t.action] }),
 		index('rate_limit_counters_window_ends_idx').on(t.windowEndsAt)
 	]
+);
+
+/**
+ * The insights rollup (drizzle/0010, docs/decisions/0032-insights-rollup.md): kept by statement-level
+ * triggers on applications, application_events and check_ins in the writing statement itself; only
+ * the charts read them, and nothing in the portal writes them.
+ */
+export const insightsApplications = pgTable(
+	'insights_applications',
+	{
+		/** The UTC week (from Monday) of submission. */
+		week: timestamp('week', { withTimezone: true }).notNull(),
+		review: reviewState('review').notNull(),
+		allowlist: allowlistState('allowlist').notNull(),
+		distribution: distributionState('distribution').notNull(),
+		applications: integer('applications').notNull()
+	},
+	(t) => [primaryKey({ columns: [t.week, t.review, t.allowlist, t.distribution] })]
+);
+
+/** Each decided application's first decision, by UTC week of submission. */
+export const insightsFirstDecisions = pgTable(
+	'insights_first_decisions',
+	{
+		applicationId: uuid('application_id').primaryKey(),
+		week: timestamp('week', { withTimezone: true }).notNull(),
+		decidedAt: timestamp('decided_at', { withTimezone: true }).notNull(),
+		/** From submission to the first decision. */
+		seconds: doublePrecision('seconds').notNull()
+	},
+	(t) => [index('insights_first_decisions_week_idx').on(t.week, t.seconds)]
+);
+
+/** Check-ins and distinct members per UTC day, in 16 shards by member (`insights_shard`). */
+export const insightsCheckInDays = pgTable(
+	'insights_check_in_days',
+	{
+		day: timestamp('day', { withTimezone: true }).notNull(),
+		shard: smallint('shard').notNull(),
+		checkIns: integer('check_ins').notNull(),
+		members: integer('members').notNull()
+	},
+	(t) => [primaryKey({ columns: [t.day, t.shard] })]
 );
 
 export const webhookStatus = pgEnum('webhook_status', ['pending', 'delivered', 'failed']);

@@ -1,5 +1,4 @@
 import type { Database } from '../db/client';
-import { singleton } from '$lib/singleton';
 import {
 	applicationsPerWeek,
 	checkInsPerDay,
@@ -23,24 +22,6 @@ export interface Insights {
 	checkInsPerDay: DailyCheckIns[];
 	/** Null when the portal has no reviewer votes table. */
 	votesPerReviewer: ReviewerVotes[] | null;
-}
-
-/**
- * How long one reading serves every admin of this process. The charts move by the week and the day,
- * so a minute-old reading (its time is on the page) costs nothing; it keeps the page's time flat
- * however large the tables grow (bench/README.md "insights").
- */
-export const INSIGHTS_TTL_MS = 60_000;
-
-const reading = singleton<{ insights: Insights; at: number; db: Database } | null>('insights reading', () => null);
-
-/** The last reading when it is younger than INSIGHTS_TTL_MS (and of this database), else a new one. */
-export async function currentInsights(db: Database, now = Date.now()): Promise<Insights> {
-	const cached = reading.get();
-	if (cached && cached.db === db && now - cached.at < INSIGHTS_TTL_MS) return cached.insights;
-	const insights = await readInsights(db);
-	reading.set({ insights, at: now, db });
-	return insights;
 }
 
 /** Reads every chart's numbers, one aggregate statement each. */

@@ -2,9 +2,10 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
 
-// Each chart is one aggregate statement over a window that generate_series lays out on the database
-// clock (UTC weeks from Monday, UTC days), so every bucket is there even with no rows and the
-// index range scans of drizzle/0007 bound the work by the window, not by the whole table.
+// Each chart is one aggregate statement over the rollup tables of drizzle/0010 (kept by triggers in
+// the statements that write the raw rows, docs/decisions/0032-insights-rollup.md), over a window that
+// generate_series lays out on the database clock (UTC weeks from Monday, UTC days), so every bucket is
+// there even with no rows and the work follows the number of weeks and days, not of applications.
 
 export const WEEKS = 26;
 export const DAYS = 90;
@@ -32,12 +33,12 @@ export async function applicationsPerWeek(db: Database): Promise<WeeklyApplicati
 	const result = await db.execute(sql`
 		with weeks as (${WEEK_SERIES})
 		select ${day('w.week')} as week,
-			count(a.id) filter (where a.review = 'pending')::int as "pending",
-			count(a.id) filter (where a.review = 'needs_info')::int as "needsInfo",
-			count(a.id) filter (where a.review = 'approved')::int as "approved",
-			count(a.id) filter (where a.review = 'rejected')::int as "rejected"
+			coalesce(sum(r.applications) filter (where r.review = 'pending'), 0)::int as "pending",
+			coalesce(sum(r.applications) filter (where r.review = 'needs_info'), 0)::int as "needsInfo",
+			coalesce(sum(r.applications) filter (where r.review = 'approved'), 0)::int as "approved",
+			coalesce(sum(r.applications) filter (where r.review = 'rejected'), 0)::int as "rejected"
 		from weeks w
-		left join applications a on a.created_at >= w.week and a.created_at < w.week + interval '168 hours'
+		left join insights_applications r on r.week = w.week
 		group by w.week order by w.week`);
 	return rowsOf<WeeklyApplications>(result);
 }
@@ -52,11 +53,11 @@ export interface Funnel {
 /** Every application ever submitted, and how many reached each later step (current states). */
 export async function funnel(db: Database): Promise<Funnel> {
 	const result = await db.execute(sql`
-		select count(*)::int as "submitted",
-			count(*) filter (where review = 'approved')::int as "approved",
-			count(*) filter (where allowlist = 'added')::int as "allowlisted",
-			count(*) filter (where distribution = 'sent')::int as "sent"
-		from applications`);
+		select coalesce(sum(applications), 0)::int as "submitted",
+			coalesce(sum(applications) filter (where review = 'approved'), 0)::int as "approved",
+			coalesce(sum(applications) filter (where allowlist = 'added'), 0)::int as "allowlisted",
+			coalesce(sum(applications) filter (where distribution = 'sent'), 0)::int as "sent"
+		from insights_applications`);
 	return rowsOf<Funnel>(result)[0]!;
 }
 
@@ -74,25 +75,29 @@ export interface WeeklyWait {
  * approved or rejected), by week of submission for the last 26 weeks; `waiting` have none yet.
  */
 export async function timeToFirstDecision(db: Database): Promise<WeeklyWait[]> {
-	// `decided` reads the window's applications in one index range (not once per week) and finds each
-	// one's first decision by an index-only probe.
+	// The percentiles need each decided application's value: one index-only range over the window,
+	// already in (week, seconds) order; how many were submitted each week comes from the weekly counts.
 	const result = await db.execute(sql`
 		with weeks as (${WEEK_SERIES}),
+		submitted as (
+			select week, sum(applications) as n from insights_applications
+			where week >= ${WINDOW_START} group by week
+		),
 		decided as (
-			select date_trunc('week', a.created_at, 'UTC') as week, extract(epoch from (
-				select min(e.created_at) from application_events e
-				where e.application_id = a.id and e.field = 'review' and e.to_state <> 'pending'
-			) - a.created_at) as seconds
-			from applications a
-			where a.created_at >= ${WINDOW_START}
+			select week, count(*) as n,
+				percentile_cont(0.5) within group (order by seconds) as median,
+				percentile_cont(0.9) within group (order by seconds) as p90
+			from insights_first_decisions where week >= ${WINDOW_START} group by week
 		)
 		select ${day('w.week')} as week,
-			count(d.seconds)::int as "decided",
-			(count(d.week) - count(d.seconds))::int as "waiting",
-			percentile_cont(0.5) within group (order by d.seconds)::float8 as "medianSeconds",
-			percentile_cont(0.9) within group (order by d.seconds)::float8 as "p90Seconds"
-		from weeks w left join decided d on d.week = w.week
-		group by w.week order by w.week`);
+			coalesce(d.n, 0)::int as "decided",
+			(coalesce(s.n, 0) - coalesce(d.n, 0))::int as "waiting",
+			d.median::float8 as "medianSeconds",
+			d.p90::float8 as "p90Seconds"
+		from weeks w
+		left join submitted s on s.week = w.week
+		left join decided d on d.week = w.week
+		order by w.week`);
 	return rowsOf<WeeklyWait>(result).map((row) => ({
 		...row,
 		medianSeconds: row.medianSeconds === null ? null : Number(row.medianSeconds),
@@ -108,22 +113,14 @@ export interface DailyCheckIns {
 
 /** Check-ins per UTC day for the last 90 days, with how many distinct members checked in. */
 export async function checkInsPerDay(db: Database): Promise<DailyCheckIns[]> {
-	// Distinct members as (day, member) groups first: one hash aggregate, where count(distinct) would
-	// sort every day's rows.
 	const result = await db.execute(sql`
 		with days as (select generate_series(
 			date_trunc('day', now(), 'UTC') - interval '${sql.raw(String((DAYS - 1) * 24))} hours',
-			date_trunc('day', now(), 'UTC'), interval '24 hours') as day),
-		per_member as (
-			select date_trunc('day', created_at, 'UTC') as day, member_address, count(*) as n
-			from check_ins
-			where created_at >= date_trunc('day', now(), 'UTC') - interval '${sql.raw(String((DAYS - 1) * 24))} hours'
-			group by 1, 2
-		)
+			date_trunc('day', now(), 'UTC'), interval '24 hours') as day)
 		select ${day('d.day')} as day,
-			coalesce(sum(p.n), 0)::int as "checkIns",
-			count(p.member_address)::int as "members"
-		from days d left join per_member p on p.day = d.day
+			coalesce(sum(r.check_ins), 0)::int as "checkIns",
+			coalesce(sum(r.members), 0)::int as "members"
+		from days d left join insights_check_in_days r on r.day = d.day
 		group by d.day order by d.day`);
 	return rowsOf<DailyCheckIns>(result);
 }
