@@ -7,7 +7,8 @@ import { rateLimitRefusals } from './metrics';
 export const RATE_LIMITS = {
 	submitApplication: { limit: 5, windowSeconds: 24 * 60 * 60 },
 	checkin: { limit: 20, windowSeconds: 24 * 60 * 60 },
-	transitionApplication: { limit: 120, windowSeconds: 60 * 60 }
+	transitionApplication: { limit: 120, windowSeconds: 60 * 60 },
+	vote: { limit: 240, windowSeconds: 60 * 60 }
 } as const satisfies Record<string, { limit: number; windowSeconds: number }>;
 
 export type RateLimitedAction = keyof typeof RATE_LIMITS;
