@@ -68,7 +68,8 @@ const readSession: Handle = async ({ event, resolve }) => {
 		const { sessions, config } = runtime();
 		const session = await sessions.read(event.cookies.get(SESSION_COOKIE));
 		event.locals.session = session;
-		if (session?.address) event.locals.member = memberFromAddress(session.address, config.adminAddresses);
+		if (session?.address)
+			event.locals.member = memberFromAddress(session.address, config.adminAddresses, config.reviewerAddresses);
 	}
 	return resolve(event);
 };
@@ -143,7 +144,9 @@ export const handleFetch: HandleFetch = async ({ event, request, fetch }) => {
 	if (url.origin !== event.url.origin || url.pathname !== CALLER_ROLES_PROBE) return fetch(request);
 	const session = building ? null : await runtime().sessions.read(event.cookies.get(SESSION_COOKIE));
 	const { config } = runtime();
-	const member = session?.address ? memberFromAddress(session.address, config.adminAddresses) : null;
+	const member = session?.address
+		? memberFromAddress(session.address, config.adminAddresses, config.reviewerAddresses)
+		: null;
 	const authorization = event.request.headers.get('authorization');
 	const roles: string[] = rolesOf(member);
 	// Vercel Cron calls GET only: any other method with the secret still meets the unknown path.

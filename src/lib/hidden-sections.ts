@@ -11,10 +11,11 @@
  * Roles beyond a session's: `cron`, a GET carrying `Authorization: Bearer <CRON_SECRET>` (Vercel Cron's
  * call); `operator`, a request carrying METRICS_TOKEN (docs/observability.md). No session has either.
  */
-export type Role = 'member' | 'admin' | 'cron' | 'operator';
+export type Role = 'member' | 'admin' | 'reviewer' | 'cron' | 'operator';
 
 export const HIDDEN_SECTIONS: readonly { prefix: string; roles: readonly Role[] }[] = [
 	{ prefix: '/admin', roles: ['admin'] },
+	{ prefix: '/review', roles: ['reviewer'] },
 	{ prefix: '/api/cron', roles: ['cron'] },
 	{ prefix: '/metrics', roles: ['operator'] }
 ];

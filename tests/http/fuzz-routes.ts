@@ -24,6 +24,9 @@ const FORM_QUESTION = [
 	...['key', 'label', 'help', 'type', 'required', 'options', 'min', 'max'].map((f) => `questions.0.${f}`)
 ];
 const MOVE = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from'];
+const RUBRIC_CRITERION = ['criterionCount', ...['key', 'label', 'help'].map((f) => `criteria.0.${f}`)];
+// Admins are reviewers too: the suite's admin sees /review; a member and a visitor meet the unknown path.
+const REVIEWERS: readonly Who[] = ['admin'];
 
 export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/' },
@@ -45,7 +48,12 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/admin/allowlist.csv', shownTo: ADMINS },
 	{
 		id: '/admin/form',
-		actions: { edit: [...FORM_QUESTION, 'op', 'newType'], save: FORM_QUESTION },
+		actions: {
+			edit: [...FORM_QUESTION, 'op', 'newType'],
+			save: FORM_QUESTION,
+			rubric: RUBRIC_CRITERION,
+			rubricEdit: [...RUBRIC_CRITERION, 'op']
+		},
 		query: ['saved'],
 		shownTo: ADMINS
 	},
@@ -54,6 +62,8 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/admin/batches/distribution.json', query: ['ids'], shownTo: ADMINS },
 	{ id: '/admin/webhooks', actions: { retry: ['deliveryId'] }, shownTo: ADMINS },
 	{ id: '/admin/insights', shownTo: ADMINS },
+	{ id: '/review', query: ['tab', 'after'], shownTo: REVIEWERS },
+	{ id: '/review/[id]', actions: { vote: ['vote', 'comment', 'score.fit'] }, query: ['voted'], shownTo: REVIEWERS },
 	{ id: '/api/auth/nonce' },
 	{ id: '/api/auth/verify', json: ['message', 'signature'] },
 	{ id: '/api/auth/logout' },

@@ -7,11 +7,15 @@
 export interface Me {
 	address: string | null;
 	isAdmin: boolean;
+	/** A reviewer who is not an admin (GET /api/auth/me says so only then). */
+	isReviewer?: boolean;
 }
 
 class AuthSession {
 	address = $state.raw<string | null>(null);
 	isAdmin = $state.raw(false);
+	/** May open /review (a reviewer or an admin): the header's link only, the server guards the pages. */
+	isReviewer = $state.raw(false);
 	/** False until the first answer from /api/auth/me, so the header does not flash "Sign in". */
 	known = $state.raw(false);
 	/** Why the browser signed the member out, shown once in the header. */
@@ -23,6 +27,7 @@ class AuthSession {
 		this.#changes++;
 		this.address = me.address;
 		this.isAdmin = me.address ? me.isAdmin : false;
+		this.isReviewer = me.address ? me.isAdmin || me.isReviewer === true : false;
 		this.known = true;
 	}
 
@@ -34,7 +39,11 @@ class AuthSession {
 			const body = (await response.json()) as Partial<Me>;
 			// A sign-in or sign-out that finished meanwhile is newer than this answer.
 			if (this.#changes !== before) return;
-			this.set({ address: typeof body.address === 'string' ? body.address : null, isAdmin: body.isAdmin === true });
+			this.set({
+				address: typeof body.address === 'string' ? body.address : null,
+				isAdmin: body.isAdmin === true,
+				isReviewer: body.isReviewer === true
+			});
 		} catch {
 			// Offline or the server is away: keep what we knew (the server still guards every page).
 			this.known = true;

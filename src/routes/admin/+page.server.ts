@@ -16,11 +16,19 @@ import type { Actions, PageServerLoad } from './$types';
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
 	const parsed = parseTableQuery(url.searchParams);
-	const table = await withDatabase((db) => reviewTable(db, parsed));
+	const quorum = runtime().config.reviewQuorum;
+	const table = await withDatabase((db) => reviewTable(db, parsed, undefined, { quorum }));
 	// The query as links write it (cursors back to text), and the server's clock for waiting times.
 	const query = { ...parsed, after: cursorText(parsed.after), before: cursorText(parsed.before) };
 	const done = { move: url.searchParams.get('done'), count: url.searchParams.get('count') };
-	return { query, table, now: new Date().toISOString(), done, fulfilment: fulfilmentOffer(runtime().config) };
+	return {
+		query,
+		table,
+		now: new Date().toISOString(),
+		done,
+		fulfilment: fulfilmentOffer(runtime().config),
+		quorum
+	};
 };
 
 export const actions: Actions = {

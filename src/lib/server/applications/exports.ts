@@ -3,7 +3,7 @@ import { answerOf, answerText } from '$lib/questions';
 import type { Database } from '../db/client';
 import { currentForm } from '../forms/versions';
 import { applicationEvents, applications, type Application } from '../db/schema';
-import { tableFilter, type TableQuery } from './review-table';
+import { tableFilter, type TableOptions, type TableQuery } from './review-table';
 
 /** Approved applications whose allowlist step is still pending, oldest first: the manual on-chain list. */
 export async function pendingAllowlist(db: Database): Promise<Application[]> {
@@ -48,8 +48,12 @@ export const EXPORT_LIMIT = 100_000;
  * CSV of every application matching the review table's filters (its cursor ignored), in its order,
  * with the last tx hash recorded for each; one statement.
  */
-export async function applicationsCsv(db: Database, query: Omit<TableQuery, 'after' | 'before'>): Promise<string> {
-	const where = tableFilter(query);
+export async function applicationsCsv(
+	db: Database,
+	query: Omit<TableQuery, 'after' | 'before'>,
+	options?: TableOptions
+): Promise<string> {
+	const where = tableFilter(query, true, options);
 	const order =
 		query.sort === 'newest'
 			? [desc(applications.createdAt), desc(applications.id)]

@@ -6,18 +6,25 @@ import { rowsOf } from '../db/rows';
 import { STATES, type ApplicationStates, type ReviewState } from '$lib/transitions';
 import type { Database } from '../db/client';
 import { applicationNotes, applications } from '../db/schema';
+// Votes (#27): the reviewers' tally, its filter and its order live in the reviews domain.
+import { meanScoreSql, tallyOf, tallySql, votesFilterSql, type VoteTally } from '../reviews/tally';
 
 /** Characters of the motivation a row shows. */
 export const EXCERPT_LENGTH = 100;
 /** Shorter searches cannot use the trigram indexes, so they are not run. */
 export const MIN_SEARCH = 3;
 
-const CURSOR = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,6})?Z)_(${UUID_SOURCE})$`);
+// Votes (#27): under sort=score a cursor starts with the row's score key (`none` or a decimal) and `~`.
+const CURSOR = new RegExp(
+	`^(?:(none|\\d(?:\\.\\d{1,40})?)~)?(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,6})?Z)_(${UUID_SOURCE})$`
+);
 
 /** A row's place in the order: created_at to the microsecond, as Postgres keeps it (a Date would drop three digits). */
 export interface Cursor {
 	at: string;
 	id: string;
+	/** Votes (#27): the mean score the row sorted by under sort=score; null for none, absent under the other orders. */
+	score?: string | null;
 }
 
 /**
@@ -44,8 +51,8 @@ const cursor = v.pipe(
 	v.string(),
 	v.regex(CURSOR),
 	v.transform((s): Cursor => {
-		const [, at = '', id = ''] = CURSOR.exec(s) ?? [];
-		return { at, id };
+		const [, score, at = '', id = ''] = CURSOR.exec(s) ?? [];
+		return score === undefined ? { at, id } : { at, id, score: score === 'none' ? null : score };
 	}),
 	v.check((c) => isRealTime(c.at))
 );
@@ -69,7 +76,9 @@ const tableQuerySchema = v.object({
 			v.maxLength(LENGTHS.search.max)
 		)
 	),
-	sort: v.fallback(v.picklist(['oldest', 'newest']), 'oldest'),
+	sort: v.fallback(v.picklist(['oldest', 'newest', 'score']), 'oldest'),
+	// Votes (#27): `ready` reached REVIEW_QUORUM current votes, `needed` not yet.
+	votes: state(['ready', 'needed'] as const),
 	after: optional(cursor),
 	before: optional(v.union([v.literal('end'), cursor]))
 });
@@ -90,11 +99,16 @@ export function parseTableQuery(params: URLSearchParams): TableQuery {
 		if (value) raw[key] = value;
 	}
 	const query = v.parse(tableQuerySchema, raw);
+	// Votes (#27): a cursor belongs to its order; one from another order starts from the first page.
+	const scored = query.sort === 'score';
+	if (query.after && (query.after.score !== undefined) !== scored) query.after = undefined;
+	if (query.before && query.before !== 'end' && (query.before.score !== undefined) !== scored) query.before = undefined;
 	const shortSearch = !!query.q && [...query.q].length < MIN_SEARCH;
 	return { ...query, q: shortSearch ? undefined : query.q || undefined, shortSearch };
 }
 
-export const cursorText = (c: Cursor | 'end' | undefined) => (c === undefined || c === 'end' ? c : `${c.at}_${c.id}`);
+export const cursorText = (c: Cursor | 'end' | undefined) =>
+	c === undefined || c === 'end' ? c : `${c.score === undefined ? '' : `${c.score ?? 'none'}~`}${c.at}_${c.id}`;
 
 export interface TableRow extends ApplicationStates {
 	id: string;
@@ -104,6 +118,14 @@ export interface TableRow extends ApplicationStates {
 	/** ISO time with microseconds. */
 	createdAt: string;
 	notes: number;
+	/** Votes (#27): the current votes' counts and mean score. */
+	votes: VoteTally;
+}
+
+/** Votes (#27): what the table needs from the configuration. */
+export interface TableOptions {
+	/** REVIEW_QUORUM, for votes=ready|needed. */
+	quorum: number;
 }
 
 export interface ReviewTable {
@@ -118,8 +140,14 @@ export interface ReviewTable {
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, '\\$&')}%`;
 
 /** The table's WHERE: every filter, and the review state unless the tabs count across it. */
-export function tableFilter(query: Omit<TableQuery, 'after' | 'before'>, withReview = true): SQL[] {
+export function tableFilter(
+	query: Omit<TableQuery, 'after' | 'before'>,
+	withReview = true,
+	options: TableOptions = { quorum: 2 }
+): SQL[] {
 	const where: SQL[] = [];
+	// Votes (#27)
+	if (query.votes) where.push(votesFilterSql(query.votes, options.quorum));
 	if (withReview && query.review) where.push(eq(applications.review, query.review));
 	if (query.allowlist) where.push(eq(applications.allowlist, query.allowlist));
 	if (query.distribution) where.push(eq(applications.distribution, query.distribution));
@@ -143,18 +171,32 @@ export function tableFilter(query: Omit<TableQuery, 'after' | 'before'>, withRev
  * counts, then the capped counts per review state. Keyset pagination over (created_at, id), read
  * from the (state, created_at, id) indexes in either direction, so the last page costs what the first does.
  */
-export async function reviewTable(db: Database, query: TableQuery, pageSize = ADMIN_PAGE_SIZE): Promise<ReviewTable> {
+export async function reviewTable(
+	db: Database,
+	query: TableQuery,
+	pageSize = ADMIN_PAGE_SIZE,
+	options: TableOptions = { quorum: 2 }
+): Promise<ReviewTable> {
 	// A `before` cursor reads the index the other way round; the rows are put back in order after.
 	const backwards = query.before !== undefined;
-	const ascending = (query.sort === 'oldest') !== backwards;
-	const where = tableFilter(query);
+	// Votes (#27): sort=score is highest mean score first, then longest waiting (no score counts as 0).
+	const scored = query.sort === 'score';
+	const ascending = (query.sort !== 'newest') !== backwards;
+	const where = tableFilter(query, true, options);
 	const from = backwards ? (query.before === 'end' ? undefined : query.before) : query.after;
+	const scoreKey = sql`coalesce(${meanScoreSql()}, 0)`;
 	if (from) {
-		const key = sql`(${applications.createdAt}, ${applications.id})`;
-		const at = sql`(${from.at}::timestamptz, ${from.id}::uuid)`;
+		const key = scored
+			? sql`(-${scoreKey}, ${applications.createdAt}, ${applications.id})`
+			: sql`(${applications.createdAt}, ${applications.id})`;
+		const at = scored
+			? sql`(-(${from.score ?? '0'}::numeric), ${from.at}::timestamptz, ${from.id}::uuid)`
+			: sql`(${from.at}::timestamptz, ${from.id}::uuid)`;
 		where.push(ascending ? sql`${key} > ${at}` : sql`${key} < ${at}`);
 	}
 	const direction = ascending ? sql`asc` : sql`desc`;
+	const order = [sql`${applications.createdAt} ${direction}`, sql`${applications.id} ${direction}`];
+	if (scored) order.unshift(sql`${scoreKey} ${ascending ? sql`desc` : sql`asc`}`);
 	const selecting = db
 		.select({
 			id: applications.id,
@@ -169,11 +211,14 @@ export async function reviewTable(db: Database, query: TableQuery, pageSize = AD
 			notes:
 				sql<number>`(select count(*) from ${applicationNotes} as n where n.application_id = "applications"."id")`.mapWith(
 					Number
-				)
+				),
+			// Votes (#27)
+			votes: tallySql(),
+			scoreKey: scored ? sql<string>`${scoreKey}::text` : sql<null>`null`
 		})
 		.from(applications)
 		.where(where.length ? and(...where) : undefined)
-		.orderBy(sql`${applications.createdAt} ${direction}`, sql`${applications.id} ${direction}`)
+		.orderBy(...order)
 		.limit(pageSize + 1);
 	// Prepared on a Postgres server, one per combination of filters (db/prepared.ts); a search is not: its
 	// plan depends on how selective the pattern is, which a generic plan cannot know.
@@ -181,15 +226,19 @@ export async function reviewTable(db: Database, query: TableQuery, pageSize = AD
 	const more = found.length > pageSize;
 	const page = found.slice(0, pageSize);
 	if (backwards) page.reverse();
-	const rows = page.map((r) => ({ ...r, excerpt: excerptOf(r.excerpt) }));
-	const first = rows[0] ? `${rows[0].createdAt}_${rows[0].id}` : null;
-	const lastRow = rows.at(-1);
-	const last = lastRow ? `${lastRow.createdAt}_${lastRow.id}` : null;
+	const rows = page.map(({ scoreKey: _s, ...r }) => ({ ...r, excerpt: excerptOf(r.excerpt), votes: tallyOf(r.votes) }));
+	// Votes (#27): under sort=score a cursor carries the row's score key.
+	const cursorOf = (i: number) => {
+		const r = page[i];
+		return r ? (cursorText({ at: r.createdAt, id: r.id, ...(scored ? { score: r.scoreKey } : {}) }) as string) : null;
+	};
+	const first = cursorOf(0);
+	const last = cursorOf(page.length - 1);
 	return {
 		rows,
 		next: backwards ? (query.before === 'end' ? null : last) : more ? last : null,
 		previous: backwards ? (more ? first : null) : query.after ? first : null,
-		counts: await countByReview(db, query)
+		counts: await countByReview(db, query, options)
 	};
 }
 
@@ -205,8 +254,8 @@ function excerptOf(text: string): string {
  * that do the per-state capped counts run, each repeating the search (an InitPlan in the CASE's other
  * branch runs only if that branch is taken).
  */
-async function countByReview(db: Database, query: TableQuery): Promise<ReviewTable['counts']> {
-	const others = tableFilter(query, false);
+async function countByReview(db: Database, query: TableQuery, options: TableOptions): Promise<ReviewTable['counts']> {
+	const others = tableFilter(query, false, options);
 	const capped = (review?: ReviewState) => {
 		const where = review ? [...others, eq(applications.review, review)] : others;
 		const filter = where.length ? sql`where ${and(...where)}` : sql``;

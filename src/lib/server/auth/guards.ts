@@ -6,6 +6,8 @@ export interface SignedInMember {
 	/** Lowercase wallet address. */
 	address: string;
 	isAdmin: boolean;
+	/** In REVIEWER_ADDRESSES, or an admin (admins are reviewers too); absent means not one. */
+	isReviewer?: boolean;
 }
 
 /** /admin and everything under it. */
@@ -40,14 +42,40 @@ export function requireAdmin(
 	error(403, { code: 'forbidden', message: 'This needs an admin account.' });
 }
 
+/** /review and everything under it, however spelled (`/%72eview`, `/review/__data.json`). */
+export const isReviewRoute = (routeId: string | null | undefined) =>
+	routeId === '/review' || !!routeId?.startsWith('/review/');
+
+/**
+ * A reviewer or an admin (DECISIONS "Reviewers and votes"); anyone else gets from /review exactly what
+ * an unknown path answers (the hidden section reroutes them before this; this guard is the second lock).
+ */
+export function requireReviewer(event: Pick<RequestEvent, 'locals'>): SignedInMember {
+	const member = event.locals.member;
+	if (member && (member.isAdmin || member.isReviewer)) return member;
+	error(404, 'Not Found');
+}
+
 /** The roles a hidden section (src/lib/hidden-sections.ts) may be shown to: none for a visitor. */
 export function rolesOf(member: SignedInMember | null): Role[] {
 	if (!member) return [];
-	return member.isAdmin ? ['member', 'admin'] : ['member'];
+	const roles: Role[] = member.isAdmin ? ['member', 'admin'] : ['member'];
+	if (member.isAdmin || member.isReviewer) roles.push('reviewer');
+	return roles;
 }
 
-/** The member a session's address makes, admin when listed (case-insensitively) in ADMIN_ADDRESSES. */
-export function memberFromAddress(address: string, adminAddresses: ReadonlySet<string>): SignedInMember {
+/**
+ * The member a session's address makes: admin when listed (case-insensitively) in ADMIN_ADDRESSES,
+ * reviewer when listed in REVIEWER_ADDRESSES or an admin.
+ */
+export function memberFromAddress(
+	address: string,
+	adminAddresses: ReadonlySet<string>,
+	reviewerAddresses: ReadonlySet<string> = new Set()
+): SignedInMember {
 	const lower = address.toLowerCase();
-	return { address: lower, isAdmin: adminAddresses.has(lower) };
+	const isAdmin = adminAddresses.has(lower);
+	return isAdmin || reviewerAddresses.has(lower)
+		? { address: lower, isAdmin, isReviewer: true }
+		: { address: lower, isAdmin };
 }

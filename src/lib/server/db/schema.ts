@@ -20,6 +20,7 @@ import {
 import { STATES, FIELDS } from '../../transitions';
 import { LENGTHS as L } from '../../limits';
 import type { Answers, Question } from '../../questions';
+import type { VoteChoice } from '../../rubric';
 
 // A length as SQL text inside a CHECK (a literal, as the migrations wrote it, never a parameter).
 const n = (value: number) => sql.raw(String(value));
@@ -196,6 +197,33 @@ export const applicationNotes = pgTable(
 	]
 );
 
+/**
+ * Reviewer votes (docs/decisions/0028-reviewer-votes.md): never updated or deleted; a reviewer's newest
+ * row (created_at, then id) is their current vote, and voting again adds a row.
+ */
+export const applicationVotes = pgTable(
+	'application_votes',
+	{
+		id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+		applicationId: uuid('application_id')
+			.notNull()
+			.references(() => applications.id),
+		reviewerAddress: text('reviewer_address').notNull(),
+		vote: text('vote').$type<VoteChoice>().notNull(),
+		/** Criterion key → 1–5 (`{}` for an abstention). */
+		scores: jsonb('scores').$type<Record<string, number>>().notNull().default({}),
+		comment: text('comment').notNull().default(''),
+		createdAt: createdAt()
+	},
+	(t) => [
+		index('application_votes_current_idx').on(t.applicationId, t.reviewerAddress, t.createdAt.desc(), t.id.desc()),
+		index('application_votes_reviewer_idx').on(t.reviewerAddress, t.createdAt.desc(), t.id.desc()),
+		check('application_votes_vote_choice', sql`${t.vote} in ('approve', 'reject', 'abstain')`),
+		check('application_votes_scores_object', sql`jsonb_typeof(${t.scores}) = 'object'`),
+		check('application_votes_comment_length', sql`char_length(${t.comment}) <= ${n(L.voteComment.max)}`)
+	]
+);
+
 /** Per-subject, per-action counters; only consume_rate_limit() writes them. */
 export const rateLimitCounters = pgTable(
 	'rate_limit_counters',
@@ -319,3 +347,4 @@ export type ApplicationEvent = typeof applicationEvents.$inferSelect;
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
 export type ApplicationRevision = typeof applicationRevisions.$inferSelect;
 export type ApplicationNote = typeof applicationNotes.$inferSelect;
+export type ApplicationVote = typeof applicationVotes.$inferSelect;

@@ -107,6 +107,18 @@ describe('configuration', () => {
 		expect(message).toContain(entry);
 	});
 
+	it('REVIEWER_ADDRESSES is read as ADMIN_ADDRESSES is, and REVIEW_QUORUM is a positive whole number, 2 by default', () => {
+		const r = '0x' + 'C'.repeat(40);
+		const config = loadConfig({ ...good, REVIEWER_ADDRESSES: ` ${r} ,, ` });
+		expect([...config.reviewerAddresses]).toEqual([r.toLowerCase()]);
+		expect(config.reviewQuorum).toBe(2);
+		expect(loadConfig({ ...good, REVIEW_QUORUM: '3' }).reviewQuorum).toBe(3);
+		const bad = problems({ ...good, REVIEWER_ADDRESSES: `${r},0x12`, REVIEW_QUORUM: '0' });
+		expect(bad.REVIEWER_ADDRESSES).toContain('"0x12" is not a 0x address of 40 hex digits');
+		expect(bad.REVIEW_QUORUM).toBe('must be a positive whole number');
+		expect(problems({ ...good, REVIEW_QUORUM: '1.5' }).REVIEW_QUORUM).toBe('must be a positive whole number');
+	});
+
 	it('ADMIN_ADDRESSES may be empty, compares case-insensitively and names a bad entry', () => {
 		const a = '0xAbCdEf0123456789abcdef0123456789ABCDEF01';
 		expect([...loadConfig({ ...good, ADMIN_ADDRESSES: ` ${a} , ` }).adminAddresses]).toEqual([a.toLowerCase()]);

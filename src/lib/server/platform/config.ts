@@ -15,6 +15,10 @@ export interface Config {
 	siweAllowedDomains: string[];
 	/** Lowercase `0x` addresses. */
 	adminAddresses: ReadonlySet<string>;
+	/** Lowercase `0x` addresses of REVIEWER_ADDRESSES (admins are reviewers too, without being listed). */
+	reviewerAddresses: ReadonlySet<string>;
+	/** REVIEW_QUORUM: current votes an application needs before the review table marks it ready. */
+	reviewQuorum: number;
 	databaseUrl: string | null;
 	pgliteDataDir: string;
 	communityPulseRepo: string | null;
@@ -165,6 +169,12 @@ function listOf(problemOf: (entry: string) => string | null) {
 	);
 }
 
+/** ADMIN_ADDRESSES and REVIEWER_ADDRESSES: comma-separated 0x addresses, compared lowercase. */
+const addressSet = v.pipe(
+	listOf((entry) => (ADDRESS.test(entry) ? null : `"${entry}" is not a 0x address of 40 hex digits`)),
+	v.transform((list) => new Set(list.map((a) => a.toLowerCase())) as ReadonlySet<string>)
+);
+
 /** "1", "1 and 3", "1, 2 and 4": the positions of bad entries in a secret list (never their values). */
 const positions = (list: number[]) =>
 	list.length === 1 ? `${list[0]}` : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`;
@@ -202,10 +212,9 @@ const envSchema = (guessable: (secret: string) => boolean) =>
 			v.check((list) => list.length > 0, 'is required: comma-separated host or host:port entries'),
 			v.transform((list) => [...new Set(list.map((d) => d.toLowerCase()))])
 		),
-		ADMIN_ADDRESSES: v.pipe(
-			listOf((entry) => (ADDRESS.test(entry) ? null : `"${entry}" is not a 0x address of 40 hex digits`)),
-			v.transform((list) => new Set(list.map((a) => a.toLowerCase())) as ReadonlySet<string>)
-		),
+		ADMIN_ADDRESSES: addressSet,
+		REVIEWER_ADDRESSES: addressSet,
+		REVIEW_QUORUM: positiveInteger(2),
 		DATABASE_URL: v.pipe(
 			optionalText,
 			v.check(
@@ -378,6 +387,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 		sessionTtlSeconds: e.SESSION_TTL_SECONDS,
 		siweAllowedDomains: e.SIWE_ALLOWED_DOMAINS,
 		adminAddresses: e.ADMIN_ADDRESSES,
+		reviewerAddresses: e.REVIEWER_ADDRESSES,
+		reviewQuorum: e.REVIEW_QUORUM,
 		databaseUrl: e.DATABASE_URL || null,
 		pgliteDataDir: e.PGLITE_DATA_DIR,
 		communityPulseRepo: e.COMMUNITY_PULSE_REPO || null,

@@ -24,6 +24,7 @@ export interface RefusedItem {
 export type Failure =
 	| { ok: false; status: 400; code: 'invalid_request'; message: string; errors: FieldErrors }
 	| { ok: false; status: 401; code: 'unauthenticated'; message: string }
+	| { ok: false; status: 403; code: 'forbidden'; message: string }
 	| { ok: false; status: 404; code: 'not_found'; message: string }
 	| { ok: false; status: 409; code: 'conflict'; message: string; refused?: RefusedItem[] }
 	| { ok: false; status: 429; code: 'rate_limited'; message: string; retryAfterSeconds: number; resetAt: string };
@@ -47,6 +48,9 @@ export const conflict = (message: string, refused?: RefusedItem[]): FailureOf<40
 	refused
 		? { ok: false, status: 409, code: 'conflict', message, refused }
 		: { ok: false, status: 409, code: 'conflict', message };
+
+/** A 403: this member may not do this here (a reviewer voting on their own application). */
+export const forbidden = (message: string): FailureOf<403> => ({ ok: false, status: 403, code: 'forbidden', message });
 
 export const notFound = (message: string): FailureOf<404> => ({ ok: false, status: 404, code: 'not_found', message });
 

@@ -16,6 +16,7 @@ export const WEBHOOK_EVENT_TYPES = [
 	'application.resubmitted',
 	'application.transitioned',
 	'application.note_added',
+	'application.voted',
 	'checkin.created'
 ] as const;
 
@@ -51,6 +52,16 @@ function outboxRows(events: readonly WebhookEvent[]) {
 		const eventId = randomUUID();
 		return endpoints.map((e) => ({ eventId, eventType: type, data, urlHash: e.hash, urlHost: e.host }));
 	});
+}
+
+/**
+ * Where one event goes, for a statement that builds the event's data itself in SQL (a vote's counts, which
+ * only the statement that writes the vote knows): one shared event id and one target a URL; none when off.
+ */
+export function outboxTargets(): { eventId: string; urlHash: string; urlHost: string }[] {
+	rowsWritten += endpoints.length;
+	const eventId = randomUUID();
+	return endpoints.map((e) => ({ eventId, urlHash: e.hash, urlHost: e.host }));
 }
 
 /**

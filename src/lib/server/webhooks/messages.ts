@@ -53,6 +53,11 @@ export function readable(e: OutboxEvent, esc: Escape): string {
 		}
 		case 'application.note_added':
 			return `A reviewer (${short(d.author)}) added a note to application ${str(d.applicationId).slice(0, 8)}.`;
+		case 'application.voted': {
+			// Counts only: a vote's comment never leaves the portal (DECISIONS "Reviewers and votes").
+			const c = (d.counts ?? {}) as Record<string, unknown>;
+			return `A reviewer (${short(d.reviewer)}) voted ${esc(str(d.vote))} on application ${str(d.applicationId).slice(0, 8)}: ${Number(c.approve) || 0} approve, ${Number(c.reject) || 0} reject, ${Number(c.abstain) || 0} abstain.`;
+		}
 		case 'checkin.created':
 			return d.note
 				? `${short(d.member)} checked in: ${esc(truncate(str(d.note), 280))}`

@@ -1,14 +1,14 @@
 import { parseTableQuery } from '$lib/server/applications/review-table';
 import { applicationsCsv } from '$lib/server/applications/exports';
 import { requireAdmin } from '$lib/server/auth/guards';
-import { withDatabase } from '$lib/server/platform/runtime';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import type { RequestHandler } from './$types';
 
 // src/hooks.ts already reroutes /admin/* to no route for non-admins; requireAdmin (a 404) is the second line.
 export const GET: RequestHandler = async (event) => {
 	requireAdmin(event);
 	const query = parseTableQuery(event.url.searchParams);
-	const csv = await withDatabase((db) => applicationsCsv(db, query));
+	const csv = await withDatabase((db) => applicationsCsv(db, query, { quorum: runtime().config.reviewQuorum }));
 	const day = new Date().toISOString().slice(0, 10);
 	return new Response(csv, {
 		headers: {

@@ -7,6 +7,8 @@ import { currentForm } from '$lib/server/forms/versions';
 import { applyEditStep, draftOf, isEditStep, parseDraft, readQuestionsDraft } from '$lib/question-editor';
 import { QUESTION_TYPES } from '$lib/questions';
 import { saveFormVersion } from '$lib/server/forms/editor';
+import { applyRubricStep, draftCriterionOf, isRubricStep, readRubricDraft, rubricOf } from '$lib/rubric';
+import { saveRubric } from '$lib/server/reviews/rubric';
 import type { Actions, PageServerLoad } from './$types';
 
 const text = (value: FormDataEntryValue | null | undefined) => (typeof value === 'string' ? value : '');
@@ -14,7 +16,13 @@ const text = (value: FormDataEntryValue | null | undefined) => (typeof value ===
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
 	const form = await withDatabase((db) => currentForm(db));
-	return { formId: form.id, questions: form.questions.map(draftOf), saved: url.searchParams.has('saved') };
+	return {
+		formId: form.id,
+		questions: form.questions.map(draftOf),
+		// The reviewers' rubric (#27)
+		rubric: rubricOf(form.rubric).map(draftCriterionOf),
+		saved: url.searchParams.has('saved')
+	};
 };
 
 export const actions: Actions = {
@@ -47,6 +55,26 @@ export const actions: Actions = {
 		if (!read.ok) return refuse(setHeaders, read, { draft: null });
 		const outcome = await withDatabase((db) => saveFormVersion(db, admin, read.value));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { draft: read.value });
+		redirect(303, '/admin/form?saved');
+	},
+	// The reviewers' rubric (#27), src/routes/admin/form/RubricEditor.svelte: an edit step without JavaScript.
+	rubricEdit: async ({ locals, request, url, setHeaders }) => {
+		requireAdmin({ locals, url });
+		const form = await readForm(request);
+		const read = readRubricDraft(form);
+		if (!read.ok) return refuse(setHeaders, read, { rubricDraft: null });
+		const op = form.getAll('op');
+		if (op.length !== 1 || !isRubricStep(text(op[0]), read.value.length))
+			return refuse(setHeaders, fieldError('op', 'Choose one of the rubric editor’s buttons.'), { rubricDraft: null });
+		return { rubricDraft: applyRubricStep(read.value, text(op[0])) };
+	},
+	// saveRubric: guard (404 for anyone not an admin) → validate → a new form version, questions carried forward.
+	rubric: async ({ locals, request, url, setHeaders }) => {
+		const admin = requireAdmin({ locals, url });
+		const read = readRubricDraft(await readForm(request));
+		if (!read.ok) return refuse(setHeaders, read, { rubricDraft: null });
+		const outcome = await withDatabase((db) => saveRubric(db, admin, read.value));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { rubricDraft: read.value });
 		redirect(303, '/admin/form?saved');
 	}
 };

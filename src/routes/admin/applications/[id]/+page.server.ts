@@ -8,6 +8,7 @@ import { isTerminal } from '$lib/transitions';
 import { NOTE_FIELDS, addNote } from '$lib/server/applications/notes';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
+import { applicationVotes } from '$lib/server/reviews/admin';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url, params }) => {
@@ -16,8 +17,15 @@ export const load: PageServerLoad = async ({ locals, url, params }) => {
 	if (!UUID.test(params.id)) error(404, 'Not Found');
 	const detail = await withDatabase((db) => applicationDetail(db, params.id));
 	if (!detail) error(404, 'Not Found');
+	const votes = await withDatabase((db) => applicationVotes(db, params.id));
 	// Whether tx hashes are looked up on chain 137, so that an unchecked one reads "not checked", not "unverified".
-	return { ...detail, done: url.searchParams.get('done'), txChecks: runtime().config.polygonRpcUrl !== null };
+	return {
+		...detail,
+		...votes,
+		quorum: runtime().config.reviewQuorum,
+		done: url.searchParams.get('done'),
+		txChecks: runtime().config.polygonRpcUrl !== null
+	};
 };
 
 export const actions: Actions = {

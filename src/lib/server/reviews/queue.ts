@@ -1,0 +1,137 @@
+import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { ADMIN_PAGE_SIZE, UUID_SOURCE } from '$lib/limits';
+import type { VoteChoice } from '$lib/rubric';
+import type { Database } from '../db/client';
+import { applicationVotes, applications } from '../db/schema';
+import { isRealTime } from '../applications/review-table';
+
+/** The two tabs of /review. */
+export const REVIEW_TABS = ['queue', 'voted'] as const;
+export type ReviewTab = (typeof REVIEW_TABS)[number];
+
+const CURSOR = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,6})?Z)_(${UUID_SOURCE}|\\d{1,18})$`);
+
+export interface ReviewQuery {
+	tab: ReviewTab;
+	/** Where the page starts: after this (time, id) in the tab's order. */
+	after?: { at: string; id: string };
+}
+
+/** Reads /review's query string; anything unknown or malformed falls back to the first page of the queue. */
+export function parseReviewQuery(params: URLSearchParams): ReviewQuery {
+	const tab = params.get('tab') === 'voted' ? 'voted' : 'queue';
+	const match = CURSOR.exec(params.get('after') ?? '');
+	const at = match?.[1];
+	const id = match?.[2];
+	const idFits = tab === 'queue' ? id?.includes('-') : !id?.includes('-');
+	return at && id && idFits && isRealTime(at) ? { tab, after: { at, id } } : { tab };
+}
+
+export interface QueueRow {
+	id: string;
+	displayName: string;
+	applicantAddress: string;
+	/** ISO time with microseconds: when the application was submitted. */
+	createdAt: string;
+	/** In the voted tab: the reviewer's current vote and when they cast it. */
+	vote?: VoteChoice;
+	votedAt?: string;
+}
+
+export interface ReviewQueue {
+	rows: QueueRow[];
+	/** The cursor of the next page, or null. */
+	next: string | null;
+}
+
+const isoMicros = (column: unknown) =>
+	sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/**
+ * A reviewer's queue: pending applications they have not voted on (nor their own), longest waiting
+ * first; or the ones they voted on, most recent vote first, with that vote. One statement a page, read
+ * in index order (`applications_review_queue_idx`; `application_votes_reviewer_idx`), so a page costs
+ * what the first does however many applications and votes there are.
+ */
+export async function reviewQueue(
+	db: Database,
+	reviewer: string,
+	query: ReviewQuery,
+	pageSize = ADMIN_PAGE_SIZE
+): Promise<ReviewQueue> {
+	const rows =
+		query.tab === 'queue' ? await waiting(db, reviewer, query, pageSize) : await voted(db, reviewer, query, pageSize);
+	const more = rows.length > pageSize;
+	const page = rows.slice(0, pageSize);
+	const last = page.at(-1);
+	return { rows: page.map(({ cursor: _c, ...row }) => row), next: more && last ? last.cursor : null };
+}
+
+async function waiting(db: Database, reviewer: string, query: ReviewQuery, pageSize: number) {
+	const where = [
+		eq(applications.review, 'pending'),
+		ne(applications.applicantAddress, reviewer),
+		sql`not exists (select 1 from application_votes as v where v.application_id = "applications"."id" and v.reviewer_address = ${reviewer})`
+	];
+	if (query.after)
+		where.push(
+			sql`(${applications.createdAt}, ${applications.id}) > (${query.after.at}::timestamptz, ${query.after.id}::uuid)`
+		);
+	const found = await db
+		.select({
+			id: applications.id,
+			displayName: applications.displayName,
+			applicantAddress: applications.applicantAddress,
+			createdAt: isoMicros(applications.createdAt)
+		})
+		.from(applications)
+		.where(and(...where))
+		.orderBy(asc(applications.createdAt), asc(applications.id))
+		.limit(pageSize + 1);
+	return found.map((r) => ({ ...r, cursor: `${r.createdAt}_${r.id}` }));
+}
+
+async function voted(db: Database, reviewer: string, query: ReviewQuery, pageSize: number) {
+	// The reviewer's rows newest first, each kept only if no newer row of theirs on that application exists.
+	const where = [
+		eq(applicationVotes.reviewerAddress, reviewer),
+		sql`not exists (select 1 from application_votes as w where w.application_id = "application_votes"."application_id"
+			and w.reviewer_address = "application_votes"."reviewer_address"
+			and (w.created_at, w.id) > ("application_votes"."created_at", "application_votes"."id"))`
+	];
+	if (query.after)
+		where.push(
+			sql`(${applicationVotes.createdAt}, ${applicationVotes.id}) < (${query.after.at}::timestamptz, ${query.after.id}::bigint)`
+		);
+	const votes = await db
+		.select({
+			voteId: applicationVotes.id,
+			applicationId: applicationVotes.applicationId,
+			vote: applicationVotes.vote,
+			votedAt: isoMicros(applicationVotes.createdAt)
+		})
+		.from(applicationVotes)
+		.where(and(...where))
+		.orderBy(desc(applicationVotes.createdAt), desc(applicationVotes.id))
+		.limit(pageSize + 1);
+	if (!votes.length) return [];
+	const apps = await db
+		.select({
+			id: applications.id,
+			displayName: applications.displayName,
+			applicantAddress: applications.applicantAddress,
+			createdAt: isoMicros(applications.createdAt)
+		})
+		.from(applications)
+		.where(
+			inArray(
+				applications.id,
+				votes.map((v) => v.applicationId)
+			)
+		);
+	const byId = new Map(apps.map((a) => [a.id, a]));
+	return votes.flatMap((v) => {
+		const app = byId.get(v.applicationId);
+		return app ? [{ ...app, vote: v.vote, votedAt: v.votedAt, cursor: `${v.votedAt}_${v.voteId}` }] : [];
+	});
+}

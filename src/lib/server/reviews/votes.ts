@@ -1,0 +1,174 @@
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { LENGTHS } from '$lib/limits';
+import { SCORE_MAX, SCORE_MIN, VOTE_CHOICES, rubricOf, type Criterion, type VoteChoice } from '$lib/rubric';
+import type { Database } from '../db/client';
+import { rowsOf } from '../db/rows';
+import { applicationVotes, type ApplicationVote } from '../db/schema';
+import type { SignedInMember } from '../auth/guards';
+import { currentForm } from '../forms/versions';
+import { textField, validate } from '../platform/forms';
+import { consume } from '../platform/rate-limit';
+import {
+	conflict,
+	forbidden,
+	invalid,
+	notFound,
+	rateLimited,
+	type FieldErrors,
+	type Outcome
+} from '../platform/outcome';
+import { outboxTargets } from '../webhooks/events';
+import * as v from 'valibot';
+
+/** The vote form's own fields; each rubric criterion adds `score.<key>`. */
+export const VOTE_FIELDS = ['vote', 'comment'] as const;
+export const scoreField = (key: string) => `score.${key}`;
+
+/** The names a vote form may carry: its two fields and every `score.<key>` it sent (the rubric decides which count). */
+export const voteFieldNames = (form: Pick<FormData, 'keys'>) => [
+	...VOTE_FIELDS,
+	...new Set([...form.keys()].filter((name) => name.startsWith('score.')))
+];
+
+export interface VoteInput {
+	vote: VoteChoice;
+	comment: string;
+	scores: Record<string, number>;
+}
+
+const commentField = textField('Comment', { ...LENGTHS.voteComment, multiline: true });
+const SCORE = new RegExp(`^[${SCORE_MIN}-${SCORE_MAX}]$`);
+
+/**
+ * The vote's fields checked against the rubric: `vote` one of approve, reject, abstain; `comment` up to
+ * 2000 characters, required with reject; `score.<key>` a whole number 1–5 for every criterion (each may
+ * be left out when abstaining). Fields of keys the rubric does not have are ignored.
+ */
+export function parseVote(input: Record<string, unknown>, rubric: readonly Criterion[]): Outcome<VoteInput> {
+	const errors: FieldErrors = {};
+	const vote = input.vote;
+	const choice =
+		typeof vote === 'string' && (VOTE_CHOICES as readonly string[]).includes(vote) ? (vote as VoteChoice) : null;
+	if (!choice) errors.vote = 'Choose approve, reject or abstain.';
+	const comment = validate(v.object({ comment: commentField }), { comment: input.comment });
+	if (!comment.ok) Object.assign(errors, comment.errors);
+	else if (choice === 'reject' && comment.value.comment === '') errors.comment = 'Say why you vote to reject.';
+	const scores: Record<string, number> = {};
+	for (const criterion of rubric) {
+		const name = scoreField(criterion.key);
+		const raw = input[name];
+		if (raw === undefined || raw === '') {
+			if (choice !== 'abstain') errors[name] = `Score “${criterion.label}” from ${SCORE_MIN} to ${SCORE_MAX}.`;
+		} else if (typeof raw !== 'string' || !SCORE.test(raw)) {
+			errors[name] = `A score is a whole number from ${SCORE_MIN} to ${SCORE_MAX}.`;
+		} else scores[criterion.key] = Number(raw);
+	}
+	if (Object.keys(errors).length || !choice || !comment.ok) return invalid(errors);
+	return { ok: true, value: { vote: choice, comment: comment.value.comment, scores } };
+}
+
+export interface CastVote {
+	id: string;
+	vote: VoteChoice;
+	createdAt: string;
+}
+
+/**
+ * castVote: guard (the route's) → the per-address limit `vote` → the fields against the current rubric →
+ * one statement that locks the application row, refuses a decided application (409) or the reviewer's
+ * own (403), appends the vote and writes the `application.voted` webhook with the counts after it. At
+ * most three statements: the limit, the rubric (served from the form cache most of the time), the write.
+ */
+export async function castVote(
+	db: Database,
+	reviewer: SignedInMember,
+	applicationId: string,
+	input: Record<string, unknown>
+): Promise<Outcome<CastVote>> {
+	const limit = await consume(db, reviewer.address, 'vote');
+	if (!limit.allowed) return rateLimited('votes an hour', limit);
+	const parsed = parseVote(input, rubricOf((await currentForm(db)).rubric));
+	if (!parsed.ok) return parsed;
+	const { vote, comment, scores } = parsed.value;
+	const targets = outboxTargets();
+	// The row lock (FOR NO KEY UPDATE, what a transition's UPDATE takes) orders this vote against a
+	// decision and against other votes on the application: a decision committed first leaves no pending row.
+	const outbox = targets.length
+		? sql`, outbox as (
+			insert into webhook_deliveries (event_id, event_type, data, url_hash, url_host)
+			select t.event_id::uuid, 'application.voted', jsonb_build_object(
+				'applicationId', cast_vote.application_id,
+				'reviewer', cast_vote.reviewer_address,
+				'vote', cast_vote.vote,
+				'scores', cast_vote.scores,
+				'votedAt', to_char(cast_vote.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+				'counts', jsonb_build_object(
+					'approve', (o.c ->> 'approve')::int + (cast_vote.vote = 'approve')::int,
+					'reject', (o.c ->> 'reject')::int + (cast_vote.vote = 'reject')::int,
+					'abstain', (o.c ->> 'abstain')::int + (cast_vote.vote = 'abstain')::int
+				),
+				'meanScore', case when s.mine is null
+					then (o.c ->> 'scoreSum')::numeric / nullif((o.c ->> 'scored')::int, 0)
+					else ((o.c ->> 'scoreSum')::numeric + s.mine) / ((o.c ->> 'scored')::int + 1) end
+			), t.url_hash, t.url_host
+			from cast_vote
+			cross join lateral (select application_vote_counts_except(cast_vote.application_id, cast_vote.reviewer_address) as c) as o
+			cross join lateral (select case when cast_vote.vote <> 'abstain' then vote_mean_score(cast_vote.scores) end as mine) as s
+			cross join (values ${sql.join(
+				targets.map((t) => sql`(${t.eventId}, ${t.urlHash}, ${t.urlHost})`),
+				sql`, `
+			)}) as t(event_id, url_hash, url_host)
+		)`
+		: sql``;
+	const result = await db.execute(sql`
+		with app as (
+			select id, review, applicant_address from applications where id = ${applicationId}::uuid for no key update
+		), cast_vote as (
+			insert into application_votes (application_id, reviewer_address, vote, scores, comment)
+			select app.id, ${reviewer.address}, ${vote}, ${JSON.stringify(scores)}::jsonb, ${comment}
+			from app where app.review = 'pending' and app.applicant_address <> ${reviewer.address}
+			returning id, application_id, reviewer_address, vote, scores, created_at
+		)${outbox}
+		select app.review::text as review, app.applicant_address, cast_vote.id::text as vote_id,
+			to_char(cast_vote.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at
+		from app left join cast_vote on true`);
+	const row = rowsOf<{ review: string; applicant_address: string; vote_id: string | null; created_at: string | null }>(
+		result
+	)[0];
+	if (!row) return notFound('No application has this id.');
+	if (row.vote_id && row.created_at) return { ok: true, value: { id: row.vote_id, vote, createdAt: row.created_at } };
+	if (row.applicant_address === reviewer.address)
+		return forbidden('This is your own application: you cannot vote on it.');
+	return conflict('This application has been decided: votes are closed.');
+}
+
+/** A vote as reviewers and admins read it. */
+export type VoteRow = Pick<ApplicationVote, 'id' | 'reviewerAddress' | 'vote' | 'scores' | 'comment' | 'createdAt'>;
+
+const voteColumns = {
+	id: applicationVotes.id,
+	reviewerAddress: applicationVotes.reviewerAddress,
+	vote: applicationVotes.vote,
+	scores: applicationVotes.scores,
+	comment: applicationVotes.comment,
+	createdAt: applicationVotes.createdAt
+};
+
+/** Every reviewer's current vote on an application (their newest row), by reviewer. */
+export async function currentVotes(db: Database, applicationId: string): Promise<VoteRow[]> {
+	const rows = await db
+		.selectDistinctOn([applicationVotes.reviewerAddress], voteColumns)
+		.from(applicationVotes)
+		.where(eq(applicationVotes.applicationId, applicationId))
+		.orderBy(asc(applicationVotes.reviewerAddress), desc(applicationVotes.createdAt), desc(applicationVotes.id));
+	return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
+}
+
+/** One reviewer's votes on an application, newest first: the first is their current vote, the rest what it replaced. */
+export function votesBy(db: Database, applicationId: string, reviewer: string): Promise<VoteRow[]> {
+	return db
+		.select(voteColumns)
+		.from(applicationVotes)
+		.where(and(eq(applicationVotes.applicationId, applicationId), eq(applicationVotes.reviewerAddress, reviewer)))
+		.orderBy(desc(applicationVotes.createdAt), desc(applicationVotes.id));
+}
