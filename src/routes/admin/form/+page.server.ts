@@ -7,6 +7,7 @@ import { currentForm } from '$lib/server/forms/versions';
 import { applyEditStep, draftOf, isEditStep, parseDraft, readQuestionsDraft } from '$lib/question-editor';
 import { QUESTION_TYPES } from '$lib/questions';
 import { saveFormVersion } from '$lib/server/forms/editor';
+import { eligibility, eligibilityEditor } from './eligibility-action';
 import type { Actions, PageServerLoad } from './$types';
 
 const text = (value: FormDataEntryValue | null | undefined) => (typeof value === 'string' ? value : '');
@@ -14,7 +15,12 @@ const text = (value: FormDataEntryValue | null | undefined) => (typeof value ===
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
 	const form = await withDatabase((db) => currentForm(db));
-	return { formId: form.id, questions: form.questions.map(draftOf), saved: url.searchParams.has('saved') };
+	return {
+		formId: form.id,
+		questions: form.questions.map(draftOf),
+		saved: url.searchParams.has('saved'),
+		eligibility: await eligibilityEditor(form.eligibility)
+	};
 };
 
 export const actions: Actions = {
@@ -48,5 +54,7 @@ export const actions: Actions = {
 		const outcome = await withDatabase((db) => saveFormVersion(db, admin, read.value));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { draft: read.value });
 		redirect(303, '/admin/form?saved');
-	}
+	},
+	// saveEligibility (docs/eligibility.md): guard → validate → read the chain → one insert; or an edit step (add, remove).
+	eligibility
 };
