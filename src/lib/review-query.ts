@@ -8,6 +8,8 @@ export interface AdminListQuery {
 	distribution?: string;
 	/** Part of an address, display name or contact. */
 	q?: string;
+	/** Eligibility on chain (#28): `yes` or `no`, eligible at submission. */
+	eligible?: string;
 	/** `oldest` (the default: longest waiting first) or `newest`. */
 	sort?: string;
 	/** Keyset cursors (`<created_at>_<id>`); `before=end` is the last page. */
@@ -20,7 +22,16 @@ export { ADMIN_PAGE_SIZE } from './limits';
 /** Counts stop here and show as "1,000+": counting further would read every matching row. */
 export const COUNT_CAP = 1000;
 
-const KEYS = ['review', 'allowlist', 'distribution', 'q', 'sort', 'after', 'before'] as const;
+const KEYS = [
+	'review',
+	'allowlist',
+	'distribution',
+	'q',
+	'sort',
+	'after',
+	'before',
+	'eligible' // eligibility on chain (#28)
+] as const;
 
 /**
  * The URL of the /admin table: for its links (unset parts and the default order left out), for a

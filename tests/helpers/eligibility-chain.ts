@@ -51,17 +51,18 @@ export function eligibilityContracts(): Compiled {
 		const c = output.contracts[file]![name]!;
 		return {
 			abi: c.abi,
-			bytecode: `0x${c.evm.bytecode.object}`,
-			runtime: `0x${c.evm.deployedBytecode.object}`
+			bytecode: `0x${c.evm.bytecode.object}` as const,
+			runtime: `0x${c.evm.deployedBytecode.object}` as const
 		};
 	};
-	compiled = {
+	const all: Compiled = {
 		CommunityCoin: get('CommunityCoin'),
 		MembershipNft: get('MembershipNft'),
 		Badges: get('Badges'),
 		Multicall3Subset: get('Multicall3Subset')
 	};
-	return compiled;
+	compiled = all;
+	return all;
 }
 
 export interface EligibilityChain {

@@ -14,6 +14,7 @@ import {
 	previewEligibility,
 	setEligibilityEndpoint
 } from '../../src/lib/server/eligibility/check';
+import { parseTableQuery, reviewTable } from '../../src/lib/server/applications/review-table';
 import { eligibilityStartProblem } from '../../src/lib/server/eligibility/startup';
 import { emptyRule, type DraftEligibility } from '../../src/lib/eligibility-editor';
 import type { EligibilityRules } from '../../src/lib/eligibility';
@@ -307,5 +308,27 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		expect(resubmitted.ok && resubmitted.value.resubmitted).toBe(true);
 		if (resubmitted.ok)
 			expect(resubmitted.value.application.eligibility?.results[1]).toEqual({ rule: 1, held: '1', ok: true });
+	});
+
+	it('the review table filters by eligible at submission; applications without evidence match neither', async () => {
+		const evidence = (ok: boolean) => ({ block: 1, checkedAt: new Date().toISOString(), ok, results: [] });
+		const ids = { yes: '', no: '', none: '' };
+		for (const [key, value] of [
+			['yes', evidence(true)],
+			['no', evidence(false)],
+			['none', null]
+		] as const) {
+			const member = await addMember(t.db);
+			const [row] = await t.db
+				.insert(applications)
+				.values({ applicantAddress: member.address, displayName: `Elig-${key}`, motivation: 'm', eligibility: value })
+				.returning();
+			ids[key] = row!.id;
+		}
+		const idsOf = async (eligible: string) =>
+			(await reviewTable(t.db, parseTableQuery(new URLSearchParams({ eligible, q: 'Elig-' })))).rows.map((r) => r.id);
+		expect(await idsOf('yes')).toEqual([ids.yes]);
+		expect(await idsOf('no')).toEqual([ids.no]);
+		expect((await idsOf('maybe')).sort()).toEqual([ids.yes, ids.no, ids.none].sort());
 	});
 });

@@ -69,6 +69,9 @@ const tableQuerySchema = v.object({
 			v.maxLength(LENGTHS.search.max)
 		)
 	),
+	// --- Eligibility on chain (#28): eligible at submission, `yes` or `no` (docs/eligibility.md). ---
+	eligible: state(['yes', 'no'] as const),
+	// --- end eligibility ---
 	sort: v.fallback(v.picklist(['oldest', 'newest']), 'oldest'),
 	after: optional(cursor),
 	before: optional(v.union([v.literal('end'), cursor]))
@@ -123,6 +126,10 @@ export function tableFilter(query: Omit<TableQuery, 'after' | 'before'>, withRev
 	if (withReview && query.review) where.push(eq(applications.review, query.review));
 	if (query.allowlist) where.push(eq(applications.allowlist, query.allowlist));
 	if (query.distribution) where.push(eq(applications.distribution, query.distribution));
+	// --- Eligibility on chain (#28): the evidence kept at submission; applications without it match neither. ---
+	if (query.eligible)
+		where.push(sql`(${applications.eligibility} ->> 'ok') = ${query.eligible === 'yes' ? 'true' : 'false'}`);
+	// --- end eligibility ---
 	if (query.q) {
 		// Each column has a pg_trgm GIN index, the text answers one on answers_search_text (drizzle/0006);
 		// Postgres ORs the four bitmap scans.
