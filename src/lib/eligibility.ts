@@ -6,6 +6,9 @@ import { formatUnits } from 'viem';
  * (`applications.eligibility`), and how both read to people. Pure: the browser and the server share it.
  */
 
+/** Multicall3's address on every chain where it is deployed (Polygon since block 25770160). */
+export const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11' as const;
+
 export const RULE_KINDS = ['erc20', 'erc721', 'erc1155'] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];
 

@@ -10,10 +10,8 @@ import {
 	type PublicClient
 } from 'viem';
 import { REQUIRED_CHAIN_ID } from '$lib/chain';
+import { MULTICALL3 } from '$lib/eligibility';
 import type { PolygonRpc } from '../chain/polygon';
-
-/** Multicall3's address on every chain where it is deployed (Polygon since block 25770160). */
-export const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11' as const;
 
 // The part of Multicall3 used here: aggregate3 plus the two readers that say which block and chain answered.
 const multicall3 = parseAbi([
