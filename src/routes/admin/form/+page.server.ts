@@ -7,7 +7,7 @@ import { currentForm } from '$lib/server/forms/versions';
 import { applyEditStep, draftOf, isEditStep, parseDraft, readQuestionsDraft } from '$lib/question-editor';
 import { QUESTION_TYPES } from '$lib/questions';
 import { saveFormVersion } from '$lib/server/forms/editor';
-import { eligibility, eligibilityEditor } from './eligibility-action';
+import { eligibility as saveEligibility, eligibilityEditor } from './eligibility-action';
 import type { Actions, PageServerLoad } from './$types';
 
 const text = (value: FormDataEntryValue | null | undefined) => (typeof value === 'string' ? value : '');
@@ -56,5 +56,5 @@ export const actions: Actions = {
 		redirect(303, '/admin/form?saved');
 	},
 	// saveEligibility (docs/eligibility.md): guard → validate → read the chain → one insert; or an edit step (add, remove).
-	eligibility
+	eligibility: saveEligibility
 };
