@@ -25,6 +25,7 @@ import { outboxRowsWritten } from '$lib/server/webhooks/events';
 import { deliverAfterResponse } from '$lib/server/webhooks/scheduled';
 import { logRequestError, observeRequests } from '$lib/server/platform/observability';
 import { metricsAuthorized } from '$lib/server/platform/metrics';
+import { eligibilityStartProblem } from '$lib/server/eligibility/startup';
 
 export const init: ServerInit = async () => {
 	if (building) return;
@@ -41,6 +42,12 @@ export const init: ServerInit = async () => {
 	}
 	try {
 		await database.ready();
+		// Eligibility rules without a chain 137 endpoint: refused at start, like any bad setting.
+		const problem = await eligibilityStartProblem(database.db, config.polygonRpcUrl);
+		if (problem) {
+			console.error(problem.message);
+			process.exit(1);
+		}
 	} catch (err) {
 		if (err instanceof SchemaNotMigratedError) {
 			console.error(err.message);

@@ -8,6 +8,8 @@ export interface AdminListQuery {
 	distribution?: string;
 	/** Part of an address, display name or contact. */
 	q?: string;
+	/** Eligibility on chain (#28): `yes` or `no`, eligible at submission. */
+	eligible?: string;
 	/** `oldest` (the default: longest waiting first), `newest`, or `score` (highest mean score first). */
 	sort?: string;
 	/** Votes (#27): `ready` (reached REVIEW_QUORUM current votes) or `needed`. */
@@ -22,7 +24,17 @@ export { ADMIN_PAGE_SIZE } from './limits';
 /** Counts stop here and show as "1,000+": counting further would read every matching row. */
 export const COUNT_CAP = 1000;
 
-const KEYS = ['review', 'allowlist', 'distribution', 'q', 'sort', 'after', 'before', /* #27 */ 'votes'] as const;
+const KEYS = [
+	'review',
+	'allowlist',
+	'distribution',
+	'q',
+	'sort',
+	'after',
+	'before',
+	'votes', // reviewers (#27)
+	'eligible' // eligibility on chain (#28)
+] as const;
 
 /**
  * The URL of the /admin table: for its links (unset parts and the default order left out), for a

@@ -18,7 +18,7 @@ export interface FuzzRoute {
 }
 
 const ADMINS: readonly Who[] = ['admin'];
-const TABLE_QUERY = ['review', 'allowlist', 'distribution', 'q', 'sort', 'after', 'before'];
+const TABLE_QUERY = ['review', 'allowlist', 'distribution', 'q', 'sort', 'after', 'before', 'eligible'];
 const FORM_QUESTION = [
 	'questionCount',
 	...['key', 'label', 'help', 'type', 'required', 'options', 'min', 'max'].map((f) => `questions.0.${f}`)
@@ -43,7 +43,12 @@ export const ROUTES: readonly FuzzRoute[] = [
 		query: [...TABLE_QUERY, 'done', 'count'],
 		shownTo: ADMINS
 	},
-	{ id: '/admin/applications/[id]', actions: { transition: MOVE, note: ['body'] }, query: ['done'], shownTo: ADMINS },
+	{
+		id: '/admin/applications/[id]',
+		actions: { transition: MOVE, note: ['body'], eligibility: [] },
+		query: ['done'],
+		shownTo: ADMINS
+	},
 	{ id: '/admin/applications.csv', query: TABLE_QUERY, shownTo: ADMINS },
 	{ id: '/admin/allowlist.csv', shownTo: ADMINS },
 	{
@@ -52,7 +57,13 @@ export const ROUTES: readonly FuzzRoute[] = [
 			edit: [...FORM_QUESTION, 'op', 'newType'],
 			save: FORM_QUESTION,
 			rubric: RUBRIC_CRITERION,
-			rubricEdit: [...RUBRIC_CRITERION, 'op']
+			rubricEdit: [...RUBRIC_CRITERION, 'op'],
+			eligibility: [
+				'mode',
+				'ruleCount',
+				'op',
+				...['kind', 'contract', 'id', 'min', 'unit', 'label'].map((f) => `rules.0.${f}`)
+			]
 		},
 		query: ['saved'],
 		shownTo: ADMINS

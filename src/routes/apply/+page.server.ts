@@ -6,6 +6,7 @@ import { requireMember } from '$lib/server/auth/guards';
 import { answersInput, typedAnswers } from '$lib/server/forms/answers';
 import { currentForm, formVersions } from '$lib/server/forms/versions';
 import { withDatabase } from '$lib/server/platform/runtime';
+import { eligibilityBanner } from '$lib/server/eligibility/banner';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals }) => {
@@ -20,7 +21,11 @@ export const load: PageServerLoad = async ({ locals }) => {
 			applications.map((a) => a.formId)
 		)
 	);
+	// Whether the member qualifies, before they write anything (only when a form could be shown to them).
+	const current = applications[0];
+	const mayApply = !current || current.review === 'rejected' || current.review === 'needs_info';
 	return {
+		eligibility: mayApply ? await eligibilityBanner(form, member.address) : null,
 		address: member.address,
 		applications: asSeenByApplicant(applications, member.address),
 		questions: form.questions,

@@ -79,6 +79,9 @@ const tableQuerySchema = v.object({
 	sort: v.fallback(v.picklist(['oldest', 'newest', 'score']), 'oldest'),
 	// Votes (#27): `ready` reached REVIEW_QUORUM current votes, `needed` not yet.
 	votes: state(['ready', 'needed'] as const),
+	// --- Eligibility on chain (#28): eligible at submission, `yes` or `no` (docs/eligibility.md). ---
+	eligible: state(['yes', 'no'] as const),
+	// --- end eligibility ---
 	after: optional(cursor),
 	before: optional(v.union([v.literal('end'), cursor]))
 });
@@ -151,6 +154,10 @@ export function tableFilter(
 	if (withReview && query.review) where.push(eq(applications.review, query.review));
 	if (query.allowlist) where.push(eq(applications.allowlist, query.allowlist));
 	if (query.distribution) where.push(eq(applications.distribution, query.distribution));
+	// --- Eligibility on chain (#28): the evidence kept at submission; applications without it match neither. ---
+	if (query.eligible)
+		where.push(sql`(${applications.eligibility} ->> 'ok') = ${query.eligible === 'yes' ? 'true' : 'false'}`);
+	// --- end eligibility ---
 	if (query.q) {
 		// Each column has a pg_trgm GIN index, the text answers one on answers_search_text (drizzle/0006);
 		// Postgres ORs the four bitmap scans.

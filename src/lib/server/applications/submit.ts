@@ -20,6 +20,8 @@ import {
 } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { answersToCurrentForm } from '../forms/answers';
+import { currentForm } from '../forms/versions';
+import { eligibilityAtSubmission } from '../eligibility/submission';
 import { historyOf, newestFirst, type ApplicationWithHistory } from './history';
 import { consume } from '../platform/rate-limit';
 import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } from '../webhooks/events';
@@ -52,12 +54,22 @@ export async function submitApplication(
 	if (!limit.ok) return rateLimited(limit);
 	// The built-in fields and the current form's answers are checked together, so every message shows at once.
 	const parsed = validate(applicationSchema, input);
-	const answered = await answersToCurrentForm(db, sentAnswers);
+	const form = await currentForm(db);
+	const answered = await answersToCurrentForm(db, sentAnswers, form);
 	if (!parsed.ok || !answered.ok) {
 		const errors = { ...(parsed.ok ? {} : parsed.errors), ...(answered.ok ? {} : answered.errors) };
 		return invalid(errors);
 	}
-	const fields = { ...parsed.value, formId: answered.formId, answers: answered.answers };
+	// Eligibility on chain (docs/eligibility.md): read before anything is written, outside any transaction,
+	// and only for a submission that can be taken (a member with an application under review gets the 409).
+	let eligibility = null;
+	if (form.eligibility !== null) {
+		if (await hasApplicationUnderReview(db, member.address)) return alreadyActive;
+		const checked = await eligibilityAtSubmission(form.eligibility, member.address);
+		if (!checked.ok) return checked;
+		eligibility = checked.value;
+	}
+	const fields = { ...parsed.value, formId: answered.formId, answers: answered.answers, eligibility };
 	try {
 		return await db.transaction(async (tx): Promise<Outcome<{ application: Application; resubmitted: boolean }>> => {
 			const [active] = await tx
@@ -105,6 +117,16 @@ export async function submitApplication(
 		// The unique index: a parallel submission created the member's active application first.
 		return failureOfDatabaseError(err, { unique: alreadyActive, foreignKey: memberMissing });
 	}
+}
+
+/** An application that is neither rejected nor waiting for the applicant's answer: a new submission would be refused. */
+async function hasApplicationUnderReview(db: Database, address: string): Promise<boolean> {
+	const [active] = await db
+		.select({ review: applications.review })
+		.from(applications)
+		.where(and(eq(applications.applicantAddress, address), ne(applications.review, 'rejected')))
+		.limit(1);
+	return !!active && active.review !== 'needs_info';
 }
 
 const alreadyActive = conflict(

@@ -21,6 +21,7 @@ import { STATES, FIELDS } from '../../transitions';
 import { LENGTHS as L } from '../../limits';
 import type { Answers, Question } from '../../questions';
 import type { VoteChoice } from '../../rubric';
+import type { EligibilityEvidence } from '../../eligibility';
 
 // A length as SQL text inside a CHECK (a literal, as the migrations wrote it, never a parameter).
 const n = (value: number) => sql.raw(String(value));
@@ -72,6 +73,8 @@ export const applications = pgTable(
 		formId: integer('form_id').references(() => applicationForms.id),
 		/** Keyed by question key (an unanswered optional question is absent). */
 		answers: jsonb('answers').$type<Answers>().notNull().default({}),
+		/** What the address held at submission, checked against its form's rules (#28); null without rules. */
+		eligibility: jsonb('eligibility').$type<EligibilityEvidence>(),
 		review: reviewState('review').notNull().default('pending'),
 		allowlist: allowlistState('allowlist').notNull().default('pending'),
 		distribution: distributionState('distribution').notNull().default('pending'),

@@ -1,6 +1,6 @@
 import { KEY, checkAnswers, type Answers } from '$lib/questions';
 import type { Database } from '../db/client';
-import { currentForm } from './versions';
+import { currentForm, type CurrentForm } from './versions';
 
 const PREFIX = 'answers.';
 
@@ -30,12 +30,13 @@ export function typedAnswers(sent: Readonly<Record<string, unknown>>): Record<st
 	return typed;
 }
 
-/** The sent answers checked against the current form: its id and the answers to store, or a message per field. */
+/** The sent answers checked against the current form (`read`, when the caller has it already): its id and the answers to store, or a message per field. */
 export async function answersToCurrentForm(
 	db: Database,
-	sent: Readonly<Record<string, unknown>>
+	sent: Readonly<Record<string, unknown>>,
+	read?: CurrentForm
 ): Promise<{ ok: true; formId: number | null; answers: Answers } | { ok: false; errors: Record<string, string> }> {
-	const form = await currentForm(db);
+	const form = read ?? (await currentForm(db));
 	const checked = checkAnswers(form.questions, sent);
 	return checked.ok ? { ok: true, formId: form.id, answers: checked.answers } : checked;
 }

@@ -1,4 +1,5 @@
 import type { RateLimitRefusal } from './rate-limit';
+import type { EligibilityRefusal } from '$lib/eligibility';
 import { sqlState } from '../db/errors';
 import type { Result } from '$lib/result';
 
@@ -25,9 +26,11 @@ export type Failure =
 	| { ok: false; status: 400; code: 'invalid_request'; message: string; errors: FieldErrors }
 	| { ok: false; status: 401; code: 'unauthenticated'; message: string }
 	| { ok: false; status: 403; code: 'forbidden'; message: string }
+	| { ok: false; status: 403; code: 'not_eligible'; message: string; eligibility: EligibilityRefusal }
 	| { ok: false; status: 404; code: 'not_found'; message: string }
 	| { ok: false; status: 409; code: 'conflict'; message: string; refused?: RefusedItem[] }
-	| { ok: false; status: 429; code: 'rate_limited'; message: string; retryAfterSeconds: number; resetAt: string };
+	| { ok: false; status: 429; code: 'rate_limited'; message: string; retryAfterSeconds: number; resetAt: string }
+	| { ok: false; status: 503; code: 'eligibility_unavailable'; message: string };
 
 export type FailureOf<S extends Failure['status']> = Extract<Failure, { status: S }>;
 

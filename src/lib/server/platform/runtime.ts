@@ -4,6 +4,7 @@ import { createDb, type Database, type DatabaseHandle } from '../db/client';
 import { SchemaNotMigratedError, isDatabaseUnavailable } from '../db/errors';
 import { createSessionCodec, type SessionCodec } from '../auth/session';
 import { setTxCheckEndpoint } from '../applications/tx-verify';
+import { setEligibilityEndpoint } from '../eligibility/check';
 import { toEndpoint, type WebhookEndpoint } from '../webhooks/endpoints';
 import { setWebhookEndpoints } from '../webhooks/events';
 import { singleton } from '$lib/singleton';
@@ -28,6 +29,7 @@ export async function startRuntime(env: Record<string, string | undefined>): Pro
 	const webhookEndpoints = (config.webhooks?.urls ?? []).map(toEndpoint);
 	setWebhookEndpoints(webhookEndpoints);
 	setTxCheckEndpoint(config.polygonRpcUrl);
+	setEligibilityEndpoint(config.polygonRpcUrl);
 	return current.set({
 		config,
 		database: createDb(config),

@@ -9,6 +9,7 @@ import { QUESTION_TYPES } from '$lib/questions';
 import { saveFormVersion } from '$lib/server/forms/editor';
 import { applyRubricStep, draftCriterionOf, isRubricStep, readRubricDraft, rubricOf } from '$lib/rubric';
 import { saveRubric } from '$lib/server/reviews/rubric';
+import { eligibility as saveEligibility, eligibilityEditor } from './eligibility-action';
 import type { Actions, PageServerLoad } from './$types';
 
 const text = (value: FormDataEntryValue | null | undefined) => (typeof value === 'string' ? value : '');
@@ -21,7 +22,8 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		questions: form.questions.map(draftOf),
 		// The reviewers' rubric (#27)
 		rubric: rubricOf(form.rubric).map(draftCriterionOf),
-		saved: url.searchParams.has('saved')
+		saved: url.searchParams.has('saved'),
+		eligibility: await eligibilityEditor(form.eligibility)
 	};
 };
 
@@ -76,5 +78,7 @@ export const actions: Actions = {
 		const outcome = await withDatabase((db) => saveRubric(db, admin, read.value));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { rubricDraft: read.value });
 		redirect(303, '/admin/form?saved');
-	}
+	},
+	// saveEligibility (docs/eligibility.md): guard → validate → read the chain → one insert; or an edit step (add, remove).
+	eligibility: saveEligibility
 };

@@ -9,6 +9,7 @@ import { NOTE_FIELDS, addNote } from '$lib/server/applications/notes';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { applicationVotes } from '$lib/server/reviews/admin';
+import { checkEligibilityAgain, evidenceOf } from '$lib/server/eligibility/evidence';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url, params }) => {
@@ -18,13 +19,15 @@ export const load: PageServerLoad = async ({ locals, url, params }) => {
 	const detail = await withDatabase((db) => applicationDetail(db, params.id));
 	if (!detail) error(404, 'Not Found');
 	const votes = await withDatabase((db) => applicationVotes(db, params.id));
-	// Whether tx hashes are looked up on chain 137, so that an unchecked one reads "not checked", not "unverified".
+	const eligibility = await withDatabase((db) => evidenceOf(db, detail.application));
 	return {
 		...detail,
 		...votes,
 		quorum: runtime().config.reviewQuorum,
 		done: url.searchParams.get('done'),
-		txChecks: runtime().config.polygonRpcUrl !== null
+		// Whether tx hashes are looked up on chain 137, so that an unchecked one reads "not checked", not "unverified".
+		txChecks: runtime().config.polygonRpcUrl !== null,
+		eligibility
 	};
 };
 
@@ -59,5 +62,14 @@ export const actions: Actions = {
 		const outcome = await withDatabase((db) => addNote(db, admin, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'note' });
 		redirect(303, `/admin/applications/${params.id}#notes`);
+	},
+
+	// checkEligibilityAgain: what the applicant holds now beside the evidence at submission; reads the chain, writes nothing.
+	eligibility: async ({ locals, url, params, setHeaders }) => {
+		requireAdmin({ locals, url });
+		if (!UUID.test(params.id)) error(404, 'Not Found');
+		const outcome = await withDatabase((db) => checkEligibilityAgain(db, params.id));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { field: 'eligibility' });
+		return { eligibilityNow: outcome.value.now };
 	}
 };

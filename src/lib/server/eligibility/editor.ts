@@ -1,0 +1,90 @@
+import { parseUnits } from 'viem';
+import type { DraftEligibility } from '$lib/eligibility-editor';
+import type { EligibilityRules } from '$lib/eligibility';
+import type { Database } from '../db/client';
+import type { SignedInMember } from '../auth/guards';
+import { writeFormVersion } from '../forms/editor';
+import { invalid, type Outcome } from '../platform/outcome';
+import { eligibilityEndpointSet, trialCheck } from './check';
+import { checkRules } from './rules';
+import { eligibilityUnavailable } from './submission';
+
+const TOKEN_AMOUNT = /^(0|[1-9][0-9]{0,59})(\.[0-9]{1,77})?$/;
+
+/**
+ * saveEligibility: the requirements of who may apply, saved as a new form version (questions and rubric
+ * carried forward). No rules: anyone may apply, nothing is read on chain. With rules: POLYGON_RPC_URL
+ * must be set and serve chain 137, and every rule's contract must answer its balance call there
+ * (ERC-20 minimums typed in tokens are turned into base units with the token's own decimals).
+ */
+export async function saveEligibility(
+	db: Database,
+	admin: SignedInMember,
+	draft: DraftEligibility
+): Promise<Outcome<{ id: number; rules: EligibilityRules | null }>> {
+	if (draft.rules.length === 0) {
+		const { id } = await writeFormVersion(db, admin, { eligibility: null });
+		return { ok: true, value: { id, rules: null } };
+	}
+	// First the shape, with every ERC-20 minimum as a placeholder when typed in tokens (it needs the decimals).
+	const errors: Record<string, string> = {};
+	const shaped = {
+		mode: draft.mode,
+		rules: draft.rules.map((r, i) => {
+			const min = r.min.trim();
+			const base = { kind: r.kind, label: r.label };
+			if (r.kind === 'erc20') {
+				if (r.unit === 'token' && !TOKEN_AMOUNT.test(min))
+					errors[`rules.${i}.min`] = 'The minimum must be an amount of tokens, like 100 or 0.5.';
+				return { ...base, token: r.contract.trim(), min: r.unit === 'token' ? '1' : min };
+			}
+			const count = /^[0-9]{1,10}$/.test(min) ? Number(min) : NaN;
+			if (r.kind === 'erc721') return { ...base, contract: r.contract.trim(), min: count };
+			return { ...base, contract: r.contract.trim(), id: r.id.trim(), min: count };
+		})
+	};
+	const checked = checkRules(shaped);
+	if (!checked.ok) Object.assign(errors, checked.errors, errors);
+	if (!checked.ok || Object.keys(errors).length) return invalid(errors);
+	if (!eligibilityEndpointSet())
+		return invalid({
+			rules:
+				'Requirements are checked on chain 137 through POLYGON_RPC_URL, which is not set: set it and restart the portal first.'
+		});
+	const trial = await trialCheck(checked.value);
+	if (!trial.ok) {
+		if (trial.why === 'wrong_chain')
+			return invalid({
+				rules: 'POLYGON_RPC_URL does not serve chain 137 (Polygon): requirements cannot be checked there.'
+			});
+		if (trial.why === 'contract_failed' && trial.rule !== undefined)
+			return invalid({
+				[`rules.${trial.rule}.contract`]:
+					'This address did not answer the balance call of that kind on chain 137: check the address and the kind.'
+			});
+		return eligibilityUnavailable(trial.why);
+	}
+	const rules: EligibilityRules = {
+		mode: checked.value.mode,
+		rules: checked.value.rules.map((rule, i) => {
+			const typed = draft.rules[i]!;
+			if (rule.kind !== 'erc20' || typed.unit !== 'token') return rule;
+			const decimals = trial.details[rule.token]?.decimals;
+			if (decimals == null) {
+				errors[`rules.${i}.min`] = 'This token does not say its decimals: give the minimum in base units.';
+				return rule;
+			}
+			const [whole = '', fraction = ''] = typed.min.trim().split('.');
+			if (fraction.replace(/0+$/, '').length > decimals) {
+				errors[`rules.${i}.min`] = `This token has ${decimals} decimals: the minimum cannot be finer than that.`;
+				return rule;
+			}
+			return { ...rule, min: parseUnits(`${whole}.${fraction || '0'}`, decimals).toString() };
+		})
+	};
+	if (Object.keys(errors).length) return invalid(errors);
+	const final = checkRules(rules); // the converted minimums: at least 1 base unit, within a uint256
+	if (!final.ok) return invalid(final.errors);
+	const { id } = await writeFormVersion(db, admin, { eligibility: final.value });
+	return { ok: true, value: { id, rules: final.value } };
+}

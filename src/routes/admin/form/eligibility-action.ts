@@ -1,0 +1,43 @@
+import { redirect, type RequestEvent } from '@sveltejs/kit';
+import { readForm, refuse } from '$lib/server/platform/forms';
+import { fieldError } from '$lib/server/platform/outcome';
+import { requireAdmin } from '$lib/server/auth/guards';
+import { withDatabase } from '$lib/server/platform/runtime';
+import { applyEligibilityStep, draftOfRules, isEligibilityStep, readEligibilityDraft } from '$lib/eligibility-editor';
+import { eligibilityEndpointSet, tokenDetails } from '$lib/server/eligibility/check';
+import { storedRules } from '$lib/server/eligibility/rules';
+import { saveEligibility } from '$lib/server/eligibility/editor';
+
+/** The eligibility editor's part of /admin/form's data: the current rules as a draft, and whether they can be checked. */
+export async function eligibilityEditor(stored: unknown) {
+	const rules = storedRules(stored);
+	const valid = rules === 'invalid' ? null : rules;
+	return {
+		draft: draftOfRules(valid, await tokenDetails(valid)),
+		stored: rules === 'invalid' ? ('invalid' as const) : rules ? ('rules' as const) : ('none' as const),
+		rpcSet: eligibilityEndpointSet()
+	};
+}
+
+/**
+ * `?/eligibility`: with `op` an edit step without JavaScript (add, remove:<i>), the draft comes back and
+ * nothing is written; without it, saveEligibility: guard → validate → read the chain → one insert.
+ */
+export async function eligibility({ locals, request, url, setHeaders }: RequestEvent) {
+	const admin = requireAdmin({ locals, url });
+	const form = await readForm(request);
+	const read = readEligibilityDraft(form);
+	if (!read.ok) return refuse(setHeaders, read, { eligibilityDraft: null });
+	const op = form.getAll('op');
+	if (
+		op.length > 1 ||
+		(op.length === 1 && (typeof op[0] !== 'string' || !isEligibilityStep(op[0], read.value.rules.length)))
+	)
+		return refuse(setHeaders, fieldError('op', 'Choose one of the editor’s buttons.'), {
+			eligibilityDraft: read.value
+		});
+	if (op.length === 1) return { eligibilityDraft: applyEligibilityStep(read.value, op[0] as string) };
+	const outcome = await withDatabase((db) => saveEligibility(db, admin, read.value));
+	if (!outcome.ok) return refuse(setHeaders, outcome, { eligibilityDraft: read.value });
+	redirect(303, '/admin/form?saved=eligibility#eligibility');
+}

@@ -1,0 +1,137 @@
+/**
+ * The eligibility tests' chain 137 (ganache, in-process, tests/helpers/safe-chain.ts): OpenZeppelin's
+ * ERC-20 ("COMM", 18 decimals), ERC-721 and ERC-1155 compiled with solc from
+ * tests/fixtures/contracts/Eligibility.sol, a 1-of-1 Safe, and, when asked, Multicall3 at its
+ * canonical address (its runtime code put there with ganache's evm_setAccountCode).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import solc from 'solc';
+import { erc20Abi, type Abi, type Hex } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { polygon } from 'viem/chains';
+import { MULTICALL3 } from '../../src/lib/eligibility';
+import { startSafeChain, type SafeChain } from './safe-chain';
+
+type Name = 'CommunityCoin' | 'MembershipNft' | 'Badges' | 'Multicall3Subset';
+type Compiled = Record<Name, { abi: Abi; bytecode: Hex; runtime: Hex }>;
+
+let compiled: Compiled | undefined;
+
+/** The fixture's contracts, compiled once per process (solc-js, offline; OpenZeppelin read from node_modules). */
+export function eligibilityContracts(): Compiled {
+	if (compiled) return compiled;
+	const file = 'Eligibility.sol';
+	const input = {
+		language: 'Solidity',
+		sources: { [file]: { content: readFileSync(path.resolve('tests/fixtures/contracts', file), 'utf8') } },
+		settings: {
+			optimizer: { enabled: true, runs: 200 },
+			// ganache 7 runs Shanghai: newer opcodes (MCOPY, TSTORE) would be invalid there.
+			evmVersion: 'shanghai',
+			outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } }
+		}
+	};
+	const findImports = (source: string) =>
+		source.startsWith('@openzeppelin/')
+			? { contents: readFileSync(path.resolve('node_modules', source), 'utf8') }
+			: { error: `not found: ${source}` };
+	// solc-js ships no types: its standard-JSON entry point takes and returns text.
+	const compiler = solc as { compile: (input: string, options: { import: typeof findImports }) => string };
+	const output = JSON.parse(compiler.compile(JSON.stringify(input), { import: findImports })) as {
+		errors?: { severity: string; formattedMessage: string }[];
+		contracts: Record<
+			string,
+			Record<string, { abi: Abi; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
+		>;
+	};
+	const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+	if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
+	const get = (name: Name) => {
+		const c = output.contracts[file]![name]!;
+		return {
+			abi: c.abi,
+			bytecode: `0x${c.evm.bytecode.object}` as const,
+			runtime: `0x${c.evm.deployedBytecode.object}` as const
+		};
+	};
+	const all: Compiled = {
+		CommunityCoin: get('CommunityCoin'),
+		MembershipNft: get('MembershipNft'),
+		Badges: get('Badges'),
+		Multicall3Subset: get('Multicall3Subset')
+	};
+	compiled = all;
+	return all;
+}
+
+export interface EligibilityChain {
+	chain: SafeChain;
+	/** The ERC-20 (COMM, 18 decimals); the deployer holds its whole supply at the start. */
+	coin: `0x${string}`;
+	nft: `0x${string}`;
+	badges: `0x${string}`;
+	/** A 1-of-1 Safe owned by the deployer. */
+	safe: `0x${string}`;
+	/** Sends `amount` COMM base units from the deployer. */
+	giveCoin(to: `0x${string}`, amount: bigint): Promise<void>;
+	/** `from` (given gas money first) sends `amount` COMM base units to `to`: a holding that moves away. */
+	sendCoinFrom(from: PrivateKeyAccount, to: `0x${string}`, amount: bigint): Promise<void>;
+	mintNft(to: `0x${string}`): Promise<void>;
+	mintBadge(to: `0x${string}`, id: bigint, amount: bigint): Promise<void>;
+	/** Puts Multicall3 at its canonical address (or removes it). */
+	setMulticall3(deployed: boolean): Promise<void>;
+	close(): Promise<void>;
+}
+
+export async function startEligibilityChain(options: { multicall3?: boolean } = {}): Promise<EligibilityChain> {
+	const chain = await startSafeChain();
+	const c = eligibilityContracts();
+	const owner = chain.deployer;
+	const [coin, nft, badges, safe] = [
+		await chain.deploy(c.CommunityCoin, [owner.address, 10n ** 30n]),
+		await chain.deploy(c.MembershipNft),
+		await chain.deploy(c.Badges),
+		await chain.createSafe([owner.address], 1)
+	];
+	const send = async (
+		address: `0x${string}`,
+		abi: Abi,
+		functionName: string,
+		args: readonly unknown[],
+		account: PrivateKeyAccount = owner
+	) => {
+		const hash = await chain.wallet.writeContract({ account, chain: polygon, address, abi, functionName, args });
+		const receipt = await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+		if (receipt.status !== 'success') throw new Error(`${functionName} reverted`);
+	};
+	const eligibility: EligibilityChain = {
+		chain,
+		coin,
+		nft,
+		badges,
+		safe,
+		giveCoin: (to, amount) => send(coin, c.CommunityCoin.abi, 'transfer', [to, amount]),
+		async sendCoinFrom(from, to, amount) {
+			const gas = await chain.wallet.sendTransaction({
+				account: owner,
+				chain: polygon,
+				to: from.address,
+				value: 10n ** 17n
+			});
+			await chain.client.waitForTransactionReceipt({ hash: gas, pollingInterval: 50 });
+			await send(coin, erc20Abi, 'transfer', [to, amount], from);
+		},
+		mintNft: (to) => send(nft, c.MembershipNft.abi, 'mint', [to]),
+		mintBadge: (to, id, amount) => send(badges, c.Badges.abi, 'mint', [to, id, amount]),
+		async setMulticall3(deployed) {
+			await chain.client.request({
+				method: 'evm_setAccountCode' as never,
+				params: [MULTICALL3, deployed ? c.Multicall3Subset.runtime : '0x'] as never
+			});
+		},
+		close: () => chain.close()
+	};
+	if (options.multicall3 ?? true) await eligibility.setMulticall3(true);
+	return eligibility;
+}
