@@ -98,7 +98,7 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		const before = await countRows(t.db, 'applications');
 		const result = await submitApplication(t.db, member, good);
 		expect(result.ok).toBe(false);
-		if (result.ok || result.status !== 403) throw new Error(`expected 403, got ${JSON.stringify(result)}`);
+		if (result.ok || result.code !== 'not_eligible') throw new Error(`expected 403, got ${JSON.stringify(result)}`);
 		expect(result.code).toBe('not_eligible');
 		expect(result.eligibility.lines).toEqual([
 			{ need: 'Hold 100 COMM', held: '12 COMM', ok: false },

@@ -86,7 +86,7 @@ export async function castVote(
 	input: Record<string, unknown>
 ): Promise<Outcome<CastVote>> {
 	const limit = await consume(db, reviewer.address, 'vote');
-	if (!limit.allowed) return rateLimited('votes an hour', limit);
+	if (!limit.ok) return rateLimited(limit);
 	const parsed = parseVote(input, rubricOf((await currentForm(db)).rubric));
 	if (!parsed.ok) return parsed;
 	const { vote, comment, scores } = parsed.value;

@@ -59,7 +59,8 @@ function outboxRows(events: readonly WebhookEvent[]) {
  * only the statement that writes the vote knows): one shared event id and one target a URL; none when off.
  */
 export function outboxTargets(): { eventId: string; urlHash: string; urlHost: string }[] {
-	rowsWritten += endpoints.length;
+	const endpoints = configured.get();
+	written.get().rows += endpoints.length;
 	const eventId = randomUUID();
 	return endpoints.map((e) => ({ eventId, urlHash: e.hash, urlHost: e.host }));
 }
