@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { bench, describe } from 'vitest';
-import { bulkTransition, parseBulk } from '../src/lib/server/applications/bulk';
+import { moveInBulk, parseBulk } from '../src/lib/server/applications/bulk';
 import { batchDownload } from '../src/lib/server/chain/batch-download';
 import { reconcile } from '../src/lib/server/chain/reconcile';
 import { createDb } from '../src/lib/server/db/client';
@@ -116,7 +116,7 @@ describe('reconcile: 1,000 waiting, 100,000 blocks', () => {
 			await seedSql`update applications set distribution = 'pending' where id in ${seedSql(baselineIds.slice(0, SETTLED))}`;
 			await measure(
 				'bulk',
-				() => bulkTransition(handle.db, admin, move.value),
+				() => moveInBulk(handle.db, admin, move.value),
 				(r) => (r.ok ? r.value.count : 0)
 			);
 		},

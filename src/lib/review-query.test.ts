@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-	adminListHref,
+	reviewTableHref,
 	cappedCount,
 	confirmQuestion,
 	doneMessage,
@@ -9,21 +9,21 @@ import {
 	waited
 } from './review-query';
 
-describe('adminListHref', () => {
+describe('reviewTableHref', () => {
 	it('links: the parts that are set, the default order left out', () => {
-		expect(adminListHref({})).toBe('/admin');
-		expect(adminListHref({ sort: 'oldest' })).toBe('/admin');
-		expect(adminListHref({ review: 'approved', q: 'ada lo', sort: 'newest', after: 'c1' })).toBe(
+		expect(reviewTableHref({})).toBe('/admin');
+		expect(reviewTableHref({ sort: 'oldest' })).toBe('/admin');
+		expect(reviewTableHref({ review: 'approved', q: 'ada lo', sort: 'newest', after: 'c1' })).toBe(
 			'/admin?review=approved&q=ada+lo&sort=newest&after=c1'
 		);
-		expect(adminListHref(firstPage({ allowlist: 'failed', before: 'end' }))).toBe('/admin?allowlist=failed');
+		expect(reviewTableHref(firstPage({ allowlist: 'failed', before: 'end' }))).toBe('/admin?allowlist=failed');
 	});
 
 	it('a form posts its action with the table query, and the redirect returns to that query as posted', () => {
-		const action = adminListHref({ distribution: 'sent', after: 'x' }, 'bulk');
+		const action = reviewTableHref({ distribution: 'sent', after: 'x' }, 'bulk');
 		expect(action).toBe('/admin?/bulk&distribution=sent&after=x');
-		expect(adminListHref(new URL(action, 'http://localhost').searchParams)).toBe('/admin?distribution=sent&after=x');
-		expect(adminListHref(new URLSearchParams('/transition'))).toBe('/admin');
+		expect(reviewTableHref(new URL(action, 'http://localhost').searchParams)).toBe('/admin?distribution=sent&after=x');
+		expect(reviewTableHref(new URLSearchParams('/transition'))).toBe('/admin');
 	});
 });
 
@@ -61,7 +61,7 @@ describe('what a confirm step says a final move does', () => {
 		);
 		expect(finalConsequence('review', 'approved', 5)).toMatch(/^Each applicant is told they are approved/);
 		expect(finalConsequence('allowlist', 'added')).toMatch(/recorded as done, with this transaction hash/);
-		expect(finalConsequence('distribution', 'sent')).toMatch(/token transfer is recorded/);
+		expect(finalConsequence('distribution', 'sent')).toMatch(/token distribution is recorded as sent/);
 		expect(finalConsequence('review', 'needs_info')).toBe('');
 		expect(finalConsequence('review', '__proto__')).toBe('');
 		expect(finalConsequence('constructor', '')).toBe('');

@@ -2,7 +2,7 @@ import { BULK_MAX } from './limits';
 import { ownEntry } from './own-entry';
 
 /** The /admin review table's filters, search, order and cursor, as its query string carries them. */
-export interface AdminListQuery {
+export interface ReviewTableQuery {
 	review?: string;
 	allowlist?: string;
 	distribution?: string;
@@ -41,7 +41,7 @@ const KEYS = [
  * form that posts `action` and comes back to the same table, and for that redirect back, which keeps
  * the query string the form was posted with (`URLSearchParams`) minus the action's own `/name` key.
  */
-export function adminListHref(query: AdminListQuery | URLSearchParams, action?: string): string {
+export function reviewTableHref(query: ReviewTableQuery | URLSearchParams, action?: string): string {
 	const params = new URLSearchParams();
 	if (query instanceof URLSearchParams) {
 		for (const [key, value] of query) if (!key.startsWith('/')) params.append(key, value);
@@ -56,7 +56,7 @@ export function adminListHref(query: AdminListQuery | URLSearchParams, action?: 
 }
 
 /** The table's filters without its cursor: the first page of the same selection. */
-export const firstPage = ({ after: _a, before: _b, ...rest }: AdminListQuery): AdminListQuery => rest;
+export const firstPage = ({ after: _a, before: _b, ...rest }: ReviewTableQuery): ReviewTableQuery => rest;
 
 /** "1,000+" once a count reached its cap. */
 export const cappedCount = (n: number) =>
@@ -112,7 +112,7 @@ const CONSEQUENCES: Record<string, (who: string) => string> = {
 	'review.approved': (who) => `${who} is told they are approved; the allowlist and token steps open.`,
 	'review.rejected': (who) => `${who} is told they were not accepted, with the reason, and may apply again.`,
 	'allowlist.added': () => 'The allowlist step is recorded as done, with this transaction hash.',
-	'distribution.sent': () => 'The token transfer is recorded as done, with this transaction hash.'
+	'distribution.sent': () => 'The token distribution is recorded as sent, with this transaction hash.'
 };
 
 /** What a final move does, said in its confirm step before "This is final: it cannot be undone." */

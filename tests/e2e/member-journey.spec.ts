@@ -70,7 +70,7 @@ test('apply → an admin approves and records the allowlist step with a tx hash 
 	await expect(states).toContainText('Token distribution: pending');
 	await expect(memberPage.getByText('Approved. Welcome!')).toBeVisible();
 	await expect(memberPage.getByText('Allowlist: done: your address is on the allowlist.')).toBeVisible();
-	await expect(memberPage.getByText('Token: not done yet.')).toBeVisible();
+	await expect(memberPage.getByText('Token distribution: not done yet.')).toBeVisible();
 	const history = memberPage.getByRole('article');
 	await expect(history).toContainText('Review: pending → approved');
 	await expect(history).toContainText('Allowlist: pending → added');

@@ -103,7 +103,7 @@ describe.each(engines)('fulfilment through the admin screen on %s', (engine) => 
 		expect(found.status).toBe(200);
 		const text = textOf(found.body);
 		expect(text).toContain('Allowlist: 40 found on chain and recorded as added');
-		expect(text).toContain('Token: 40 found on chain and recorded as sent');
+		expect(text).toContain('Token distribution: 40 found on chain and recorded as sent');
 		expect(text).toContain('Nothing else waits for this step.');
 
 		const csv = (await getPage(`${base}/admin/applications.csv?review=approved`, cookie)).body;

@@ -1,9 +1,9 @@
 import { fail, redirect } from '@sveltejs/kit';
-import { adminListHref } from '$lib/review-query';
+import { reviewTableHref } from '$lib/review-query';
 import { cursorText, parseTableQuery, reviewTable } from '$lib/server/applications/review-table';
-import { TRANSITION_FIELDS } from '$lib/server/applications/move-input';
+import { MOVE_FIELDS } from '$lib/server/applications/move-input';
 import { transitionApplication } from '$lib/server/applications/moves';
-import { BULK_FIELDS, bulkPreview, bulkTransition, parseBulk } from '$lib/server/applications/bulk';
+import { BULK_FIELDS, bulkPreview, moveInBulk, parseBulk } from '$lib/server/applications/bulk';
 import { isTerminal } from '$lib/transitions';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import type { Failure } from '$lib/server/platform/outcome';
@@ -35,14 +35,14 @@ export const actions: Actions = {
 	// transitionApplication: guard (404 for anyone not an admin) → limit → validate → one transaction.
 	transition: async ({ locals, request, url, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
-		const input = formInput(await readForm(request), TRANSITION_FIELDS);
+		const input = formInput(await readForm(request), MOVE_FIELDS);
 		const outcome = await withDatabase((db) => transitionApplication(db, admin, input));
 		if (!outcome.ok) {
 			const values = typedValues(input);
 			return refuse(setHeaders, outcome, { values, applicationId: values.applicationId ?? null });
 		}
 		// Back to the table the form was posted from: its action URL carries the table's query.
-		redirect(303, adminListHref(url.searchParams));
+		redirect(303, reviewTableHref(url.searchParams));
 	},
 
 	// One move for up to 100 applications, all or nothing (src/lib/server/applications/bulk.ts). A final move
@@ -61,13 +61,13 @@ export const actions: Actions = {
 			if (!preview.ok) return refuse(setHeaders, preview, { values, bulk: true as const, refused: refusedOf(preview) });
 			return { confirm: { ...move, applications: preview.value } };
 		}
-		const outcome = await withDatabase((db) => bulkTransition(db, admin, move));
+		const outcome = await withDatabase((db) => moveInBulk(db, admin, move));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values, bulk: true as const, refused: refusedOf(outcome) });
 		// Back to the same table page (filters and cursor), saying what was done.
 		const back = new URLSearchParams(url.searchParams);
 		back.set('done', `${move.field}.${move.to}`);
 		back.set('count', String(outcome.value.count));
-		redirect(303, adminListHref(back));
+		redirect(303, reviewTableHref(back));
 	},
 
 	// "Find on chain" (src/lib/server/chain/reconcile.ts): guard → validate → read the chain → limit (one per

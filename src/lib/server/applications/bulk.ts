@@ -33,7 +33,7 @@ const bulkSchema = v.object({ applicationIds, ...moveEntries });
 
 export type BulkMove = v.InferOutput<typeof bulkSchema>;
 
-/** The same validation as a single transition (parseMove), with 1 to 100 UUIDs instead of one id. */
+/** The same validation as a single move (parseMove), with 1 to 100 UUIDs instead of one id. */
 export const parseBulk = (input: unknown): Outcome<BulkMove> => parseMove(bulkSchema, input);
 
 const currentColumns = {
@@ -60,12 +60,12 @@ export async function bulkPreview(db: Database, move: BulkMove): Promise<Outcome
 }
 
 /**
- * bulkTransition: the same move for every listed application, all or nothing. Order: (validated by
+ * moveInBulk: the same move for every listed application, all or nothing. Order: (validated by
  * parseBulk) → the per-address limit spends one call per application, or nothing when they do not
  * all fit (429) → the move pipeline (applyMoves: tx lookup, lock and check, 409 naming those that
  * cannot, one UPDATE, one audit row each, one outbox write for the batch).
  */
-export async function bulkTransition(
+export async function moveInBulk(
 	db: Database,
 	admin: SignedInMember,
 	move: BulkMove

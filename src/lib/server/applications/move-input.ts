@@ -6,7 +6,7 @@ import { textField, validate } from '../platform/forms';
 import { invalid, type FieldErrors, type Outcome } from '../platform/outcome';
 
 /** The fields of `POST /admin?/transition` and the application page's `?/transition` (docs/http.md). */
-export const TRANSITION_FIELDS = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from'] as const;
+export const MOVE_FIELDS = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from'] as const;
 
 /** An application id as a form sends it: a UUID, any case, stored lowercase. */
 export const applicationIdField = (label: string) =>
@@ -33,10 +33,10 @@ export const moveEntries = {
 	from: textField('Current state', { max: 20 })
 };
 
-const transitionSchema = v.object({ applicationId: applicationIdField('Application id'), ...moveEntries });
+const singleMoveSchema = v.object({ applicationId: applicationIdField('Application id'), ...moveEntries });
 
-export type TransitionInput = v.InferOutput<typeof transitionSchema>;
-export type MoveInput = Omit<TransitionInput, 'applicationId'>;
+export type SingleMoveInput = v.InferOutput<typeof singleMoveSchema>;
+export type MoveInput = Omit<SingleMoveInput, 'applicationId'>;
 
 /**
  * Validates `schema` (the move's entries and whatever ids it carries) and then what the transitions
@@ -48,16 +48,16 @@ export function parseMove<S extends v.GenericSchema<unknown, MoveInput>>(
 ): Outcome<v.InferOutput<S>> {
 	const parsed = validate(schema, input);
 	if (!parsed.ok) return parsed;
-	const errors = checkTransitionInput(parsed.value);
+	const errors = checkMoveInput(parsed.value);
 	if (Object.keys(errors).length) return invalid(errors);
 	return parsed;
 }
 
 /** The checks of transitionApplication without touching anything: for a confirm step before a final move. */
-export const parseTransition = (input: unknown): Outcome<TransitionInput> => parseMove(transitionSchema, input);
+export const parseSingleMove = (input: unknown): Outcome<SingleMoveInput> => parseMove(singleMoveSchema, input);
 
 /** Field-by-field checks the table's needs add to the shape: a state of the field, reason, tx hash. */
-function checkTransitionInput(input: MoveInput): FieldErrors {
+function checkMoveInput(input: MoveInput): FieldErrors {
 	const errors: FieldErrors = {};
 	const { field, to } = input;
 	if (!isState(field, to)) {

@@ -13,7 +13,7 @@ import { applications, type Application, type ApplicationEvent } from '../db/sch
 import { conflict, fieldError, rateLimited, type FailureOf, type Outcome, type RefusedItem } from '../platform/outcome';
 import { consume } from '../platform/rate-limit';
 import type { SignedInMember } from '../auth/guards';
-import { parseTransition } from './move-input';
+import { parseSingleMove } from './move-input';
 import { verifyTxHash } from './tx-verify';
 import { applicationTransitioned, insertAuditWithEvents } from '../webhooks/events';
 
@@ -170,7 +170,7 @@ export async function transitionApplication(
 ): Promise<Outcome<{ application: Application; event: ApplicationEvent }>> {
 	const limit = await consume(db, admin.address, 'transitionApplication');
 	if (!limit.ok) return rateLimited(limit);
-	const parsed = parseTransition(input);
+	const parsed = parseSingleMove(input);
 	if (!parsed.ok) return parsed;
 	const { applicationId, ...move } = parsed.value;
 	const outcome = await applyMoves(db, admin, { ...move, applicationIds: [applicationId] }, { answer: 'one' });

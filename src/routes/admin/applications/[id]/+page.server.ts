@@ -1,7 +1,7 @@
 import { error, redirect } from '@sveltejs/kit';
 import { UUID } from '$lib/limits';
 import { applicationDetail } from '$lib/server/applications/detail';
-import { TRANSITION_FIELDS, parseTransition } from '$lib/server/applications/move-input';
+import { MOVE_FIELDS, parseSingleMove } from '$lib/server/applications/move-input';
 import { transitionApplication } from '$lib/server/applications/moves';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { isTerminal } from '$lib/transitions';
@@ -38,9 +38,9 @@ export const actions: Actions = {
 	transition: async ({ locals, request, url, params, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
 		const form = await readForm(request);
-		const input = { ...formInput(form, TRANSITION_FIELDS), applicationId: params.id };
+		const input = { ...formInput(form, MOVE_FIELDS), applicationId: params.id };
 		if (form.get('confirm') !== 'yes') {
-			const parsed = parseTransition(input);
+			const parsed = parseSingleMove(input);
 			if (parsed.ok && isTerminal(parsed.value.field, parsed.value.to)) {
 				const { field, to, reason, txHash, from } = parsed.value;
 				return { confirm: { field, to, reason, txHash, from } };
