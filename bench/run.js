@@ -31,6 +31,7 @@ const all = {
 	pulse: () => import('./scenarios/pulse.js'),
 	admin: () => import('./scenarios/admin.js'),
 	questions: () => import('./scenarios/questions.js'),
+	votes: () => import('./scenarios/votes.js'),
 	webhooks: () => import('./scenarios/webhooks.js'),
 	'js-size': () => import('./scenarios/js-size.js'),
 	lighthouse: () => import('./scenarios/lighthouse.js'),
