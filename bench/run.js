@@ -32,6 +32,7 @@ const all = {
 	admin: () => import('./scenarios/admin.js'),
 	stall: () => import('./scenarios/stall.js'),
 	questions: () => import('./scenarios/questions.js'),
+	votes: () => import('./scenarios/votes.js'),
 	webhooks: () => import('./scenarios/webhooks.js'),
 	'js-size': () => import('./scenarios/js-size.js'),
 	lighthouse: () => import('./scenarios/lighthouse.js'),

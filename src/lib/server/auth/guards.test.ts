@@ -1,6 +1,13 @@
 import { isHttpError } from '@sveltejs/kit';
 import { describe, expect, it } from 'vitest';
-import { requireAdmin, requireMember, type SignedInMember } from './guards';
+import {
+	memberFromAddress,
+	requireAdmin,
+	requireMember,
+	requireReviewer,
+	rolesOf,
+	type SignedInMember
+} from './guards';
 
 const member: SignedInMember = { address: '0x' + 'a'.repeat(40), isAdmin: false };
 const admin: SignedInMember = { address: '0x' + 'b'.repeat(40), isAdmin: true };
@@ -49,5 +56,19 @@ describe('requireAdmin', () => {
 			status: 403,
 			body: { code: 'forbidden' }
 		});
+	});
+});
+
+describe('requireReviewer and the reviewer role', () => {
+	const reviewer = memberFromAddress('0x' + 'C'.repeat(40), new Set(), new Set(['0x' + 'c'.repeat(40)]));
+	it('REVIEWER_ADDRESSES and every admin are reviewers; anyone else gets the 404 of an unknown path', () => {
+		expect(reviewer).toEqual({ address: '0x' + 'c'.repeat(40), isAdmin: false, isReviewer: true });
+		expect(memberFromAddress(admin.address, new Set([admin.address]))).toMatchObject({ isReviewer: true });
+		expect(rolesOf(reviewer)).toEqual(['member', 'reviewer']);
+		expect(rolesOf(admin)).toEqual(['member', 'admin', 'reviewer']);
+		expect(rolesOf(member)).toEqual(['member']);
+		expect(requireReviewer(at('/review', reviewer))).toBe(reviewer);
+		expect(requireReviewer(at('/review', admin))).toBe(admin);
+		for (const who of [member, null]) expect(thrown(() => requireReviewer(at('/review', who))).status).toBe(404);
 	});
 });
