@@ -51,10 +51,8 @@ insert into check_ins (member_address, created_at) values
 drop table t;
 `;
 
-// Votes of two reviewers, the newest row of each (reviewer, application) being the current vote.
+// Votes of two reviewers (application_votes, drizzle/0008), the newest row of each (reviewer, application) being the current vote.
 export const VOTES_SQL = `
-create table application_votes (id bigint generated always as identity primary key, application_id uuid not null,
- reviewer_address text not null, vote text not null, scores jsonb not null default '{}', comment text, created_at timestamptz not null default now());
 insert into application_votes (application_id, reviewer_address, vote, created_at) values
  ('00000000-0000-4000-8000-000000000003', '${SEEDED_REVIEWERS[0]}', 'reject', now() - interval '2 hours'),
  ('00000000-0000-4000-8000-000000000003', '${SEEDED_REVIEWERS[0]}', 'approve', now() - interval '1 hour'),

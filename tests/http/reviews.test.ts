@@ -233,7 +233,7 @@ describe.each(engines)('reviewers and votes on %s', (engine) => {
 		expect(await needed()).not.toContain('Quorum Quinn');
 		const row = textOf(await ready());
 		// approve / reject / abstain, then the mean of the current votes' means: (1.5 + 4.5) / 2.
-		expect(row).toMatch(/Quorum Quinn .*\(1 approve, 1 reject, 0 abstain\) 3\.0/);
+		expect(row).toMatch(/Quorum Quinn .* 1\/1\/0 3\.0 /);
 		const detail = textOf((await getPage(`${base}/admin/applications/${id}`, adminCookie)).body);
 		expect(detail).toContain('Votes (2)');
 		expect(detail).toContain('Changed my mind');

@@ -133,14 +133,10 @@ export interface ReviewerVotes {
 }
 
 /**
- * Current votes (each reviewer's newest per application) per reviewer; null when the votes table
- * does not exist in this database (the reviewers feature is not installed), so the chart is left out.
+ * Current votes (each reviewer's newest per application) per reviewer, in one aggregate statement; null
+ * when no reviewer has voted yet, so the chart is left out ("when there are reviewers").
  */
 export async function votesPerReviewer(db: Database): Promise<ReviewerVotes[] | null> {
-	const present = rowsOf<{ present: boolean }>(
-		await db.execute(sql`select to_regclass('application_votes') is not null as present`)
-	)[0];
-	if (!present?.present) return null;
 	const result = await db.execute(sql`
 		select reviewer_address as "reviewer",
 			count(*) filter (where vote = 'approve')::int as "approve",
@@ -148,8 +144,9 @@ export async function votesPerReviewer(db: Database): Promise<ReviewerVotes[] | 
 			count(*) filter (where vote = 'abstain')::int as "abstain"
 		from (
 			select distinct on (application_id, reviewer_address) reviewer_address, vote
-			from application_votes order by application_id, reviewer_address, created_at desc
+			from application_votes order by application_id, reviewer_address, created_at desc, id desc
 		) current
 		group by reviewer_address order by count(*) desc, reviewer_address limit 30`);
-	return rowsOf<ReviewerVotes>(result);
+	const rows = rowsOf<ReviewerVotes>(result);
+	return rows.length ? rows : null;
 }
