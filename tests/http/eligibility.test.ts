@@ -119,6 +119,9 @@ describe('eligibility on chain over HTTP', () => {
 		const block = /At submission the address qualified \(block (\d+)/.exec(page)?.[1];
 		expect(Number(block)).toBeGreaterThan(0);
 		expect(page).toMatch(/One Membership NFT\s*1 NFT ✓ met/);
+		// The reviewer's own page (/review/[id], an admin is a reviewer too) shows the same evidence.
+		const review = textOf((await getPage(`${base}/review/${id}`, adminCookie)).body);
+		expect(review).toContain(`At submission the address qualified (block ${block}`);
 
 		await evm.giveCoin(account.address, 150n * COMM);
 		const again = await postForm(`${base}/admin/applications/${id}?/eligibility`, {}, { cookie: adminCookie });

@@ -262,6 +262,6 @@ describe.each(engines)('reviewers and votes on %s', (engine) => {
 		const over = await vote(3, id, { vote: 'abstain' });
 		expect(over.status).toBe(429);
 		expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
-		expect(textOf(over.body)).toContain('You have reached the limit of 240 votes an hour');
+		expect(textOf(over.body)).toContain('You have reached the limit of 240 votes in an hour');
 	}, 120_000);
 });

@@ -17,6 +17,7 @@ export interface ReviewDetail {
 		| 'contact'
 		| 'formId'
 		| 'answers'
+		| 'eligibility'
 		| 'review'
 		| 'createdAt'
 		| 'updatedAt'
@@ -46,6 +47,7 @@ export async function reviewDetail(db: Database, reviewer: SignedInMember, id: s
 			contact: applications.contact,
 			formId: applications.formId,
 			answers: applications.answers,
+			eligibility: applications.eligibility,
 			review: applications.review,
 			createdAt: applications.createdAt,
 			updatedAt: applications.updatedAt

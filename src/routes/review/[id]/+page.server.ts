@@ -3,6 +3,7 @@ import { UUID } from '$lib/limits';
 import { requireReviewer } from '$lib/server/auth/guards';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { withDatabase } from '$lib/server/platform/runtime';
+import { evidenceOf } from '$lib/server/eligibility/evidence';
 import { reviewDetail } from '$lib/server/reviews/detail';
 import { castVote, voteFieldNames } from '$lib/server/reviews/votes';
 import type { Actions, PageServerLoad } from './$types';
@@ -13,7 +14,9 @@ export const load: PageServerLoad = async ({ locals, params, url }) => {
 	if (!UUID.test(params.id)) error(404, 'Not Found');
 	const detail = await withDatabase((db) => reviewDetail(db, reviewer, params.id));
 	if (!detail) error(404, 'Not Found');
-	return { ...detail, isAdmin: reviewer.isAdmin, voted: url.searchParams.has('voted') };
+	// What the applicant held at submission, when their form version had requirements (docs/eligibility.md).
+	const eligibility = await withDatabase((db) => evidenceOf(db, detail.application));
+	return { ...detail, eligibility, isAdmin: reviewer.isAdmin, voted: url.searchParams.has('voted') };
 };
 
 export const actions: Actions = {
