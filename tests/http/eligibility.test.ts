@@ -67,7 +67,10 @@ describe('eligibility on chain over HTTP', () => {
 		const saved = await postForm(`${base}/admin/form?/eligibility`, ISSUE_RULES(), { cookie });
 		expect(saved.status).toBe(303);
 		expect(saved.location).toBe('/admin/form?saved=eligibility#eligibility');
-		const page = await getPage(`${base}/admin/form`, cookie);
+		const page = await getPage(`${base}${saved.location!.split('#')[0]}`, cookie);
+		// The requirements say they were saved, once: the questions' notice stays away.
+		expect(textOf(page.body).match(/saved as a new version/gi)).toEqual(['saved as a new version']);
+		expect(textOf(page.body)).toContain('Requirements saved as a new version.');
 		// The ERC-20 minimum reads back in tokens (decimals read from the contract); the label is text, not markup.
 		expect(page.body).toMatch(/name="rules\.0\.min"[^>]*value="100"|value="100"[^>]*name="rules\.0\.min"/);
 		expect(page.body).toContain('Hold 100 COMM &lt;b>now&lt;/b>');

@@ -22,7 +22,8 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		questions: form.questions.map(draftOf),
 		// The reviewers' rubric (#27)
 		rubric: rubricOf(form.rubric).map(draftCriterionOf),
-		saved: url.searchParams.has('saved'),
+		// Which part was saved (?saved, ?saved=eligibility): each section says its own 'saved', once.
+		saved: url.searchParams.get('saved'),
 		eligibility: await eligibilityEditor(form.eligibility)
 	};
 };
