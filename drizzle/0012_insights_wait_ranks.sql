@@ -63,9 +63,10 @@ BEGIN
 			min_seconds = least(b.min_seconds, excluded.min_seconds),
 			max_seconds = greatest(b.max_seconds, excluded.max_seconds);
 	ELSE
-		UPDATE insights_wait_buckets b SET decided = b.decided - gone.decided
-		FROM (SELECT week, insights_wait_bucket(seconds) AS bucket, count(*) AS decided FROM old_rows GROUP BY 1, 2) gone
-		WHERE b.week = gone.week AND b.bucket = gone.bucket;
+		INSERT INTO insights_wait_buckets AS b (week, bucket, decided, min_seconds, max_seconds)
+		SELECT week, insights_wait_bucket(seconds), -count(*), NULL::double precision, NULL::double precision
+		FROM old_rows GROUP BY 1, 2 ORDER BY 1, 2
+		ON CONFLICT (week, bucket) DO UPDATE SET decided = b.decided + excluded.decided;
 	END IF;
 	UPDATE insights_wait_buckets b
 	SET min_seconds = (

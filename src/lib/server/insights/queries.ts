@@ -114,7 +114,8 @@ export function timeToFirstDecisionStatement() {
 		ranks as (
 			select *, 0.5::float8 * (n - 1)::float8 as m, 0.9::float8 * (n - 1)::float8 as q from buckets
 		),
-		-- The (at most four) buckets of each week that hold a wanted rank, one row per rank.
+		-- The (at most four) buckets of each week that hold a wanted rank, one row per rank; the second
+		-- condition, on the bucket alone, drops every other bucket before the ranks are laid out.
 		holding as (
 			select r.week, r.n, r.bucket, r.below, r.decided, r.min_seconds, r.max_seconds, k.k
 			from ranks r
