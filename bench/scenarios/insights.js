@@ -40,7 +40,7 @@ async function seedRest(sql, from, to, members) {
 			(case when g % 1015 < 10 then 'pending' when g % 1015 < 15 then 'failed' else 'delivered' end)::webhook_status,
 			now() - make_interval(secs => g)
 		from generate_series(1, ${Math.round(units * 1015)}::int) g`;
-	await sql`vacuum (analyze) check_ins, webhook_deliveries, insights_applications, insights_first_decisions, insights_check_in_days`;
+	await sql`vacuum (analyze) check_ins, webhook_deliveries, insights_applications, insights_first_decisions, insights_wait_buckets, insights_check_in_days`;
 }
 
 /**

@@ -294,7 +294,26 @@ export const insightsFirstDecisions = pgTable(
 		/** From submission to the first decision. */
 		seconds: doublePrecision('seconds').notNull()
 	},
-	(t) => [index('insights_first_decisions_week_idx').on(t.week, t.seconds)]
+	// One wait bucket's values in order (drizzle/0012): the percentiles read a rank as an offset into it.
+	(t) => [index('insights_first_decisions_bucket_idx').on(t.week, sql`insights_wait_bucket(${t.seconds})`, t.seconds)]
+);
+
+/**
+ * First decisions per UTC week of submission and wait bucket (`insights_wait_bucket`: 4 per doubling of
+ * the seconds), kept by triggers on insights_first_decisions (drizzle/0012,
+ * docs/decisions/0034-insights-wait-ranks.md): the percentiles find each rank's bucket here.
+ */
+export const insightsWaitBuckets = pgTable(
+	'insights_wait_buckets',
+	{
+		week: timestamp('week', { withTimezone: true }).notNull(),
+		bucket: smallint('bucket').notNull(),
+		decided: integer('decided').notNull(),
+		/** The bucket's smallest and largest wait: a rank at either end, or in equal values, reads no row. */
+		minSeconds: doublePrecision('min_seconds'),
+		maxSeconds: doublePrecision('max_seconds')
+	},
+	(t) => [primaryKey({ columns: [t.week, t.bucket] })]
 );
 
 /** Check-ins and distinct members per UTC day, in 16 shards by member (`insights_shard`). */

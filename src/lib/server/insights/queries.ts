@@ -1,9 +1,11 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
+import { executePrepared } from '../db/prepared';
 import { rowsOf } from '../db/rows';
 
-// Each chart is one aggregate statement over the rollup tables of drizzle/0010 (kept by triggers in
-// the statements that write the raw rows, docs/decisions/0032-insights-rollup.md), over a window that
+// Each chart is one aggregate statement over the rollup tables of drizzle/0010 and 0012 (kept by
+// triggers in the statements that write the raw rows, docs/decisions/0032-insights-rollup.md and
+// 0034-insights-wait-ranks.md), over a window that
 // generate_series lays out on the database clock (UTC weeks from Monday, UTC days), so every bucket is
 // there even with no rows and the work follows the number of weeks and days, not of applications.
 
@@ -75,34 +77,87 @@ export interface WeeklyWait {
  * approved or rejected), by week of submission for the last 26 weeks; `waiting` have none yet.
  */
 export async function timeToFirstDecision(db: Database): Promise<WeeklyWait[]> {
-	// The percentiles need each decided application's value: one index-only range over the window,
-	// already in (week, seconds) order; how many were submitted each week comes from the weekly counts.
-	const result = await db.execute(sql`
-		with weeks as (${WEEK_SERIES}),
-		submitted as (
-			select week, sum(applications) as n from insights_applications
-			where week >= ${WINDOW_START} group by week
-		),
-		decided as (
-			select week, count(*) as n,
-				percentile_cont(0.5) within group (order by seconds) as median,
-				percentile_cont(0.9) within group (order by seconds) as p90
-			from insights_first_decisions where week >= ${WINDOW_START} group by week
-		)
-		select ${day('w.week')} as week,
-			coalesce(d.n, 0)::int as "decided",
-			(coalesce(s.n, 0) - coalesce(d.n, 0))::int as "waiting",
-			d.median::float8 as "medianSeconds",
-			d.p90::float8 as "p90Seconds"
-		from weeks w
-		left join submitted s on s.week = w.week
-		left join decided d on d.week = w.week
-		order by w.week`);
+	// Prepared (docs/decisions/0031-prepared-statements-and-the-hot-path.md): its text never changes,
+	// and planning it costs more than running it.
+	const result = await executePrepared(db, 'insights_time_to_first_decision', timeToFirstDecisionStatement());
 	return rowsOf<WeeklyWait>(result).map((row) => ({
 		...row,
 		medianSeconds: row.medianSeconds === null ? null : Number(row.medianSeconds),
 		p90Seconds: row.p90Seconds === null ? null : Number(row.p90Seconds)
 	}));
+}
+
+/**
+ * The wait chart's statement (exported so that tests can EXPLAIN what it reads). The median and 90th
+ * percentile are Postgres's `percentile_cont` over each week's waits, computed without reading every
+ * wait (drizzle/0012, docs/decisions/0034-insights-wait-ranks.md): p of n values is the value of rank
+ * floor(p(n-1)) (from 0) moved toward that of rank ceil(p(n-1)) by the fraction between, in
+ * percentile_cont's own float arithmetic. The window's bucket counts (a few dozen rows a week) say
+ * which bucket holds each of those ranks; a rank at either end of its bucket, or in a bucket of equal
+ * waits, is the bucket's min or max; any other is read as an offset into that bucket's index range,
+ * from its nearer end.
+ */
+export function timeToFirstDecisionStatement() {
+	const holds = (k: string) => sql.raw(`(${k} >= below and ${k} < below + decided)`);
+	return sql`
+		with weeks as (${WEEK_SERIES}),
+		submitted as (
+			select week, sum(applications) as n from insights_applications
+			where week >= ${WINDOW_START} group by week
+		),
+		buckets as (
+			select week, bucket, decided, min_seconds, max_seconds,
+				sum(decided) over (partition by week order by bucket) - decided as below,
+				sum(decided) over (partition by week) as n
+			from insights_wait_buckets where week >= ${WINDOW_START} and decided > 0
+		),
+		ranks as (
+			select *, 0.5::float8 * (n - 1)::float8 as m, 0.9::float8 * (n - 1)::float8 as q from buckets
+		),
+		-- The (at most four) buckets of each week that hold a wanted rank, one row per rank; the second
+		-- condition, on the bucket alone, drops every other bucket before the ranks are laid out.
+		holding as (
+			select r.week, r.n, r.bucket, r.below, r.decided, r.min_seconds, r.max_seconds, k.k
+			from ranks r
+			cross join lateral (values (floor(r.m)), (ceil(r.m)), (floor(r.q)), (ceil(r.q))) k(k)
+			where ${holds('k.k')}
+				and (${holds('floor(r.m)')} or ${holds('ceil(r.m)')} or ${holds('floor(r.q)')} or ${holds('ceil(r.q)')})
+		),
+		-- Materialized: each rank's value is read once, not once per percentile that uses it.
+		ranked as materialized (
+			select distinct on (week, k) week, n, k, case
+				when min_seconds = max_seconds or k = below then min_seconds
+				when k = below + decided - 1 then max_seconds
+				when k - below <= below + decided - 1 - k then (
+					select f.seconds from insights_first_decisions f
+					where f.week = h.week and insights_wait_bucket(f.seconds) = h.bucket
+					order by f.seconds offset (k - below)::bigint limit 1)
+				else (
+					select f.seconds from insights_first_decisions f
+					where f.week = h.week and insights_wait_bucket(f.seconds) = h.bucket
+					order by f.seconds desc offset (below + decided - 1 - k)::bigint limit 1)
+			end as seconds
+			from holding h order by week, k
+		),
+		percentiles as (
+			select week, n, 0.5::float8 * (n - 1)::float8 as m, 0.9::float8 * (n - 1)::float8 as q,
+				max(seconds) filter (where k = floor(0.5::float8 * (n - 1)::float8)) as m_lo,
+				max(seconds) filter (where k = ceil(0.5::float8 * (n - 1)::float8)) as m_hi,
+				max(seconds) filter (where k = floor(0.9::float8 * (n - 1)::float8)) as q_lo,
+				max(seconds) filter (where k = ceil(0.9::float8 * (n - 1)::float8)) as q_hi
+			from ranked group by week, n
+		)
+		select ${day('w.week')} as week,
+			coalesce(p.n, 0)::int as "decided",
+			(coalesce(s.n, 0) - coalesce(p.n, 0))::int as "waiting",
+			case when floor(p.m) = ceil(p.m) then p.m_lo
+				else p.m_lo + ((p.m - floor(p.m)) * (p.m_hi - p.m_lo)) end as "medianSeconds",
+			case when floor(p.q) = ceil(p.q) then p.q_lo
+				else p.q_lo + ((p.q - floor(p.q)) * (p.q_hi - p.q_lo)) end as "p90Seconds"
+		from weeks w
+		left join submitted s on s.week = w.week
+		left join percentiles p on p.week = w.week
+		order by w.week`;
 }
 
 export interface DailyCheckIns {
