@@ -28,7 +28,7 @@ function buildBaseline(ref, withoutObservability) {
 	if (withoutObservability) {
 		const hooks = path.join(dir, 'src/hooks.server.ts');
 		const source = readFileSync(hooks, 'utf8');
-		const patched = source.replace(/(sequence\(\s*)observeRequests,\s*/, '$1');
+		const patched = source.replace(/((?:sequence|chain)\(\s*)observeRequests,\s*/, '$1');
 		if (patched === source) throw new Error('observeRequests is no longer the first handle in src/hooks.server.ts');
 		writeFileSync(hooks, patched);
 	}

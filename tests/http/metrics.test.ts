@@ -167,12 +167,17 @@ describe.each(engines)('/metrics and request logs on %s', (engine) => {
 		}
 		const motivation = 'A motivation that must never reach a log line';
 		await postForm(`${server.url}/apply`, { displayName: 'Logged', motivation }, { cookie });
-		await new Promise((r) => setTimeout(r, 200));
-		const lines = server
-			.output()
-			.split('\n')
-			.filter((l) => l.startsWith('{'))
-			.map((l) => JSON.parse(l) as Record<string, unknown>);
+		// Lines are buffered (4 KiB, or a quarter of a second): wait until the last request's line is out.
+		const readLines = () =>
+			server
+				.output()
+				.split('\n')
+				.filter((l) => l.startsWith('{'))
+				.map((l) => JSON.parse(l) as Record<string, unknown>);
+		await expect
+			.poll(() => readLines().some((l) => l.route === '/apply' && l.method === 'POST'), { timeout: 5_000 })
+			.toBe(true);
+		const lines = readLines();
 		for (const id of ids) {
 			const mine = lines.filter((l) => l.requestId === id);
 			expect(mine).toHaveLength(1);
