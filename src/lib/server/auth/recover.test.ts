@@ -1,10 +1,10 @@
 // The recovery through libsecp256k1 answers exactly what viem's recoverMessageAddress answers: the
 // signer for every honest signature, and the same address or the same refusal for anything else.
 import fc from 'fast-check';
-import { hashMessage, numberToHex, recoverMessageAddress, type Hex } from 'viem';
+import { numberToHex, recoverMessageAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSignerRecovery, personalMessageHash, recoverSigner } from './recover';
+import { createSignerRecovery, recoverSigner } from './recover';
 
 /** The order of secp256k1's group. */
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -43,17 +43,6 @@ const honest = await account.signMessage({ message });
 
 describe('recoverSigner (libsecp256k1)', () => {
 	afterEach(() => vi.restoreAllMocks());
-
-	it('hashes a personal message as viem does (EIP-191), for any text', () => {
-		fc.assert(
-			fc.property(text, (m) => {
-				expect(numberToHex(BigInt(`0x${Buffer.from(personalMessageHash(m)).toString('hex')}`), { size: 32 })).toBe(
-					hashMessage(m)
-				);
-			}),
-			{ numRuns: 300 }
-		);
-	});
 
 	it('recovers the signer, as viem does, for random keys and messages', async () => {
 		await fc.assert(

@@ -1,4 +1,4 @@
-import { bytesToHex, concatBytes, keccak256, recoverMessageAddress, stringToBytes, type Hex } from 'viem';
+import { bytesToHex, hashMessage, keccak256, recoverMessageAddress, type Hex } from 'viem';
 
 /** libsecp256k1's public-key recovery as tiny-secp256k1 exposes it (only what is used here). */
 export interface Secp256k1 {
@@ -12,9 +12,9 @@ export type RecoverSigner = (args: { message: string; signature: Hex }) => Promi
 const RSV = /^0x[0-9a-fA-F]{130}$/;
 
 /**
- * Recovers the signer of a personal message (EIP-191 version 0x45) with libsecp256k1 compiled to
- * WebAssembly (`tiny-secp256k1`, loaded on first use), with what viem's `recoverMessageAddress`
- * accepts and nothing more (docs/decisions/0035-signature-recovery-in-libsecp256k1.md):
+ * Recovers the signer of a personal message (EIP-191 version 0x45, hashed by viem's `hashMessage`)
+ * with libsecp256k1 compiled to WebAssembly (`tiny-secp256k1`, loaded on first use), with what
+ * viem's `recoverMessageAddress` accepts and nothing more (docs/decisions/0035-signature-recovery-in-libsecp256k1.md):
  *
  * - v is 27 or 28, or 0 or 1; any other v recovers nothing;
  * - r and s are each in 1 … n−1; a high s is accepted (viem does not refuse one either);
@@ -30,7 +30,7 @@ export function createSignerRecovery(load: () => Promise<Secp256k1>): RecoverSig
 	const secp256k1 = () =>
 		(backend ??= load().catch((err: unknown) => {
 			console.warn(
-				`sign-in: libsecp256k1 (tiny-secp256k1) could not be loaded; signatures are recovered by viem instead, about ten times slower: ${err instanceof Error ? err.message : String(err)}`
+				`sign-in: libsecp256k1 (tiny-secp256k1) could not be loaded; signatures are recovered by viem instead, six to eight times slower: ${err instanceof Error ? err.message : String(err)}`
 			);
 			return null;
 		}));
@@ -41,7 +41,7 @@ export function createSignerRecovery(load: () => Promise<Secp256k1>): RecoverSig
 		if (recoveryId === null) return null;
 		try {
 			const rs = Buffer.from(signature.slice(2, 130), 'hex');
-			const publicKey = lib.recover(personalMessageHash(message), rs, recoveryId, false);
+			const publicKey = lib.recover(hashMessage(message, 'bytes'), rs, recoveryId, false);
 			// An uncompressed key is 0x04 ‖ x ‖ y; the address is the last 20 bytes of keccak256(x ‖ y).
 			return publicKey ? bytesToHex(keccak256(publicKey.subarray(1), 'bytes').subarray(12)) : null;
 		} catch {
@@ -65,16 +65,6 @@ function toRecoveryId(v: number): 0 | 1 | null {
 	if (v === 0 || v === 27) return 0;
 	if (v === 1 || v === 28) return 1;
 	return null;
-}
-
-/**
- * EIP-191's personal-message hash, `keccak256("\x19Ethereum Signed Message:\n" + length + message)`
- * over the message's UTF-8 bytes, as viem's `hashMessage` computes it, without its round trips
- * through hex.
- */
-export function personalMessageHash(message: string): Uint8Array {
-	const body = stringToBytes(message);
-	return keccak256(concatBytes([stringToBytes(`\x19Ethereum Signed Message:\n${body.length}`), body]), 'bytes');
 }
 
 /** The portal's recovery: libsecp256k1 through tiny-secp256k1's WebAssembly build, viem if that fails to load. */
