@@ -1,8 +1,29 @@
-import { asc, inArray, sql } from 'drizzle-orm';
+import { asc, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { applicationEvents, applications, type Application, type ApplicationEvent } from '../db/schema';
 
-export interface ApplicationWithHistory extends Application {
+/**
+ * An application as its applicant may read it: every column but the tally of the reviewers' votes
+ * (#27; DECISIONS: applicants never see votes or scores), which triggers keep on the row (drizzle/0011).
+ */
+export type ApplicantRow = Omit<
+	Application,
+	'votesApprove' | 'votesReject' | 'votesAbstain' | 'votesCurrent' | 'votesScored' | 'votesMeanScore'
+>;
+
+const {
+	votesApprove: _approve,
+	votesReject: _reject,
+	votesAbstain: _abstain,
+	votesCurrent: _current,
+	votesScored: _scored,
+	votesMeanScore: _mean,
+	...rest
+} = getTableColumns(applications);
+/** The columns of an ApplicantRow, for a select. */
+export const applicantColumns = rest;
+
+export interface ApplicationWithHistory extends ApplicantRow {
 	/** Its audit rows, oldest first. */
 	events: ApplicationEvent[];
 }
@@ -26,7 +47,7 @@ export async function historyOf(db: Database, ids: string[]): Promise<Map<string
 /** An audit row as its applicant sees it: who moved it is a role, never a reviewer's address. */
 export type ApplicantEvent = Omit<ApplicationEvent, 'executorAddress'> & { executor: 'you' | 'reviewer' };
 
-export interface ApplicantApplication extends Application {
+export interface ApplicantApplication extends ApplicantRow {
 	events: ApplicantEvent[];
 }
 

@@ -7,7 +7,7 @@ import { STATES, type ApplicationStates, type ReviewState } from '$lib/transitio
 import type { Database } from '../db/client';
 import { applicationNotes, applications } from '../db/schema';
 // Votes (#27): the reviewers' tally, its filter and its order live in the reviews domain.
-import { meanScoreSql, tallyOf, tallySql, votesFilterSql, type VoteTally } from '../reviews/tally';
+import { scoreKeySql, tallyColumns, tallyOf, votesFilterSql, type VoteTally } from '../reviews/tally';
 
 /** Characters of the motivation a row shows. */
 export const EXCERPT_LENGTH = 100;
@@ -191,10 +191,11 @@ export async function reviewTable(
 	const ascending = (query.sort !== 'newest') !== backwards;
 	const where = tableFilter(query, true, options);
 	const from = backwards ? (query.before === 'end' ? undefined : query.before) : query.after;
-	const scoreKey = sql`coalesce(${meanScoreSql()}, 0)`;
+	// Votes (#27): under sort=score the key is (-mean score, created_at, id), ascending, the order of the
+	// (review,) score indexes of drizzle/0011, so its pages are a walk over one of them as well.
 	if (from) {
 		const key = scored
-			? sql`(-${scoreKey}, ${applications.createdAt}, ${applications.id})`
+			? sql`(${scoreKeySql}, ${applications.createdAt}, ${applications.id})`
 			: sql`(${applications.createdAt}, ${applications.id})`;
 		const at = scored
 			? sql`(-(${from.score ?? '0'}::numeric), ${from.at}::timestamptz, ${from.id}::uuid)`
@@ -203,7 +204,7 @@ export async function reviewTable(
 	}
 	const direction = ascending ? sql`asc` : sql`desc`;
 	const order = [sql`${applications.createdAt} ${direction}`, sql`${applications.id} ${direction}`];
-	if (scored) order.unshift(sql`${scoreKey} ${ascending ? sql`desc` : sql`asc`}`);
+	if (scored) order.unshift(sql`${scoreKeySql} ${direction}`);
 	const selecting = db
 		.select({
 			id: applications.id,
@@ -219,9 +220,9 @@ export async function reviewTable(
 				sql<number>`(select count(*) from ${applicationNotes} as n where n.application_id = "applications"."id")`.mapWith(
 					Number
 				),
-			// Votes (#27)
-			votes: tallySql(),
-			scoreKey: scored ? sql<string>`${scoreKey}::text` : sql<null>`null`
+			// Votes (#27): the tally kept on the row (drizzle/0011)
+			votes: tallyColumns,
+			scoreKey: scored ? sql<string>`coalesce(${applications.votesMeanScore}, 0)::text` : sql<null>`null`
 		})
 		.from(applications)
 		.where(where.length ? and(...where) : undefined)

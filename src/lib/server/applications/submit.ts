@@ -22,7 +22,7 @@ import type { SignedInMember } from '../auth/guards';
 import { answersToCurrentForm } from '../forms/answers';
 import { currentForm } from '../forms/versions';
 import { eligibilityAtSubmission } from '../eligibility/submission';
-import { historyOf, newestFirst, type ApplicationWithHistory } from './history';
+import { applicantColumns, historyOf, newestFirst, type ApplicationWithHistory } from './history';
 import { consume } from '../platform/rate-limit';
 import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } from '../webhooks/events';
 
@@ -136,7 +136,7 @@ const alreadyActive = conflict(
 /** A member's applications, newest first, each with its audit history (two queries). */
 export async function applicationsOf(db: Database, address: string): Promise<ApplicationWithHistory[]> {
 	const rows = await db
-		.select()
+		.select(applicantColumns)
 		.from(applications)
 		.where(eq(applications.applicantAddress, address.toLowerCase()))
 		.orderBy(newestFirst, asc(applications.id));

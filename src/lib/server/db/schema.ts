@@ -7,6 +7,7 @@ import {
 	index,
 	integer,
 	jsonb,
+	numeric,
 	pgEnum,
 	pgTable,
 	primaryKey,
@@ -79,7 +80,18 @@ export const applications = pgTable(
 		allowlist: allowlistState('allowlist').notNull().default('pending'),
 		distribution: distributionState('distribution').notNull().default('pending'),
 		createdAt: createdAt(),
-		updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow()
+		updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+		// The tally of the current votes (#27), kept by triggers on application_votes (drizzle/0011,
+		// docs/decisions/0033-vote-tally.md); never written by the portal's code.
+		votesApprove: integer('votes_approve').notNull().default(0),
+		votesReject: integer('votes_reject').notNull().default(0),
+		votesAbstain: integer('votes_abstain').notNull().default(0),
+		/** Reviewers with a current vote (the three counts' sum): votes=ready|needed and its tab counts. */
+		votesCurrent: integer('votes_current').notNull().default(0),
+		/** Current non-abstaining votes that carry a score. */
+		votesScored: integer('votes_scored').notNull().default(0),
+		/** The mean of those votes' own mean scores; null without any. */
+		votesMeanScore: numeric('votes_mean_score')
 	},
 	(t) => [
 		// One application per member whose review is not rejected.
@@ -91,6 +103,17 @@ export const applications = pgTable(
 		index('applications_review_queue_idx').on(t.review, t.createdAt, t.id),
 		index('applications_allowlist_queue_idx').on(t.allowlist, t.createdAt, t.id),
 		index('applications_distribution_queue_idx').on(t.distribution, t.createdAt, t.id),
+		// sort=score (#27): highest mean score first (none counts as 0), then longest waiting.
+		index('applications_score_queue_idx').on(sql`(- coalesce(${t.votesMeanScore}, 0))`, t.createdAt, t.id),
+		index('applications_review_score_queue_idx').on(
+			t.review,
+			sql`(- coalesce(${t.votesMeanScore}, 0))`,
+			t.createdAt,
+			t.id
+		),
+		// votes=ready|needed (#27): the capped count of each review tab is a short index-only range.
+		index('applications_votes_idx').on(t.votesCurrent),
+		index('applications_review_votes_idx').on(t.review, t.votesCurrent),
 		// Its search: pg_trgm serves `ilike '%…%'` on each column (migration 0002 creates the extension).
 		index('applications_address_trgm_idx').using('gin', t.applicantAddress.op('gin_trgm_ops')),
 		index('applications_display_name_trgm_idx').using('gin', t.displayName.op('gin_trgm_ops')),
