@@ -1,9 +1,11 @@
-// Sign-ins per second in one process against bare viem signature recovery.
+// Sign-ins per second in one process against bare viem signature recovery and the portal's own
+// recovery through libsecp256k1 (src/lib/server/auth/recover.ts).
 // Usage: npx vitest bench --run bench/auth-signin.bench.ts
 import { recoverMessageAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { bench, describe } from 'vitest';
+import { recoverSigner } from '../src/lib/server/auth/recover';
 import { createSessionCodec } from '../src/lib/server/auth/session';
 import { checkEoaSignature, parseSignInMessage, verifySignIn, type SignInPolicy } from '../src/lib/server/auth/siwe';
 
@@ -43,6 +45,14 @@ describe('sign-in', () => {
 		'bare viem recoverMessageAddress (first)',
 		async () => {
 			await recoverMessageAddress({ message, signature });
+		},
+		options
+	);
+
+	bench(
+		'libsecp256k1 recoverSigner (tiny-secp256k1 WebAssembly, EIP-191 hash and address included)',
+		async () => {
+			if ((await recoverSigner({ message, signature })) !== account.address.toLowerCase()) throw new Error('refused');
 		},
 		options
 	);

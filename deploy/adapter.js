@@ -3,7 +3,8 @@
 // adapter-node: build/index.js becomes the portal's own server (deploy/server.js) around adapter-node's
 // handler. adapter-vercel: the build's routes get the headers for the prerendered pages, which
 // Vercel's CDN serves without running `handle`.
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -88,6 +89,53 @@ export function addVercelCrons(configPath) {
 }
 
 /**
+ * Files a package reads beside itself at run time that Vercel's file tracer (nft) cannot see: it
+ * follows `new URL(literal, import.meta.url)` but not tiny-secp256k1's `new URL(name, import.meta.url)`
+ * with a variable, so its WebAssembly would be missing and sign-in would fall back to viem
+ * (docs/decisions/0035-signature-recovery-in-libsecp256k1.md). Paths are relative to the package.
+ */
+export const UNTRACED_FILES = [{ name: 'tiny-secp256k1', entry: 'lib/index.js', files: ['lib/secp256k1.wasm'] }];
+
+/**
+ * Copies UNTRACED_FILES into every function of a Vercel build that carries the package without them.
+ * @param {string} functionsDir .vercel/output/functions
+ * @returns {string[]} the files copied
+ */
+export function addUntracedFiles(functionsDir) {
+	const require = createRequire(import.meta.url);
+	/** @type {string[]} */
+	const functions = [];
+	/** @param {string} dir */
+	const walk = (dir) => {
+		for (const entry of readdirSync(dir)) {
+			const full = path.join(dir, entry);
+			// A function that several routes share appears once as a folder and otherwise as links to it.
+			if (!lstatSync(full).isDirectory()) continue;
+			if (entry.endsWith('.func')) functions.push(full);
+			else walk(full);
+		}
+	};
+	walk(functionsDir);
+	/** @type {string[]} */
+	const copied = [];
+	for (const { name, entry, files } of UNTRACED_FILES) {
+		// The package's own folder: its CommonJS entry is lib/cjs/index.cjs, two levels under it.
+		const source = path.resolve(path.dirname(require.resolve(name)), '..', '..');
+		if (!existsSync(path.join(source, entry))) throw new Error(`${name}: ${entry} not found under ${source}`);
+		for (const fn of functions) {
+			const target = path.join(fn, 'node_modules', name);
+			if (!existsSync(path.join(target, entry))) continue;
+			for (const file of files) {
+				if (existsSync(path.join(target, file))) continue;
+				copyFileSync(path.join(source, file), path.join(target, file));
+				copied.push(path.join(target, file));
+			}
+		}
+	}
+	return copied;
+}
+
+/**
  * @param {import('@sveltejs/kit').Adapter} inner adapter-node or adapter-vercel
  * @param {{ target: 'node' | 'vercel', out?: string, vercelConfig?: string }} options out: adapter-node's folder
  * @returns {import('@sveltejs/kit').Adapter}
@@ -110,6 +158,7 @@ export function withSecurityHeaders(inner, { target, out = 'build', vercelConfig
 					])
 				);
 				addVercelHeaderRoutes(vercelConfig, served);
+				addUntracedFiles(path.join(path.dirname(vercelConfig), 'functions'));
 				return addVercelCrons(vercelConfig);
 			}
 			const policies = prerenderedPolicies(builder.prerendered.pages, dir);

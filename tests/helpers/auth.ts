@@ -227,5 +227,66 @@ export const SIGN_IN_FAILURES: Failure[] = [
 		'a signature of the right shape but garbage',
 		'signature_invalid',
 		(nonce, host) => Promise.resolve({ message: message(host, nonce), signature: `0x${'ab'.repeat(65)}` })
+	],
+	// The stranger's own signature, changed where viem's recovery refuses it (the portal keeps that acceptance).
+	[
+		'a signature with v = 29',
+		'signature_invalid',
+		(nonce, host) => reshaped(message(host, nonce), ({ r, s }) => [r, s, 29])
+	],
+	[
+		'a signature with v = 2',
+		'signature_invalid',
+		(nonce, host) => reshaped(message(host, nonce), ({ r, s }) => [r, s, 2])
+	],
+	[
+		'a signature with s = 0',
+		'signature_invalid',
+		(nonce, host) => reshaped(message(host, nonce), ({ r, v }) => [r, 0n, v])
+	],
+	[
+		'a signature with r = n',
+		'signature_invalid',
+		(nonce, host) => reshaped(message(host, nonce), ({ s, v }) => [SECP256K1_N, s, v])
+	],
+	[
+		'a signature with s = n + s',
+		'signature_invalid',
+		(nonce, host) =>
+			reshaped(message(host, nonce), ({ r, s, v }) => [
+				r,
+				s + SECP256K1_N < 2n ** 256n ? s + SECP256K1_N : SECP256K1_N,
+				v
+			])
+	],
+	[
+		'a 64-byte signature (r and s without v)',
+		'signature_invalid',
+		async (nonce, host) => {
+			const attempt = await signed(message(host, nonce));
+			return { ...attempt, signature: attempt.signature.slice(0, 130) as Hex };
+		}
 	]
 ];
+
+/** The order of secp256k1's group: r and s must lie in 1 … n − 1. */
+export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+type Rsv = { r: bigint; s: bigint; v: number };
+/** A 65-byte signature from its r, s and v. */
+export function rsvSignature(r: bigint, s: bigint, v: number): Hex {
+	const word = (n: bigint) => n.toString(16).padStart(64, '0');
+	return `0x${word(r)}${word(s)}${v.toString(16).padStart(2, '0')}`;
+}
+/** r, s and v of a 65-byte signature. */
+export function splitSignature(signature: Hex): Rsv {
+	return {
+		r: BigInt(`0x${signature.slice(2, 66)}`),
+		s: BigInt(`0x${signature.slice(66, 130)}`),
+		v: parseInt(signature.slice(130), 16)
+	};
+}
+/** The stranger's signature of `text`, with r, s and v replaced by `change`. */
+async function reshaped(text: string, change: (parts: Rsv) => [bigint, bigint, number]): Promise<Attempt> {
+	const { signature } = await signed(text);
+	return { message: text, signature: rsvSignature(...change(splitSignature(signature))) };
+}

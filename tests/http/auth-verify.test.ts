@@ -8,13 +8,17 @@ import {
 	me,
 	member,
 	postWithHost,
+	rsvSignature,
+	SECP256K1_N,
 	sessionSetCookie,
+	splitSignature,
 	startAuthServer,
 	startListening,
 	stranger,
 	TTL_SECONDS,
 	type AuthServer
 } from '../helpers/auth';
+import type { Hex } from 'viem';
 import { buildMessage, fetchNonce, postVerify, sessionCookieFrom, signIn } from '../helpers/siwe';
 
 describe.each(engines)('signing in through the built server on %s', (engine) => {
@@ -46,6 +50,24 @@ describe.each(engines)('signing in through the built server on %s', (engine) => 
 		expect(seen.response.headers.getSetCookie()).toEqual([]);
 		const rows = await portal.memberAddresses();
 		if (rows) expect(rows).toContain(member.address.toLowerCase());
+	});
+
+	it('signs in with v as 27/28 or 0/1 and with a high s, as viem accepted them (libsecp256k1 recovery)', async () => {
+		const { base, host } = portal;
+		const variants: [string, (parts: ReturnType<typeof splitSignature>) => Hex][] = [
+			['v as signed (27 or 28)', ({ r, s, v }) => rsvSignature(r, s, v)],
+			['v as 0 or 1', ({ r, s, v }) => rsvSignature(r, s, v - 27)],
+			['a high s (n - s) with the other v', ({ r, s, v }) => rsvSignature(r, SECP256K1_N - s, v === 27 ? 28 : 27)],
+			['upper-case hex', ({ r, s, v }) => rsvSignature(r, s, v).toUpperCase().replace('0X', '0x') as Hex]
+		];
+		for (const [label, reshape] of variants) {
+			const { nonce, cookie } = await fetchNonce(base);
+			const text = buildMessage({ domain: host, uri: `http://${host}`, nonce, address: member.address });
+			const signature = reshape(splitSignature(await member.signMessage({ message: text })));
+			const response = await postVerify(base, { message: text, signature }, cookie);
+			expect(response.status, label).toBe(200);
+			expect(await readJson(response), label).toEqual({ address: member.address, isAdmin: false });
+		}
 	});
 
 	it('an admin in ADMIN_ADDRESSES (any case) signs in with isAdmin true', async () => {

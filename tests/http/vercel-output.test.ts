@@ -2,8 +2,9 @@
 // and config.json's routes and headers; each request's function in a fresh process that ends after it,
 // so no worker lives between requests), with the contract checks that matter there. Webhooks reach a
 // receiver on loopback through the first attempt after a response (waitUntil) and the cron endpoint.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +32,24 @@ describe('the Vercel build output', () => {
 		expect(config.crons).toEqual([{ path: '/api/cron/webhooks', schedule: '* * * * *' }]);
 		const cron = path.join(dir, 'functions', 'api', 'cron', 'webhooks.func', '.vc-config.json');
 		expect(parseJson<{ maxDuration?: number }>(readFileSync(cron, 'utf8')).maxDuration).toBe(60);
+	});
+
+	it('carries tiny-secp256k1 with its WebAssembly in every function that has it, and it loads there', async () => {
+		// Vercel's file tracer copies the package's JavaScript but cannot see the .wasm it reads (deploy/adapter.js
+		// addUntracedFiles); without it sign-in would fall back to viem's slower recovery (decision 0035).
+		const functions = readdirSync(path.join(dir, 'functions'), { recursive: true, withFileTypes: true })
+			.filter((e) => e.isDirectory() && e.name.endsWith('.func'))
+			.map((e) => path.join(e.parentPath, e.name))
+			.filter((fn) => existsSync(path.join(fn, 'node_modules', 'tiny-secp256k1', 'lib', 'index.js')));
+		expect(functions.length).toBeGreaterThan(0);
+		for (const fn of functions)
+			expect(existsSync(path.join(fn, 'node_modules', 'tiny-secp256k1', 'lib', 'secp256k1.wasm')), fn).toBe(true);
+		const lib = (await import(
+			pathToFileURL(path.join(functions[0]!, 'node_modules', 'tiny-secp256k1', 'lib', 'index.js')).href
+		)) as { isPoint(p: Uint8Array): boolean };
+		expect(
+			lib.isPoint(Buffer.from(`02${'79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798'}`, 'hex'))
+		).toBe(true);
 	});
 
 	it('refuses the embedded database with a clear message: a function has no lasting disk', async () => {
@@ -105,6 +124,9 @@ describe.runIf(serverUrl)('the Vercel build on a Postgres server', { timeout: 12
 		cookie = await signIn(output.url, applicant);
 		const me = await fetch(`${output.url}/api/auth/me`, { headers: { cookie } });
 		expect(await readJson(me)).toEqual({ address: applicant.address, isAdmin: false });
+		// Recovered by libsecp256k1: the fallback to viem would have said so in the function's log.
+		await output.settled();
+		expect(output.logs).not.toMatch(/libsecp256k1 \(tiny-secp256k1\) could not be loaded/);
 	});
 
 	it('apply: the application is stored, and its webhook is sent right after the response (waitUntil)', async () => {

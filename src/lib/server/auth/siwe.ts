@@ -1,9 +1,10 @@
 import { SiweMessage, generateNonce } from 'siwe';
-import { getAddress, recoverMessageAddress, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { MAX_MESSAGE_VALIDITY_MS, REQUIRED_CHAIN_ID } from '$lib/chain';
 import { ok, type Failed, type Result } from '$lib/result';
 import { SIGN_IN_FAILURE_MESSAGES, type SignInFailureCode } from '$lib/sign-in-failures';
 import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
+import { recoverSigner } from './recover';
 // Bounds the reference parser's work on every message it parses, before any parse.
 import './siwe-parse-budget';
 
@@ -105,7 +106,8 @@ export async function verifySignIn(
 		signature: input.signature
 	});
 	if (!signed) return fail('signature_invalid');
-	return ok({ address: getAddress(message.address), message });
+	// The grammar accepted only an EIP-55 checksummed address: checksumming it again would cost a Keccak hash.
+	return ok({ address: message.address, message });
 }
 
 const fail = (code: SignInFailureCode): SignInResult => ({ ok: false, code, message: SIGN_IN_FAILURE_MESSAGES[code] });
@@ -167,16 +169,15 @@ export function checkValidityWindow(
 	return null;
 }
 
-/** ECDSA recovery only: ordinary accounts (EOAs). */
+/**
+ * ECDSA recovery only: ordinary accounts (EOAs). Recovered by libsecp256k1 (`recoverSigner`,
+ * recover.ts), with exactly the acceptance of viem's `recoverMessageAddress`.
+ */
 export const checkEoaSignature: SignatureCheck = async ({ address, message, signature }) => {
-	try {
-		const recovered = await recoverMessageAddress({ message, signature });
-		// What isAddressEqual compares, without checksumming both sides again (two Keccak hashes a sign-in,
-		// bench/README.md "Where a sign-in's CPU goes"): recovery returns an address, the parser checked its own.
-		return recovered.toLowerCase() === address.toLowerCase();
-	} catch {
-		return false;
-	}
+	const recovered = await recoverSigner({ message, signature });
+	// What isAddressEqual compares, without checksumming both sides again (bench/README.md "Where a
+	// sign-in's CPU goes"): recovery returns an address, the parser checked its own.
+	return recovered !== null && recovered === address.toLowerCase();
 };
 
 /**
