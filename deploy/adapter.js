@@ -115,7 +115,8 @@ export function addUntracedFiles(functionsDir) {
 			else walk(full);
 		}
 	};
-	walk(functionsDir);
+	// A build whose every route is prerendered has no functions folder (as the header tests' stand-in build).
+	if (existsSync(functionsDir)) walk(functionsDir);
 	/** @type {string[]} */
 	const copied = [];
 	for (const { name, entry, files } of UNTRACED_FILES) {
