@@ -93,6 +93,9 @@ export function memoryOf(pid) {
  * @property {() => Promise<void>} stop  resolves once the server has exited (and, when profiling, written its profile)
  */
 
+/** How much of a portal's output (its last characters) is kept for an error message. */
+const OUTPUT_TAIL = 64 * 1024;
+
 /**
  * Starts `node build/index.js` (or node with other `args`, such as `npm start`'s command line) with
  * only the variables given here and in `env` (an undefined value removes one).
@@ -131,13 +134,26 @@ export async function startPortal(env, { profile = true, args = ['build/index.js
 	});
 	const pid = child.pid;
 	if (pid === undefined) throw new Error(`could not start node ${args.join(' ')}`);
+	// Only the start-up output and a bounded tail are kept, for the error messages below: the portal logs a
+	// line per request, and keeping (and regex-testing) every line made this process, which is also the load
+	// generator, slower with each request a logging portal answered (bench/README.md, "The bench's own share").
 	let output = '';
-	child.stdout.on('data', (c) => (output += c));
-	child.stderr.on('data', (c) => (output += c));
+	const keep = (/** @type {Buffer} */ c) => {
+		output += c;
+		if (output.length > OUTPUT_TAIL) output = output.slice(-OUTPUT_TAIL);
+	};
+	child.stdout.on('data', keep);
+	child.stderr.on('data', keep);
 	await /** @type {Promise<void>} */ (
 		new Promise((resolve, reject) => {
 			const timer = setTimeout(() => reject(new Error(`portal did not start:\n${output}`)), 60_000);
-			child.stdout.on('data', () => /Listening on/.test(output) && (clearTimeout(timer), resolve()));
+			const ready = () => {
+				if (!/Listening on/.test(output)) return;
+				clearTimeout(timer);
+				child.stdout.off('data', ready);
+				resolve();
+			};
+			child.stdout.on('data', ready);
 			child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`portal exited ${code}:\n${output}`))));
 		})
 	);
