@@ -4,23 +4,59 @@ import pino from 'pino';
 import { SIGN_IN_FAILURE_CODES } from '$lib/sign-in-failures';
 import { requestDuration, signIns, statusClass } from './metrics';
 
+// Written as soon as no earlier write is in flight: error lines, and the request lines in batches.
+const destination = pino.destination({ dest: 1, sync: false });
+
+let lastMs = NaN;
+let lastTime = '';
+/** pino's ISO time, formatted once per millisecond rather than once per line (a busy server logs several). */
+const isoTime = () => {
+	const now = Date.now();
+	if (now !== lastMs) {
+		lastMs = now;
+		lastTime = `,"time":"${new Date(now).toISOString()}"`;
+	}
+	return lastTime;
+};
+
+const options: pino.LoggerOptions = {
+	base: null,
+	timestamp: isoTime,
+	formatters: { level: (label) => ({ level: label }) }
+};
+
 /**
- * One JSON line per request on stdout (docs/observability.md). Only the fields below are ever
- * written: no header, cookie, query string, body or configuration value reaches a log line.
+ * The request lines, gathered into batches of about 4 KiB (about 25 lines), each handed to the
+ * destination in one write, or at most a quarter of a second after they were logged when fewer come:
+ * one write call per line cost the session check about a fifth of its CPU, and sonic-boom's own
+ * `minLength` measures its whole buffer on every line (bench/README.md, "The bench's own share").
  */
-export const logger = pino(
-	{
-		base: null,
-		timestamp: pino.stdTimeFunctions.isoTime,
-		formatters: { level: (label) => ({ level: label }) }
-	},
-	// Asynchronous and buffered: lines go out 4 KiB at a time (about 25 lines), or a quarter of a second
-	// after they were logged when fewer come, so a busy server makes one write call per 25 requests
-	// rather than one per request (a write to a pipe costs about as much CPU as the session check itself:
-	// bench/README.md). An error line is flushed at once (logRequestError); pino flushes what is left
-	// when the process exits.
-	pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 })
-);
+const requestLines = (() => {
+	let pending = '';
+	const flush = () => {
+		if (!pending) return;
+		const batch = pending;
+		pending = '';
+		destination.write(batch);
+	};
+	setInterval(flush, 250).unref();
+	// At exit, the batch and then the destination, synchronously (pino's own exit hook may have run already).
+	process.once('exit', () => (flush(), destination.flushSync()));
+	return {
+		flush,
+		write(line: string) {
+			pending += line;
+			if (pending.length >= 4096) flush();
+		}
+	};
+})();
+
+/**
+ * One JSON line per request on stdout (docs/observability.md), and errors. Only the fields below are
+ * ever written: no header, cookie, query string, body or configuration value reaches a log line.
+ */
+export const logger = pino(options, destination);
+const requestLogger = pino(options, requestLines);
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -55,7 +91,7 @@ export const observeRequests: Handle = async ({ event, resolve }) => {
 		const route = event.route.id ?? 'unmatched';
 		const method = event.request.method;
 		requestDuration.observe({ method, route, status_class: statusClass(status) }, seconds);
-		logger.info({ requestId, method, route, status, durationMs: Math.round(seconds * 10_000) / 10 }, 'request');
+		requestLogger.info({ requestId, method, route, status, durationMs: Math.round(seconds * 10_000) / 10 }, 'request');
 	}
 };
 
@@ -77,6 +113,8 @@ async function signInOutcome(response: Response): Promise<string> {
  * `fault` is its text as faultForLog writes it (a failed query's parameters withheld).
  */
 export function logRequestError(event: RequestEvent, fault: string, status: number): void {
+	// The request lines logged before it come first.
+	requestLines.flush();
 	logger.error(
 		{ requestId: event.locals.requestId, route: event.route.id ?? 'unmatched', status, fault },
 		'request failed'
