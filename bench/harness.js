@@ -139,7 +139,7 @@ export async function startPortal(env, { profile = true, args = ['build/index.js
 	// generator, slower with each request a logging portal answered (bench/README.md, "The bench's own share").
 	let output = '';
 	const keep = (/** @type {Buffer} */ c) => {
-		output += c;
+		output += c.toString();
 		if (output.length > OUTPUT_TAIL) output = output.slice(-OUTPUT_TAIL);
 	};
 	child.stdout.on('data', keep);
