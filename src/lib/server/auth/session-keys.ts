@@ -18,7 +18,7 @@ export const SESSION_KDF = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } 
 // Fixed, so that every process and restart derives the same keys from the same password.
 const SALT = 'member-portal/session-cookie/v1';
 
-/** What iron-webcrypto seals with: raw keys (no PBKDF2 of its own) under an id that names them. */
+/** What iron seals with: raw keys (no PBKDF2 of its own) under an id that names them. */
 export interface SessionKeys {
 	/** 12 hex characters from the scrypt output: testing a guess against it costs a full scrypt. */
 	id: string;

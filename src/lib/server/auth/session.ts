@@ -1,4 +1,4 @@
-import { defaults, seal, unseal } from 'iron-webcrypto';
+import Iron from '@hapi/iron';
 import { LRUCache } from 'lru-cache';
 import type { Cookies } from '@sveltejs/kit';
 import { MAX_MESSAGE_VALIDITY_MS } from '$lib/chain';
@@ -23,6 +23,17 @@ export interface SessionCodec {
 	read(cookie: string | undefined, now?: number): Promise<SessionData | null>;
 }
 
+// iron's format (Fe26.2), as iron-webcrypto wrote it before (decision 0036): cookies sealed then still read.
+const IRON_OPTIONS = { ...Iron.defaults, ttl: 0 };
+
+/** @hapi/iron takes a Buffer as a raw key (no PBKDF2 of its own); a string would be a password to stretch. */
+type IronKeys = { id: string; encryption: Buffer; integrity: Buffer };
+const ironKeys = ({ id, encryption, integrity }: SessionKeys): IronKeys => ({
+	id,
+	encryption: Buffer.from(encryption),
+	integrity: Buffer.from(integrity)
+});
+
 /**
  * Seals sessions with the keys of SESSION_PASSWORD and reads cookies sealed with them or with those
  * of any SESSION_PASSWORD_PREVIOUS entry. The keys come from scrypt once per process
@@ -38,18 +49,19 @@ export async function createSessionCodec(
 		[config.sessionPassword, ...config.sessionPasswordsPrevious].map(deriveSessionKeys)
 	);
 	// Looked up by the password id a cookie names: no prototype, so `__proto__` or `constructor` finds nothing.
-	const keys = Object.create(null) as Record<string, SessionKeys>;
-	for (const key of [current!, ...previous]) keys[key.id] ??= key;
+	const keys = Object.create(null) as Record<string, IronKeys>;
+	for (const key of [current!, ...previous]) keys[key.id] ??= ironKeys(key);
+	const sealWith = ironKeys(current!);
 	const cache = new LRUCache<string, SessionData>({ max: cacheSize });
 
 	return {
-		seal: (data) => seal(data, current!, { ...defaults, ttl: 0 }),
+		seal: (data) => Iron.seal(data, sealWith, IRON_OPTIONS),
 		async read(cookie, now = Date.now()) {
 			if (!cookie) return null;
 			let data = cache.get(cookie);
 			if (!data) {
 				try {
-					const value = await unseal(cookie, keys, { ...defaults, ttl: 0 });
+					const value: unknown = await Iron.unseal(cookie, keys, IRON_OPTIONS);
 					data = parseSessionData(value);
 				} catch {
 					return null;
