@@ -119,14 +119,18 @@ const securityHeaders: Handle = async ({ event, resolve }) => {
  * On Vercel, where no worker runs between requests: a request that wrote webhook events starts their
  * first attempt once its response is sent (waitUntil), rather than leaving them to the next cron run.
  */
-const deliverAfterVercelResponse: Handle = async ({ event, resolve }) => {
+const deliverAfterVercelResponse: Handle = ({ event, resolve }) => {
+	// Elsewhere the worker delivers: the request passes through without another await.
+	if (building || !runtime().config.onVercel) return resolve(event);
 	const before = outboxRowsWritten();
-	const response = await resolve(event);
-	if (!building && outboxRowsWritten() !== before) {
-		const { config, database, webhookEndpoints } = runtime();
-		if (config.onVercel) deliverAfterResponse({ database, endpoints: webhookEndpoints, webhooks: config.webhooks });
-	}
-	return response;
+	return (async () => {
+		const response = await resolve(event);
+		if (outboxRowsWritten() !== before) {
+			const { config, database, webhookEndpoints } = runtime();
+			deliverAfterResponse({ database, endpoints: webhookEndpoints, webhooks: config.webhooks });
+		}
+		return response;
+	})();
 };
 
 // The request guards of src/lib/server/platform/request-guards.ts come first: they refuse before anything reads the body.

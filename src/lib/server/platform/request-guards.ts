@@ -48,15 +48,17 @@ function actionName(url: URL): { name: string; explicit: boolean } {
  * or `?/default` is a 500 (sveltejs/kit#15525). Anything else is the 404 of an unknown action.
  * Drop this handle once the portal runs a SvelteKit with sveltejs/kit#16072 (not in 2.70.4, the last 2.x here).
  */
-export const refuseUnknownActions: Handle = async ({ event, resolve }) => {
+export const refuseUnknownActions: Handle = ({ event, resolve }) => {
 	const load =
 		event.request.method === 'POST' && event.route.id !== null ? ownEntry(ACTIONS, event.route.id) : undefined;
+	// Not a form post: passed through without an await of its own.
 	if (!load) return resolve(event);
-	const actions = await load();
-	if (!actions) return resolve(event);
-	const { name, explicit } = actionName(event.url);
-	if ((explicit && name === 'default') || !ownEntry(actions, name)) error(404, 'Not Found');
-	return resolve(event);
+	return load().then((actions) => {
+		if (!actions) return resolve(event);
+		const { name, explicit } = actionName(event.url);
+		if ((explicit && name === 'default') || !ownEntry(actions, name)) error(404, 'Not Found');
+		return resolve(event);
+	});
 };
 
 // The code of an /api error that SvelteKit answered itself (a method the endpoint does not have, a path under /api that is none).
