@@ -82,6 +82,27 @@ describe.each(engines)('checkin on %s', (engine) => {
 		expect(await checkin(t.db, member, { note: 'a\n'.repeat(140).trimEnd() + 'b' })).toMatchObject({ ok: true });
 	});
 
+	it('answers with the row it wrote: its id, the note as stored and the database time', async () => {
+		const member = await addMember(t.db);
+		const before = Date.now();
+		const result = await checkin(t.db, member, { note: ' stored ' });
+		if (!result.ok) throw new Error(result.message);
+		const [stored] = await recentCheckIns(t.db, member.address, 1);
+		expect(result.value).toEqual(stored);
+		expect(result.value).toMatchObject({ memberAddress: member.address, note: 'stored' });
+		expect(Math.abs(result.value.createdAt.getTime() - before)).toBeLessThan(60_000);
+	});
+
+	it('counts a refused note toward the limit, and answers 429 over it whatever the note (limit, then validate)', async () => {
+		const member = await addMember(t.db);
+		for (let i = 0; i < 19; i++)
+			expect(await checkin(t.db, member, { note: 'x'.repeat(281) })).toMatchObject({ status: 400 });
+		expect(await checkin(t.db, member, { note: 'the twentieth' })).toMatchObject({ ok: true });
+		expect(await checkin(t.db, member, { note: 'x'.repeat(281) })).toMatchObject({ ok: false, status: 429 });
+		expect(await checkin(t.db, member, { note: 'fine' })).toMatchObject({ ok: false, status: 429 });
+		expect((await recentCheckIns(t.db, member.address, 100)).map((c) => c.note)).toEqual(['the twentieth']);
+	});
+
 	it('a session whose member row is gone answers 401 and writes nothing', async () => {
 		const before = await countRows(t.db, 'check_ins');
 		expect(await checkin(t.db, { address: randomAddress(), isAdmin: false }, { note: 'hi' })).toMatchObject({

@@ -6,7 +6,9 @@ import { checkIns, type CheckIn } from '../db/schema';
 import { textField, validate } from '../platform/forms';
 import { failureOfDatabaseError, memberMissing, rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
-import { consume } from '../platform/rate-limit';
+import { RATE_LIMITS, consume, consumeCall, consumedAs, type CountedRow } from '../platform/rate-limit';
+import { executePrepared } from '../db/prepared';
+import { rowsOf } from '../db/rows';
 import { checkinCreated, enqueueWebhookEvent, webhooksEnabled, type Writer } from '../webhooks/events';
 
 export type { CheckIn };
@@ -15,11 +17,16 @@ export const CHECKIN_FIELDS = ['note'] as const;
 
 const checkinSchema = v.object({ note: textField('Note', { ...LENGTHS.checkinNote, multiline: true }) });
 
-/** checkin: records that the member checked in, with an optional note. Order: limit → validate → write. */
+/**
+ * checkin: records that the member checked in, with an optional note. Order: limit → validate → write
+ * (an invalid note is counted too, and a call over the limit is answered 429 whatever its note).
+ */
 export async function checkin(db: Database, member: SignedInMember, input: unknown): Promise<Outcome<CheckIn>> {
+	const parsed = validate(checkinSchema, input);
+	// The common case, a valid note and no outbox row to write with it: the limit and the insert in one statement.
+	if (parsed.ok && !webhooksEnabled()) return limitAndInsert(db, member.address.toLowerCase(), parsed.value.note);
 	const limit = await consume(db, member.address, 'checkin');
 	if (!limit.ok) return rateLimited(limit);
-	const parsed = validate(checkinSchema, input);
 	if (!parsed.ok) return parsed;
 	const write = async (tx: Writer) => {
 		const [row] = await tx
@@ -39,6 +46,44 @@ export async function checkin(db: Database, member: SignedInMember, input: unkno
 		// A foreign key: the session's member row is gone (e.g. a reset database).
 		return failureOfDatabaseError(err, { foreignKey: memberMissing });
 	}
+}
+
+type CountedInsert = CountedRow & { id: string | null; note: string | null; created_ms: number | null };
+
+/**
+ * Counts the call and, when it is allowed, inserts the check-in, in one statement: one round trip to
+ * the database instead of two, a socket write of about 75 µs each on a small virtual machine
+ * (bench/README.md, "The session check and the check-in against the old builds"). A refused call
+ * inserts nothing; a failed insert (the member row gone) counts nothing either.
+ */
+async function limitAndInsert(db: Database, address: string, note: string): Promise<Outcome<CheckIn>> {
+	let row: CountedInsert | undefined;
+	try {
+		const result = await executePrepared(
+			db,
+			'checkin_limited_insert',
+			sql`with counted as materialized (
+				select allowed, used, reset_at from ${consumeCall(address, 'checkin', RATE_LIMITS.checkin)}
+			), inserted as (
+				insert into ${checkIns} (member_address, note) select ${address}, ${note} from counted where counted.allowed
+				returning id, note, created_at
+			)
+			select counted.allowed, counted.used, counted.reset_at::text as reset_at, inserted.id, inserted.note,
+				(extract(epoch from inserted.created_at) * 1000)::float8 as created_ms
+			from counted left join inserted on true`
+		);
+		row = rowsOf<CountedInsert>(result)[0];
+	} catch (err) {
+		// A foreign key: the session's member row is gone (e.g. a reset database).
+		return failureOfDatabaseError(err, { foreignKey: memberMissing });
+	}
+	const limit = consumedAs(db, row, 'checkin', RATE_LIMITS.checkin);
+	if (!limit.ok) return rateLimited(limit);
+	if (!row?.id || row.note === null || row.created_ms === null) throw new Error('the check-in was not inserted');
+	return {
+		ok: true,
+		value: { id: row.id, memberAddress: address, note: row.note, createdAt: new Date(row.created_ms) }
+	};
 }
 
 export const RECENT_CHECKINS = 20;

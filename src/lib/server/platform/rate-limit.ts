@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { executePrepared } from '../db/prepared';
 import { rowsOf } from '../db/rows';
@@ -54,6 +54,23 @@ function counted(
 	};
 }
 
+/** What a statement reads from consumeCall(): `select allowed, used, reset_at::text as reset_at from …`. */
+export type CountedRow = { allowed: boolean; used: number; reset_at: string };
+
+/** The one-call consume_rate_limit() of `action` by `subject`, as a FROM item of one row (allowed, used, reset_at). */
+export function consumeCall(subject: string, action: string, rule: RateLimitRule): SQL {
+	const { limit, windowSeconds } = rule;
+	return sql`consume_rate_limit(${subject}, ${action}, ${limit}::integer, make_interval(secs => ${windowSeconds}::double precision))`;
+}
+
+/** The answer to a call counted by consumeCall() in a statement that read `row` from it. */
+export function consumedAs(db: Database, row: CountedRow | undefined, action: string, rule: RateLimitRule) {
+	const answer = counted(row, rule);
+	scheduleCleanup(db);
+	if (!answer.ok) rateLimitRefusals.inc({ action });
+	return answer;
+}
+
 /**
  * Counts one call of `action` by `subject` through consume_rate_limit(): one statement, on the
  * database clock, on the pool (never inside a longer transaction, so no row lock is held long).
@@ -64,16 +81,12 @@ export async function consumeRateLimit(
 	action: string,
 	rule: RateLimitRule
 ): Promise<RateLimitResult> {
-	const { limit, windowSeconds } = rule;
 	const result = await executePrepared(
 		db,
 		'consume_rate_limit',
-		sql`select allowed, used, reset_at::text as reset_at from consume_rate_limit(${subject}, ${action}, ${limit}::integer, make_interval(secs => ${windowSeconds}::double precision))`
+		sql`select allowed, used, reset_at::text as reset_at from ${consumeCall(subject, action, rule)}`
 	);
-	const answer = counted(rowsOf<{ allowed: boolean; used: number; reset_at: string }>(result)[0], rule);
-	scheduleCleanup(db);
-	if (!answer.ok) rateLimitRefusals.inc({ action });
-	return answer;
+	return consumedAs(db, rowsOf<CountedRow>(result)[0], action, rule);
 }
 
 /**
