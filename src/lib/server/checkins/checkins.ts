@@ -52,9 +52,9 @@ type CountedInsert = CountedRow & { id: string | null; note: string | null; crea
 
 /**
  * Counts the call and, when it is allowed, inserts the check-in, in one statement: one round trip to
- * the database instead of two, a socket write of about 75 µs each on a small virtual machine
- * (bench/README.md, "The session check and the check-in against the old builds"). A refused call
- * inserts nothing; a failed insert (the member row gone) counts nothing either.
+ * the database instead of two, which took about a sixth off the server's CPU per check-in (bench/README.md,
+ * "The session check and the check-in against the old builds"). A refused call inserts nothing; a failed
+ * insert (the member row gone) counts nothing either.
  */
 async function limitAndInsert(db: Database, address: string, note: string): Promise<Outcome<CheckIn>> {
 	let row: CountedInsert | undefined;
