@@ -213,6 +213,8 @@ describe('/checkin', () => {
 		expect(over.status).toBe(429);
 		expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(86_000);
 		expect(textOf(over.body)).toMatch(/limit of 20 check-ins in 24 hours\. You can try again in/);
+		// Over the limit, the limit answers first, whatever the note.
+		expect((await postForm(`${base}/checkin`, { note: 'x'.repeat(281) }, { cookie })).status).toBe(429);
 		const page = await getPage(`${base}/checkin`, cookie);
 		expect(textOf(page.body)).not.toContain('one too many');
 		expect(page.body.match(/<time /g)?.length).toBe(19);
