@@ -26,8 +26,9 @@ const POLICIES_FILE = 'prerendered-csp.json';
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 
 const NODE_ENTRY = `// Written by deploy/adapter.js: adapter-node's handler behind the portal's server (deploy/server.js).
-import { handler } from './handler.js';
+// server.js first: it listens for the answers the app offers while handler.js starts it (deploy/node-answers.js).
 import { startPortalServer } from './server.js';
+import { handler } from './handler.js';
 
 export const server = startPortalServer(handler, { dir: import.meta.dirname });
 `;
@@ -164,7 +165,7 @@ export function withSecurityHeaders(inner, { target, out = 'build', vercelConfig
 			}
 			const policies = prerenderedPolicies(builder.prerendered.pages, dir);
 			writeFileSync(path.join(out, POLICIES_FILE), JSON.stringify(policies, null, '\t') + '\n');
-			for (const file of ['server.js', 'security-headers.js'])
+			for (const file of ['server.js', 'security-headers.js', 'node-answers.js'])
 				copyFileSync(path.join(here, file), path.join(out, file));
 			writeFileSync(path.join(out, 'index.js'), NODE_ENTRY);
 			rmSync(path.join(out, 'index.js.map'), { force: true });

@@ -17,6 +17,17 @@ import {
 	walletConnectEnabled,
 	withFrameAncestors
 } from './security-headers.js';
+import { NODE_ANSWERS_EVENT } from './node-answers.js';
+
+/**
+ * The answers the app gives without SvelteKit (deploy/node-answers.js, decision 0037), by
+ * "METHOD request-target"; offered once, while build/handler.js starts the app (before any request).
+ * @type {Map<string, import('./node-answers.js').NodeAnswer>}
+ */
+let nodeAnswers = new Map();
+process.on(NODE_ANSWERS_EVENT, (/** @type {Record<string, import('./node-answers.js').NodeAnswer>} */ answers) => {
+	nodeAnswers = new Map(Object.entries(answers));
+});
 
 /** Production defaults in seconds: the whole request (headers and body) and its headers must arrive within these. */
 export const TIMEOUT_DEFAULTS = Object.freeze({ REQUEST_TIMEOUT: 25, HEADERS_TIMEOUT: 20, KEEP_ALIVE_TIMEOUT: 5 });
@@ -94,7 +105,11 @@ export function startPortalServer(handler, { dir, env = process.env }) {
 			if (pathname === SAFE_APP_MANIFEST_PATH)
 				for (const [name, value] of Object.entries(SAFE_APP_MANIFEST_HEADERS)) res.setHeader(name, value);
 			if (stopping) res.setHeader('Connection', 'close');
-			handler(req, res, () => res.writeHead(404).end('Not Found'));
+			const notFound = () => res.writeHead(404).end('Not Found');
+			// Only the exact spellings the app offered; every other path, query and method goes to SvelteKit.
+			const answer = nodeAnswers.size ? nodeAnswers.get(`${req.method} ${req.url}`) : undefined;
+			if (answer) answer(req, res).catch(() => (res.headersSent ? res.destroy() : handler(req, res, notFound)));
+			else handler(req, res, notFound);
 		}
 	);
 

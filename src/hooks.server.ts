@@ -20,6 +20,8 @@ import {
 	withFrameAncestors
 } from '../deploy/security-headers.js';
 import { SESSION_COOKIE } from '$lib/server/auth/session';
+import { SESSION_CHECK_ROUTE, answerSessionCheck } from '$lib/server/auth/session-check';
+import { NODE_ANSWERS_EVENT, type NodeAnswer } from '../deploy/node-answers.js';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
 import { outboxRowsWritten } from '$lib/server/webhooks/events';
 import { deliverAfterResponse } from '$lib/server/webhooks/scheduled';
@@ -65,6 +67,9 @@ export const init: ServerInit = async () => {
 		const worker = startWebhookWorker(database, webhookEndpoints, secret, defaultWorkerOptions(timeoutSeconds));
 		process.once('sveltekit:shutdown', () => void worker.stop());
 	}
+	// The portal's Node server answers the session check itself (decision 0037); on Vercel nobody listens.
+	const answers: Record<string, NodeAnswer> = { [`GET ${SESSION_CHECK_ROUTE}`]: answerSessionCheck };
+	(process.emit as (event: string, ...args: unknown[]) => boolean)(NODE_ANSWERS_EVENT, answers);
 };
 
 /** Unseals the session cookie once: event.locals.session and the member it signs in. */

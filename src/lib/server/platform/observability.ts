@@ -77,6 +77,21 @@ const FORWARDED_ID = /^[A-Za-z0-9._-]{8,64}$/;
 const SIGN_IN_ROUTE = '/api/auth/verify';
 const SIGN_IN_OUTCOMES = new Set<string>([...SIGN_IN_FAILURE_CODES, 'invalid_request', 'database_unavailable']);
 
+/** The id of a request: the proxy's in `forwarded` when it has the right shape, otherwise a new UUID. */
+export function requestIdFrom(forwarded: string | null | undefined): string {
+	return forwarded && FORWARDED_ID.test(forwarded) ? forwarded : randomUUID();
+}
+
+/**
+ * Times a request answered `status` into the request histogram by route id and status class, and logs
+ * its line; `started` is its performance.now() on arrival.
+ */
+export function recordRequest(requestId: string, method: string, route: string, status: number, started: number) {
+	const seconds = (performance.now() - started) / 1000;
+	requestDuration.observe({ method, route, status_class: statusClass(status) }, seconds);
+	requestLines.write(requestLine(requestId, method, route, status, Math.round(seconds * 10_000) / 10));
+}
+
 /**
  * Wraps every request: gives it an id (also the x-request-id answer header), times it into the
  * request histogram by route id and status class, counts sign-in outcomes, and logs one line.
@@ -85,8 +100,7 @@ export const observeRequests: Handle = async ({ event, resolve }) => {
 	// An internal fetch (the hidden /admin's 404 page) belongs to the request that made it.
 	if (event.isSubRequest) return resolve(event);
 	const started = performance.now();
-	const forwarded = event.request.headers.get(REQUEST_ID_HEADER);
-	const requestId = forwarded && FORWARDED_ID.test(forwarded) ? forwarded : randomUUID();
+	const requestId = requestIdFrom(event.request.headers.get(REQUEST_ID_HEADER));
 	event.locals.requestId = requestId;
 	let status = 500;
 	try {
@@ -98,11 +112,7 @@ export const observeRequests: Handle = async ({ event, resolve }) => {
 		}
 		return response;
 	} finally {
-		const seconds = (performance.now() - started) / 1000;
-		const route = event.route.id ?? 'unmatched';
-		const method = event.request.method;
-		requestDuration.observe({ method, route, status_class: statusClass(status) }, seconds);
-		requestLines.write(requestLine(requestId, method, route, status, Math.round(seconds * 10_000) / 10));
+		recordRequest(requestId, event.request.method, event.route.id ?? 'unmatched', status, started);
 	}
 };
 

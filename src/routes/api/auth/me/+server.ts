@@ -1,14 +1,9 @@
 import { json } from '@sveltejs/kit';
-import { getAddress } from 'viem';
+import { sessionCheckBody } from '$lib/server/auth/session-check';
 import type { RequestHandler } from './$types';
 
 /**
- * The caller's own address (checksummed) and admin flag; a missing or invalid session reads as signed out.
- * A reviewer who is not an admin also gets `isReviewer: true` (the header's Review link, decision 0028);
- * everyone else gets the contract's two fields exactly.
+ * The caller's own address and admin flag (sessionCheckBody). The portal's Node server answers a plain
+ * `GET /api/auth/me` itself (decision 0037); this route answers every other spelling, and on Vercel.
  */
-export const GET: RequestHandler = ({ locals }) => {
-	const member = locals.member;
-	const body = { address: member ? getAddress(member.address) : null, isAdmin: member?.isAdmin ?? false };
-	return json(member?.isReviewer && !member.isAdmin ? { ...body, isReviewer: true } : body);
-};
+export const GET: RequestHandler = ({ locals }) => json(sessionCheckBody(locals.member));

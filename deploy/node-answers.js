@@ -1,0 +1,15 @@
+// @ts-check
+// The hand-off between the app and the portal's Node server (deploy/server.js), decision 0037: at
+// start-up the app (src/hooks.server.ts init) emits this process event with the few answers the
+// server may give without SvelteKit, keyed by "METHOD request-target" (exact, query string included).
+// The server listens before the app starts; where no such server runs (Vercel, tests in one process)
+// nobody listens and every request goes through SvelteKit as before.
+
+/** The process event that carries the answers: `Record<string, NodeAnswer>`. */
+export const NODE_ANSWERS_EVENT = 'member-portal:node-answers';
+
+/**
+ * An answer the Node server gives itself; it rejects only before it has written anything, and then
+ * the server passes the request on to SvelteKit.
+ * @typedef {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => Promise<void>} NodeAnswer
+ */
