@@ -87,11 +87,18 @@ const readSession: Handle = async ({ event, resolve }) => {
 };
 
 /** Answers of /api/auth/* are never cached (the HTTP contract's Cache-Control: no-store). */
-const noStoreAuth: Handle = async ({ event, resolve }) => {
-	const response = await resolve(event);
-	if (event.url.pathname.startsWith('/api/auth/')) response.headers.set('cache-control', 'no-store');
-	return response;
+const noStoreAuth: Handle = ({ event, resolve }) => {
+	// Every other path passes through without an await of its own.
+	if (!event.url.pathname.startsWith('/api/auth/')) return resolve(event);
+	return noStore(resolve(event));
 };
+
+/** An inner handle may answer at once (a refused form post): `answer` is not always a promise. */
+async function noStore(answer: Response | Promise<Response>): Promise<Response> {
+	const response = await answer;
+	response.headers.set('cache-control', 'no-store');
+	return response;
+}
 
 /**
  * The security headers of every answer (docs/security.md; the policy itself comes from kit.csp), and

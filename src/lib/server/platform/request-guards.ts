@@ -76,9 +76,14 @@ const API_CODES: Record<number, string> = {
  * Every error under /api has the contract's body, `{ error: { code, message } }`, also the ones SvelteKit
  * answers before an endpoint runs (405 as text, 404 as a page); its other headers (`Allow`) are kept.
  */
-export const apiErrorBodies: Handle = async ({ event, resolve }) => {
-	const response = await resolve(event);
-	if (response.status < 400 || !isApiPath(event.url.pathname)) return response;
+export const apiErrorBodies: Handle = ({ event, resolve }) =>
+	// Pages pass through without an await of their own.
+	isApiPath(event.url.pathname) ? withApiErrorBody(resolve(event)) : resolve(event);
+
+async function withApiErrorBody(answer: Response | Promise<Response>): Promise<Response> {
+	// An inner handle may answer at once (a refused form post): not always a promise.
+	const response = await answer;
+	if (response.status < 400) return response;
 	if (response.headers.get('content-type')?.startsWith('application/json')) return response;
 	const plain = response.headers.get('content-type')?.startsWith('text/plain') ? (await response.text()).trim() : '';
 	const message = plain && plain.length <= 200 ? plain : response.statusText || 'The request could not be answered.';
@@ -86,4 +91,4 @@ export const apiErrorBodies: Handle = async ({ event, resolve }) => {
 	headers.delete('content-length');
 	headers.delete('content-type');
 	return jsonError(response.status, ownEntry(API_CODES, String(response.status)) ?? 'error', message, headers);
-};
+}
