@@ -123,11 +123,17 @@ async function startPeer(args, env, cwd, ready) {
 		child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`exited ${code}:\n${output}`))));
 	});
 	const pid = /** @type {number} */ (child.pid);
+	let stopping = false;
+	// A peer that dies mid-run would read as 0 CPU and a row of errors: say so, with what it printed.
+	child.once('exit', (code, signal) => {
+		if (!stopping) console.error(`${args.join(' ')} exited (${code ?? signal}) during the run:\n${output}`);
+	});
 	return {
 		pid,
 		output: () => output,
 		stop: () =>
 			new Promise((resolve) => {
+				stopping = true;
 				if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined);
 				child.once('exit', resolve);
 				child.kill('SIGTERM');
@@ -415,6 +421,8 @@ try {
 			for (let k = 0; k < runs.length; k++) {
 				const i = (k + r) % runs.length;
 				results[i]?.push(await /** @type {() => Promise<Round>} */ (runs[i])());
+				const side = /** @type {Side} */ (sides[i]);
+				if (!existsSync(`/proc/${side.pid}`)) throw new Error(`${side.name} (pid ${side.pid}) is gone`);
 			}
 		}
 		const [mine = []] = results;
@@ -458,7 +466,8 @@ try {
 	const row = (/** @type {string[]} */ cells) =>
 		'| ' + cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ') + ' |';
 	lines.push(row(header), row(widths.map((w) => '-'.repeat(w))), ...table.map(row));
-	const rss = sides.map((s) => `${s.name} ${memoryOf(s.pid).peak.toFixed(0)}`).join(', ');
+	const alive = (/** @type {Side} */ s) => existsSync(`/proc/${s.pid}`);
+	const rss = sides.map((s) => `${s.name} ${alive(s) ? memoryOf(s.pid).peak.toFixed(0) : 'GONE'}`).join(', ');
 	const load = os
 		.loadavg()
 		.map((l) => l.toFixed(1))
