@@ -264,6 +264,7 @@ const median = (list) =>
  * @property {number} errors
  * @property {number} cpu  server (node) CPU ms per operation
  * @property {number} pg  Postgres backends' CPU ms per operation
+ * @property {number} bench  this process's (the load generator's) CPU ms per operation
  */
 
 /**
@@ -276,18 +277,29 @@ const median = (list) =>
 async function round(side, work) {
 	let cpu = 0;
 	let pg = 0;
+	let bench = 0;
 	/** @type {<T>(fn: () => Promise<T>) => Promise<T>} */
 	const measure = async (fn) => {
 		const nodeBefore = treeCpuMs(side.pid);
 		const pgBefore = await backendsCpu(side.database);
+		const benchBefore = process.cpuUsage();
 		const result = await fn();
+		const used = process.cpuUsage(benchBefore);
+		bench += (used.user + used.system) / 1000;
 		cpu += treeCpuMs(side.pid) - nodeBefore;
 		for (const [pid, ms] of await backendsCpu(side.database)) pg += ms - (pgBefore.get(pid) ?? 0);
 		return result;
 	};
 	const { count, timedMs, latencies, errors } = await work(measure);
 	latencies.sort((a, b) => a - b);
-	return { rps: count / (timedMs / 1000), p50: quantile(latencies, 0.5), errors, cpu: cpu / count, pg: pg / count };
+	return {
+		rps: count / (timedMs / 1000),
+		p50: quantile(latencies, 0.5),
+		errors,
+		cpu: cpu / count,
+		pg: pg / count,
+		bench: bench / count
+	};
 }
 
 /**
@@ -443,6 +455,7 @@ try {
 				cpu.toFixed(3),
 				pg.toFixed(3),
 				(cpu + pg).toFixed(3),
+				median(list.map((x) => x.bench)).toFixed(3),
 				i === 0 ? '-' : `${median(pairs).toFixed(2)} (${pairs.map((p) => p.toFixed(2)).join(' ')})`,
 				i === 0 ? '-' : ((cpu + pg) / mineCpu).toFixed(2),
 				i === 0 ? '' : `>= ${target}x: ${median(pairs) >= target ? 'met' : 'NOT met'}`
@@ -458,6 +471,7 @@ try {
 		'node CPU ms/op',
 		'Postgres CPU ms/op',
 		'CPU ms/op',
+		'bench CPU ms/op',
 		'portal/peer rate (rounds)',
 		'peer/portal CPU',
 		'target (rate)'
