@@ -16,6 +16,8 @@ export default ts.config(
 			'test-results/',
 			'playwright-report/',
 			'bench/results/',
+			// Another project, with its own packages (bench/peers/package.json): the peers bench.
+			'bench/peers/',
 			'.test-builds/'
 		]
 	},
