@@ -20,7 +20,7 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createServerDatabase } from '../tests/helpers/postgres.js';
-import { fetchNonce, httpClient, loop, quantile, siweMessage, signIn, startPortal } from './harness.js';
+import { backendsCpu, fetchNonce, httpClient, loop, quantile, siweMessage, signIn, startPortal } from './harness.js';
 
 const { values } = parseArgs({
 	options: {
@@ -44,6 +44,8 @@ const adminUrl =
 	process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MEMBERS = Number(values.members); // signed in on each side before the rounds (check-in spreads over them)
 const TICKS_PER_MS = 100 / 1000; // USER_HZ, as Linux reports utime and stime
+// Reads which Postgres backends serve each side's database (their CPU per request, from /proc).
+const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
 
 /** CPU time (user + system) the process `pid` has used, in ms. @param {number} pid */
 function cpuMs(pid) {
@@ -77,7 +79,7 @@ async function prepare(dir) {
 			for (let i = w; i < MEMBERS; i += 8) cookies[i] = await signIn(portal.url, /** @type {any} */ (accounts[i]));
 		})
 	);
-	return { database, portal, cookies };
+	return { database, databaseName: new URL(database.url).pathname.slice(1), portal, cookies };
 }
 
 /** @type {Record<string, (side: Awaited<ReturnType<typeof prepare>>) => () => Promise<import('./harness.js').Rate>>} */
@@ -145,14 +147,17 @@ try {
 			const run = make(side);
 			return async () => {
 				const cpu = cpuMs(side.portal.pid);
+				const pgBefore = await backendsCpu(admin, side.databaseName);
 				const started = performance.now();
 				const rate = await run();
 				const requests = (rate.rps * (performance.now() - started)) / 1000;
-				return { ...rate, cpu: (cpuMs(side.portal.pid) - cpu) / requests };
+				let pg = 0;
+				for (const [pid, ms] of await backendsCpu(admin, side.databaseName)) pg += ms - (pgBefore.get(pid) ?? 0);
+				return { ...rate, cpu: (cpuMs(side.portal.pid) - cpu) / requests, pg: pg / requests };
 			};
 		});
 		for (const run of runs) await run(); // warm-up
-		/** @type {(import('./harness.js').Rate & { cpu: number })[][]} */
+		/** @type {(import('./harness.js').Rate & { cpu: number, pg: number })[][]} */
 		const results = runs.map(() => []);
 		for (let round = 0; round < rounds; round++) {
 			// The order within a pair alternates, so neither side always runs second.
@@ -174,7 +179,8 @@ try {
 				`baseline ${median(theirs.map((r) => r.rps)).toFixed(0)} req/s (p50 ${median(theirs.map((r) => r.p50)).toFixed(2)} ms, errors ${theirs.reduce((s, r) => s + r.errors, 0)}); ` +
 				`pairs ${pairs.map((p) => p.toFixed(2)).join(', ')}, median ${median(pairs).toFixed(2)}; ` +
 				`server CPU per request ${median(mine.map((r) => r.cpu)).toFixed(3)} / ${median(theirs.map((r) => r.cpu)).toFixed(3)} ms ` +
-				`(ratio ${(median(theirs.map((r) => r.cpu)) / median(mine.map((r) => r.cpu))).toFixed(2)})`
+				`(ratio ${(median(theirs.map((r) => r.cpu)) / median(mine.map((r) => r.cpu))).toFixed(2)}); ` +
+				`Postgres CPU per request ${median(mine.map((r) => r.pg)).toFixed(3)} / ${median(theirs.map((r) => r.pg)).toFixed(3)} ms`
 		);
 	}
 	const load = os
@@ -190,4 +196,5 @@ try {
 		await side.portal.stop();
 		await side.database.drop();
 	}
+	await admin.end();
 }

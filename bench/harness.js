@@ -3,7 +3,7 @@
 // keep-alive HTTP client and load loops, real sign-ins, a statement-counting proxy in front of
 // Postgres, and the results table. Plain ESM so the suite needs no build step of its own.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import { createConnection, createServer } from 'node:net';
 import path from 'node:path';
@@ -51,6 +51,33 @@ import { createServerDatabase } from '../tests/helpers/postgres.js';
  * A signer as viem's local accounts are.
  * @typedef {{ address: `0x${string}`, signMessage(args: { message: string }): Promise<`0x${string}`> }} Account
  */
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux: /proc reports utime and stime in hundredths of a second
+
+/** CPU ms (user + system) of `pid` and its descendants; 0 once it is gone. @param {number} pid @returns {number} */
+export function treeCpuMs(pid) {
+	try {
+		const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+		let ms = (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+		for (const task of readdirSync(`/proc/${pid}/task`)) {
+			const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+			for (const child of children ? children.split(' ') : []) ms += treeCpuMs(Number(child));
+		}
+		return ms;
+	} catch {
+		return 0;
+	}
+}
+
+/**
+ * The Postgres backends connected to database `name` (the server runs on this machine): pid → CPU ms so far.
+ * @param {import('postgres').Sql} admin a connection to any database of that server
+ * @param {string} name
+ */
+export async function backendsCpu(admin, name) {
+	const rows = await admin`select pid from pg_stat_activity where datname = ${name}`;
+	return new Map(rows.map((r) => [Number(r.pid), treeCpuMs(Number(r.pid))]));
+}
 
 export const BENCH_SESSION_PASSWORD = 'bench-session-password-0123456789-abcdef';
 

@@ -16,7 +16,7 @@
 // The peers' packages are in bench/peers/package.json, installed here (npm ci) when missing, never by
 // the portal's own install.
 import { execFileSync, execSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -31,7 +31,9 @@ import {
 	memoryOf,
 	quantile,
 	siweMessage,
-	startPortal
+	startPortal,
+	treeCpuMs,
+	backendsCpu as backendsCpuOf
 } from '../harness.js';
 
 const { values } = parseArgs({
@@ -52,7 +54,6 @@ const adminUrl =
 const peersDir = path.resolve('bench/peers');
 const nextDir = path.join(peersDir, 'next');
 const nodeModules = path.join(peersDir, 'node_modules');
-const TICK_MS = 10; // USER_HZ is 100 on Linux
 
 if (!existsSync(path.join(process.cwd(), 'bench/peers/run.js')))
 	throw new Error('run from the checkout: node bench/peers/run.js');
@@ -74,27 +75,9 @@ if (!values['no-build']) {
 	});
 }
 
-/** CPU ms (user + system) of `pid` and its descendants; 0 once it is gone. @param {number} pid @returns {number} */
-function treeCpuMs(pid) {
-	try {
-		const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-		let ms = (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-		for (const task of readdirSync(`/proc/${pid}/task`)) {
-			const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-			for (const child of children ? children.split(' ') : []) ms += treeCpuMs(Number(child));
-		}
-		return ms;
-	} catch {
-		return 0;
-	}
-}
-
 const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-/** Postgres backends connected to database `name`: pid → CPU ms so far. @param {string} name */
-async function backendsCpu(name) {
-	const rows = await admin`select pid from pg_stat_activity where datname = ${name}`;
-	return new Map(rows.map((r) => [Number(r.pid), treeCpuMs(Number(r.pid))]));
-}
+/** @param {string} name */
+const backendsCpu = (name) => backendsCpuOf(admin, name);
 
 /**
  * Starts a peer: `node args` in `cwd`, ready once its output matches `ready`.
