@@ -26,11 +26,12 @@ const POLICIES_FILE = 'prerendered-csp.json';
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 
 const NODE_ENTRY = `// Written by deploy/adapter.js: adapter-node's handler behind the portal's server (deploy/server.js).
-// server.js first: it listens for the answers the app offers while handler.js starts it (deploy/node-answers.js).
-import { startPortalServer } from './server.js';
-import { handler } from './handler.js';
+import { listenForNodeAnswers, startPortalServer } from './server.js';
 
-export const server = startPortalServer(handler, { dir: import.meta.dirname });
+// Before the handler starts the app, which offers the answers the server may give itself (deploy/node-answers.js).
+const answers = listenForNodeAnswers();
+const { handler } = await import('./handler.js');
+export const server = startPortalServer(handler, { dir: import.meta.dirname, answers });
 `;
 
 /**

@@ -2,8 +2,9 @@
 // The hand-off between the app and the portal's Node server (deploy/server.js), decision 0037: at
 // start-up the app (src/hooks.server.ts init) emits this process event with the few answers the
 // server may give without SvelteKit, keyed by "METHOD request-target" (exact, query string included).
-// The server listens before the app starts; where no such server runs (Vercel, tests in one process)
-// nobody listens and every request goes through SvelteKit as before.
+// build/index.js has the server listen (listenForNodeAnswers) before it imports the handler that starts
+// the app; where no such server runs (Vercel, tests in one process) nobody listens and every request
+// goes through SvelteKit as before.
 
 /** The process event that carries the answers: `Record<string, NodeAnswer>`. */
 export const NODE_ANSWERS_EVENT = 'member-portal:node-answers';

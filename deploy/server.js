@@ -19,16 +19,6 @@ import {
 } from './security-headers.js';
 import { NODE_ANSWERS_EVENT } from './node-answers.js';
 
-/**
- * The answers the app gives without SvelteKit (deploy/node-answers.js, decision 0037), by
- * "METHOD request-target"; offered once, while build/handler.js starts the app (before any request).
- * @type {Map<string, import('./node-answers.js').NodeAnswer>}
- */
-let nodeAnswers = new Map();
-process.on(NODE_ANSWERS_EVENT, (/** @type {Record<string, import('./node-answers.js').NodeAnswer>} */ answers) => {
-	nodeAnswers = new Map(Object.entries(answers));
-});
-
 /** Production defaults in seconds: the whole request (headers and body) and its headers must arrive within these. */
 export const TIMEOUT_DEFAULTS = Object.freeze({ REQUEST_TIMEOUT: 25, HEADERS_TIMEOUT: 20, KEEP_ALIVE_TIMEOUT: 5 });
 /** How often Node looks for requests past their timeout (its own 30 s would let one live up to twice as long). */
@@ -62,12 +52,45 @@ function pathnameOf(url) {
 	}
 }
 
+/** @typedef {import('./node-answers.js').NodeAnswer} NodeAnswer */
+
+/**
+ * Starts listening for the answers the app offers the server (deploy/node-answers.js, decision 0037)
+ * and returns the map they will be put in, by "METHOD request-target". Call it before importing
+ * build/handler.js, whose start-up (the app's `init`) offers them once.
+ * @returns {Map<string, NodeAnswer>}
+ */
+export function listenForNodeAnswers() {
+	/** @type {Map<string, NodeAnswer>} */
+	const answers = new Map();
+	process.once(NODE_ANSWERS_EVENT, (/** @type {Record<string, NodeAnswer>} */ offered) => {
+		for (const [key, answer] of Object.entries(offered)) answers.set(key, answer);
+	});
+	return answers;
+}
+
+/**
+ * Whether ORIGIN is https, read as adapter-node reads it (trimmed, parsed as a URL); undefined when it
+ * is not set, and adapter-node takes each request's origin from its Host and protocol headers instead.
+ * @param {NodeJS.ProcessEnv} env
+ */
+function originIsHttps(env) {
+	const origin = env.ORIGIN?.trim();
+	if (!origin) return undefined;
+	try {
+		return new URL(origin).protocol === 'https:';
+	} catch {
+		return undefined;
+	}
+}
+
 /**
  * @typedef {(req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void} Handler
  * @param {Handler} handler adapter-node's handler (build/handler.js)
- * @param {{ dir: string, env?: NodeJS.ProcessEnv }} options dir: the build folder
+ * @param {{ dir: string, env?: NodeJS.ProcessEnv, answers?: Map<string, NodeAnswer> }} options dir: the build
+ *   folder; answers: what listenForNodeAnswers() gathered (the server gives them only when ORIGIN is set)
  */
-export function startPortalServer(handler, { dir, env = process.env }) {
+export function startPortalServer(handler, { dir, env = process.env, answers = new Map() }) {
 	const requestTimeout = seconds(env, 'REQUEST_TIMEOUT') * 1000;
 	const headersTimeout = Math.min(seconds(env, 'HEADERS_TIMEOUT') * 1000, requestTimeout);
 	const built = /** @type {Record<string, string>} */ (readJson(path.join(dir, PRERENDERED_POLICIES_FILE)));
@@ -85,7 +108,11 @@ export function startPortalServer(handler, { dir, env = process.env }) {
 	/** @type {[string, string][]} */
 	const headers = Object.entries(STATIC_HEADERS);
 	// The portal is https when its ORIGIN says so (TLS ends in front of it).
-	if (env.ORIGIN?.startsWith('https:')) headers.push(['Strict-Transport-Security', HSTS]);
+	const https = originIsHttps(env);
+	if (https) headers.push(['Strict-Transport-Security', HSTS]);
+	// The app's own answers are those SvelteKit gives a request whose URL it builds from ORIGIN: without
+	// it, adapter-node reads the Host and protocol headers (and refuses bad ones), so SvelteKit answers all.
+	const nodeAnswers = https === undefined ? /** @type {Map<string, NodeAnswer>} */ (new Map()) : answers;
 	let stopping = false;
 
 	const server = http.createServer(
@@ -108,8 +135,14 @@ export function startPortalServer(handler, { dir, env = process.env }) {
 			const notFound = () => res.writeHead(404).end('Not Found');
 			// Only the exact spellings the app offered; every other path, query and method goes to SvelteKit.
 			const answer = nodeAnswers.size ? nodeAnswers.get(`${req.method} ${req.url}`) : undefined;
-			if (answer) answer(req, res).catch(() => (res.headersSent ? res.destroy() : handler(req, res, notFound)));
-			else handler(req, res, notFound);
+			if (!answer) return handler(req, res, notFound);
+			// A throw, at once or later, is a rejection: before anything was written SvelteKit answers instead.
+			new Promise((resolve) => resolve(answer(req, res))).catch((/** @type {unknown} */ err) => {
+				const reason = err instanceof Error ? err.message : String(err);
+				console.error(`The server's own answer to ${req.method} ${req.url} failed: ${reason}`);
+				if (!res.headersSent) handler(req, res, notFound);
+				else if (!res.writableEnded) res.destroy();
+			});
 		}
 	);
 

@@ -15,6 +15,7 @@ export const BUILD_INPUTS = [
 	// The adapter wrapper, the Node server it installs as build/index.js and the headers they send.
 	'deploy/adapter.js',
 	'deploy/server.js',
+	'deploy/node-answers.js',
 	'deploy/security-headers.js'
 ];
 export const BUILD_OUTPUT = 'build/index.js';

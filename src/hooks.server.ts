@@ -9,6 +9,7 @@ import { bearerMatches } from '$lib/server/auth/bearer';
 import { memberFromAddress, rolesOf } from '$lib/server/auth/guards';
 import { CALLER_ROLES_PROBE } from '$lib/hidden-sections';
 import { apiErrorBodies, refuseCrossSiteForms, refuseUnknownActions } from '$lib/server/platform/request-guards';
+import { routedPath } from '$lib/server/platform/http';
 import { runtime, startRuntime } from '$lib/server/platform/runtime';
 import {
 	HSTS,
@@ -86,10 +87,10 @@ const readSession: Handle = async ({ event, resolve }) => {
 	return resolve(event);
 };
 
-/** Answers of /api/auth/* are never cached (the HTTP contract's Cache-Control: no-store). */
+/** Answers of /api/auth/* (however spelled) are never cached (the HTTP contract's Cache-Control: no-store). */
 const noStoreAuth: Handle = ({ event, resolve }) => {
 	// Every other path passes through without an await of its own.
-	if (!event.url.pathname.startsWith('/api/auth/')) return resolve(event);
+	if (!routedPath(event.url.pathname).startsWith('/api/auth/')) return resolve(event);
 	return noStore(resolve(event));
 };
 

@@ -9,34 +9,43 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_ANSWERS_EVENT, type NodeAnswer } from '../../deploy/node-answers.js';
-import { PRERENDERED_POLICIES_FILE, startPortalServer } from '../../deploy/server.js';
+import { PRERENDERED_POLICIES_FILE, listenForNodeAnswers, startPortalServer } from '../../deploy/server.js';
 import { admin, member, sessionCodec, stranger } from '../helpers/auth';
 import { rawRequest } from '../helpers/raw-http';
 import { TEST_SESSION_PASSWORD, startServer, type RunningServer } from '../helpers/server';
 
 describe('the Node server and the answers the app offers it', () => {
-	let server: Server;
-	let port: number;
-	let fail = false;
-	const emit = (process.emit as (event: string, ...args: unknown[]) => boolean).bind(process);
-	beforeAll(async () => {
+	const servers: Server[] = [];
+	let mode: 'answer' | 'reject' | 'throw' | 'throw after writing' = 'answer';
+	const answer: NodeAnswer = (_req, res) => {
+		if (mode === 'throw') throw new Error('the answer threw at once');
+		if (mode === 'reject') return Promise.reject(new Error('the answer failed before writing'));
+		res.end('from the Node answer');
+		return mode === 'answer' ? Promise.resolve() : Promise.reject(new Error('the answer failed after writing'));
+	};
+	/** The server with a stand-in for SvelteKit's handler, offered `answer` through the process event. */
+	async function start(env: Record<string, string>) {
 		const dir = mkdtempSync(path.join(tmpdir(), 'portal-node-answers-'));
 		writeFileSync(path.join(dir, PRERENDERED_POLICIES_FILE), '{}');
 		const kit = (_req: IncomingMessage, res: ServerResponse) => res.end('from SvelteKit');
-		server = startPortalServer(kit, { dir, env: { PORT: '0', HOST: '127.0.0.1' } });
+		const answers = listenForNodeAnswers();
+		(process.emit as (event: string, ...args: unknown[]) => boolean)(NODE_ANSWERS_EVENT, {
+			'GET /api/auth/me': answer
+		});
+		const server = startPortalServer(kit, { dir, env: { PORT: '0', HOST: '127.0.0.1', ...env }, answers });
+		servers.push(server);
 		await once(server, 'listening');
-		port = (server.address() as AddressInfo).port;
-		const answer: NodeAnswer = (_req, res) => {
-			if (fail) return Promise.reject(new Error('the answer failed before writing'));
-			res.end('from the Node answer');
-			return Promise.resolve();
-		};
-		emit(NODE_ANSWERS_EVENT, { 'GET /api/auth/me': answer });
+		return (server.address() as AddressInfo).port;
+	}
+	let port: number;
+	beforeAll(async () => {
+		port = await start({ ORIGIN: 'http://127.0.0.1' });
 	});
 	afterAll(() => {
-		emit(NODE_ANSWERS_EVENT, {});
-		server.closeAllConnections();
-		server.close();
+		for (const server of servers) {
+			server.closeAllConnections();
+			server.close();
+		}
 	});
 
 	it('answers only the exact method and request target; every other spelling reaches SvelteKit', async () => {
@@ -69,13 +78,23 @@ describe('the Node server and the answers the app offers it', () => {
 		}
 	});
 
-	it('an answer that fails before writing leaves the request to SvelteKit', async () => {
-		fail = true;
+	it('an answer that throws or rejects before writing leaves the request to SvelteKit; after, the answer stands', async () => {
 		try {
-			expect((await rawRequest(port, '/api/auth/me')).body).toBe('from SvelteKit');
+			for (const failing of ['throw', 'reject'] as const) {
+				mode = failing;
+				expect((await rawRequest(port, '/api/auth/me')).body, failing).toBe('from SvelteKit');
+			}
+			mode = 'throw after writing';
+			const written = await rawRequest(port, '/api/auth/me');
+			expect([written.status, written.body]).toEqual([200, 'from the Node answer']);
 		} finally {
-			fail = false;
+			mode = 'answer';
 		}
+	});
+
+	it('without ORIGIN (the origin read from each request, which SvelteKit may refuse) SvelteKit answers everything', async () => {
+		const withoutOrigin = await start({});
+		expect((await rawRequest(withoutOrigin, '/api/auth/me')).body).toBe('from SvelteKit');
 	});
 });
 
@@ -153,6 +172,19 @@ describe('GET /api/auth/me from the Node server and from SvelteKit', () => {
 			isAdmin: false,
 			isReviewer: true
 		});
+	});
+
+	it('is answered by the Node server itself, and every spelling of it is no-store', async () => {
+		// Only the Node answer keeps the server's own spelling of its headers; SvelteKit's sets them again in lower case.
+		const own = await rawRequest(server.port, '/api/auth/me');
+		expect(own.headers).toMatch(/^X-Content-Type-Options: nosniff$/m);
+		const kit = await rawRequest(server.port, '/api/auth/me?via=sveltekit');
+		expect(kit.headers).toMatch(/^x-content-type-options: nosniff$/m);
+		for (const target of ['/api/auth/me', '/api/auth/me?via=sveltekit', '/%61pi/auth/me', '/api/auth/%6De']) {
+			const answer = await rawRequest(server.port, target);
+			expect([target, answer.status]).toEqual([target, 200]);
+			expect(answer.headers, target).toMatch(/^cache-control: no-store$/im);
+		}
 	});
 
 	it("keeps a proxy's request id of the right shape and replaces any other, as SvelteKit does", async () => {

@@ -15,13 +15,18 @@ export function jsonErrorFrom(err: unknown, headers: Record<string, string> = {}
 	return jsonError(err.status, err.body.code ?? 'error', err.body.message, { ...headers, ...retry });
 }
 
-/** Under /api however spelled (`/%61pi/auth/me` is routed there too). */
-export function isApiPath(pathname: string): boolean {
-	let path = pathname;
+/** The path as SvelteKit routes it (`/%61pi/auth/me` is /api/auth/me); a malformed escape, as sent. */
+export function routedPath(pathname: string): string {
 	try {
-		path = decodeURI(pathname);
+		return decodeURI(pathname);
 	} catch {
 		// Malformed escapes: SvelteKit answers 400; read the path as sent.
+		return pathname;
 	}
+}
+
+/** Under /api however spelled (`/%61pi/auth/me` is routed there too). */
+export function isApiPath(pathname: string): boolean {
+	const path = routedPath(pathname);
 	return path === '/api' || path.startsWith('/api/');
 }
