@@ -79,7 +79,7 @@ async function prepare(dir) {
 			for (let i = w; i < MEMBERS; i += 8) cookies[i] = await signIn(portal.url, /** @type {any} */ (accounts[i]));
 		})
 	);
-	return { database, databaseName: new URL(database.url).pathname.slice(1), portal, cookies };
+	return { database, portal, cookies };
 }
 
 /** @type {Record<string, (side: Awaited<ReturnType<typeof prepare>>) => () => Promise<import('./harness.js').Rate>>} */
@@ -147,12 +147,12 @@ try {
 			const run = make(side);
 			return async () => {
 				const cpu = cpuMs(side.portal.pid);
-				const pgBefore = await backendsCpu(admin, side.databaseName);
+				const pgBefore = await backendsCpu(admin, side.database.name);
 				const started = performance.now();
 				const rate = await run();
 				const requests = (rate.rps * (performance.now() - started)) / 1000;
 				let pg = 0;
-				for (const [pid, ms] of await backendsCpu(admin, side.databaseName)) pg += ms - (pgBefore.get(pid) ?? 0);
+				for (const [pid, ms] of await backendsCpu(admin, side.database.name)) pg += ms - (pgBefore.get(pid) ?? 0);
 				return { ...rate, cpu: (cpuMs(side.portal.pid) - cpu) / requests, pg: pg / requests };
 			};
 		});

@@ -10,7 +10,7 @@
 export const NODE_ANSWERS_EVENT = 'member-portal:node-answers';
 
 /**
- * An answer the Node server gives itself; it rejects only before it has written anything, and then
- * the server passes the request on to SvelteKit.
+ * An answer the Node server gives itself. If it throws or rejects before it has written anything, the
+ * server passes the request on to SvelteKit.
  * @typedef {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => Promise<void>} NodeAnswer
  */

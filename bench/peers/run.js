@@ -144,7 +144,7 @@ async function portalSide() {
 		name: 'portal',
 		url: portal.url,
 		pid: portal.pid,
-		database: new URL(database.url).pathname.slice(1),
+		database: database.name,
 		stop: portal.stop,
 		drop: database.drop,
 		paths: { nonce: ['GET', '/api/auth/nonce'], verify: '/api/auth/verify', me: '/api/auth/me' }
@@ -171,7 +171,7 @@ async function betterAuthSide() {
 		name: 'better-auth',
 		url: `http://127.0.0.1:${port}`,
 		pid: server.pid,
-		database: new URL(database.url).pathname.slice(1),
+		database: database.name,
 		stop: server.stop,
 		drop: database.drop,
 		paths: { nonce: ['POST', '/api/auth/siwe/nonce'], verify: '/api/auth/siwe/verify', me: '/api/auth/get-session' }
@@ -193,7 +193,7 @@ async function nextSide() {
 		name: 'next+iron-session',
 		url: `http://127.0.0.1:${port}`,
 		pid: server.pid,
-		database: new URL(database.url).pathname.slice(1),
+		database: database.name,
 		stop: server.stop,
 		drop: database.drop,
 		paths: { nonce: ['GET', '/api/nonce'], verify: '/api/verify', me: '/api/me' }

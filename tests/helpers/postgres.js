@@ -10,6 +10,7 @@ import postgres from 'postgres';
 /**
  * @typedef {object} ServerDatabase
  * @property {string} url  the new database's URL on the same server
+ * @property {string} name  its name (what pg_stat_activity.datname shows for its connections)
  * @property {() => Promise<void>} drop  removes it, closing any connection still open to it
  */
 
@@ -38,6 +39,7 @@ export async function createServerDatabase(adminUrl, options = {}) {
 	if (options.migrate ?? true) await migrateServerDatabase(url.toString());
 	return {
 		url: url.toString(),
+		name,
 		drop: () => asAdmin(adminUrl, (sql) => sql.unsafe(`drop database if exists ${name} with (force)`))
 	};
 }
