@@ -52,7 +52,7 @@ const config = {
 				// bench/peers is another project (its own package.json and node_modules, bench/peers/run.js): not checked here.
 				/** @type {unknown} */
 				const exclude = tsconfig.exclude;
-				/** @type {string[]} */ (exclude).push('../bench/peers/**');
+				/** @type {string[]} */ (exclude).push(...['bench/peers/**'].map((glob) => `../${glob}`));
 			}
 		}
 	}
