@@ -13,6 +13,7 @@ import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember, adminMember, randomTxHash, seedApplication } from '../helpers/members';
 
 const query = (search: string) => parseTableQuery(new URLSearchParams(search));
+const csvText = async (stream: Promise<ReadableStream<Uint8Array>>) => new Response(await stream).text();
 
 describe.each(engines)('the review table on %s', (engine) => {
 	let t: TestDatabase;
@@ -161,7 +162,7 @@ describe.each(engines)('the applications CSV on %s', (engine) => {
 		await transitionApplication(t.db, admin, { applicationId: evil.id, field: 'allowlist', to: 'failed', reason: 'x' });
 		await transitionApplication(t.db, admin, { applicationId: evil.id, field: 'allowlist', to: 'added', txHash: hash });
 
-		const all = (await applicationsCsv(t.db, query(''))).split('\r\n');
+		const all = (await csvText(applicationsCsv(t.handle, query('')))).split('\r\n');
 		expect(all[0]).toBe(
 			'"id","applicant_address","display_name","contact","review","allowlist","distribution","created_at","updated_at","last_tx_hash"'
 		);
@@ -170,7 +171,7 @@ describe.each(engines)('the applications CSV on %s', (engine) => {
 		expect(line).toContain(`"'=HYPERLINK(""http://x"")","'+1 ""quoted"", comma","approved","added","pending"`);
 		expect(line.endsWith(`"${hash}"`)).toBe(true);
 		expect(all.find((l) => l.startsWith(`"${other.id}"`))!.endsWith('""')).toBe(true);
-		const approved = (await applicationsCsv(t.db, query('review=approved'))).trim().split('\r\n');
+		const approved = (await csvText(applicationsCsv(t.handle, query('review=approved')))).trim().split('\r\n');
 		expect(approved).toHaveLength(2);
 		expect(approved[1]!.startsWith(`"${evil.id}"`)).toBe(true);
 	});

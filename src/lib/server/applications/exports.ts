@@ -1,8 +1,9 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { answerOf, answerText } from '$lib/questions';
-import type { Database } from '../db/client';
+import type { Database, DatabaseHandle } from '../db/client';
 import { currentForm } from '../forms/versions';
 import { applicationEvents, applications, type Application } from '../db/schema';
+import { exportStream, keyAt, pageWhere } from './export-stream';
 import { tableFilter, type TableOptions, type TableQuery } from './review-table';
 
 /** Approved applications whose allowlist step is still pending, oldest first: the manual on-chain list. */
@@ -16,11 +17,17 @@ export async function pendingAllowlist(db: Database): Promise<Application[]> {
 
 /** RFC 4180 CSV of `pendingAllowlist`, every cell quoted and defused (`toCsv`). */
 export function allowlistCsv(rows: Application[]): string {
-	return toCsv(
-		['address', 'display_name', 'contact', 'application_id', 'applied_at'],
-		rows.map((r) => [r.applicantAddress, r.displayName, r.contact, r.id, r.createdAt])
-	);
+	return toCsv(ALLOWLIST_HEADER, rows.map(allowlistCells));
 }
+
+const ALLOWLIST_HEADER = ['address', 'display_name', 'contact', 'application_id', 'applied_at'];
+const allowlistCells = (r: Application): CsvValue[] => [
+	r.applicantAddress,
+	r.displayName,
+	r.contact,
+	r.id,
+	r.createdAt
+];
 
 /** What a spreadsheet may run as a formula when a cell starts with it (OWASP "CSV injection"). */
 const FORMULA_START = '=+\\-@\\t\\r';
@@ -41,72 +48,99 @@ export function toCsv(header: readonly string[], rows: readonly (readonly CsvVal
 	return [header, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }
 
-/** Rows in one export at most; the table's filters narrow it further. */
-export const EXPORT_LIMIT = 100_000;
+/** One CSV record with its CRLF: the unit a streamed export writes. */
+export const csvLine = (cells: readonly CsvValue[]): string => cells.map(csvCell).join(',') + '\r\n';
 
 /**
  * CSV of every application matching the review table's filters (its cursor ignored), in its order,
- * with the last tx hash recorded for each; one statement.
+ * with the last tx hash recorded for each: streamed in keyset batches from one snapshot (export-stream.ts).
  */
 export async function applicationsCsv(
-	db: Database,
+	handle: DatabaseHandle,
 	query: Omit<TableQuery, 'after' | 'before'>,
-	options?: TableOptions
-): Promise<string> {
-	const where = tableFilter(query, true, options);
-	const order =
-		query.sort === 'newest'
-			? [desc(applications.createdAt), desc(applications.id)]
-			: [asc(applications.createdAt), asc(applications.id)];
-	const rows = await db
-		.select({
-			id: applications.id,
-			applicantAddress: applications.applicantAddress,
-			displayName: applications.displayName,
-			contact: applications.contact,
-			review: applications.review,
-			allowlist: applications.allowlist,
-			distribution: applications.distribution,
-			createdAt: applications.createdAt,
-			updatedAt: applications.updatedAt,
-			answers: applications.answers,
-			// Qualified by hand: drizzle leaves a one-table select's columns unqualified.
-			lastTxHash: sql<
-				string | null
-			>`(select e.tx_hash from ${applicationEvents} as e where e.application_id = "applications"."id" and e.tx_hash is not null order by e.id desc limit 1)`
-		})
-		.from(applications)
-		.where(where.length ? and(...where) : undefined)
-		.orderBy(...order)
-		.limit(EXPORT_LIMIT);
+	options?: TableOptions,
+	batchSize?: number
+): Promise<ReadableStream<Uint8Array>> {
+	const filter = tableFilter(query, true, options);
+	const descending = query.sort === 'newest';
+	const direction = descending ? desc : asc;
 	// One column per question of the current form, headed by its label (an answer to a key it no longer has is left out).
-	const { questions } = await currentForm(db);
-	return toCsv(
-		[
-			'id',
-			'applicant_address',
-			'display_name',
-			'contact',
-			'review',
-			'allowlist',
-			'distribution',
-			'created_at',
-			'updated_at',
-			'last_tx_hash',
-			...questions.map((q) => q.label)
-		],
-		rows.map((r) => [
-			r.id,
-			r.applicantAddress,
-			r.displayName,
-			r.contact,
-			r.review,
-			r.allowlist,
-			r.distribution,
-			r.createdAt.toISOString(),
-			r.updatedAt.toISOString(),
-			r.lastTxHash ?? '',
-			...questions.map((q) => answerText(answerOf(r.answers, q.key)))
-		])
+	const { questions } = await currentForm(handle.db);
+	return exportStream(
+		handle,
+		{
+			head: csvLine([
+				'id',
+				'applicant_address',
+				'display_name',
+				'contact',
+				'review',
+				'allowlist',
+				'distribution',
+				'created_at',
+				'updated_at',
+				'last_tx_hash',
+				...questions.map((q) => q.label)
+			]),
+			read: (db, page) =>
+				db
+					.select({
+						id: applications.id,
+						applicantAddress: applications.applicantAddress,
+						displayName: applications.displayName,
+						contact: applications.contact,
+						review: applications.review,
+						allowlist: applications.allowlist,
+						distribution: applications.distribution,
+						createdAt: applications.createdAt,
+						updatedAt: applications.updatedAt,
+						answers: applications.answers,
+						keyAt,
+						// Qualified by hand: drizzle leaves a one-table select's columns unqualified.
+						lastTxHash: sql<
+							string | null
+						>`(select e.tx_hash from ${applicationEvents} as e where e.application_id = "applications"."id" and e.tx_hash is not null order by e.id desc limit 1)`
+					})
+					.from(applications)
+					.where(and(...filter, ...pageWhere(page, descending)))
+					.orderBy(direction(applications.createdAt), direction(applications.id))
+					.limit(page.limit),
+			key: (r) => ({ at: r.keyAt, id: r.id }),
+			line: (r) =>
+				csvLine([
+					r.id,
+					r.applicantAddress,
+					r.displayName,
+					r.contact,
+					r.review,
+					r.allowlist,
+					r.distribution,
+					r.createdAt.toISOString(),
+					r.updatedAt.toISOString(),
+					r.lastTxHash ?? '',
+					...questions.map((q) => answerText(answerOf(r.answers, q.key)))
+				])
+		},
+		batchSize
+	);
+}
+
+/** `allowlistCsv` of every approved application whose allowlist step is pending, streamed as `applicationsCsv` is. */
+export function allowlistCsvStream(handle: DatabaseHandle, batchSize?: number): Promise<ReadableStream<Uint8Array>> {
+	return exportStream(
+		handle,
+		{
+			head: csvLine(ALLOWLIST_HEADER),
+			read: (db, page) =>
+				db
+					.select({ ...getTableColumns(applications), keyAt })
+					.from(applications)
+					.where(and(eq(applications.review, 'approved'), eq(applications.allowlist, 'pending'), ...pageWhere(page)))
+					.orderBy(asc(applications.createdAt), asc(applications.id))
+					.limit(page.limit),
+			key: (r) => ({ at: r.keyAt, id: r.id }),
+			line: (r) => csvLine(allowlistCells(r))
+		},
+		batchSize
 	);
 }

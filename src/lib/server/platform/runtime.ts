@@ -54,11 +54,11 @@ export const DATABASE_UNAVAILABLE = {
  * outage becomes SvelteKit's 503 database_unavailable (pages render it; JSON routes answer it
  * through jsonErrorFrom), never a 500 or a hang. Every other error keeps its own meaning.
  */
-export async function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(work: (db: Database, handle: DatabaseHandle) => Promise<T>): Promise<T> {
 	const { database } = runtime();
 	try {
 		await database.ready();
-		return await work(database.db);
+		return await work(database.db, database);
 	} catch (err) {
 		if (isDatabaseUnavailable(err) || err instanceof SchemaNotMigratedError) error(503, DATABASE_UNAVAILABLE);
 		throw err;

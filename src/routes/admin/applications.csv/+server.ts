@@ -8,16 +8,24 @@ import type { RequestHandler } from './$types';
 export const GET: RequestHandler = async (event) => {
 	requireAdmin(event);
 	const query = parseTableQuery(event.url.searchParams);
-	const csv = await withDatabase((db) => applicationsCsv(db, query, { quorum: runtime().config.reviewQuorum }));
-	const day = new Date().toISOString().slice(0, 10);
-	return new Response(csv, {
-		headers: {
-			'content-type': 'text/csv; charset=utf-8',
-			'content-disposition': `attachment; filename="applications-${day}.csv"`,
-			'cache-control': 'no-store'
-		}
-	});
+	// Every matching row, streamed from one snapshot; a fault before the first byte is the usual 503.
+	const csv = await withDatabase((_db, handle) =>
+		applicationsCsv(handle, query, { quorum: runtime().config.reviewQuorum })
+	);
+	return new Response(csv, { headers: headers() });
 };
+
+// HEAD answers the headers without reading (GET's body would be read to the end and thrown away).
+export const HEAD: RequestHandler = (event) => {
+	requireAdmin(event);
+	return new Response(null, { headers: headers() });
+};
+
+const headers = () => ({
+	'content-type': 'text/csv; charset=utf-8',
+	'content-disposition': `attachment; filename="applications-${new Date().toISOString().slice(0, 10)}.csv"`,
+	'cache-control': 'no-store'
+});
 
 // Other methods: hidden from non-admins like GET; an admin is told what is allowed.
 export const fallback: RequestHandler = (event) => {

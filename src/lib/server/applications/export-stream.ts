@@ -1,0 +1,102 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Database, DatabaseHandle } from '../db/client';
+import { applications } from '../db/schema';
+import { openSnapshot } from '../db/snapshot';
+
+/** Rows one statement of a download reads: the statement's cost spread thin, memory flat. */
+export const EXPORT_BATCH = 2000;
+
+/** A row's place in an export's order: created_at to the microsecond, and the id. */
+export interface ExportKey {
+	at: string;
+	id: string;
+}
+
+/** One batch to read: the rows after `after` (from the start without it), created by `until`, at most `limit`. */
+export interface ExportPage {
+	after?: ExportKey;
+	until: string;
+	limit: number;
+}
+
+/** What a streamed export is made of: its head, how to read a batch, how to write a row. */
+export interface ExportSource<Row> {
+	head: string;
+	read(db: Database, page: ExportPage): Promise<Row[]>;
+	key(row: Row): ExportKey;
+	line(row: Row): string;
+}
+
+/** created_at as a keyset cursor keeps it (a Date would drop three digits). */
+export const keyAt = sql<string>`to_char(${applications.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/**
+ * The keyset conditions of a page over applications in (created_at, id) order: after its cursor,
+ * and only applications that existed when the download began.
+ */
+export function pageWhere(page: ExportPage, descending = false): SQL[] {
+	const where = [sql`${applications.createdAt} <= ${page.until}::timestamptz`];
+	if (page.after) {
+		const at = sql`(${page.after.at}::timestamptz, ${page.after.id}::uuid)`;
+		const key = sql`(${applications.createdAt}, ${applications.id})`;
+		where.push(descending ? sql`${key} < ${at}` : sql`${key} > ${at}`);
+	}
+	return where;
+}
+
+/**
+ * A download of every row `source` reads, in batches of `batchSize` within one snapshot
+ * (db/snapshot.ts). The head and the first batch are read before this resolves, so a database
+ * fault is still a clean error answer; later batches are read as the client takes them (a pull
+ * stream: one batch in memory at a time), and a client that goes away releases the snapshot.
+ */
+export async function exportStream<Row>(
+	handle: DatabaseHandle,
+	source: ExportSource<Row>,
+	batchSize = EXPORT_BATCH
+): Promise<ReadableStream<Uint8Array>> {
+	const snapshot = await openSnapshot(handle);
+	const encoder = new TextEncoder();
+	let last: Row | undefined;
+	let done = false;
+	const next = async (): Promise<string> => {
+		const after = last === undefined ? undefined : source.key(last);
+		const rows = await source.read(snapshot.db, { after, until: snapshot.openedAt, limit: batchSize });
+		if (rows.length < batchSize) done = true;
+		last = rows.at(-1) ?? last;
+		return rows.map((row) => source.line(row)).join('');
+	};
+	let first: string;
+	try {
+		first = source.head + (await next());
+	} catch (err) {
+		await snapshot.release();
+		throw err;
+	}
+	return new ReadableStream<Uint8Array>(
+		{
+			async start(controller) {
+				controller.enqueue(encoder.encode(first));
+				if (done) {
+					controller.close();
+					await snapshot.release();
+				}
+			},
+			async pull(controller) {
+				try {
+					const text = await next();
+					if (text) controller.enqueue(encoder.encode(text));
+					if (done) {
+						await snapshot.release();
+						controller.close();
+					}
+				} catch (err) {
+					await snapshot.release();
+					controller.error(err);
+				}
+			},
+			cancel: () => snapshot.release()
+		},
+		{ highWaterMark: 1 }
+	);
+}
