@@ -39,7 +39,8 @@ const all = {
 	rss: () => import('./scenarios/rss.js'),
 	'verify-cost': () => import('./scenarios/verify-cost.js'),
 	insights: () => import('./scenarios/insights.js'),
-	observability: () => import('./scenarios/observability.js')
+	observability: () => import('./scenarios/observability.js'),
+	scale: () => import('./scenarios/scale.js')
 };
 const chosen = values.only ? values.only.split(',') : Object.keys(all);
 for (const name of chosen)

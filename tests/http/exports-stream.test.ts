@@ -1,0 +1,72 @@
+import postgres from 'postgres';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireServerUrl, serverUrl } from '../helpers/db';
+import { createServerDatabase, type ServerDatabase } from '../helpers/postgres.js';
+import { startServer, type RunningServer } from '../helpers/server';
+import { signIn } from '../helpers/siwe';
+
+// About 20 MiB of CSV: more than loopback's socket buffers hold, so the server is still reading when the client stops.
+const APPLICATIONS = 60_000;
+
+// The built server on the Postgres server: a download larger than the socket's buffers, read or abandoned.
+describe.runIf(serverUrl)('applications.csv streamed from the Postgres server, through HTTP', () => {
+	const admin = privateKeyToAccount(generatePrivateKey());
+	let database: ServerDatabase;
+	let sql: postgres.Sql;
+	let server: RunningServer;
+	let cookie: string;
+
+	beforeAll(async () => {
+		database = await createServerDatabase(requireServerUrl());
+		sql = postgres(database.url, { max: 1, onnotice: () => {} });
+		await sql`insert into members (address) select '0x' || lpad(to_hex(g), 40, '0') from generate_series(1, ${APPLICATIONS}::int) g`;
+		await sql`insert into applications (applicant_address, display_name, contact, motivation, review)
+			select '0x' || lpad(to_hex(g), 40, '0'), 'Person ' || g || repeat(' with a long name', 3), repeat('@handle', 25), 'Seeds',
+				(case when g % 3 = 0 then 'approved' else 'pending' end)::review_state
+			from generate_series(1, ${APPLICATIONS}::int) g`;
+		server = await startServer({ env: { DATABASE_URL: database.url, ADMIN_ADDRESSES: admin.address } });
+		cookie = await signIn(server.url, admin);
+	}, 120_000);
+	afterAll(async () => {
+		await server?.stop();
+		await sql?.end();
+		await database?.drop();
+	});
+
+	const openTransactions = async () => {
+		const [row] = await sql<{ n: number }[]>`select count(*)::int as n from pg_stat_activity
+			where datname = current_database() and application_name = 'member-portal' and xact_start is not null`;
+		return row!.n;
+	};
+
+	it('gives the snapshot back when the admin cancels half-way, and the next download has every row', async () => {
+		const abort = new AbortController();
+		const response = await fetch(`${server.url}/admin/applications.csv`, { headers: { cookie }, signal: abort.signal });
+		expect(response.status).toBe(200);
+		const reader = response.body!.getReader();
+		await reader.read();
+		// The server holds its snapshot while the client reads.
+		expect(await openTransactions()).toBe(1);
+		abort.abort();
+		await reader.cancel().catch(() => {});
+		const deadline = Date.now() + 10_000;
+		while ((await openTransactions()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+		expect(await openTransactions()).toBe(0);
+
+		const full = await fetch(`${server.url}/admin/applications.csv?review=approved`, { headers: { cookie } });
+		const lines = (await full.text()).split('\r\n');
+		expect(lines.at(-1)).toBe('');
+		expect(lines).toHaveLength(APPLICATIONS / 3 + 2);
+		expect(new Set(lines.slice(1, -1).map((l) => l.slice(1, 37))).size).toBe(APPLICATIONS / 3);
+		expect(await openTransactions()).toBe(0);
+	}, 120_000);
+
+	it('answers HEAD with the download headers without reading a row', async () => {
+		const head = await fetch(`${server.url}/admin/applications.csv`, { method: 'HEAD', headers: { cookie } });
+		expect(head.status).toBe(200);
+		expect(head.headers.get('content-type')).toMatch(/^text\/csv/);
+		expect(head.headers.get('content-disposition')).toMatch(/^attachment; filename="applications-/);
+		expect(await openTransactions()).toBe(0);
+	});
+});
