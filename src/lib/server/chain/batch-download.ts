@@ -3,7 +3,15 @@ import { UUID } from '$lib/limits';
 import type { Database } from '../db/client';
 import type { Config } from '../platform/config';
 import { safeBatch, type SafeBatchFile } from './batches';
-import { BATCH_MAX, missingSettings, nameList, waitingFor, type Step, type WaitingApplication } from './steps';
+import {
+	BATCH_MAX,
+	countWaiting,
+	missingSettings,
+	nameList,
+	waitingFor,
+	type Step,
+	type WaitingApplication
+} from './steps';
 
 export type BatchRefusal = { ok: false; status: 400 | 409; code: string; message: string };
 
@@ -19,13 +27,16 @@ export function parseBatchIds(params: URLSearchParams): { ok: true; ids: string[
 
 const invalid = (message: string): BatchRefusal => ({ ok: false, status: 400, code: 'invalid_request', message });
 
-/** The applications a batch for `step` would hold, or why there is no batch (settings missing, ids not waiting). */
+/**
+ * The applications a batch for `step` would hold, and how many wait in all (a batch of every waiting
+ * one holds the oldest BATCH_MAX and says so); or why there is no batch (settings missing, ids not waiting).
+ */
 export async function batchApplications(
 	db: Database,
 	config: Config,
 	step: Step,
 	params: URLSearchParams
-): Promise<{ ok: true; waiting: WaitingApplication[] } | BatchRefusal> {
+): Promise<{ ok: true; waiting: WaitingApplication[]; total: number } | BatchRefusal> {
 	const missing = missingSettings(config, step, 'batch');
 	if (missing.length)
 		return {
@@ -52,8 +63,15 @@ export async function batchApplications(
 			code: 'nothing_waiting',
 			message: `No approved application waits for the ${step} step.`
 		};
-	return { ok: true, waiting };
+	const total = !parsed.ids && waiting.length === BATCH_MAX ? await countWaiting(db, step) : waiting.length;
+	return { ok: true, waiting, total };
 }
+
+/** What a batch of the oldest waiting applications says when more wait than it holds. */
+export const moreWaiting = (held: number, total: number) =>
+	total > held
+		? `The oldest ${held} of ${total} waiting: once this batch is recorded, the next download holds the next ${Math.min(BATCH_MAX, total - held)}.`
+		: '';
 
 /** The batch file's download: the file and its name. */
 export async function batchDownload(
@@ -65,6 +83,8 @@ export async function batchDownload(
 	const found = await batchApplications(db, config, step, params);
 	if (!found.ok) return found;
 	const file = safeBatch(config, step, found.waiting);
+	const more = moreWaiting(found.waiting.length, found.total);
+	if (more) file.meta.description += ` ${more}`;
 	const day = new Date(file.createdAt).toISOString().slice(0, 10);
 	return { ok: true, file, filename: `${step}-batch-${day}-${found.waiting.length}.json` };
 }
@@ -74,6 +94,8 @@ export interface BatchPreview {
 	step: Step;
 	/** Why there is no batch (settings missing, ids not waiting), or null. */
 	refusal: string | null;
+	/** How many more wait than the batch holds ("The oldest 100 of 2345 waiting: ..."), or ''. */
+	more: string;
 	recipients: { id: string; displayName: string; address: string; state: string }[];
 	/** The call the Safe makes: "addToAllowlist(address[]) on 0x…" or "transfer on 0x… (COMM)". */
 	call: string;
@@ -117,6 +139,7 @@ export async function batchPreviews(db: Database, config: Config, params: URLSea
 			return {
 				step,
 				refusal: found.ok ? null : found.message,
+				more: found.ok ? moreWaiting(found.waiting.length, found.total) : '',
 				recipients,
 				call,
 				amount,

@@ -82,6 +82,16 @@ export async function waitingFor(
 	return rows as WaitingApplication[];
 }
 
+/** How many applications wait for `step` in all: a batch holds the oldest BATCH_MAX, and says of how many. */
+export async function countWaiting(db: Database, step: Step): Promise<number> {
+	const column = applications[step];
+	const [row] = await db
+		.select({ n: sql<number>`count(*)`.mapWith(Number) })
+		.from(applications)
+		.where(and(eq(applications.review, 'approved'), or(eq(column, 'pending'), eq(column, 'failed'))));
+	return row?.n ?? 0;
+}
+
 /** What the review table offers for each step: the settings its batch and its search still need. */
 export function fulfilmentOffer(config: Config): Record<Step, { batchNeeds: string[]; findNeeds: string[] }> {
 	const offer = (step: Step) => ({
