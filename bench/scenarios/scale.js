@@ -32,7 +32,20 @@ const PAGES = [
  * @param {string} executor
  */
 async function seed(sql, to, executor) {
+	// A bulk load writes the secondary indexes (five trigram GINs among them) far faster built afterwards
+	// than kept row by row: the same indexes, by their own definitions, once the rows are in.
+	const indexes = await sql`
+		select indexname, indexdef from pg_indexes
+		where schemaname = 'public' and tablename in ('applications', 'application_events', 'application_notes', 'check_ins', 'application_votes')
+			and indexname not in (select conname from pg_constraint)`;
+	for (const { indexname } of indexes) await sql.unsafe(`drop index "${String(indexname)}"`);
+	let t = performance.now();
+	const took = (/** @type {string} */ what) => {
+		console.error(`  scale: ${to} applications, ${what} in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+		t = performance.now();
+	};
 	await seedApplications(sql, 0, to, executor);
+	took('applications, audit rows, notes');
 	await sql`
 		insert into check_ins (member_address, note, created_at)
 		select '0x' || left(encode(sha256(g::text::bytea), 'hex'), 40), '', now() - make_interval(secs => g * 840)
@@ -41,7 +54,12 @@ async function seed(sql, to, executor) {
 		insert into application_votes (application_id, reviewer_address, vote, created_at)
 		select a.id, ${executor}, 'approve', a.created_at + interval '2 hours'
 		from applications a where a.display_name ~ '[048]\\.$' and a.review = 'pending'`;
-	await sql`vacuum (analyze) check_ins, application_votes, insights_applications, insights_check_in_days`;
+	took('check-ins, votes');
+	await sql`set maintenance_work_mem = '256MB'`;
+	for (const { indexdef } of indexes) await sql.unsafe(String(indexdef));
+	await sql`analyze`;
+	took(`${indexes.length} indexes built, analyzed`);
+	await sql`vacuum check_ins, application_votes, insights_applications, insights_check_in_days`;
 }
 
 /**

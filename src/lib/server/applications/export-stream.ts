@@ -6,6 +6,9 @@ import { openSnapshot } from '../db/snapshot';
 /** Rows one statement of a download reads: the statement's cost spread thin, memory flat. */
 export const EXPORT_BATCH = 2000;
 
+/** The first batch is smaller: the answer starts after one short statement, whatever the size. */
+const FIRST_BATCH = 250;
+
 /** A row's place in an export's order: created_at to the microsecond, and the id. */
 export interface ExportKey {
 	at: string;
@@ -59,16 +62,16 @@ export async function exportStream<Row>(
 	const encoder = new TextEncoder();
 	let last: Row | undefined;
 	let done = false;
-	const next = async (): Promise<string> => {
+	const next = async (limit = batchSize): Promise<string> => {
 		const after = last === undefined ? undefined : source.key(last);
-		const rows = await source.read(snapshot.db, { after, until: snapshot.openedAt, limit: batchSize });
-		if (rows.length < batchSize) done = true;
+		const rows = await source.read(snapshot.db, { after, until: snapshot.openedAt, limit });
+		if (rows.length < limit) done = true;
 		last = rows.at(-1) ?? last;
 		return rows.map((row) => source.line(row)).join('');
 	};
 	let first: string;
 	try {
-		first = source.head + (await next());
+		first = source.head + (await next(Math.min(batchSize, FIRST_BATCH)));
 	} catch (err) {
 		await snapshot.release();
 		throw err;
