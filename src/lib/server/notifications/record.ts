@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { memberEmails, notifications, pushSubscriptions, webhookDeliveries as w } from '../db/schema';
 import { singleton } from '$lib/singleton';
+import { noteOutboxRows } from '../webhooks/events';
 import { notificationText, type NotificationChange } from './messages';
 
 /** Which delivery channels this process has configured (VAPID keys; SMTP_URL and MAIL_FROM); set at start-up. */
@@ -36,6 +37,7 @@ export async function recordNotifications(tx: Pick<Database, 'execute'>, items: 
 		})
 	);
 	const on = channels.get();
+	if (on.push || on.email) noteOutboxRows(items.length);
 	const push = on.push
 		? sql`, push as (insert into ${w} (event_id, event_type, data, url_hash, url_host, channel)
 			select gen_random_uuid(), 'notification.push', jsonb_build_object('notificationId', n.id, 'subscriptionId', s.id), 'push', 'push', 'push'
