@@ -88,7 +88,8 @@ describe('notifications', () => {
 		async () => {
 			await bulkApprove(true);
 			await bulkApprove(false);
-			const [on, off]: number[][] = [[], []];
+			const on: number[] = [];
+			const off: number[] = [];
 			for (let r = 0; r < ROUNDS; r++) {
 				// Alternating order, so neither side always runs on a warmer cache.
 				if (r % 2) (on.push(await bulkApprove(true)), off.push(await bulkApprove(false)));

@@ -1,4 +1,4 @@
-import type { Field } from '$lib/transitions';
+import type { Field } from '$lib/applications/transitions';
 import type { NotificationKind } from '../db/schema';
 
 /** What changed, as the applicant may know it: the move's own fields, never votes, scores, comments or notes. */

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { memberEmails, notifications, pushSubscriptions, webhookDeliveries as w } from '../db/schema';
-import { singleton } from '$lib/singleton';
+import { singleton } from '$lib/platform/singleton';
 import { noteOutboxRows } from '../webhooks/events';
 import { notificationText, type NotificationChange } from './messages';
 

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { Database } from '../db/client';
 import { pushSubscriptions } from '../db/schema';
 import { pushOriginAllowed } from '../platform/notification-config';
-import type { Failed, Result } from '$lib/result';
+import type { Failed, Result } from '$lib/platform/result';
 
 /** A PushSubscription's JSON is a few hundred bytes; more is not one. */
 export const SUBSCRIPTION_MAX_BYTES = 4096;

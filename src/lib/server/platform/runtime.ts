@@ -8,7 +8,7 @@ import { setEligibilityEndpoint } from '../eligibility/check';
 import { toEndpoint, type WebhookEndpoint } from '../webhooks/endpoints';
 import { setWebhookEndpoints } from '../webhooks/events';
 import { setNotificationChannels } from '../notifications/record';
-import { singleton } from '$lib/singleton';
+import { singleton } from '$lib/platform/singleton';
 
 /** The process's configuration and shared resources, made once at start-up. */
 export interface Runtime {
