@@ -32,6 +32,9 @@ const config = {
 			directives: buildDirectives({ logoOrigin: logoOrigin(loadEnv('production', process.cwd(), 'PUBLIC_COMMUNITY_')) })
 		},
 		outDir: process.env.PORTAL_KIT_OUT ?? '.svelte-kit',
+		// src/service-worker.ts only shows push notifications: /inbox registers it when a member turns push on,
+		// so no other page (the prerendered /setup above all) carries a registration script.
+		serviceWorker: { register: false },
 		// SvelteKit's CSRF check is off: refuseCrossSiteForms (src/lib/server/platform/request-guards.ts) makes the
 		// same check in `handle`, so that under /api its 403 carries the contract's error body.
 		csrf: { trustedOrigins: ['*'] },

@@ -5,7 +5,7 @@
 // "Embedded default RSS").
 // The server itself never invents a secret; this launcher keeps one generated secret in the data folder.
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createECDH, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isBuildCurrent } from './build-state.js';
@@ -44,6 +44,25 @@ if (!env.SESSION_PASSWORD) {
 	}
 	chmodSync(file, 0o600);
 	env.SESSION_PASSWORD = readFileSync(file, 'utf8').trim();
+}
+
+// Web Push (docs/notifications.md): a VAPID key pair made once, like the session password, unless set.
+if (!env.VAPID_PUBLIC_KEY && !env.VAPID_PRIVATE_KEY) {
+	const file = path.join(dataDir, 'vapid-keys.json');
+	if (!existsSync(file)) {
+		const ecdh = createECDH('prime256v1');
+		ecdh.generateKeys();
+		const keys = {
+			publicKey: ecdh.getPublicKey().toString('base64url'),
+			privateKey: ecdh.getPrivateKey().toString('hex').padStart(64, '0')
+		};
+		keys.privateKey = Buffer.from(keys.privateKey, 'hex').toString('base64url');
+		writeFileSync(file, JSON.stringify(keys) + '\n', { mode: 0o600, flag: 'wx' });
+	}
+	chmodSync(file, 0o600);
+	const keys = JSON.parse(readFileSync(file, 'utf8'));
+	env.VAPID_PUBLIC_KEY = keys.publicKey;
+	env.VAPID_PRIVATE_KEY = keys.privateKey;
 }
 
 console.log(

@@ -25,7 +25,8 @@ import { SESSION_CHECK_ROUTE, answerSessionCheck } from '$lib/server/auth/sessio
 import { NODE_ANSWERS_EVENT, type NodeAnswer } from '../deploy/node-answers.js';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
 import { outboxRowsWritten } from '$lib/server/webhooks/events';
-import { deliverAfterResponse } from '$lib/server/webhooks/scheduled';
+import { DEFAULT_TIMEOUT_SECONDS, deliverAfterResponse } from '$lib/server/webhooks/scheduled';
+import { notificationSenders } from '$lib/server/notifications/senders';
 import { logRequestError, observeRequests } from '$lib/server/platform/observability';
 import { metricsAuthorized } from '$lib/server/platform/metrics';
 import { eligibilityStartProblem } from '$lib/server/eligibility/startup';
@@ -62,10 +63,14 @@ export const init: ServerInit = async () => {
 	}
 	// On Vercel a function runs only while it serves a request: the cron route and the first attempt
 	// after a response deliver there instead (README, "What differs on Vercel").
-	if (config.webhooks && !config.onVercel) {
+	const channelsOn = config.notifications.push !== null || config.notifications.mail !== null;
+	if ((config.webhooks || channelsOn) && !config.onVercel) {
 		// Outside every request; adapter-node emits sveltekit:shutdown once the server has closed.
-		const { secret, timeoutSeconds } = config.webhooks;
-		const worker = startWebhookWorker(database, webhookEndpoints, secret, defaultWorkerOptions(timeoutSeconds));
+		// One worker for webhooks and the applicants' push and mail (ARCHITECTURE "Deliveries are one outbox").
+		const { secret, timeoutSeconds } = config.webhooks ?? { secret: '', timeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
+		const options = defaultWorkerOptions(timeoutSeconds);
+		const channels = notificationSenders(config, () => database.db, options.timeoutMs);
+		const worker = startWebhookWorker(database, webhookEndpoints, secret, options, channels);
 		process.once('sveltekit:shutdown', () => void worker.stop());
 	}
 	// The portal's Node server answers the session check itself (decision 0037); on Vercel nobody listens.
@@ -140,7 +145,12 @@ const deliverAfterVercelResponse: Handle = ({ event, resolve }) => {
 		const response = await resolve(event);
 		if (outboxRowsWritten() !== before) {
 			const { config, database, webhookEndpoints } = runtime();
-			deliverAfterResponse({ database, endpoints: webhookEndpoints, webhooks: config.webhooks });
+			deliverAfterResponse({
+				database,
+				endpoints: webhookEndpoints,
+				webhooks: config.webhooks,
+				channels: () => notificationSenders(config, () => database.db, DEFAULT_TIMEOUT_SECONDS * 1000)
+			});
 		}
 		return response;
 	})();

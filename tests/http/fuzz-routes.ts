@@ -33,6 +33,9 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/setup' },
 	{ id: '/apply', actions: { default: ['displayName', 'motivation', 'contact', 'answers.city'] } },
 	{ id: '/checkin', actions: { default: ['note'] } },
+	{ id: '/inbox', actions: { read: ['id'], email: ['email'], emailRemove: [] }, query: ['done'] },
+	{ id: '/inbox/verify', query: ['token'] },
+	{ id: '/inbox/unsubscribe', actions: { default: [] }, query: ['token'] },
 	{
 		id: '/admin',
 		actions: {
@@ -80,6 +83,8 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/api/auth/logout' },
 	{ id: '/api/auth/me' },
 	{ id: '/api/community-pulse' },
+	{ id: '/api/notifications/unread' },
+	{ id: '/api/push/subscriptions', json: ['endpoint', 'keys'] },
 	// Vercel Cron's call with Bearer CRON_SECRET: none of the three identities has it.
 	{ id: '/api/cron/webhooks', shownTo: [] },
 	{ id: '/healthz' },

@@ -16,6 +16,7 @@ import type { SignedInMember } from '../auth/guards';
 import { parseSingleMove } from './move-input';
 import { verifyTxHash } from './tx-verify';
 import { applicationTransitioned, insertAuditWithEvents } from '../webhooks/events';
+import { recordNotifications } from '../notifications/record';
 
 /** One move (one field to one state, with its reason and tx hash) for one or more applications. */
 export interface Moves {
@@ -66,7 +67,7 @@ type Current = BulkApplication & ApplicationStates;
  * one transaction: lock the rows (FOR UPDATE: nobody moves them between the check and the UPDATE),
  * check each against the state the admin saw and the transitions table (400 for an unknown id, 409
  * for any that cannot: all or nothing), one UPDATE, one audit row each and the batch's webhook
- * outbox rows in one statement. The caller spends the rate limit and validates (parseMove).
+ * outbox rows in one statement, the applicants' notifications in another. The caller spends the rate limit and validates (parseMove).
  */
 export async function applyMoves(
 	db: Database,
@@ -114,6 +115,15 @@ export async function applyMoves(
 			tx,
 			audits,
 			moved.map((application, i) => applicationTransitioned(application, audits[i]!))
+		);
+		// The applicants are told in the same transaction: a refused or rolled-back move tells nobody.
+		await recordNotifications(
+			tx,
+			moved.map((application) => ({
+				recipient: application.applicantAddress,
+				applicationId: application.id,
+				change: { kind: 'application.transitioned', field, to, reason: moves.reason || null, txHash }
+			}))
 		);
 		const eventOf = new Map(events.map((e) => [e.applicationId, e]));
 		return { ok: true, value: { applications: moved, events: ids.map((id) => eventOf.get(id)!) } };

@@ -25,6 +25,7 @@ import { eligibilityAtSubmission } from '../eligibility/submission';
 import { applicantColumns, historyOf, newestFirst, type ApplicationWithHistory } from './history';
 import { consume } from '../platform/rate-limit';
 import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } from '../webhooks/events';
+import { recordNotifications } from '../notifications/record';
 
 export type { Application, ApplicationEvent };
 
@@ -83,6 +84,9 @@ export async function submitApplication(
 					.values({ applicantAddress: member.address, ...fields })
 					.returning();
 				await enqueueWebhookEvent(tx, applicationSubmitted(application!));
+				await recordNotifications(tx, [
+					{ recipient: member.address, applicationId: application!.id, change: { kind: 'application.submitted' } }
+				]);
 				return { ok: true, value: { application: application!, resubmitted: false } };
 			}
 			if (active.review !== 'needs_info') return alreadyActive;
@@ -111,6 +115,9 @@ export async function submitApplication(
 				reason: 'resubmitted'
 			});
 			await enqueueWebhookEvent(tx, applicationResubmitted(application));
+			await recordNotifications(tx, [
+				{ recipient: member.address, applicationId: application.id, change: { kind: 'application.resubmitted' } }
+			]);
 			return { ok: true, value: { application, resubmitted: true } };
 		});
 	} catch (err) {

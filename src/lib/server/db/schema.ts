@@ -358,7 +358,9 @@ export const webhookDeliveries = pgTable(
 		retryUntil: timestamp('retry_until', { withTimezone: true }),
 		deliveredAt: timestamp('delivered_at', { withTimezone: true }),
 		/** Every attempt: { attempt, at, status, error }. */
-		attemptLog: jsonb('attempt_log').$type<WebhookAttempt[]>().notNull().default([])
+		attemptLog: jsonb('attempt_log').$type<WebhookAttempt[]>().notNull().default([]),
+		/** Who the row goes to (docs/notifications.md): a webhook URL, or an applicant's push subscription or mail. */
+		channel: text('channel').$type<DeliveryChannel>().notNull().default('webhook')
 	},
 	// Due rows by time (the claim); the lease (leased_until) is a column of its own that no index names,
 	// so a claim changes no indexed column and Postgres can update the row in place (a HOT update,
@@ -377,6 +379,70 @@ export const webhookDeliveries = pgTable(
 	]
 );
 
+export const DELIVERY_CHANNELS = ['webhook', 'push', 'email'] as const;
+export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];
+
+export const NOTIFICATION_KINDS = [
+	'application.submitted',
+	'application.resubmitted',
+	'application.transitioned'
+] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+
+/**
+ * What an applicant is told (docs/notifications.md): one row per change of their application, written in
+ * the change's transaction; the inbox reads them, push and mail deliveries point at them.
+ */
+export const notifications = pgTable(
+	'notifications',
+	{
+		id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+		recipientAddress: text('recipient_address').notNull(),
+		applicationId: uuid('application_id').references(() => applications.id, { onDelete: 'cascade' }),
+		kind: text('kind').$type<NotificationKind>().notNull(),
+		title: text('title').notNull(),
+		body: text('body').notNull(),
+		createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+		readAt: timestamp('read_at', { withTimezone: true })
+	},
+	(t) => [
+		check(
+			'notifications_kind_check',
+			sql`${t.kind} in ('application.submitted', 'application.resubmitted', 'application.transitioned')`
+		),
+		check('notifications_recipient_lowercase', sql`${t.recipientAddress} = lower(${t.recipientAddress})`),
+		// The inbox (newest first) and the header's unread count.
+		index('notifications_recipient_idx').on(t.recipientAddress, t.id),
+		index('notifications_unread_idx')
+			.on(t.recipientAddress)
+			.where(sql`${t.readAt} is null`)
+	]
+);
+
+/** A browser's Web Push subscription (RFC 8030): where the push service takes messages for it. */
+export const pushSubscriptions = pgTable(
+	'push_subscriptions',
+	{
+		id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+		memberAddress: text('member_address').notNull(),
+		endpoint: text('endpoint').notNull().unique(),
+		p256dh: text('p256dh').notNull(),
+		auth: text('auth').notNull(),
+		createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+		lastSuccessAt: timestamp('last_success_at', { withTimezone: true }),
+		failures: integer('failures').notNull().default(0)
+	},
+	(t) => [index('push_subscriptions_member_idx').on(t.memberAddress)]
+);
+
+/** A member's own e-mail address for notifications: private to them, used only once verified. */
+export const memberEmails = pgTable('member_emails', {
+	address: text('address').primaryKey(),
+	email: text('email').notNull(),
+	verifiedAt: timestamp('verified_at', { withTimezone: true }),
+	createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow()
+});
+
 export interface WebhookAttempt {
 	attempt: number;
 	at: string;
@@ -390,6 +456,8 @@ export type Application = typeof applications.$inferSelect;
 export type CheckIn = typeof checkIns.$inferSelect;
 export type ApplicationEvent = typeof applicationEvents.$inferSelect;
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
+export type Notification = typeof notifications.$inferSelect;
+export type PushSubscriptionRow = typeof pushSubscriptions.$inferSelect;
 export type ApplicationRevision = typeof applicationRevisions.$inferSelect;
 export type ApplicationNote = typeof applicationNotes.$inferSelect;
 export type ApplicationVote = typeof applicationVotes.$inferSelect;

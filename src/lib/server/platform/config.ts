@@ -4,6 +4,7 @@ import { communityTokenFrom, WALLETCONNECT_PROJECT_ID, type CommunityToken } fro
 import { parseSafeAppOrigins } from '../../../../deploy/security-headers.js';
 import type { AbiEvent } from 'viem';
 import { parseAllowlistEvent, parseAllowlistFunction, type AllowlistFunction } from './contract-signatures';
+import { loadNotificationConfig, type NotificationConfig } from './notification-config';
 
 /** The server's validated configuration (docs/configuration.md). */
 export interface Config {
@@ -44,6 +45,8 @@ export interface Config {
 	metricsToken: string | null;
 	/** The Safe batches and how their steps are found on chain (docs/fulfilment.md); each part null when unset. */
 	fulfilment: FulfilmentConfig;
+	/** Web Push and e-mail for applicants (docs/notifications.md). */
+	notifications: NotificationConfig;
 }
 
 export interface FulfilmentConfig {
@@ -379,6 +382,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 				'is required on Vercel: its functions have no lasting disk, so the embedded database (PGlite) would lose every write; set a postgres:// URL (README, "What differs on Vercel")'
 		});
 	}
+	const notifications = loadNotificationConfig(
+		env,
+		result.success ? e.SIWE_ALLOWED_DOMAINS : splitList(String(env.SIWE_ALLOWED_DOMAINS ?? '')),
+		problems
+	);
 	if (problems.length > 0) throw new ConfigError(problems);
 
 	return {
@@ -415,6 +423,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 				? (parseAllowlistFunction(e.ALLOWLIST_FUNCTION) as AllowlistFunction)
 				: null,
 			allowlistEvent: e.ALLOWLIST_EVENT ? (parseAllowlistEvent(e.ALLOWLIST_EVENT) as AbiEvent) : null
-		}
+		},
+		notifications
 	};
 }

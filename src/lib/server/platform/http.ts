@@ -30,3 +30,29 @@ export function isApiPath(pathname: string): boolean {
 	const path = routedPath(pathname);
 	return path === '/api' || path.startsWith('/api/');
 }
+
+/** The body as UTF-8 text, or null when it is larger than `limit` bytes (checked before reading it all) or not UTF-8. */
+export async function readLimitedText(request: Request, limit: number): Promise<string | null> {
+	const declared = request.headers.get('content-length');
+	if (declared !== null && !(Number(declared) <= limit)) return null;
+	if (!request.body) return '';
+	const reader = request.body.getReader();
+	const chunks: Uint8Array[] = [];
+	let size = 0;
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) break;
+		size += value.byteLength;
+		if (size > limit) {
+			// Not cancel(): that destroys the socket before the 400 is written; Node discards the rest.
+			reader.releaseLock();
+			return null;
+		}
+		chunks.push(value);
+	}
+	try {
+		return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+	} catch {
+		return null;
+	}
+}

@@ -20,7 +20,8 @@ export const RATE_LIMITS = {
 	submitApplication: { limit: 5, windowSeconds: 24 * 60 * 60, counts: 'applications in 24 hours' },
 	checkin: { limit: 20, windowSeconds: 24 * 60 * 60, counts: 'check-ins in 24 hours' },
 	transitionApplication: { limit: 120, windowSeconds: 60 * 60, counts: 'state changes in an hour' },
-	vote: { limit: 240, windowSeconds: 60 * 60, counts: 'votes in an hour' }
+	vote: { limit: 240, windowSeconds: 60 * 60, counts: 'votes in an hour' },
+	email: { limit: 5, windowSeconds: 24 * 60 * 60, counts: 'verification e-mails in 24 hours' }
 } as const satisfies Record<string, RateLimitRule>;
 
 export type RateLimitedAction = keyof typeof RATE_LIMITS;

@@ -1,6 +1,6 @@
 import { error, json, text, type Handle } from '@sveltejs/kit';
 import { ownEntry } from '$lib/platform/own-entry';
-import { isApiPath, jsonError } from './http';
+import { isApiPath, jsonError, routedPath } from './http';
 
 // Content types a browser form can send across origins (SvelteKit's own list, kit/src/utils/http.js).
 const FORM_TYPES = [
@@ -10,6 +10,8 @@ const FORM_TYPES = [
 	'application/x-sveltekit-formdata'
 ];
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** The one form a mail provider posts from elsewhere (docs/notifications.md). */
+const ONE_CLICK_UNSUBSCRIBE = '/inbox/unsubscribe';
 
 /**
  * SvelteKit's CSRF check, done here instead (svelte.config.js turns Kit's off with `trustedOrigins: ['*']`)
@@ -21,7 +23,11 @@ export const refuseCrossSiteForms: Handle = ({ event, resolve }) => {
 	const { request, url } = event;
 	const type = request.headers.get('content-type')?.split(';', 1)[0]!.trim().toLowerCase() ?? '';
 	const crossSite =
-		UNSAFE_METHODS.has(request.method) && FORM_TYPES.includes(type) && request.headers.get('origin') !== url.origin;
+		UNSAFE_METHODS.has(request.method) &&
+		FORM_TYPES.includes(type) &&
+		request.headers.get('origin') !== url.origin &&
+		// RFC 8058: a mail provider posts the one-click unsubscribe from its own servers; the link's token, not a cookie, authorises it.
+		routedPath(url.pathname) !== ONE_CLICK_UNSUBSCRIBE;
 	if (!crossSite) return resolve(event);
 	const message = `Cross-site ${request.method} form submissions are forbidden`;
 	if (isApiPath(url.pathname)) return jsonError(403, 'forbidden_origin', message);

@@ -7,6 +7,7 @@ import { setTxCheckEndpoint } from '../applications/tx-verify';
 import { setEligibilityEndpoint } from '../eligibility/check';
 import { toEndpoint, type WebhookEndpoint } from '../webhooks/endpoints';
 import { setWebhookEndpoints } from '../webhooks/events';
+import { setNotificationChannels } from '../notifications/record';
 import { singleton } from '$lib/platform/singleton';
 
 /** The process's configuration and shared resources, made once at start-up. */
@@ -28,6 +29,7 @@ export async function startRuntime(env: Record<string, string | undefined>): Pro
 	const config = loadConfig(env);
 	const webhookEndpoints = (config.webhooks?.urls ?? []).map(toEndpoint);
 	setWebhookEndpoints(webhookEndpoints);
+	setNotificationChannels({ push: config.notifications.push !== null, email: config.notifications.mail !== null });
 	setTxCheckEndpoint(config.polygonRpcUrl);
 	setEligibilityEndpoint(config.polygonRpcUrl);
 	return current.set({

@@ -25,6 +25,29 @@ export interface DeliveryRow {
 
 export const RECENT_DELIVERIES = 100;
 
+/** Deliveries per channel and status (webhooks, push, e-mail): counts only, never an address or an endpoint. */
+export interface ChannelCount {
+	channel: string;
+	pending: number;
+	delivered: number;
+	failed: number;
+}
+
+export async function channelCounts(db: Database): Promise<ChannelCount[]> {
+	const rows = await db
+		.select({ channel: w.channel, status: w.status, n: sql<number>`count(*)::int` })
+		.from(w)
+		.groupBy(w.channel, w.status)
+		.orderBy(w.channel);
+	const byChannel = new Map<string, ChannelCount>();
+	for (const { channel, status, n } of rows) {
+		const c = byChannel.get(channel) ?? { channel, pending: 0, delivered: 0, failed: 0 };
+		c[status] = Number(n);
+		byChannel.set(channel, c);
+	}
+	return [...byChannel.values()];
+}
+
 /** The newest deliveries, newest first (walks the primary key). */
 export async function recentDeliveries(db: Database, limit = RECENT_DELIVERIES): Promise<DeliveryRow[]> {
 	return db

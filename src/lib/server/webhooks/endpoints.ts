@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
-/** How a receiver wants its message: the signed event itself, or a chat service's own shape. */
-export type EndpointFormat = 'standard' | 'discord' | 'slack';
+/** How a receiver wants its message: the signed event itself, a chat service's own shape, or an applicant's channel (channels.ts). */
+export type EndpointFormat = 'standard' | 'discord' | 'slack' | 'push' | 'email';
 
 /** One WEBHOOK_URLS entry as the outbox and the worker know it. */
 export interface WebhookEndpoint {
@@ -28,7 +28,8 @@ export function formatOf(url: URL): EndpointFormat {
  * Discord and Slack post each message to a channel: they take one at a time, in the order the events
  * happened, paced by their rate limits (docs/webhooks.md "Delivery").
  */
-export const isChat = (endpoint: Pick<WebhookEndpoint, 'format'>) => endpoint.format !== 'standard';
+export const isChat = (endpoint: Pick<WebhookEndpoint, 'format'>) =>
+	endpoint.format === 'discord' || endpoint.format === 'slack';
 
 export const urlHash = (url: string) => createHash('sha256').update(url).digest('hex');
 

@@ -43,6 +43,8 @@ export const webhooksEnabled = () => configured.get().length > 0;
 // its response (deliverAfterResponse). A rolled-back write counts too, and costs one empty claim.
 const written = singleton('webhook outbox rows written', () => ({ rows: 0 }));
 export const outboxRowsWritten = () => written.get().rows;
+/** For writers of other channels' rows (notifications/): the count only has to change when some may have been written. */
+export const noteOutboxRows = (n: number) => void (written.get().rows += n);
 
 /** One outbox row for every event and URL; each event gets one id (the webhook-id) for all its URLs. */
 function outboxRows(events: readonly WebhookEvent[]) {

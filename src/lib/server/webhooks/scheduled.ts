@@ -4,6 +4,7 @@ import type { WebhookConfig } from '../platform/config';
 import { claimBudgetMs, runDueDeliveries, type DeliveryRunReport } from './cron';
 import { Sender } from './deliver';
 import { databaseStore } from './dispatch';
+import { channelEndpoints, routingSender, type ChannelSenders } from './channels';
 import type { WebhookEndpoint } from './endpoints';
 import { messageOf, defaultWorkerOptions } from './options';
 import { deleteSettled } from './outbox';
@@ -14,7 +15,12 @@ export interface ScheduledDelivery {
 	endpoints: readonly WebhookEndpoint[];
 	/** Null when WEBHOOK_URLS is unset: a run does nothing. */
 	webhooks: WebhookConfig | null;
+	/** The applicants' channels that are on (made per run: their connections close with it). */
+	channels?: () => ChannelSenders;
 }
+
+/** One attempt's limit for the applicants' channels when no WEBHOOK_TIMEOUT_SECONDS applies. */
+export const DEFAULT_TIMEOUT_SECONDS = 10;
 
 const NOTHING_DONE: DeliveryRunReport = {
 	claimed: 0,
@@ -30,17 +36,19 @@ const NOTHING_DONE: DeliveryRunReport = {
  * the worker's claim/send/record code within `budgetMs`, after deleting settled rows past their keeping time.
  */
 export async function deliverDueWebhooks(
-	{ database, endpoints, webhooks }: ScheduledDelivery,
+	{ database, endpoints, webhooks, channels: makeChannels }: ScheduledDelivery,
 	budgetMs?: number
 ): Promise<DeliveryRunReport> {
-	if (!webhooks) return NOTHING_DONE;
-	const options = defaultWorkerOptions(webhooks.timeoutSeconds);
-	const sender = new Sender(webhooks.secret, options.timeoutMs);
+	const channels = makeChannels?.() ?? {};
+	if (!webhooks && Object.keys(channels).length === 0) return NOTHING_DONE;
+	const options = defaultWorkerOptions(webhooks?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS);
+	const sender = routingSender(webhooks ? new Sender(webhooks.secret, options.timeoutMs) : null, channels);
+	const all = [...endpoints, ...channelEndpoints(channels)];
 	try {
 		await database.ready();
 		await deleteSettled(database.db, options.keepMs);
 		const budget = budgetMs ?? claimBudgetMs(options.timeoutMs);
-		return await runDueDeliveries(() => databaseStore(database.db), endpoints, sender, options, budget);
+		return await runDueDeliveries(() => databaseStore(database.db), all, sender, options, budget);
 	} finally {
 		await sender.close();
 	}

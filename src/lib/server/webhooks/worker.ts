@@ -2,6 +2,7 @@ import type { DatabaseHandle } from '../db/client';
 import { isDatabaseUnavailable } from '../db/errors';
 import { Sender } from './deliver';
 import { Dispatcher, databaseStore, type AttemptSender, type DeliveryStore } from './dispatch';
+import { channelEndpoints, routingSender, type ChannelSenders } from './channels';
 import type { WebhookEndpoint } from './endpoints';
 import { messageOf, wakeableDelay, type WorkerOptions } from './options';
 import { deleteSettled } from './outbox';
@@ -25,22 +26,23 @@ export interface ClaimLoopParts {
 
 /**
  * The in-process worker (adapter-node): sends due outbox rows from this process, outside every
- * request, until stopped.
+ * request, until stopped: the webhooks' (`secret` signs them; '' when none) and the applicants' channels'.
  */
 export function startWebhookWorker(
 	database: DatabaseHandle,
 	endpoints: readonly WebhookEndpoint[],
 	secret: string,
-	options: WorkerOptions
+	options: WorkerOptions,
+	channels: ChannelSenders = {}
 ): WebhookWorker {
 	return startClaimLoop(
 		{
 			ready: () => database.ready(),
 			cleanup: () => deleteSettled(database.db, options.keepMs),
 			store: () => databaseStore(database.db),
-			sender: new Sender(secret, options.timeoutMs)
+			sender: routingSender(secret ? new Sender(secret, options.timeoutMs) : null, channels)
 		},
-		endpoints,
+		[...endpoints, ...channelEndpoints(channels)],
 		options
 	);
 }

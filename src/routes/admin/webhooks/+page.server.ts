@@ -2,13 +2,13 @@ import { redirect } from '@sveltejs/kit';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
-import { RETRY_FIELDS, recentDeliveries, retryDelivery } from '$lib/server/webhooks/admin';
+import { RETRY_FIELDS, channelCounts, recentDeliveries, retryDelivery } from '$lib/server/webhooks/admin';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
-	const deliveries = await withDatabase((db) => recentDeliveries(db));
-	return { deliveries, enabled: runtime().webhookEndpoints.length > 0 };
+	const [deliveries, channels] = await withDatabase((db) => Promise.all([recentDeliveries(db), channelCounts(db)]));
+	return { deliveries, channels, enabled: runtime().webhookEndpoints.length > 0 };
 };
 
 export const actions: Actions = {

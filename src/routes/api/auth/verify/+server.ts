@@ -1,6 +1,6 @@
 import { json } from '@sveltejs/kit';
 import * as v from 'valibot';
-import { jsonError, jsonErrorFrom } from '$lib/server/platform/http';
+import { jsonError, jsonErrorFrom, readLimitedText } from '$lib/server/platform/http';
 import { upsertMember } from '$lib/server/auth/members';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { writeSessionCookie } from '$lib/server/auth/session';
@@ -56,29 +56,3 @@ export const POST: RequestHandler = async ({ request, locals, cookies, url }) =>
 	await writeSessionCookie(cookies, url, sessions, session, now, framed);
 	return json({ address: signedIn, isAdmin: config.adminAddresses.has(address) });
 };
-
-/** The body as UTF-8 text, or null when it is larger than `limit` bytes (checked before reading it all) or not UTF-8. */
-async function readLimitedText(request: Request, limit: number): Promise<string | null> {
-	const declared = request.headers.get('content-length');
-	if (declared !== null && !(Number(declared) <= limit)) return null;
-	if (!request.body) return '';
-	const reader = request.body.getReader();
-	const chunks: Uint8Array[] = [];
-	let size = 0;
-	for (;;) {
-		const { done, value } = await reader.read();
-		if (done) break;
-		size += value.byteLength;
-		if (size > limit) {
-			// Not cancel(): that destroys the socket before the 400 is written; Node discards the rest.
-			reader.releaseLock();
-			return null;
-		}
-		chunks.push(value);
-	}
-	try {
-		return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
-	} catch {
-		return null;
-	}
-}

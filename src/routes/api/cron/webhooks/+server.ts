@@ -3,7 +3,8 @@ import { bearerMatches } from '$lib/server/auth/bearer';
 import { jsonErrorFrom } from '$lib/server/platform/http';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { CRON_MAX_DURATION_SECONDS } from '$lib/server/webhooks/cron';
-import { deliverDueWebhooks } from '$lib/server/webhooks/scheduled';
+import { DEFAULT_TIMEOUT_SECONDS, deliverDueWebhooks } from '$lib/server/webhooks/scheduled';
+import { notificationSenders } from '$lib/server/notifications/senders';
 import type { RequestHandler } from './$types';
 
 // adapter-vercel: the function's limit, which the run's claim budget stays below.
@@ -22,7 +23,17 @@ export const GET: RequestHandler = async (event) => {
 	if (!bearerMatches(event.request.headers.get('authorization'), config.cronSecret)) error(404, 'Not Found');
 	try {
 		const report = await withDatabase(() =>
-			deliverDueWebhooks({ database, endpoints: webhookEndpoints, webhooks: config.webhooks })
+			deliverDueWebhooks({
+				database,
+				endpoints: webhookEndpoints,
+				webhooks: config.webhooks,
+				channels: () =>
+					notificationSenders(
+						config,
+						() => database.db,
+						(config.webhooks?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000
+					)
+			})
 		);
 		return json(report, { headers: NO_STORE });
 	} catch (err) {

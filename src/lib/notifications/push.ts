@@ -1,0 +1,54 @@
+import { dev } from '$app/environment';
+
+/**
+ * This browser's Web Push subscription (docs/notifications.md): registers the portal's service worker
+ * only when the member turns push on, subscribes with the server's VAPID key and hands the
+ * subscription to POST /api/push/subscriptions; "Stop" unsubscribes and tells DELETE.
+ */
+export const pushSupported = () =>
+	typeof navigator !== 'undefined' && 'serviceWorker' in navigator && typeof PushManager !== 'undefined';
+
+/** The subscription this browser holds for the portal, if any. */
+export async function currentSubscription(): Promise<PushSubscription | null> {
+	const registration = await navigator.serviceWorker.getRegistration('/');
+	return (await registration?.pushManager.getSubscription()) ?? null;
+}
+
+const keyBytes = (base64url: string) =>
+	Uint8Array.from(atob(base64url.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+
+/** Asks the browser (which asks the member) and saves the subscription; the reason in words when it cannot. */
+export async function subscribe(vapidPublicKey: string): Promise<string | null> {
+	if ((await Notification.requestPermission()) !== 'granted')
+		return 'The browser does not allow notifications for this site. Allow them in its site settings, then try again.';
+	const registration = await navigator.serviceWorker.register('/service-worker.js', {
+		type: dev ? 'module' : 'classic',
+		scope: '/'
+	});
+	await navigator.serviceWorker.ready;
+	const subscription = await registration.pushManager.subscribe({
+		userVisibleOnly: true,
+		applicationServerKey: keyBytes(vapidPublicKey)
+	});
+	const response = await fetch('/api/push/subscriptions', {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(subscription.toJSON())
+	});
+	if (response.status === 201) return null;
+	await subscription.unsubscribe();
+	const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
+	return body?.error?.message ?? `The portal refused this browser (HTTP ${response.status}).`;
+}
+
+/** Stops push in this browser: the server forgets it, then the browser unsubscribes. */
+export async function unsubscribe(): Promise<void> {
+	const subscription = await currentSubscription();
+	if (!subscription) return;
+	await fetch('/api/push/subscriptions', {
+		method: 'DELETE',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ endpoint: subscription.endpoint })
+	});
+	await subscription.unsubscribe();
+}

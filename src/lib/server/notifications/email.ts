@@ -1,0 +1,123 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { Database } from '../db/client';
+import { memberEmails, webhookDeliveries } from '../db/schema';
+import { validate } from '../platform/forms';
+import { fieldError, notFound, rateLimited, type Outcome } from '../platform/outcome';
+import { consume } from '../platform/rate-limit';
+import { readToken, tokenMatches } from './tokens';
+import { noteOutboxRows } from '../webhooks/events';
+
+export const EMAIL_FIELDS = ['email'] as const;
+
+/** How long a verification link works. */
+export const VERIFY_VALID_MS = 24 * 60 * 60 * 1000;
+
+const emailSchema = v.object({
+	email: v.pipe(
+		v.string('The e-mail address must be text.'),
+		v.trim(),
+		v.nonEmpty('Enter an e-mail address.'),
+		v.maxLength(254, 'An e-mail address has at most 254 characters.'),
+		v.email('Enter an e-mail address such as name@example.org.')
+	)
+});
+
+/** The member's own address and whether it is verified; null when none. Shown to nobody else. */
+export async function emailOf(db: Database, address: string) {
+	const [row] = await db
+		.select({ email: memberEmails.email, verifiedAt: memberEmails.verifiedAt })
+		.from(memberEmails)
+		.where(eq(memberEmails.address, address));
+	return row ?? null;
+}
+
+/**
+ * addEmail: stores the member's address unverified and queues the message with its one-time link (the
+ * worker sends it). Order: mail configured → the `email` limit (5 in 24 h) → validate → one transaction.
+ * The same address, already verified, is kept as it is.
+ */
+export async function addEmail(
+	db: Database,
+	address: string,
+	input: unknown,
+	mailOn: boolean
+): Promise<Outcome<{ email: string; verified: boolean }>> {
+	if (!mailOn) return notFound('This portal does not send e-mail.');
+	const limit = await consume(db, address, 'email');
+	if (!limit.ok) return rateLimited(limit);
+	const parsed = validate(emailSchema, input);
+	if (!parsed.ok) return parsed;
+	const email = parsed.value.email;
+	const current = await emailOf(db, address);
+	if (current?.verifiedAt && current.email.toLowerCase() === email.toLowerCase())
+		return { ok: true, value: { email: current.email, verified: true } };
+	// created_at in whole ms, as the link carries it: a new one makes every earlier link useless.
+	const row = { address, email, verifiedAt: null, createdAt: new Date() };
+	await db.transaction(async (tx) => {
+		await tx.insert(memberEmails).values(row).onConflictDoUpdate({ target: memberEmails.address, set: row });
+		await tx.insert(webhookDeliveries).values({
+			eventId: crypto.randomUUID(),
+			eventType: 'email.verify',
+			data: { address },
+			urlHash: 'email',
+			urlHost: 'email',
+			channel: 'email'
+		});
+	});
+	noteOutboxRows(1);
+	return { ok: true, value: { email, verified: false } };
+}
+
+const badLink = fieldError(
+	'token',
+	'This link does not work: it is used, expired (links last 24 hours) or not whole. Add the address again on your inbox page.'
+);
+
+/** verifyEmail: the one-time link of GET /inbox/verify; within 24 h of the address being added, once. */
+export async function verifyEmail(db: Database, token: unknown, secrets: readonly string[]): Promise<Outcome<null>> {
+	const read = readToken(token);
+	if (!read) return badLink;
+	const [row] = await db.select().from(memberEmails).where(eq(memberEmails.address, read.address));
+	if (!row || row.verifiedAt || row.createdAt.getTime() !== read.createdAtMs) return badLink;
+	if (Date.now() - read.createdAtMs > VERIFY_VALID_MS) return badLink;
+	if (!tokenMatches(secrets, 'verify', token as string, { ...read, email: row.email })) return badLink;
+	const done = await db
+		.update(memberEmails)
+		.set({ verifiedAt: new Date() })
+		.where(
+			and(
+				eq(memberEmails.address, row.address),
+				eq(memberEmails.createdAt, row.createdAt),
+				isNull(memberEmails.verifiedAt)
+			)
+		)
+		.returning({ address: memberEmails.address });
+	return done.length ? { ok: true, value: null } : badLink;
+}
+
+/**
+ * unsubscribe: the link of every notification e-mail (and its RFC 8058 one-click POST): forgets the
+ * address at once. A link for an address already forgotten (or replaced) changes nothing and says so.
+ */
+export async function unsubscribe(
+	db: Database,
+	token: unknown,
+	secrets: readonly string[]
+): Promise<Outcome<{ stopped: boolean }>> {
+	const read = readToken(token);
+	if (!read) return badLink;
+	const [row] = await db.select().from(memberEmails).where(eq(memberEmails.address, read.address));
+	if (!row) return { ok: true, value: { stopped: false } };
+	if (
+		!tokenMatches(secrets, 'unsubscribe', token as string, { address: row.address, email: row.email, createdAtMs: 0 })
+	)
+		return badLink;
+	await db.delete(memberEmails).where(and(eq(memberEmails.address, row.address), eq(memberEmails.email, row.email)));
+	return { ok: true, value: { stopped: true } };
+}
+
+/** removeEmail: the member forgets their address (POST /inbox?/emailRemove). */
+export async function removeEmail(db: Database, address: string): Promise<void> {
+	await db.delete(memberEmails).where(eq(memberEmails.address, address));
+}

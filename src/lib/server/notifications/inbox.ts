@@ -1,0 +1,74 @@
+import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { Database } from '../db/client';
+import { notifications } from '../db/schema';
+import { validate } from '../platform/forms';
+import type { Outcome } from '../platform/outcome';
+
+/** One notification as its recipient sees it. */
+export interface InboxEntry {
+	id: number;
+	kind: string;
+	title: string;
+	body: string;
+	createdAt: Date;
+	read: boolean;
+}
+
+/** How many the inbox shows: the newest; older ones stay in the table. */
+export const INBOX_SIZE = 100;
+
+/** The member's own notifications, newest first (nobody else's: the recipient is in every query). */
+export async function inboxOf(db: Database, address: string): Promise<InboxEntry[]> {
+	const rows = await db
+		.select({
+			id: notifications.id,
+			kind: notifications.kind,
+			title: notifications.title,
+			body: notifications.body,
+			createdAt: notifications.createdAt,
+			readAt: notifications.readAt
+		})
+		.from(notifications)
+		.where(eq(notifications.recipientAddress, address.toLowerCase()))
+		.orderBy(desc(notifications.id))
+		.limit(INBOX_SIZE);
+	return rows.map(({ readAt, ...r }) => ({ ...r, read: readAt !== null }));
+}
+
+/** The member's unread count, for the header. */
+export async function unreadCount(db: Database, address: string): Promise<number> {
+	const [row] = await db
+		.select({ n: count() })
+		.from(notifications)
+		.where(and(eq(notifications.recipientAddress, address.toLowerCase()), isNull(notifications.readAt)));
+	return row?.n ?? 0;
+}
+
+export const READ_FIELDS = ['id'] as const;
+
+const readSchema = v.object({
+	id: v.optional(
+		v.pipe(
+			v.string('The notification id must be text.'),
+			v.regex(/^[1-9]\d{0,17}$/, 'The notification id must be a positive whole number.'),
+			v.transform(Number)
+		)
+	)
+});
+
+/**
+ * markRead: one of the member's notifications (`id`) or all of them (no `id`) marked read. An id
+ * that is not theirs changes nothing, as an id that does not exist: nobody learns of another's rows.
+ */
+export async function markRead(db: Database, address: string, input: unknown): Promise<Outcome<{ marked: number }>> {
+	const parsed = validate(readSchema, input);
+	if (!parsed.ok) return parsed;
+	const mine = and(eq(notifications.recipientAddress, address.toLowerCase()), isNull(notifications.readAt));
+	const marked = await db
+		.update(notifications)
+		.set({ readAt: sql`now()` })
+		.where(parsed.value.id === undefined ? mine : and(mine, eq(notifications.id, parsed.value.id)))
+		.returning({ id: notifications.id });
+	return { ok: true, value: { marked: marked.length } };
+}

@@ -1,0 +1,111 @@
+import { and, eq, isNotNull } from 'drizzle-orm';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Database } from '../db/client';
+import { memberEmails, notifications } from '../db/schema';
+import type { NotificationConfig } from '../platform/notification-config';
+import type { ChannelSender } from '../webhooks/channels';
+import type { SendResult } from '../webhooks/deliver';
+import type { ClaimedDelivery } from '../webhooks/outbox';
+import { signToken } from './tokens';
+import { mailOf, verificationMail, type Mail } from './mail-text';
+
+const result = (r: Partial<SendResult> & Pick<SendResult, 'delivered'>): SendResult => ({
+	status: null,
+	error: null,
+	final: false,
+	retryAfterMs: 0,
+	emptyForMs: 0,
+	...r
+});
+
+/**
+ * Sends one e-mail outbox row through SMTP_URL (nodemailer, a pool of connections): a verification
+ * link (`email.verify`, `{ address }`) or a notification (`notification.email`, `{ notificationId }`)
+ * to the recipient's verified address as it is at sending time. Each message's Message-ID is the row's
+ * event id, the same on every attempt, so a copy sent again after a lost record reads as one message.
+ */
+export class MailSender implements ChannelSender {
+	private readonly transport: Transporter;
+
+	constructor(
+		private readonly db: () => Database,
+		private readonly config: NotificationConfig,
+		private readonly secret: string,
+		timeoutMs: number
+	) {
+		this.transport = nodemailer.createTransport({
+			url: config.mail!.smtpUrl,
+			pool: true,
+			maxConnections: 5,
+			connectionTimeout: timeoutMs,
+			greetingTimeout: timeoutMs,
+			socketTimeout: timeoutMs,
+			// Never the message or the address in the logs.
+			logger: false,
+			debug: false
+		} as Parameters<typeof nodemailer.createTransport>[0]);
+	}
+
+	async send(row: ClaimedDelivery): Promise<SendResult> {
+		const mail = await this.compose(row);
+		if (!mail) return result({ delivered: false, final: true, error: 'not sent: the address was removed or changed' });
+		const host = new URL(this.config.origin).hostname;
+		try {
+			const info = await this.transport.sendMail({
+				from: this.config.mail!.from,
+				to: mail.to,
+				subject: mail.subject,
+				text: mail.text,
+				html: mail.html,
+				messageId: `<${row.eventId}@${host}>`,
+				headers: mail.headers
+			});
+			return result({ delivered: true, status: smtpCode(info.response) });
+		} catch (err) {
+			const code = (err as { responseCode?: number }).responseCode ?? null;
+			// A 5xx answer is the server's final word on this message; anything else may pass later.
+			return result({
+				delivered: false,
+				status: code,
+				final: code !== null && code >= 500,
+				error: code ? `SMTP ${code}` : `could not send (${(err as { code?: string }).code ?? 'network error'})`
+			});
+		}
+	}
+
+	private async compose(row: ClaimedDelivery): Promise<Mail | null> {
+		const db = this.db();
+		if (row.eventType === 'email.verify') {
+			const address = String(row.data.address);
+			const [e] = await db.select().from(memberEmails).where(eq(memberEmails.address, address));
+			if (!e || e.verifiedAt) return null;
+			const token = signToken(this.secret, 'verify', { address, email: e.email, createdAtMs: e.createdAt.getTime() });
+			return verificationMail(this.config, e.email, token);
+		}
+		const [n] = await db
+			.select({
+				title: notifications.title,
+				body: notifications.body,
+				address: memberEmails.address,
+				email: memberEmails.email
+			})
+			.from(notifications)
+			.innerJoin(
+				memberEmails,
+				and(eq(memberEmails.address, notifications.recipientAddress), isNotNull(memberEmails.verifiedAt))
+			)
+			.where(eq(notifications.id, Number(row.data.notificationId)));
+		if (!n) return null;
+		const token = signToken(this.secret, 'unsubscribe', { address: n.address, email: n.email, createdAtMs: 0 });
+		return mailOf(this.config, n.email, n, token);
+	}
+
+	async close(): Promise<void> {
+		this.transport.close();
+	}
+}
+
+const smtpCode = (response: unknown) => {
+	const code = Number(String(response ?? '').slice(0, 3));
+	return Number.isInteger(code) && code > 0 ? code : null;
+};

@@ -1,0 +1,57 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { memberEmails, notifications, pushSubscriptions, webhookDeliveries as w } from '../db/schema';
+import { singleton } from '$lib/platform/singleton';
+import { noteOutboxRows } from '../webhooks/events';
+import { notificationText, type NotificationChange } from './messages';
+
+/** Which delivery channels this process has configured (VAPID keys; SMTP_URL and MAIL_FROM); set at start-up. */
+export interface NotificationChannels {
+	push: boolean;
+	email: boolean;
+}
+
+const channels = singleton<NotificationChannels>('notification channels', () => ({ push: false, email: false }));
+
+export const setNotificationChannels = (on: NotificationChannels) => void channels.set(on);
+export const notificationChannels = () => channels.get();
+
+/** One applicant told of one change of their application. */
+export interface NotificationFor {
+	recipient: string;
+	applicationId: string | null;
+	change: NotificationChange;
+}
+
+/**
+ * Writes the notifications of a change with `tx`, the change's own transaction, in one statement:
+ * one row each, and for each an outbox row per push subscription of its recipient and one for their
+ * verified e-mail (channels that are on). They commit or roll back with the change; the worker sends.
+ */
+export async function recordNotifications(tx: Pick<Database, 'execute'>, items: readonly NotificationFor[]) {
+	if (items.length === 0) return;
+	const rows = JSON.stringify(
+		items.map(({ recipient, applicationId, change }) => {
+			const { title, body } = notificationText(change);
+			return { recipient: recipient.toLowerCase(), application_id: applicationId, kind: change.kind, title, body };
+		})
+	);
+	const on = channels.get();
+	if (on.push || on.email) noteOutboxRows(items.length);
+	const push = on.push
+		? sql`, push as (insert into ${w} (event_id, event_type, data, url_hash, url_host, channel)
+			select gen_random_uuid(), 'notification.push', jsonb_build_object('notificationId', n.id, 'subscriptionId', s.id), 'push', 'push', 'push'
+			from n join ${pushSubscriptions} s on s.member_address = n.recipient_address)`
+		: sql``;
+	const email = on.email
+		? sql`, mail as (insert into ${w} (event_id, event_type, data, url_hash, url_host, channel)
+			select gen_random_uuid(), 'notification.email', jsonb_build_object('notificationId', n.id), 'email', 'email', 'email'
+			from n join ${memberEmails} e on e.address = n.recipient_address and e.verified_at is not null)`
+		: sql``;
+	await tx.execute(sql`with n as (
+		insert into ${notifications} (recipient_address, application_id, kind, title, body)
+		select r.recipient, r.application_id, r.kind, r.title, r.body
+		from jsonb_to_recordset(${rows}::jsonb) as r(recipient text, application_id uuid, kind text, title text, body text)
+		returning id, recipient_address)${push}${email}
+		select 1`);
+}

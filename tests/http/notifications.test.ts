@@ -1,0 +1,272 @@
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import webpush from 'web-push';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engines } from '../helpers/db';
+import { getPage, postForm, textOf } from '../helpers/forms';
+import { MailCatcher } from '../helpers/mail-catcher';
+import { createServerDatabase } from '../helpers/postgres.js';
+import { PushService } from '../helpers/push-service';
+import { startServer, type RunningServer } from '../helpers/server';
+import { signIn } from '../helpers/siwe';
+
+// What applicants are told (docs/notifications.md), through the built server: the inbox and its
+// count, Web Push to a loopback push service that checks VAPID and decrypts, e-mail to a local SMTP
+// server; on PGlite and (with TEST_DATABASE_URL) on Postgres.
+const admin = privateKeyToAccount(generatePrivateKey());
+const vapid = webpush.generateVAPIDKeys();
+const SUBJECT = 'mailto:portal@example.test';
+
+describe.each(engines)('notifications on %s', (engine) => {
+	let server: RunningServer;
+	let base: string;
+	let push: PushService;
+	let mail: MailCatcher;
+	let drop: (() => Promise<void>) | undefined;
+	let adminCookie: string;
+	beforeAll(async () => {
+		push = await new PushService(vapid.publicKey, SUBJECT).start();
+		mail = await new MailCatcher().start();
+		const env: Record<string, string> = {
+			ADMIN_ADDRESSES: admin.address,
+			VAPID_PUBLIC_KEY: vapid.publicKey,
+			VAPID_PRIVATE_KEY: vapid.privateKey,
+			VAPID_SUBJECT: SUBJECT,
+			PUSH_SERVICE_ORIGINS: push.url,
+			SMTP_URL: mail.url,
+			MAIL_FROM: 'Portal <portal@example.test>'
+		};
+		if (engine === 'postgres') {
+			const database = await createServerDatabase(process.env.TEST_DATABASE_URL!, {
+				prefix: 'portal_notify',
+				migrate: true
+			});
+			env.DATABASE_URL = database.url;
+			drop = database.drop;
+		}
+		server = await startServer({ env });
+		base = server.url;
+		adminCookie = await signIn(base, admin);
+	}, 200_000);
+	afterAll(async () => {
+		await server?.stop();
+		await push?.stop();
+		await mail?.stop();
+		await drop?.();
+	});
+
+	const json = (path: string, method: string, body: unknown, cookie?: string) =>
+		fetch(base + path, {
+			method,
+			headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+			body: typeof body === 'string' ? body : JSON.stringify(body)
+		});
+	const subscribe = (path: string, cookie: string) => {
+		const sub = push.subscription(path);
+		return json('/api/push/subscriptions', 'POST', { endpoint: sub.endpoint, keys: sub.keys }, cookie);
+	};
+	async function applicant(name: string) {
+		const account = privateKeyToAccount(generatePrivateKey());
+		const cookie = await signIn(base, account);
+		return { account, cookie, name };
+	}
+	async function apply(a: { cookie: string; name: string; account: { address: string } }) {
+		expect(
+			(await postForm(`${base}/apply`, { displayName: a.name, motivation: 'Notify me' }, { cookie: a.cookie })).status
+		).toBe(303);
+		const page = await getPage(`${base}/admin?q=${a.account.address}`, adminCookie);
+		return /href="\/admin\/applications\/([0-9a-f-]{36})"/.exec(page.body)![1]!;
+	}
+	const move = (applicationId: string, to: string, reason = '') =>
+		postForm(`${base}/admin?/transition`, { applicationId, field: 'review', to, reason }, { cookie: adminCookie });
+	const unread = async (cookie?: string) => {
+		const r = await fetch(`${base}/api/notifications/unread`, { headers: cookie ? { cookie } : {} });
+		return { status: r.status, body: (await r.json()) as { unread?: number; error?: { code: string } } };
+	};
+
+	it('a subscribed applicant is pushed every change, encrypted and VAPID-signed; the inbox and the count agree', async () => {
+		const alice = await applicant('Alice Notify');
+		expect((await subscribe('/push/alice', alice.cookie)).status).toBe(201);
+		const id = await apply(alice);
+		await push.until((p) => p.some((x) => x.path === '/push/alice'));
+		expect(await move(id, 'needs_info', 'Please link your project.')).toMatchObject({ status: 303 });
+		const got = (await push.until((p) => p.filter((x) => x.path === '/push/alice').length >= 2)).filter(
+			(x) => x.path === '/push/alice'
+		);
+		expect(got.map((x) => x.payload)).toEqual([
+			expect.objectContaining({ title: 'We received your application', url: '/apply' }),
+			expect.objectContaining({
+				title: 'The reviewers ask for more information',
+				body: expect.stringContaining('Please link your project.'),
+				url: '/apply'
+			})
+		]);
+		expect(push.refused).toEqual([]);
+		expect(got[0]!.topic).toMatch(/^n\d+$/);
+
+		expect(await unread(alice.cookie)).toEqual({ status: 200, body: { unread: 2 } });
+		const inbox = await getPage(`${base}/inbox`, alice.cookie);
+		expect(inbox.status).toBe(200);
+		const text = textOf(inbox.body);
+		expect(text.indexOf('The reviewers ask for more information')).toBeLessThan(
+			text.indexOf('We received your application')
+		);
+		const ids = [...inbox.body.matchAll(/name="id" value="(\d+)"/g)].map((m) => m[1]!);
+		expect(ids).toHaveLength(2);
+		expect((await postForm(`${base}/inbox?/read`, { id: ids[0]! }, { cookie: alice.cookie })).status).toBe(303);
+		expect((await unread(alice.cookie)).body.unread).toBe(1);
+		expect((await postForm(`${base}/inbox?/read`, {}, { cookie: alice.cookie })).status).toBe(303);
+		expect((await unread(alice.cookie)).body.unread).toBe(0);
+	});
+
+	it('nobody reads or marks another’s notifications; a visitor gets 401', async () => {
+		const [bob, carol] = [await applicant('Bob Private'), await applicant('Carol Other')];
+		await apply(bob);
+		const bobsIds = [...(await getPage(`${base}/inbox`, bob.cookie)).body.matchAll(/name="id" value="(\d+)"/g)].map(
+			(m) => m[1]!
+		);
+		expect(bobsIds).toHaveLength(1);
+		expect(textOf((await getPage(`${base}/inbox`, carol.cookie)).body)).not.toContain('We received your application');
+		expect((await postForm(`${base}/inbox?/read`, { id: bobsIds[0]! }, { cookie: carol.cookie })).status).toBe(303);
+		expect((await unread(bob.cookie)).body.unread).toBe(1);
+		expect(await unread()).toEqual({
+			status: 401,
+			body: { error: expect.objectContaining({ code: 'unauthenticated' }) }
+		});
+		expect((await getPage(`${base}/inbox`)).status).toBe(401);
+		expect((await postForm(`${base}/inbox?/read`, { id: 'abc' }, { cookie: bob.cookie })).status).toBe(400);
+	});
+
+	it('refuses a subscription that is not one, or points anywhere but an allowed push service', async () => {
+		const dave = await applicant('Dave Subscriber');
+		const keys = push.subscription('/push/dave').keys;
+		const refused = async (body: unknown) => {
+			const r = await json('/api/push/subscriptions', 'POST', body, dave.cookie);
+			expect(r.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+			expect(((await r.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
+		};
+		await refused({ endpoint: 'https://evil.example/push', keys });
+		await refused({ endpoint: 'http://127.0.0.1:1/push', keys });
+		await refused({ endpoint: `${push.url.replace('http:', 'https:')}/push`, keys });
+		await refused({ endpoint: `${push.url}/push/x`, keys: { p256dh: 'short', auth: keys.auth } });
+		await refused({ endpoint: `${push.url}/push/x` });
+		await refused('not json');
+		await refused({ endpoint: `${push.url}/push/${'x'.repeat(5000)}`, keys });
+		expect((await json('/api/push/subscriptions', 'POST', { endpoint: `${push.url}/push/x`, keys })).status).toBe(401);
+		expect((await json('/api/push/subscriptions', 'DELETE', { endpoint: `${push.url}/push/x` })).status).toBe(401);
+	});
+
+	it('a 404 or 410 removes the subscription; a 5xx is retried until it passes', async () => {
+		const erin = await applicant('Erin Flaky');
+		push.respond = (path, n) => (path === '/push/gone' ? 410 : path === '/push/flaky' && n === 0 ? 503 : 201);
+		expect((await subscribe('/push/gone', erin.cookie)).status).toBe(201);
+		expect((await subscribe('/push/flaky', erin.cookie)).status).toBe(201);
+		const id = await apply(erin);
+		await push.until((p) => p.some((x) => x.path === '/push/flaky'), 30_000);
+		expect(push.hits.get('/push/flaky')).toBe(2);
+		expect(push.hits.get('/push/gone')).toBe(1);
+		await move(id, 'approved');
+		await push.until((p) => p.filter((x) => x.path === '/push/flaky').length === 2);
+		// The gone subscription was removed: the second change never went there.
+		expect(push.hits.get('/push/gone')).toBe(1);
+		// DELETE forgets this browser: the next change is not pushed.
+		expect(
+			(await json('/api/push/subscriptions', 'DELETE', { endpoint: `${push.url}/push/flaky` }, erin.cookie)).status
+		).toBe(204);
+	}, 40_000);
+
+	it('e-mail: verified by a one-time link, then every change, with one-click unsubscribe; 5 links a day', async () => {
+		const fay = await applicant('Fay Mail');
+		const address = `fay-${Date.now()}@example.test`;
+		expect((await postForm(`${base}/inbox?/email`, { email: address }, { cookie: fay.cookie })).location).toBe(
+			'/inbox?done=email'
+		);
+		const [verification] = (
+			await mail.until((m) => m.some((x) => x.to && JSON.stringify(x.to).includes(address)))
+		).filter((m) => JSON.stringify(m.to).includes(address));
+		expect(verification!.subject).toBe('Confirm your e-mail address');
+		const link = /(http:\/\/\S+\/inbox\/verify\?token=\S+)/.exec(verification!.text!)![1]!;
+		expect(link.startsWith(base)).toBe(true);
+		// Nothing is mailed before the address is confirmed.
+		const id = await apply(fay);
+		expect((await getPage(link)).status).toBe(200);
+		expect((await getPage(link)).status).toBe(400);
+		expect(textOf((await getPage(`${base}/inbox`, fay.cookie)).body)).toContain(`E-mails go to ${address}`);
+
+		await move(id, 'approved');
+		const mails = await mail.until((m) =>
+			m.some((x) => x.subject === 'Your application was approved' && JSON.stringify(x.to).includes(address))
+		);
+		expect(mails.filter((m) => JSON.stringify(m.to).includes(address)).map((m) => m.subject)).toEqual([
+			'Confirm your e-mail address',
+			'Your application was approved'
+		]);
+		const approved = mails.find((m) => m.subject === 'Your application was approved')!;
+		expect(approved.text).toContain(`${base}/apply`);
+		expect(approved.html).toContain('See your application');
+		const header = (name: string) => approved.headerLines.find((h) => h.key === name)?.line ?? '';
+		expect(header('list-unsubscribe-post')).toBe('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
+		const unsubscribe = /<(http:\/\/[^>]+)>/.exec(header('list-unsubscribe'))![1]!;
+		expect(unsubscribe.startsWith(`${base}/inbox/unsubscribe?token=`)).toBe(true);
+		// The GET shows a button and stops nothing (a mail scanner follows links).
+		expect((await getPage(unsubscribe)).status).toBe(200);
+		expect(textOf((await getPage(`${base}/inbox`, fay.cookie)).body)).toContain(`E-mails go to ${address}`);
+		// RFC 8058: the mail provider posts from its own servers, without a cookie or the portal's origin.
+		const oneClick = await fetch(unsubscribe, {
+			method: 'POST',
+			headers: { 'content-type': 'application/x-www-form-urlencoded' },
+			body: 'List-Unsubscribe=One-Click'
+		});
+		expect(oneClick.status).toBe(200);
+		expect(textOf((await getPage(`${base}/inbox`, fay.cookie)).body)).not.toContain(address);
+
+		// The address never reaches an admin's pages or exports.
+		for (const path of [
+			`/admin?q=${fay.account.address}`,
+			`/admin/applications/${id}`,
+			'/admin/applications.csv',
+			'/admin/webhooks'
+		])
+			expect((await getPage(base + path, adminCookie)).body, path).not.toContain(address);
+		expect(server.output()).not.toContain(address);
+
+		// Verification sends are limited: 5 in 24 hours (one spent above).
+		for (let i = 0; i < 4; i++)
+			expect(
+				(await postForm(`${base}/inbox?/email`, { email: `f${i}@example.test` }, { cookie: fay.cookie })).status
+			).toBe(303);
+		const over = await postForm(`${base}/inbox?/email`, { email: 'f9@example.test' }, { cookie: fay.cookie });
+		expect(over.status).toBe(429);
+		expect(
+			(
+				await postForm(
+					`${base}/inbox?/email`,
+					{ email: 'not an address' },
+					{ cookie: await (await applicant('G')).cookie }
+				)
+			).status
+		).toBe(400);
+	}, 40_000);
+
+	it('nothing about votes, comments or notes reaches an applicant', async () => {
+		const hal = await applicant('Hal Quiet');
+		const id = await apply(hal);
+		await push.until(() => true);
+		const before = textOf((await getPage(`${base}/inbox`, hal.cookie)).body);
+		expect(
+			(await postForm(`${base}/admin/applications/${id}?/note`, { body: 'SECRET-NOTE-TEXT' }, { cookie: adminCookie }))
+				.status
+		).toBe(303);
+		const vote = await postForm(
+			`${base}/review/${id}?/vote`,
+			{ vote: 'approve', comment: 'SECRET-COMMENT-TEXT' },
+			{ cookie: adminCookie }
+		);
+		expect([200, 303]).toContain(vote.status);
+		await new Promise((r) => setTimeout(r, 1500));
+		const after = textOf((await getPage(`${base}/inbox`, hal.cookie)).body);
+		expect(after).toBe(before);
+		expect((await unread(hal.cookie)).body.unread).toBe(1);
+		const everything = JSON.stringify([push.pushed, mail.mails.map((m) => [m.subject, m.text])]);
+		expect(everything).not.toMatch(/SECRET-|vote|score|comment|note/i);
+	});
+});

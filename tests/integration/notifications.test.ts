@@ -1,0 +1,127 @@
+// Notifications are written in the transaction of the change they tell (docs/notifications.md): one per
+// application moved, with an outbox row per push subscription and verified e-mail; none for a refused
+// or rolled-back move; and each member reads only their own.
+import { eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyMoves } from '../../src/lib/server/applications/moves';
+import { memberEmails, notifications, pushSubscriptions, webhookDeliveries } from '../../src/lib/server/db/schema';
+import { inboxOf, markRead, unreadCount } from '../../src/lib/server/notifications/inbox';
+import { setNotificationChannels } from '../../src/lib/server/notifications/record';
+import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
+import { addMember, adminMember, randomTxHash, seedApplication } from '../helpers/members';
+
+describe.each(engines)('notifications on %s', (engine) => {
+	let t: TestDatabase;
+	beforeAll(async () => {
+		t = await createTestDatabase(engine);
+		setNotificationChannels({ push: true, email: true });
+	});
+	afterAll(async () => {
+		setNotificationChannels({ push: false, email: false });
+		await t?.drop();
+	});
+
+	const notificationsOf = (ids: string[]) =>
+		t.db.select().from(notifications).where(inArray(notifications.applicationId, ids));
+	const deliveriesOf = async (ids: number[]) =>
+		(await t.db.select().from(webhookDeliveries)).filter((r) => ids.includes(r.data.notificationId as number));
+
+	it('a bulk move writes one notification per application, and delivery rows for push and verified mail only', async () => {
+		const members = await Promise.all(Array.from({ length: 5 }, () => addMember(t.db)));
+		const apps = await Promise.all(members.map((m) => seedApplication(t.db, m.address)));
+		// The first has two browsers, the second a verified address, the third an unverified one.
+		await t.db.insert(pushSubscriptions).values(
+			['a', 'b'].map((k) => ({
+				memberAddress: members[0]!.address,
+				endpoint: `https://fcm.googleapis.com/fcm/send/${k}${apps[0]!.id}`,
+				p256dh: 'p',
+				auth: 'a'
+			}))
+		);
+		await t.db.insert(memberEmails).values([
+			{ address: members[1]!.address, email: 'one@example.test', verifiedAt: new Date() },
+			{ address: members[2]!.address, email: 'two@example.test' }
+		]);
+		const ids = apps.map((a) => a.id);
+		const outcome = await applyMoves(t.db, adminMember(), {
+			applicationIds: ids,
+			field: 'review',
+			to: 'needs_info',
+			reason: 'Please link your project.',
+			txHash: '',
+			from: ''
+		});
+		expect(outcome.ok).toBe(true);
+		const rows = await notificationsOf(ids);
+		expect(rows).toHaveLength(5);
+		for (const [i, m] of members.entries()) {
+			const row = rows.find((r) => r.applicationId === apps[i]!.id)!;
+			expect(row).toMatchObject({ recipientAddress: m.address, kind: 'application.transitioned', readAt: null });
+			expect(row.title).toBe('The reviewers ask for more information');
+			expect(row.body).toContain('Please link your project.');
+		}
+		const deliveries = await deliveriesOf(rows.map((r) => r.id));
+		const of = (i: number) => {
+			const id = rows.find((r) => r.applicationId === apps[i]!.id)!.id;
+			return deliveries.filter((d) => d.data.notificationId === id).map((d) => d.channel);
+		};
+		expect(of(0)).toEqual(['push', 'push']);
+		expect(of(1)).toEqual(['email']);
+		expect([...of(2), ...of(3), ...of(4)]).toEqual([]);
+		// Never the address or the endpoint in the outbox: ids only.
+		expect(JSON.stringify(deliveries)).not.toMatch(/example\.test|fcm\.googleapis/);
+	});
+
+	it('a refused move writes none, and a move rolled back with its transaction writes none', async () => {
+		const ok = await seedApplication(t.db, (await addMember(t.db)).address, { review: 'approved' });
+		const pending = await seedApplication(t.db, (await addMember(t.db)).address);
+		const move = { field: 'allowlist', to: 'added', reason: '', from: '' } as const;
+		const refused = await applyMoves(
+			t.db,
+			adminMember(),
+			{ ...move, applicationIds: [ok.id, pending.id], txHash: randomTxHash() },
+			{ txVerified: true }
+		);
+		expect(refused).toMatchObject({ ok: false, status: 409 });
+		expect(await notificationsOf([ok.id, pending.id])).toEqual([]);
+
+		await expect(
+			t.db.transaction(async (tx) => {
+				const done = await applyMoves(
+					tx as unknown as typeof t.db,
+					adminMember(),
+					{ ...move, applicationIds: [ok.id], txHash: randomTxHash() },
+					{ txVerified: true }
+				);
+				expect(done.ok).toBe(true);
+				expect(await tx.select().from(notifications).where(eq(notifications.applicationId, ok.id))).toHaveLength(1);
+				throw new Error('roll back');
+			})
+		).rejects.toThrow('roll back');
+		expect(await notificationsOf([ok.id])).toEqual([]);
+	});
+
+	it('each member reads and marks only their own', async () => {
+		const [alice, bob] = [await addMember(t.db), await addMember(t.db)];
+		const [a, b] = [await seedApplication(t.db, alice.address), await seedApplication(t.db, bob.address)];
+		for (const app of [a, b])
+			await applyMoves(t.db, adminMember(), {
+				applicationIds: [app.id],
+				field: 'review',
+				to: 'approved',
+				reason: '',
+				txHash: '',
+				from: ''
+			});
+		const mine = await inboxOf(t.db, alice.address);
+		expect(mine.map((n) => n.title)).toEqual(['Your application was approved']);
+		const bobs = (await inboxOf(t.db, bob.address))[0]!;
+		// Alice marking Bob's id changes nothing.
+		expect(await markRead(t.db, alice.address, { id: String(bobs.id) })).toEqual({ ok: true, value: { marked: 0 } });
+		expect(await unreadCount(t.db, bob.address)).toBe(1);
+		expect(await markRead(t.db, bob.address, { id: 'x' })).toMatchObject({ ok: false, status: 400 });
+		expect(await markRead(t.db, alice.address, {})).toEqual({ ok: true, value: { marked: 1 } });
+		expect(await unreadCount(t.db, alice.address)).toBe(0);
+		expect(await unreadCount(t.db, bob.address)).toBe(1);
+	});
+});
