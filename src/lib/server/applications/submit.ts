@@ -24,6 +24,7 @@ import { currentForm } from '../forms/versions';
 import { eligibilityAtSubmission } from '../eligibility/submission';
 import { applicantColumns, historyOf, newestFirst, type ApplicationWithHistory } from './history';
 import { consume } from '../platform/rate-limit';
+import { assignOnSubmit } from '../reviews/assignment';
 import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } from '../webhooks/events';
 
 export type { Application, ApplicationEvent };
@@ -83,6 +84,7 @@ export async function submitApplication(
 					.values({ applicantAddress: member.address, ...fields })
 					.returning();
 				await enqueueWebhookEvent(tx, applicationSubmitted(application!));
+				await assignOnSubmit(tx, application!.id);
 				return { ok: true, value: { application: application!, resubmitted: false } };
 			}
 			if (active.review !== 'needs_info') return alreadyActive;
@@ -111,6 +113,8 @@ export async function submitApplication(
 				reason: 'resubmitted'
 			});
 			await enqueueWebhookEvent(tx, applicationResubmitted(application));
+			// Topped up to N: reviewers removed or conflicted since are replaced.
+			await assignOnSubmit(tx, application.id);
 			return { ok: true, value: { application, resubmitted: true } };
 		});
 	} catch (err) {

@@ -456,3 +456,5 @@ export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
 export type ApplicationRevision = typeof applicationRevisions.$inferSelect;
 export type ApplicationNote = typeof applicationNotes.$inferSelect;
 export type ApplicationVote = typeof applicationVotes.$inferSelect;
+export type ReviewConflict = typeof reviewConflicts.$inferSelect;
+export type ReviewAssignment = typeof reviewAssignments.$inferSelect;

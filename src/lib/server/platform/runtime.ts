@@ -7,6 +7,7 @@ import { setTxCheckEndpoint } from '../applications/tx-verify';
 import { setEligibilityEndpoint } from '../eligibility/check';
 import { toEndpoint, type WebhookEndpoint } from '../webhooks/endpoints';
 import { setWebhookEndpoints } from '../webhooks/events';
+import { setConfiguredReviewers } from '../reviews/roster';
 import { singleton } from '$lib/singleton';
 
 /** The process's configuration and shared resources, made once at start-up. */
@@ -30,6 +31,7 @@ export async function startRuntime(env: Record<string, string | undefined>): Pro
 	setWebhookEndpoints(webhookEndpoints);
 	setTxCheckEndpoint(config.polygonRpcUrl);
 	setEligibilityEndpoint(config.polygonRpcUrl);
+	setConfiguredReviewers(config.reviewerAddresses);
 	return current.set({
 		config,
 		database: createDb(config),
