@@ -43,10 +43,12 @@ describe.each(engines)('review assignment on %s', (engine) => {
 			.map((a) => a.r)
 			.sort();
 	const openCounts = async () =>
-		(await workloadOf(
-			t.db,
-			pool.map((p) => p.address)
-		)).map((w) => w.open);
+		(
+			await workloadOf(
+				t.db,
+				pool.map((p) => p.address)
+			)
+		).map((w) => w.open);
 	const clear = async () => {
 		await t.db.execute(sql`delete from review_assignments`);
 		await t.db.execute(sql`update applications set review = 'rejected' where review = 'pending'`);
@@ -129,7 +131,9 @@ describe.each(engines)('review assignment on %s', (engine) => {
 		// The next application's second reviewer is the extra one.
 		const next = await submit();
 		const [, other] = await assigned(next.id);
-		await t.db.execute(sql`delete from review_assignments where application_id = ${next.id} and reviewer_address = ${other}`);
+		await t.db.execute(
+			sql`delete from review_assignments where application_id = ${next.id} and reviewer_address = ${other}`
+		);
 		await t.db.execute(
 			sql`insert into review_assignments (application_id, reviewer_address, assigned_by) values (${next.id}, ${extra.address}, 'auto') on conflict do nothing`
 		);
@@ -154,7 +158,9 @@ describe.each(engines)('review assignment on %s', (engine) => {
 		});
 		expect(moved.ok).toBe(true);
 		const [gone] = await assigned(app.id);
-		await t.db.execute(sql`delete from review_assignments where application_id = ${app.id} and reviewer_address = ${gone}`);
+		await t.db.execute(
+			sql`delete from review_assignments where application_id = ${app.id} and reviewer_address = ${gone}`
+		);
 		expect(await assigned(app.id)).toHaveLength(1);
 		await submit(applicant);
 		expect(await assigned(app.id)).toHaveLength(2);

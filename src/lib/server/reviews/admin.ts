@@ -27,6 +27,10 @@ export async function reviewersOf(db: Database, applicationId: string, applicant
 		conflictsOn(db, applicationId),
 		reviewerSet(db)
 	]);
-	const taken = new Set([applicant, ...assignments.map((a) => a.reviewerAddress), ...conflicts.map((c) => c.reviewerAddress)]);
+	const taken = new Set([
+		applicant,
+		...assignments.map((a) => a.reviewerAddress),
+		...conflicts.map((c) => c.reviewerAddress)
+	]);
 	return { assignments, conflicts, candidates: [...everyone].filter((a) => !taken.has(a)).sort() };
 }

@@ -58,7 +58,9 @@ export async function unassignReviewer(
 	if (!reviewer.ok) return reviewer;
 	const [row] = await db
 		.delete(reviewAssignments)
-		.where(and(eq(reviewAssignments.applicationId, applicationId), eq(reviewAssignments.reviewerAddress, reviewer.value)))
+		.where(
+			and(eq(reviewAssignments.applicationId, applicationId), eq(reviewAssignments.reviewerAddress, reviewer.value))
+		)
 		.returning();
 	if (!row) return notFound('This reviewer is not assigned to this application.');
 	return { ok: true, value: { reviewer: reviewer.value } };

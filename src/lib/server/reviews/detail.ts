@@ -81,10 +81,7 @@ export async function reviewDetail(db: Database, reviewer: SignedInMember, id: s
 			.select({ reason: reviewConflicts.reason, createdAt: reviewConflicts.createdAt })
 			.from(reviewConflicts)
 			.where(mineOn(reviewConflicts)),
-		db
-			.select({ at: reviewAssignments.assignedAt })
-			.from(reviewAssignments)
-			.where(mineOn(reviewAssignments))
+		db.select({ at: reviewAssignments.assignedAt }).from(reviewAssignments).where(mineOn(reviewAssignments))
 	]);
 	const revealed = !conflict && (reviewer.isAdmin || mine.some((v) => v.vote !== 'abstain'));
 	const [versions, all] = await Promise.all([

@@ -150,7 +150,8 @@ export async function castVote(
 	if (row.vote_id && row.created_at) return { ok: true, value: { id: row.vote_id, vote, createdAt: row.created_at } };
 	if (row.applicant_address === reviewer.address)
 		return forbidden('This is your own application: you cannot vote on it.');
-	if (row.conflicted) return forbidden('You declared a conflict of interest on this application: you cannot vote on it.');
+	if (row.conflicted)
+		return forbidden('You declared a conflict of interest on this application: you cannot vote on it.');
 	return conflict('This application has been decided: votes are closed.');
 }
 
