@@ -46,7 +46,7 @@ async function tabTo(page: Page, target: Locator, max = 60): Promise<void> {
 	throw new Error(`no focus on ${target.toString()} after ${max} Tab presses`);
 }
 
-test.setTimeout(240_000);
+test.describe.configure({ timeout: 240_000 });
 
 test('an admin adds a reviewer and sets two per application; the reviewer declares a conflict on an assigned one', async ({
 	browser
