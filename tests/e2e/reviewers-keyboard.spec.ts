@@ -19,6 +19,7 @@ const post = (path: string, fields: Record<string, string>, cookie: string) =>
 	});
 
 test.beforeAll(async () => {
+	test.setTimeout(180_000);
 	server = await startPortal({ ADMIN_ADDRESSES: admin.address });
 	// A second reviewer already there, so that two can be assigned.
 	expect(
