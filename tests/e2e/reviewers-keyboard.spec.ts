@@ -102,7 +102,7 @@ test('an admin adds a reviewer and sets two per application; the reviewer declar
 	await mine.keyboard.type('She is my sister.');
 	await tabTo(mine, mine.getByRole('button', { name: 'Declare a conflict' }));
 	await mine.keyboard.press('Enter');
-	await expect(mine.getByText('You declared a conflict of interest')).toBeVisible();
+	await expect(mine.getByText(/^You declared a conflict of interest: you cannot vote/)).toBeVisible();
 	await expect(mine.getByRole('button', { name: 'Cast vote' })).toHaveCount(0);
 	await expect(mine.getByText('Hidden: you declared a conflict of interest.')).toBeVisible();
 	await screenshots(mine, testInfo, 'review-conflict');

@@ -2,7 +2,7 @@ import { memberFromAddress, type SignedInMember } from './guards';
 import { runtime } from '../platform/runtime';
 import { configuredReviewers, reviewerSet } from '../reviews/roster';
 import { CACHE_MS } from '../forms/versions';
-import { singleton } from '$lib/singleton';
+import { singleton } from '$lib/platform/singleton';
 
 const failed = singleton('reviewer set read failed', () => ({ at: 0 }));
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
-import { singleton } from '$lib/singleton';
+import { singleton } from '$lib/platform/singleton';
 
 /** A transaction (or the database) that runs SQL. */
 type Executor = Pick<Database, 'execute'>;

@@ -1,5 +1,5 @@
 import { asc, eq, sql } from 'drizzle-orm';
-import { singleton } from '$lib/singleton';
+import { singleton } from '$lib/platform/singleton';
 import type { Database } from '../db/client';
 import { reviewers, reviewSettings } from '../db/schema';
 import type { SignedInMember } from '../auth/guards';
