@@ -33,6 +33,7 @@ const all = {
 	stall: () => import('./scenarios/stall.js'),
 	questions: () => import('./scenarios/questions.js'),
 	votes: () => import('./scenarios/votes.js'),
+	assignment: () => import('./scenarios/assignment.js'),
 	webhooks: () => import('./scenarios/webhooks.js'),
 	'js-size': () => import('./scenarios/js-size.js'),
 	lighthouse: () => import('./scenarios/lighthouse.js'),

@@ -6,8 +6,9 @@ import { env as publicEnv } from '$env/dynamic/public';
 import { ConfigError } from '$lib/server/platform/config';
 import { SchemaNotMigratedError, faultForLog, isDatabaseUnavailable } from '$lib/server/db/errors';
 import { bearerMatches } from '$lib/server/auth/bearer';
-import { memberFromAddress, rolesOf } from '$lib/server/auth/guards';
+import { rolesOf } from '$lib/server/auth/guards';
 import { CALLER_ROLES_PROBE } from '$lib/platform/hidden-sections';
+import { memberOf } from '$lib/server/auth/member-of';
 import { apiErrorBodies, refuseCrossSiteForms, refuseUnknownActions } from '$lib/server/platform/request-guards';
 import { routedPath } from '$lib/server/platform/http';
 import { runtime, startRuntime } from '$lib/server/platform/runtime';
@@ -83,11 +84,9 @@ const readSession: Handle = async ({ event, resolve }) => {
 	event.locals.session = null;
 	event.locals.member = null;
 	if (!building) {
-		const { sessions, config } = runtime();
-		const session = await sessions.read(event.cookies.get(SESSION_COOKIE));
+		const session = await runtime().sessions.read(event.cookies.get(SESSION_COOKIE));
 		event.locals.session = session;
-		if (session?.address)
-			event.locals.member = memberFromAddress(session.address, config.adminAddresses, config.reviewerAddresses);
+		if (session?.address) event.locals.member = await memberOf(session.address);
 	}
 	return resolve(event);
 };
@@ -178,9 +177,7 @@ export const handleFetch: HandleFetch = async ({ event, request, fetch }) => {
 	if (url.origin !== event.url.origin || url.pathname !== CALLER_ROLES_PROBE) return fetch(request);
 	const session = building ? null : await runtime().sessions.read(event.cookies.get(SESSION_COOKIE));
 	const { config } = runtime();
-	const member = session?.address
-		? memberFromAddress(session.address, config.adminAddresses, config.reviewerAddresses)
-		: null;
+	const member = session?.address ? await memberOf(session.address) : null;
 	const authorization = event.request.headers.get('authorization');
 	const roles: string[] = rolesOf(member);
 	// Vercel Cron calls GET only: any other method with the secret still meets the unknown path.

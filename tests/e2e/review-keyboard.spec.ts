@@ -74,7 +74,7 @@ test('a reviewer finds the application in their queue and votes with scores and 
 	await tabTo(page, page.getByRole('link', { name: 'Keyboard Kim' }));
 	await page.keyboard.press('Enter');
 	await expect(page.getByRole('heading', { level: 1, name: 'Keyboard Kim' })).toBeVisible();
-	await expect(page.getByText('Hidden until you have voted')).toBeVisible();
+	await expect(page.getByText('Hidden until you approve or reject')).toBeVisible();
 	await screenshots(page, testInfo, 'review-application');
 
 	// A reject without a comment is refused, and focus lands on the comment to fix.

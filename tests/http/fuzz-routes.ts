@@ -48,7 +48,7 @@ export const ROUTES: readonly FuzzRoute[] = [
 	},
 	{
 		id: '/admin/applications/[id]',
-		actions: { transition: MOVE, note: ['body'], eligibility: [] },
+		actions: { transition: MOVE, note: ['body'], eligibility: [], assign: ['reviewer'], unassign: ['reviewer'] },
 		query: ['done'],
 		shownTo: ADMINS
 	},
@@ -76,8 +76,19 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/admin/batches/distribution.json', query: ['ids'], shownTo: ADMINS },
 	{ id: '/admin/webhooks', actions: { retry: ['deliveryId'] }, shownTo: ADMINS },
 	{ id: '/admin/insights', shownTo: ADMINS },
+	{
+		id: '/admin/reviewers',
+		actions: { add: ['address'], remove: ['address'], settings: ['perApplication'] },
+		query: ['done'],
+		shownTo: ADMINS
+	},
 	{ id: '/review', query: ['tab', 'after'], shownTo: REVIEWERS },
-	{ id: '/review/[id]', actions: { vote: ['vote', 'comment', 'score.fit'] }, query: ['voted'], shownTo: REVIEWERS },
+	{
+		id: '/review/[id]',
+		actions: { vote: ['vote', 'comment', 'score.fit'], conflict: ['reason'] },
+		query: ['voted'],
+		shownTo: REVIEWERS
+	},
 	{ id: '/api/auth/nonce' },
 	{ id: '/api/auth/verify', json: ['message', 'signature'] },
 	{ id: '/api/auth/logout' },

@@ -150,7 +150,7 @@ describe.each(engines)('reviewers and votes on %s', (engine) => {
 		expect((await send(url, 'GET', '/%72eview', { cookie: cookies[0]! })).status).toBe(200);
 	}, 120_000);
 
-	it('blind until voted: no other vote in a reviewer’s page or its __data.json before their own, all after', async () => {
+	it('blind until one’s own approve or reject: no other vote in the page or its __data.json before, nor after an abstention', async () => {
 		const { id } = await apply(newAccount(), 'Blind Bea');
 		// In reviewer 0's queue, longest waiting first.
 		expect(textOf((await getPage(`${base}/review`, cookies[0])).body)).toContain('Blind Bea');
@@ -164,8 +164,17 @@ describe.each(engines)('reviewers and votes on %s', (engine) => {
 			expect(before.body).not.toContain('COMMENT-OF-R0');
 			expect(before.body.toLowerCase()).not.toContain(r0);
 		}
-		expect(textOf((await getPage(`${base}/review/${id}`, cookies[1])).body)).toContain('Hidden until you have voted');
+		expect(textOf((await getPage(`${base}/review/${id}`, cookies[1])).body)).toContain(
+			'Hidden until you approve or reject'
+		);
+		// An abstention opens nothing (decision 0040): still hidden in the page and its data.
 		expect((await vote(1, id, { vote: 'abstain' })).status).toBe(303);
+		for (const path of [`/review/${id}`, `/review/${id}/__data.json`]) {
+			const abstained = await getPage(`${base}${path}`, cookies[1]);
+			expect(abstained.body).not.toContain('COMMENT-OF-R0');
+			expect(abstained.body.toLowerCase()).not.toContain(r0);
+		}
+		expect((await vote(1, id, { ...approve, comment: '' })).status).toBe(303);
 		for (const path of [`/review/${id}`, `/review/${id}/__data.json`]) {
 			const after = await getPage(`${base}${path}`, cookies[1]);
 			expect(after.body).toContain('COMMENT-OF-R0');

@@ -100,7 +100,7 @@ describe.each(engines)('reviewer votes on %s', (engine) => {
 		expect(await rowsOf(app.id)).toEqual([]);
 	});
 
-	it('blind until voted: a reviewer sees no other vote before their own, all after; admins always', async () => {
+	it('blind until one’s own approve or reject: nothing before, nor after an abstention; all after; admins always', async () => {
 		const app = await pending();
 		const [a, b] = [await reviewer(), await reviewer()];
 		await castVote(t.db, a, app.id, { ...approve, comment: 'secret comment of A' });
@@ -109,9 +109,13 @@ describe.each(engines)('reviewer votes on %s', (engine) => {
 		expect(JSON.stringify(before)).not.toContain('secret comment of A');
 		expect((await reviewDetail(t.db, admin, app.id))?.others?.map((v) => v.comment)).toEqual(['secret comment of A']);
 		await castVote(t.db, b, app.id, { vote: 'abstain' });
+		const abstained = await reviewDetail(t.db, b, app.id);
+		expect(abstained?.others).toBeNull();
+		expect(JSON.stringify(abstained)).not.toContain('secret comment of A');
+		await castVote(t.db, b, app.id, approve);
 		const after = await reviewDetail(t.db, b, app.id);
 		expect(after?.others?.map((v) => v.reviewerAddress)).toEqual([a.address]);
-		expect(after?.mine.map((v) => v.vote)).toEqual(['abstain']);
+		expect(after?.mine.map((v) => v.vote)).toEqual(['approve', 'abstain']);
 	});
 
 	it('the queue lists pending applications the reviewer has not voted on (not their own), oldest first; voted lists theirs', async () => {

@@ -123,6 +123,8 @@ export interface TableRow extends ApplicationStates {
 	notes: number;
 	/** Votes (#27): the current votes' counts and mean score. */
 	votes: VoteTally;
+	/** The reviewers assigned to it, in the order they were (decision 0040). */
+	assigned: string[];
 }
 
 /** Votes (#27): what the table needs from the configuration. */
@@ -222,6 +224,9 @@ export async function reviewTable(
 				),
 			// Votes (#27): the tally kept on the row (drizzle/0011)
 			votes: tallyColumns,
+			assigned: sql<
+				string[]
+			>`array(select r.reviewer_address from review_assignments as r where r.application_id = "applications"."id" order by r.assigned_at, r.reviewer_address)`,
 			scoreKey: scored ? sql<string>`coalesce(${applications.votesMeanScore}, 0)::text` : sql<null>`null`
 		})
 		.from(applications)

@@ -24,6 +24,7 @@ import { currentForm } from '../forms/versions';
 import { eligibilityAtSubmission } from '../eligibility/submission';
 import { applicantColumns, historyOf, newestFirst, type ApplicationWithHistory } from './history';
 import { consume } from '../platform/rate-limit';
+import { assignOnSubmit } from '../reviews/assignment';
 import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } from '../webhooks/events';
 import { recordNotifications } from '../notifications/record';
 
@@ -87,6 +88,7 @@ export async function submitApplication(
 				await recordNotifications(tx, [
 					{ recipient: member.address, applicationId: application!.id, change: { kind: 'application.submitted' } }
 				]);
+				await assignOnSubmit(tx, application!.id);
 				return { ok: true, value: { application: application!, resubmitted: false } };
 			}
 			if (active.review !== 'needs_info') return alreadyActive;
@@ -118,6 +120,8 @@ export async function submitApplication(
 			await recordNotifications(tx, [
 				{ recipient: member.address, applicationId: application.id, change: { kind: 'application.resubmitted' } }
 			]);
+			// Topped up to N: reviewers removed or conflicted since are replaced.
+			await assignOnSubmit(tx, application.id);
 			return { ok: true, value: { application, resubmitted: true } };
 		});
 	} catch (err) {

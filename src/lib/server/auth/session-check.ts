@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse } from 'cookie';
 import { getAddress } from 'viem';
-import { memberFromAddress, type SignedInMember } from './guards';
+import type { SignedInMember } from './guards';
+import { memberOf } from './member-of';
 import { SESSION_COOKIE } from './session';
 import { runtime } from '../platform/runtime';
 import { REQUEST_ID_HEADER, recordRequest, requestIdFrom } from '../platform/observability';
@@ -28,13 +29,11 @@ export async function answerSessionCheck(req: IncomingMessage, res: ServerRespon
 	const started = performance.now();
 	const forwarded = req.headers[REQUEST_ID_HEADER];
 	const requestId = requestIdFrom(typeof forwarded === 'string' ? forwarded : undefined);
-	const { sessions, config } = runtime();
+	const { sessions } = runtime();
 	// As SvelteKit's event.cookies.get reads it: the same parser, the first cookie of that name.
 	const cookie = req.headers.cookie;
 	const session = cookie ? await sessions.read(parse(cookie)[SESSION_COOKIE]) : null;
-	const member = session?.address
-		? memberFromAddress(session.address, config.adminAddresses, config.reviewerAddresses)
-		: null;
+	const member = session?.address ? await memberOf(session.address) : null;
 	const body = JSON.stringify(sessionCheckBody(member));
 	res.writeHead(200, {
 		'cache-control': 'no-store',

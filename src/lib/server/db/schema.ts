@@ -239,6 +239,8 @@ export const applicationVotes = pgTable(
 		/** Criterion key → 1–5 (`{}` for an abstention). */
 		scores: jsonb('scores').$type<Record<string, number>>().notNull().default({}),
 		comment: text('comment').notNull().default(''),
+		/** Cast once its reviewer could read the others' votes (docs/decisions/0040-review-assignment.md). */
+		afterSeeingOthers: boolean('after_seeing_others').notNull().default(false),
 		createdAt: createdAt()
 	},
 	(t) => [
@@ -247,6 +249,67 @@ export const applicationVotes = pgTable(
 		check('application_votes_vote_choice', sql`${t.vote} in ('approve', 'reject', 'abstain')`),
 		check('application_votes_scores_object', sql`jsonb_typeof(${t.scores}) = 'object'`),
 		check('application_votes_comment_length', sql`char_length(${t.comment}) <= ${n(L.voteComment.max)}`)
+	]
+);
+
+/** Reviewers added in the portal (/admin/reviewers); REVIEWER_ADDRESSES are reviewers without a row. */
+export const reviewers = pgTable(
+	'reviewers',
+	{
+		address: text('address').primaryKey(),
+		addedBy: text('added_by').notNull(),
+		addedAt: timestamp('added_at', { withTimezone: true }).notNull().defaultNow()
+	},
+	(t) => [check('reviewers_address_lowercase', sql`${t.address} ~ '^0x[0-9a-f]{40}$'`)]
+);
+
+/** One row (id = 1): how many reviewers each application is assigned (0: everyone sees everything). */
+export const reviewSettings = pgTable(
+	'review_settings',
+	{
+		id: smallint('id').primaryKey().default(1),
+		perApplication: smallint('per_application').notNull().default(0),
+		updatedBy: text('updated_by'),
+		updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow()
+	},
+	(t) => [
+		check('review_settings_one_row', sql`${t.id} = 1`),
+		check('review_settings_per_application_range', sql`${t.perApplication} between 0 and 10`)
+	]
+);
+
+/** Who is asked to review which application (docs/decisions/0040-review-assignment.md). */
+export const reviewAssignments = pgTable(
+	'review_assignments',
+	{
+		applicationId: uuid('application_id')
+			.notNull()
+			.references(() => applications.id),
+		reviewerAddress: text('reviewer_address').notNull(),
+		assignedAt: timestamp('assigned_at', { withTimezone: true }).notNull().defaultNow(),
+		/** `auto`, or the admin's address. */
+		assignedBy: text('assigned_by').notNull()
+	},
+	(t) => [
+		primaryKey({ columns: [t.applicationId, t.reviewerAddress] }),
+		index('review_assignments_reviewer_idx').on(t.reviewerAddress, t.assignedAt)
+	]
+);
+
+/** A reviewer's declared conflict of interest: no vote, no view of the others' votes, no assignment. */
+export const reviewConflicts = pgTable(
+	'review_conflicts',
+	{
+		applicationId: uuid('application_id')
+			.notNull()
+			.references(() => applications.id),
+		reviewerAddress: text('reviewer_address').notNull(),
+		reason: text('reason').notNull(),
+		createdAt: createdAt()
+	},
+	(t) => [
+		primaryKey({ columns: [t.applicationId, t.reviewerAddress] }),
+		check('review_conflicts_reason_length', sql`char_length(${t.reason}) between 1 and 500`)
 	]
 );
 
@@ -461,3 +524,5 @@ export type PushSubscriptionRow = typeof pushSubscriptions.$inferSelect;
 export type ApplicationRevision = typeof applicationRevisions.$inferSelect;
 export type ApplicationNote = typeof applicationNotes.$inferSelect;
 export type ApplicationVote = typeof applicationVotes.$inferSelect;
+export type ReviewConflict = typeof reviewConflicts.$inferSelect;
+export type ReviewAssignment = typeof reviewAssignments.$inferSelect;

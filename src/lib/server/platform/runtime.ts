@@ -9,6 +9,7 @@ import { toEndpoint, type WebhookEndpoint } from '../webhooks/endpoints';
 import { setWebhookEndpoints } from '../webhooks/events';
 import { setNotificationChannels } from '../notifications/record';
 import { singleton } from '$lib/platform/singleton';
+import { setConfiguredReviewers } from '../reviews/roster';
 
 /** The process's configuration and shared resources, made once at start-up. */
 export interface Runtime {
@@ -32,6 +33,7 @@ export async function startRuntime(env: Record<string, string | undefined>): Pro
 	setNotificationChannels({ push: config.notifications.push !== null, email: config.notifications.mail !== null });
 	setTxCheckEndpoint(config.polygonRpcUrl);
 	setEligibilityEndpoint(config.polygonRpcUrl);
+	setConfiguredReviewers(config.reviewerAddresses);
 	return current.set({
 		config,
 		database: createDb(config),

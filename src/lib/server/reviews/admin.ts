@@ -3,6 +3,9 @@ import type { Database } from '../db/client';
 import { currentForm } from '../forms/versions';
 import { tallyFor, type VoteTally } from './tally';
 import { currentVotes, type VoteRow } from './votes';
+import { assignmentsOn } from './assigning';
+import { conflictsOn } from './conflicts';
+import { reviewerSet } from './roster';
 
 /** What /admin/applications/[id] shows of the votes: every current vote, the tally, and the rubric's labels. */
 export async function applicationVotes(
@@ -15,4 +18,19 @@ export async function applicationVotes(
 		currentForm(db)
 	]);
 	return { votes, tally, rubric: rubricOf(form.rubric) };
+}
+
+/** Who reviews the application: its assignments, declared conflicts, and the reviewers an admin may still assign. */
+export async function reviewersOf(db: Database, applicationId: string, applicant: string) {
+	const [assignments, conflicts, everyone] = await Promise.all([
+		assignmentsOn(db, applicationId),
+		conflictsOn(db, applicationId),
+		reviewerSet(db)
+	]);
+	const taken = new Set([
+		applicant,
+		...assignments.map((a) => a.reviewerAddress),
+		...conflicts.map((c) => c.reviewerAddress)
+	]);
+	return { assignments, conflicts, candidates: [...everyone].filter((a) => !taken.has(a)).sort() };
 }

@@ -1,8 +1,14 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Question } from '$lib/forms/questions';
 import { rubricOf, type Criterion } from '$lib/reviews/rubric';
 import type { Database } from '../db/client';
-import { applicationRevisions, applications, type ApplicationRevision } from '../db/schema';
+import {
+	applicationRevisions,
+	applications,
+	reviewAssignments,
+	reviewConflicts,
+	type ApplicationRevision
+} from '../db/schema';
 import type { SignedInMember } from '../auth/guards';
 import { currentForm, formVersions } from '../forms/versions';
 import { currentVotes, votesBy, type VoteRow } from './votes';
@@ -28,12 +34,17 @@ export interface ReviewDetail {
 	/** This reviewer's votes, newest first (the first is their current vote). */
 	mine: VoteRow[];
 	/**
-	 * The other reviewers' current votes: only once this reviewer has voted (admins always), so that no
-	 * one votes after reading the others' verdicts. Null while hidden.
+	 * The other reviewers' current votes: only once this reviewer has approved or rejected (admins
+	 * always), never after a declared conflict, so that no one votes after reading the others'
+	 * verdicts (an abstention opens nothing). Null while hidden.
 	 */
 	others: VoteRow[] | null;
 	/** The reviewer's own application: no vote allowed (conflict of interest). */
 	own: boolean;
+	/** This reviewer's declared conflict of interest on it, if any: no vote, no view of the others. */
+	conflict: { reason: string; createdAt: Date } | null;
+	/** Assigned to this reviewer (decision 0040). */
+	assigned: boolean;
 }
 
 /** Everything /review/[id] shows a reviewer; null for an unknown id. */
@@ -56,16 +67,23 @@ export async function reviewDetail(db: Database, reviewer: SignedInMember, id: s
 		.where(eq(applications.id, id))
 		.limit(1);
 	if (!application) return null;
-	const [revisions, mine, form] = await Promise.all([
+	const mineOn = <T extends typeof reviewConflicts | typeof reviewAssignments>(t: T) =>
+		and(eq(t.applicationId, id), eq(t.reviewerAddress, reviewer.address));
+	const [revisions, mine, form, [conflict], [assignment]] = await Promise.all([
 		db
 			.select()
 			.from(applicationRevisions)
 			.where(eq(applicationRevisions.applicationId, id))
 			.orderBy(asc(applicationRevisions.id)),
 		votesBy(db, id, reviewer.address),
-		currentForm(db)
+		currentForm(db),
+		db
+			.select({ reason: reviewConflicts.reason, createdAt: reviewConflicts.createdAt })
+			.from(reviewConflicts)
+			.where(mineOn(reviewConflicts)),
+		db.select({ at: reviewAssignments.assignedAt }).from(reviewAssignments).where(mineOn(reviewAssignments))
 	]);
-	const revealed = reviewer.isAdmin || mine.length > 0;
+	const revealed = !conflict && (reviewer.isAdmin || mine.some((v) => v.vote !== 'abstain'));
 	const [versions, all] = await Promise.all([
 		formVersions(db, [application.formId, ...revisions.map((r) => r.formId)]),
 		revealed ? currentVotes(db, id) : Promise.resolve(null)
@@ -77,6 +95,8 @@ export async function reviewDetail(db: Database, reviewer: SignedInMember, id: s
 		rubric: rubricOf(form.rubric),
 		mine,
 		others: all ? all.filter((v) => v.reviewerAddress !== reviewer.address) : null,
-		own: application.applicantAddress === reviewer.address
+		own: application.applicantAddress === reviewer.address,
+		conflict: conflict ?? null,
+		assigned: !!assignment
 	};
 }

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import { ADMIN_PAGE_SIZE, UUID_SOURCE } from '$lib/platform/limits';
 import type { VoteChoice } from '$lib/reviews/rubric';
 import type { Database } from '../db/client';
-import { applicationVotes, applications } from '../db/schema';
+import { applicationVotes, applications, reviewAssignments } from '../db/schema';
 import { isRealTime } from '../applications/review-table';
 
 /** The two tabs of /review. */
@@ -48,7 +48,8 @@ const isoMicros = (column: unknown) =>
 	sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /**
- * A reviewer's queue: pending applications they have not voted on (nor their own), longest waiting
+ * A reviewer's queue: pending applications they have not voted on (nor their own, nor one assigned to
+ * them or declared a conflict on), longest waiting
  * first; or the ones they voted on, most recent vote first, with that vote. One statement a page, read
  * in index order (`applications_review_queue_idx`; `application_votes_reviewer_idx`), so a page costs
  * what the first does however many applications and votes there are.
@@ -71,7 +72,10 @@ async function waiting(db: Database, reviewer: string, query: ReviewQuery, pageS
 	const where = [
 		eq(applications.review, 'pending'),
 		ne(applications.applicantAddress, reviewer),
-		sql`not exists (select 1 from application_votes as v where v.application_id = "applications"."id" and v.reviewer_address = ${reviewer})`
+		sql`not exists (select 1 from application_votes as v where v.application_id = "applications"."id" and v.reviewer_address = ${reviewer})`,
+		// Assigned ones are listed above the queue; a declared conflict takes an application off it.
+		sql`not exists (select 1 from review_assignments as r where r.application_id = "applications"."id" and r.reviewer_address = ${reviewer})`,
+		sql`not exists (select 1 from review_conflicts as k where k.application_id = "applications"."id" and k.reviewer_address = ${reviewer})`
 	];
 	if (query.after)
 		where.push(
@@ -134,4 +138,29 @@ async function voted(db: Database, reviewer: string, query: ReviewQuery, pageSiz
 		const app = byId.get(v.applicationId);
 		return app ? [{ ...app, vote: v.vote, votedAt: v.votedAt, cursor: `${v.votedAt}_${v.voteId}` }] : [];
 	});
+}
+
+/**
+ * "Assigned to you": the reviewer's open assignments (pending, no vote of theirs yet), oldest assignment
+ * first, at most `limit`; read along `review_assignments_reviewer_idx`, stopping once the page is full.
+ */
+export async function assignedTo(db: Database, reviewer: string, limit = ADMIN_PAGE_SIZE): Promise<QueueRow[]> {
+	return db
+		.select({
+			id: applications.id,
+			displayName: applications.displayName,
+			applicantAddress: applications.applicantAddress,
+			createdAt: isoMicros(applications.createdAt)
+		})
+		.from(reviewAssignments)
+		.innerJoin(applications, eq(applications.id, reviewAssignments.applicationId))
+		.where(
+			and(
+				eq(reviewAssignments.reviewerAddress, reviewer),
+				eq(applications.review, 'pending'),
+				sql`not exists (select 1 from application_votes as v where v.application_id = ${reviewAssignments.applicationId} and v.reviewer_address = ${reviewer})`
+			)
+		)
+		.orderBy(asc(reviewAssignments.assignedAt), asc(reviewAssignments.applicationId))
+		.limit(limit);
 }

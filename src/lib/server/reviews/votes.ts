@@ -76,7 +76,7 @@ export interface CastVote {
 /**
  * castVote: guard (the route's) → the per-address limit `vote` → the fields against the current rubric →
  * one statement that locks the application row, refuses a decided application (409) or the reviewer's
- * own (403), appends the vote and writes the `application.voted` webhook with the counts after it. At
+ * own or one they declared a conflict on (403), appends the vote (marked when cast after seeing the others') and writes the `application.voted` webhook with the counts after it. At
  * most three statements: the limit, the rubric (served from the form cache most of the time), the write.
  */
 export async function castVote(
@@ -122,28 +122,44 @@ export async function castVote(
 		: sql``;
 	const result = await db.execute(sql`
 		with app as (
-			select id, review, applicant_address from applications where id = ${applicationId}::uuid for no key update
+			select id, review, applicant_address,
+				exists (select 1 from review_conflicts k where k.application_id = a.id and k.reviewer_address = ${reviewer.address}) as conflicted,
+				-- Seen: the others' votes were open to this reviewer (decision 0040) and there were some.
+				(${reviewer.isAdmin} or exists (select 1 from application_votes s where s.application_id = a.id
+					and s.reviewer_address = ${reviewer.address} and s.vote <> 'abstain'))
+				and exists (select 1 from application_votes o where o.application_id = a.id
+					and o.reviewer_address <> ${reviewer.address}) as seen
+			from applications as a where id = ${applicationId}::uuid for no key update
 		), cast_vote as (
-			insert into application_votes (application_id, reviewer_address, vote, scores, comment)
-			select app.id, ${reviewer.address}, ${vote}, ${JSON.stringify(scores)}::jsonb, ${comment}
-			from app where app.review = 'pending' and app.applicant_address <> ${reviewer.address}
+			insert into application_votes (application_id, reviewer_address, vote, scores, comment, after_seeing_others)
+			select app.id, ${reviewer.address}, ${vote}, ${JSON.stringify(scores)}::jsonb, ${comment}, app.seen
+			from app where app.review = 'pending' and app.applicant_address <> ${reviewer.address} and not app.conflicted
 			returning id, application_id, reviewer_address, vote, scores, created_at
 		)${outbox}
-		select app.review::text as review, app.applicant_address, cast_vote.id::text as vote_id,
+		select app.review::text as review, app.applicant_address, app.conflicted, cast_vote.id::text as vote_id,
 			to_char(cast_vote.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at
 		from app left join cast_vote on true`);
-	const row = rowsOf<{ review: string; applicant_address: string; vote_id: string | null; created_at: string | null }>(
-		result
-	)[0];
+	const row = rowsOf<{
+		review: string;
+		applicant_address: string;
+		conflicted: boolean;
+		vote_id: string | null;
+		created_at: string | null;
+	}>(result)[0];
 	if (!row) return notFound('No application has this id.');
 	if (row.vote_id && row.created_at) return { ok: true, value: { id: row.vote_id, vote, createdAt: row.created_at } };
 	if (row.applicant_address === reviewer.address)
 		return forbidden('This is your own application: you cannot vote on it.');
+	if (row.conflicted)
+		return forbidden('You declared a conflict of interest on this application: you cannot vote on it.');
 	return conflict('This application has been decided: votes are closed.');
 }
 
 /** A vote as reviewers and admins read it. */
-export type VoteRow = Pick<ApplicationVote, 'id' | 'reviewerAddress' | 'vote' | 'scores' | 'comment' | 'createdAt'>;
+export type VoteRow = Pick<
+	ApplicationVote,
+	'id' | 'reviewerAddress' | 'vote' | 'scores' | 'comment' | 'afterSeeingOthers' | 'createdAt'
+>;
 
 const voteColumns = {
 	id: applicationVotes.id,
@@ -151,6 +167,7 @@ const voteColumns = {
 	vote: applicationVotes.vote,
 	scores: applicationVotes.scores,
 	comment: applicationVotes.comment,
+	afterSeeingOthers: applicationVotes.afterSeeingOthers,
 	createdAt: applicationVotes.createdAt
 };
 

@@ -4,6 +4,7 @@ import { requireReviewer } from '$lib/server/auth/guards';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { withDatabase } from '$lib/server/platform/runtime';
 import { evidenceOf } from '$lib/server/eligibility/evidence';
+import { CONFLICT_FIELDS, declareConflict } from '$lib/server/reviews/conflicts';
 import { reviewDetail } from '$lib/server/reviews/detail';
 import { castVote, voteFieldNames } from '$lib/server/reviews/votes';
 import type { Actions, PageServerLoad } from './$types';
@@ -29,5 +30,15 @@ export const actions: Actions = {
 		const outcome = await withDatabase((db) => castVote(db, reviewer, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input) });
 		redirect(303, `/review/${params.id}?voted#votes`);
+	},
+
+	// declareConflict: guard → validate → one transaction (the declaration, the assignment passed on).
+	conflict: async ({ locals, request, params, setHeaders }) => {
+		const reviewer = requireReviewer({ locals });
+		if (!UUID.test(params.id)) error(404, 'Not Found');
+		const input = formInput(await readForm(request), CONFLICT_FIELDS);
+		const outcome = await withDatabase((db) => declareConflict(db, reviewer, params.id, input));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), conflictForm: true });
+		redirect(303, `/review/${params.id}#vote-heading`);
 	}
 };

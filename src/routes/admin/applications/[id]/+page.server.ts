@@ -8,7 +8,8 @@ import { isTerminal } from '$lib/applications/transitions';
 import { NOTE_FIELDS, addNote } from '$lib/server/applications/notes';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
-import { applicationVotes } from '$lib/server/reviews/admin';
+import { applicationVotes, reviewersOf } from '$lib/server/reviews/admin';
+import { ASSIGN_FIELDS, assignReviewer, unassignReviewer } from '$lib/server/reviews/assigning';
 import { checkEligibilityAgain, evidenceOf } from '$lib/server/eligibility/evidence';
 import type { Actions, PageServerLoad } from './$types';
 
@@ -19,10 +20,12 @@ export const load: PageServerLoad = async ({ locals, url, params }) => {
 	const detail = await withDatabase((db) => applicationDetail(db, params.id));
 	if (!detail) error(404, 'Not Found');
 	const votes = await withDatabase((db) => applicationVotes(db, params.id));
+	const reviewing = await withDatabase((db) => reviewersOf(db, params.id, detail.application.applicantAddress));
 	const eligibility = await withDatabase((db) => evidenceOf(db, detail.application));
 	return {
 		...detail,
 		...votes,
+		...reviewing,
 		quorum: runtime().config.reviewQuorum,
 		done: url.searchParams.get('done'),
 		// Whether tx hashes are looked up on chain 137, so that an unchecked one reads "not checked", not "unverified".
@@ -62,6 +65,26 @@ export const actions: Actions = {
 		const outcome = await withDatabase((db) => addNote(db, admin, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'note' });
 		redirect(303, `/admin/applications/${params.id}#notes`);
+	},
+
+	// assignReviewer: guard → validate → one transaction (never the applicant nor a conflicted reviewer).
+	assign: async ({ locals, request, url, params, setHeaders }) => {
+		const admin = requireAdmin({ locals, url });
+		if (!UUID.test(params.id)) error(404, 'Not Found');
+		const input = formInput(await readForm(request), ASSIGN_FIELDS);
+		const outcome = await withDatabase((db) => assignReviewer(db, admin, params.id, input));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'reviewer' });
+		redirect(303, `/admin/applications/${params.id}#reviewers`);
+	},
+
+	// unassignReviewer: guard → validate → one delete; nobody replaces the reviewer (the admin chose).
+	unassign: async ({ locals, request, url, params, setHeaders }) => {
+		requireAdmin({ locals, url });
+		if (!UUID.test(params.id)) error(404, 'Not Found');
+		const input = formInput(await readForm(request), ASSIGN_FIELDS);
+		const outcome = await withDatabase((db) => unassignReviewer(db, params.id, input));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'reviewer' });
+		redirect(303, `/admin/applications/${params.id}#reviewers`);
 	},
 
 	// checkEligibilityAgain: what the applicant holds now beside the evidence at submission; reads the chain, writes nothing.

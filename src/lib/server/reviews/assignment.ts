@@ -1,0 +1,96 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { rowsOf } from '../db/rows';
+import { singleton } from '$lib/platform/singleton';
+
+/** A transaction (or the database) that runs SQL. */
+type Executor = Pick<Database, 'execute'>;
+
+// Every change to who reviews what takes this lock first, so that two submissions never both count a
+// reviewer's load before either wrote (decision 0040); released when the transaction ends.
+const ASSIGNMENT_LOCK = 440_040;
+
+// REVIEWER_ADDRESSES as JSON text, one statement parameter (set at start-up beside the roster's set).
+const configuredJson = singleton<string>('configured reviewers json', () => '[]');
+export const setConfiguredReviewerJson = (set: ReadonlySet<string>) => configuredJson.set(JSON.stringify([...set]));
+
+/** Every reviewer, configured or added here, as a subquery of one column `address`. */
+const pool = () =>
+	sql`(select address from reviewers union select jsonb_array_elements_text(${configuredJson.get()}::jsonb))`;
+
+export const lockAssignments = (tx: Executor) => tx.execute(sql`select pg_advisory_xact_lock(${ASSIGNMENT_LOCK})`);
+
+/** The `per_application` setting read inside the caller's transaction (0 when never set). */
+async function perApplicationIn(tx: Executor): Promise<number> {
+	const rows = rowsOf<{ n: number }>(await tx.execute(sql`select per_application as n from review_settings limit 1`));
+	return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * Tops a pending application up to `n` assignments of current reviewers: those with the fewest open
+ * assignments first, ties the longest since their last assignment (never assigned: first), then by
+ * address; never its applicant, a reviewer with a declared conflict on it, or one already assigned.
+ * The caller holds the assignment lock. Returns the addresses assigned.
+ */
+export async function topUp(tx: Executor, applicationId: string, n: number): Promise<string[]> {
+	const result = await tx.execute(sql`
+		with app as (
+			select id, applicant_address from applications where id = ${applicationId}::uuid and review = 'pending'
+		), reviewer_pool as ${pool()}, current_count as (
+			select count(*)::int as c from review_assignments a
+			where a.application_id = ${applicationId}::uuid and a.reviewer_address in (select address from reviewer_pool)
+		), load as (
+			-- Open assignments counted once from the pending side: what grows is the history, not the pending.
+			select a.reviewer_address as address, count(*) as open
+			from applications p join review_assignments a on a.application_id = p.id
+			where p.review = 'pending' and not exists (select 1 from application_votes v
+				where v.application_id = a.application_id and v.reviewer_address = a.reviewer_address)
+			group by a.reviewer_address
+		), candidate as (
+			select r.address, coalesce(l.open, 0) as open,
+				(select max(a.assigned_at) from review_assignments a where a.reviewer_address = r.address) as last
+			from reviewer_pool r cross join app left join load l on l.address = r.address
+			where r.address <> app.applicant_address
+				and not exists (select 1 from review_conflicts k where k.application_id = app.id and k.reviewer_address = r.address)
+				and not exists (select 1 from review_assignments a where a.application_id = app.id and a.reviewer_address = r.address)
+		), chosen as (
+			select address from candidate order by open, last nulls first, address
+			limit greatest(0, ${n}::int - (select c from current_count))
+		)
+		insert into review_assignments (application_id, reviewer_address, assigned_by)
+		select ${applicationId}::uuid, address, 'auto' from chosen
+		returning reviewer_address`);
+	return rowsOf<{ reviewer_address: string }>(result).map((r) => r.reviewer_address);
+}
+
+/** In the submitting transaction: a new or resubmitted application gets its N reviewers (nothing when N is 0). */
+export async function assignOnSubmit(tx: Executor, applicationId: string): Promise<string[]> {
+	const n = await perApplicationIn(tx);
+	if (n === 0) return [];
+	await lockAssignments(tx);
+	return topUp(tx, applicationId, n);
+}
+
+/**
+ * A reviewer's open assignments (on one application, or on all when `applicationId` is null) pass on:
+ * each is deleted and its application topped up to N by the rule. The caller's transaction.
+ */
+export async function passOnOpenAssignments(
+	tx: Executor,
+	reviewer: string,
+	applicationId: string | null
+): Promise<void> {
+	await lockAssignments(tx);
+	const released = rowsOf<{ application_id: string }>(
+		await tx.execute(sql`
+			delete from review_assignments a using applications p
+			where p.id = a.application_id and p.review = 'pending' and a.reviewer_address = ${reviewer}
+			${applicationId ? sql`and a.application_id = ${applicationId}::uuid` : sql``}
+			and not exists (select 1 from application_votes v
+				where v.application_id = a.application_id and v.reviewer_address = a.reviewer_address)
+			returning a.application_id::text`)
+	);
+	const n = await perApplicationIn(tx);
+	if (n === 0) return;
+	for (const { application_id } of released) await topUp(tx, application_id, n);
+}

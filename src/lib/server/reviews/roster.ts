@@ -1,0 +1,125 @@
+import { asc, eq, sql } from 'drizzle-orm';
+import { singleton } from '$lib/platform/singleton';
+import type { Database } from '../db/client';
+import { reviewers, reviewSettings } from '../db/schema';
+import type { SignedInMember } from '../auth/guards';
+import { conflict, invalid, notFound, type Outcome } from '../platform/outcome';
+import { CACHE_MS } from '../forms/versions';
+import { passOnOpenAssignments, setConfiguredReviewerJson } from './assignment';
+
+// REVIEWER_ADDRESSES, set once at start-up (startRuntime): reviewers without a row, never removable here.
+const configured = singleton<ReadonlySet<string>>('configured reviewers', () => new Set());
+export function setConfiguredReviewers(set: ReadonlySet<string>): void {
+	configured.set(set);
+	setConfiguredReviewerJson(set);
+}
+export const configuredReviewers = () => configured.get();
+
+// The portal's reviewers as this process last read them: the contract allows a list one second old at most.
+const cache = new WeakMap<Database, { set: ReadonlySet<string>; at: number }>();
+
+/**
+ * Every reviewer, the configured ones and those added on /admin/reviewers: another process's change
+ * or an SQL write takes effect within CACHE_MS, this process's own at once.
+ */
+export async function reviewerSet(db: Database, now = Date.now()): Promise<ReadonlySet<string>> {
+	const hit = cache.get(db);
+	if (hit && now - hit.at < CACHE_MS && now >= hit.at) return hit.set;
+	const rows = await db.select({ address: reviewers.address }).from(reviewers);
+	const set = rows.length ? new Set([...configured.get(), ...rows.map((r) => r.address)]) : configured.get();
+	cache.set(db, { set, at: now });
+	return set;
+}
+
+export interface ReviewerEntry {
+	address: string;
+	fromConfiguration: boolean;
+	addedBy: string | null;
+	addedAt: Date | null;
+}
+
+/** /admin/reviewers' list: configured ones first, then the portal's by address. */
+export async function listReviewers(db: Database): Promise<ReviewerEntry[]> {
+	const rows = await db.select().from(reviewers).orderBy(asc(reviewers.address));
+	const fixed = [...configuredReviewers()].sort();
+	return [
+		...fixed.map((address) => ({ address, fromConfiguration: true, addedBy: null, addedAt: null })),
+		...rows
+			.filter((r) => !configured.get().has(r.address))
+			.map((r) => ({ address: r.address, fromConfiguration: false, addedBy: r.addedBy, addedAt: r.addedAt }))
+	];
+}
+
+export const REVIEWER_FIELDS = ['address'] as const;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+function addressOf(input: Record<string, unknown>): Outcome<string> {
+	const raw = input.address;
+	const text = typeof raw === 'string' ? raw.trim() : '';
+	if (!ADDRESS.test(text)) return invalid({ address: 'Enter a wallet address: 0x and 40 hexadecimal digits.' });
+	return { ok: true, value: text.toLowerCase() };
+}
+
+/** Adds a reviewer (an address already a reviewer is left as it is); this process sees it at once. */
+export async function addReviewer(
+	db: Database,
+	admin: SignedInMember,
+	input: Record<string, unknown>
+): Promise<Outcome<{ address: string }>> {
+	const address = addressOf(input);
+	if (!address.ok) return address;
+	if (!configuredReviewers().has(address.value))
+		await db.insert(reviewers).values({ address: address.value, addedBy: admin.address }).onConflictDoNothing();
+	cache.delete(db);
+	return { ok: true, value: { address: address.value } };
+}
+
+/**
+ * Removes a portal reviewer: their votes stay and count; their open assignments pass to the next
+ * reviewers by the rule (decision 0040), in the same transaction. A configured reviewer is refused (409).
+ */
+export async function removeReviewer(
+	db: Database,
+	input: Record<string, unknown>
+): Promise<Outcome<{ address: string }>> {
+	const address = addressOf(input);
+	if (!address.ok) return address;
+	if (configuredReviewers().has(address.value))
+		return conflict('This reviewer comes from REVIEWER_ADDRESSES: change the configuration to remove them.');
+	const removed = await db.transaction(async (tx) => {
+		const [row] = await tx.delete(reviewers).where(eq(reviewers.address, address.value)).returning();
+		if (row) await passOnOpenAssignments(tx, address.value, null);
+		return row;
+	});
+	cache.delete(db);
+	if (!removed) return notFound('No reviewer added here has this address.');
+	return { ok: true, value: { address: address.value } };
+}
+
+/** How many reviewers each new application is assigned (0 when never set). */
+export async function perApplication(db: Pick<Database, 'select'>): Promise<number> {
+	const [row] = await db.select({ n: reviewSettings.perApplication }).from(reviewSettings).limit(1);
+	return row?.n ?? 0;
+}
+
+export const SETTINGS_FIELDS = ['perApplication'] as const;
+
+/** `perApplication` a whole number 0–10; applies to submissions from now on. */
+export async function saveReviewSettings(
+	db: Database,
+	admin: SignedInMember,
+	input: Record<string, unknown>
+): Promise<Outcome<{ perApplication: number }>> {
+	const raw = input.perApplication;
+	if (typeof raw !== 'string' || !/^(?:[0-9]|10)$/.test(raw.trim()))
+		return invalid({ perApplication: 'Enter a whole number from 0 to 10.' });
+	const n = Number(raw.trim());
+	await db
+		.insert(reviewSettings)
+		.values({ id: 1, perApplication: n, updatedBy: admin.address })
+		.onConflictDoUpdate({
+			target: reviewSettings.id,
+			set: { perApplication: n, updatedBy: admin.address, updatedAt: sql`now()` }
+		});
+	return { ok: true, value: { perApplication: n } };
+}

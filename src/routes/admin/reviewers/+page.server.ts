@@ -1,0 +1,63 @@
+import { redirect } from '@sveltejs/kit';
+import { requireAdmin } from '$lib/server/auth/guards';
+import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
+import { withDatabase } from '$lib/server/platform/runtime';
+import {
+	REVIEWER_FIELDS,
+	SETTINGS_FIELDS,
+	addReviewer,
+	listReviewers,
+	perApplication,
+	removeReviewer,
+	saveReviewSettings
+} from '$lib/server/reviews/roster';
+import { formatWait, workloadOf } from '$lib/server/reviews/workload';
+import type { Actions, PageServerLoad } from './$types';
+
+// The reviewers, their workload and how many review each application (decision 0040); admins only.
+export const load: PageServerLoad = async ({ locals, url }) => {
+	requireAdmin({ locals, url });
+	return withDatabase(async (db) => {
+		const [reviewers, n] = await Promise.all([listReviewers(db), perApplication(db)]);
+		const workload = await workloadOf(
+			db,
+			reviewers.map((r) => r.address)
+		);
+		return {
+			reviewers: reviewers.map((r, i) => ({
+				...r,
+				...workload[i]!,
+				medianToVote: formatWait(workload[i]!.medianSecondsToVote)
+			})),
+			perApplication: n,
+			done: url.searchParams.get('done')
+		};
+	});
+};
+
+export const actions: Actions = {
+	// addReviewer: guard → validate → one insert; this process sees it at once, the others within a second.
+	add: async ({ locals, request, url, setHeaders }) => {
+		const admin = requireAdmin({ locals, url });
+		const input = formInput(await readForm(request), REVIEWER_FIELDS);
+		const outcome = await withDatabase((db) => addReviewer(db, admin, input));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'add' });
+		redirect(303, '/admin/reviewers?done=added');
+	},
+	// removeReviewer: their votes stay; their open assignments pass on in the same transaction.
+	remove: async ({ locals, request, url, setHeaders }) => {
+		requireAdmin({ locals, url });
+		const input = formInput(await readForm(request), REVIEWER_FIELDS);
+		const outcome = await withDatabase((db) => removeReviewer(db, input));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'remove' });
+		redirect(303, '/admin/reviewers?done=removed');
+	},
+	// saveReviewSettings: perApplication 0–10, for submissions from now on.
+	settings: async ({ locals, request, url, setHeaders }) => {
+		const admin = requireAdmin({ locals, url });
+		const input = formInput(await readForm(request), SETTINGS_FIELDS);
+		const outcome = await withDatabase((db) => saveReviewSettings(db, admin, input));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'settings' });
+		redirect(303, '/admin/reviewers?done=settings');
+	}
+};

@@ -1,0 +1,177 @@
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applicationVotes, reviewAssignments, reviewers } from '../../src/lib/server/db/schema';
+import { submitApplication } from '../../src/lib/server/applications/submit';
+import { transitionApplication } from '../../src/lib/server/applications/moves';
+import { addReviewer, removeReviewer, saveReviewSettings } from '../../src/lib/server/reviews/roster';
+import { declareConflict } from '../../src/lib/server/reviews/conflicts';
+import { castVote } from '../../src/lib/server/reviews/votes';
+import { reviewDetail } from '../../src/lib/server/reviews/detail';
+import { assignedTo, reviewQueue } from '../../src/lib/server/reviews/queue';
+import { tallyFor } from '../../src/lib/server/reviews/tally';
+import { workloadOf } from '../../src/lib/server/reviews/workload';
+import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
+import { addMember, adminMember } from '../helpers/members';
+import type { SignedInMember } from '../../src/lib/server/auth/guards';
+
+// The assignment rule of decision 0040 through the functions the routes call, on both engines.
+describe.each(engines)('review assignment on %s', (engine) => {
+	let t: TestDatabase;
+	const admin = adminMember();
+	let pool: SignedInMember[];
+	beforeAll(async () => {
+		t = await createTestDatabase(engine, { max: 25 });
+		pool = await Promise.all(Array.from({ length: 5 }, async () => ({ ...(await addMember(t.db)), isReviewer: true })));
+		for (const r of pool) expect((await addReviewer(t.db, admin, { address: r.address })).ok).toBe(true);
+		expect((await saveReviewSettings(t.db, admin, { perApplication: '2' })).ok).toBe(true);
+	});
+	afterAll(() => t?.drop());
+
+	const submit = async (member?: SignedInMember) => {
+		const applicant = member ?? (await addMember(t.db));
+		const outcome = await submitApplication(t.db, applicant, { displayName: 'A', motivation: 'B', contact: '' });
+		if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+		return outcome.value.application;
+	};
+	const assigned = async (id: string) =>
+		(
+			await t.db
+				.select({ r: reviewAssignments.reviewerAddress })
+				.from(reviewAssignments)
+				.where(eq(reviewAssignments.applicationId, id))
+		)
+			.map((a) => a.r)
+			.sort();
+	const openCounts = async () =>
+		(
+			await workloadOf(
+				t.db,
+				pool.map((p) => p.address)
+			)
+		).map((w) => w.open);
+	const clear = async () => {
+		await t.db.execute(sql`delete from review_assignments`);
+		await t.db.execute(sql`update applications set review = 'rejected' where review = 'pending'`);
+	};
+
+	it('assigns exactly N to each submission, the least loaded first, spread evenly', async () => {
+		await clear();
+		const apps = [];
+		for (let i = 0; i < 5; i++) apps.push(await submit());
+		for (const app of apps) expect(await assigned(app.id)).toHaveLength(2);
+		// Ten assignments over five reviewers: two each.
+		expect(await openCounts()).toEqual([2, 2, 2, 2, 2]);
+		// Ties go to the longest since their last assignment: the first application's reviewers come round again.
+		const sixth = await submit();
+		expect(await assigned(sixth.id)).toEqual(await assigned(apps[0]!.id));
+	});
+
+	it('never assigns the applicant, even when they are the least loaded reviewer', async () => {
+		await clear();
+		const applicant = pool[0]!;
+		const app = await submit(applicant);
+		expect(await assigned(app.id)).toHaveLength(2);
+		expect(await assigned(app.id)).not.toContain(applicant.address);
+		await t.db.execute(sql`update applications set review = 'rejected' where id = ${app.id}`);
+	});
+
+	it('a vote closes an assignment; a conflict passes it on, refuses the vote (403) and hides the others', async () => {
+		await clear();
+		const app = await submit();
+		const [first, second] = await assigned(app.id);
+		const r1 = pool.find((p) => p.address === first)!;
+		const r2 = pool.find((p) => p.address === second)!;
+		expect((await assignedTo(t.db, r1.address)).map((a) => a.id)).toEqual([app.id]);
+		// The assigned application is not repeated in the rest of the queue.
+		expect((await reviewQueue(t.db, r1.address, { tab: 'queue' })).rows.map((r) => r.id)).not.toContain(app.id);
+		expect((await castVote(t.db, r2, app.id, { vote: 'approve' })).ok).toBe(true);
+		expect((await declareConflict(t.db, r1, app.id, { reason: 'My brother' })).ok).toBe(true);
+		const now = await assigned(app.id);
+		expect(now).toHaveLength(2);
+		expect(now).not.toContain(r1.address);
+		expect(now).toContain(r2.address);
+		expect(await castVote(t.db, r1, app.id, { vote: 'approve' })).toMatchObject({ ok: false, status: 403 });
+		const seen = await reviewDetail(t.db, r1, app.id);
+		expect(seen?.others).toBeNull();
+		expect(seen?.conflict?.reason).toBe('My brother');
+		expect((await reviewQueue(t.db, r1.address, { tab: 'queue' })).rows.map((r) => r.id)).not.toContain(app.id);
+		expect(await declareConflict(t.db, r1, app.id, { reason: '' })).toMatchObject({ ok: false, status: 400 });
+		expect(await declareConflict(t.db, r1, app.id, { reason: 'x'.repeat(501) })).toMatchObject({
+			ok: false,
+			status: 400
+		});
+	});
+
+	it('blind until one’s own approve or reject: an abstention opens nothing; the vote after is marked', async () => {
+		await clear();
+		const app = await submit();
+		const [a, b] = pool;
+		expect((await castVote(t.db, a!, app.id, { vote: 'approve' })).ok).toBe(true);
+		expect((await castVote(t.db, b!, app.id, { vote: 'abstain' })).ok).toBe(true);
+		expect((await reviewDetail(t.db, b!, app.id))?.others).toBeNull();
+		expect((await castVote(t.db, b!, app.id, { vote: 'reject', comment: 'No' })).ok).toBe(true);
+		expect((await reviewDetail(t.db, b!, app.id))?.others?.map((v) => v.reviewerAddress)).toEqual([a!.address]);
+		// Now b has read a's vote: the next vote of b says so.
+		expect((await castVote(t.db, b!, app.id, { vote: 'approve' })).ok).toBe(true);
+		const rows = await t.db.select().from(applicationVotes).where(eq(applicationVotes.applicationId, app.id));
+		const flags = rows
+			.filter((r) => r.reviewerAddress === b!.address)
+			.sort((x, y) => x.id - y.id)
+			.map((r) => r.afterSeeingOthers);
+		expect(flags).toEqual([false, false, true]);
+		expect(rows.find((r) => r.reviewerAddress === a!.address)?.afterSeeingOthers).toBe(false);
+	});
+
+	it('a removed reviewer’s votes stay and count; their open assignments pass on', async () => {
+		await clear();
+		const extra = { ...(await addMember(t.db)), isReviewer: true };
+		await addReviewer(t.db, admin, { address: extra.address });
+		const voted = await submit();
+		expect((await castVote(t.db, extra, voted.id, { vote: 'approve' })).ok).toBe(true);
+		// The next application's second reviewer is the extra one.
+		const next = await submit();
+		const [, other] = await assigned(next.id);
+		await t.db.execute(
+			sql`delete from review_assignments where application_id = ${next.id} and reviewer_address = ${other}`
+		);
+		await t.db.execute(
+			sql`insert into review_assignments (application_id, reviewer_address, assigned_by) values (${next.id}, ${extra.address}, 'auto') on conflict do nothing`
+		);
+		expect(await assigned(next.id)).toContain(extra.address);
+		expect((await removeReviewer(t.db, { address: extra.address })).ok).toBe(true);
+		expect(await t.db.select().from(reviewers).where(eq(reviewers.address, extra.address))).toEqual([]);
+		expect(await assigned(next.id)).toHaveLength(2);
+		expect(await assigned(next.id)).not.toContain(extra.address);
+		expect((await tallyFor(t.db, voted.id)).approve).toBe(1);
+		expect(await removeReviewer(t.db, { address: extra.address })).toMatchObject({ ok: false, status: 404 });
+	});
+
+	it('a resubmission is topped up to N', async () => {
+		await clear();
+		const applicant = await addMember(t.db);
+		const app = await submit(applicant);
+		const moved = await transitionApplication(t.db, admin, {
+			applicationId: app.id,
+			field: 'review',
+			to: 'needs_info',
+			reason: 'More please'
+		});
+		expect(moved.ok).toBe(true);
+		const [gone] = await assigned(app.id);
+		await t.db.execute(
+			sql`delete from review_assignments where application_id = ${app.id} and reviewer_address = ${gone}`
+		);
+		expect(await assigned(app.id)).toHaveLength(1);
+		await submit(applicant);
+		expect(await assigned(app.id)).toHaveLength(2);
+	});
+
+	it.runIf(engine === 'postgres')('twenty submissions at once never over-assign', async () => {
+		await clear();
+		const members = await Promise.all(Array.from({ length: 20 }, () => addMember(t.db)));
+		const apps = await Promise.all(members.map((m) => submit(m)));
+		for (const app of apps) expect(await assigned(app.id)).toHaveLength(2);
+		// Forty assignments over five reviewers: eight each, exactly.
+		expect(await openCounts()).toEqual([8, 8, 8, 8, 8]);
+	});
+});
