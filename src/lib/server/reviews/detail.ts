@@ -1,8 +1,14 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Question } from '$lib/questions';
 import { rubricOf, type Criterion } from '$lib/rubric';
 import type { Database } from '../db/client';
-import { applicationRevisions, applications, type ApplicationRevision } from '../db/schema';
+import {
+	applicationEvents,
+	applicationRevisions,
+	applications,
+	type ApplicationEvent,
+	type ApplicationRevision
+} from '../db/schema';
 import type { SignedInMember } from '../auth/guards';
 import { currentForm, formVersions } from '../forms/versions';
 import { currentVotes, votesBy, type VoteRow } from './votes';
@@ -34,6 +40,8 @@ export interface ReviewDetail {
 	others: VoteRow[] | null;
 	/** The reviewer's own application: no vote allowed (conflict of interest). */
 	own: boolean;
+	/** The review moves of its history, oldest first (what was asked before a resubmission: asksAnswered). */
+	reviewEvents: Pick<ApplicationEvent, 'field' | 'fromState' | 'toState' | 'asks'>[];
 }
 
 /** Everything /review/[id] shows a reviewer; null for an unknown id. */
@@ -56,14 +64,24 @@ export async function reviewDetail(db: Database, reviewer: SignedInMember, id: s
 		.where(eq(applications.id, id))
 		.limit(1);
 	if (!application) return null;
-	const [revisions, mine, form] = await Promise.all([
+	const [revisions, mine, form, reviewEvents] = await Promise.all([
 		db
 			.select()
 			.from(applicationRevisions)
 			.where(eq(applicationRevisions.applicationId, id))
 			.orderBy(asc(applicationRevisions.id)),
 		votesBy(db, id, reviewer.address),
-		currentForm(db)
+		currentForm(db),
+		db
+			.select({
+				field: applicationEvents.field,
+				fromState: applicationEvents.fromState,
+				toState: applicationEvents.toState,
+				asks: applicationEvents.asks
+			})
+			.from(applicationEvents)
+			.where(and(eq(applicationEvents.applicationId, id), eq(applicationEvents.field, 'review')))
+			.orderBy(asc(applicationEvents.id))
 	]);
 	const revealed = reviewer.isAdmin || mine.length > 0;
 	const [versions, all] = await Promise.all([
@@ -77,6 +95,7 @@ export async function reviewDetail(db: Database, reviewer: SignedInMember, id: s
 		rubric: rubricOf(form.rubric),
 		mine,
 		others: all ? all.filter((v) => v.reviewerAddress !== reviewer.address) : null,
-		own: application.applicantAddress === reviewer.address
+		own: application.applicantAddress === reviewer.address,
+		reviewEvents
 	};
 }
