@@ -3,7 +3,13 @@ import { whatChanged, type Version } from './what-changed';
 import type { Question } from './questions';
 
 const city: Question = { key: 'city', label: 'City', type: 'short_text', required: true };
-const base: Version = { displayName: 'Ada', motivation: 'I like DAOs a lot', contact: '', answers: { city: 'Berlin' }, questions: [city] };
+const base: Version = {
+	displayName: 'Ada',
+	motivation: 'I like DAOs a lot',
+	contact: '',
+	answers: { city: 'Berlin' },
+	questions: [city]
+};
 
 describe('what a resubmission changed', () => {
 	it('marks added and removed words per field and keeps the rest as it was', () => {
@@ -23,7 +29,12 @@ describe('what a resubmission changed', () => {
 		);
 		expect(fields.find((f) => f.key === 'city')).toMatchObject({ changed: true, asked: 'Which city?' });
 		expect(fields.find((f) => f.key === 'contact')).toMatchObject({ changed: false, asked: 'Add a handle' });
-		expect(fields.find((f) => f.key === 'city')!.pieces.map((p) => p.text).join('')).toContain('<b>Paris</b>');
+		expect(
+			fields
+				.find((f) => f.key === 'city')!
+				.pieces.map((p) => p.text)
+				.join('')
+		).toContain('<b>Paris</b>');
 	});
 
 	it('lists a question the new version no longer asks, its answer removed', () => {
