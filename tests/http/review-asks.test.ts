@@ -31,7 +31,8 @@ beforeAll(async () => {
 		{ cookie: await login(admin) }
 	);
 	expect(saved.status).toBe(303);
-});
+	// A server start and a first sign-in on a busy two-core machine.
+}, 240_000);
 afterAll(() => portal?.stop());
 
 /** A member's application (on the current form), and its id. */

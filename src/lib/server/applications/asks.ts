@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { ASK_PREFIX, BUILT_IN_FIELDS, askField, isAskKey, type Asks } from '$lib/asks';
-import { LENGTHS } from '$lib/limits';
-import type { Question } from '$lib/questions';
+import { ASK_PREFIX, BUILT_IN_FIELDS, askField, isAskKey, type Asks } from '$lib/applications/asks';
+import { LENGTHS } from '$lib/platform/limits';
+import type { Question } from '$lib/forms/questions';
 import { textField } from '../platform/forms';
 import type { FieldErrors } from '../platform/outcome';
 

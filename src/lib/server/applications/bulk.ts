@@ -1,6 +1,6 @@
 import { inArray } from 'drizzle-orm';
 import * as v from 'valibot';
-import { BULK_MAX, UUID_ANY_CASE } from '$lib/limits';
+import { BULK_MAX, UUID_ANY_CASE } from '$lib/platform/limits';
 import { moveEntries, parseMove } from './move-input';
 import type { Database } from '../db/client';
 import { applications } from '../db/schema';
@@ -13,7 +13,7 @@ export type { BulkApplication, BulkConflict, BulkRefusal } from './moves';
 
 /** The fields of `POST /admin?/bulk` (docs/http.md): the single move's, with a list of ids. */
 export const BULK_FIELDS = ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from', 'reapplyAfter'] as const;
-/** Most applications one bulk move may name (shared with the page: $lib/limits). */
+/** Most applications one bulk move may name (shared with the page: $lib/platform/limits). */
 export { BULK_MAX };
 
 // formInput() gives undefined, one value (text or a file) or a list: every entry must be a UUID.
@@ -31,7 +31,7 @@ const applicationIds = v.pipe(
 
 const bulkSchema = v.object({ applicationIds, ...moveEntries });
 
-export type BulkMove = v.InferOutput<typeof bulkSchema> & { asks: import('$lib/asks').Asks | null };
+export type BulkMove = v.InferOutput<typeof bulkSchema> & { asks: import('$lib/applications/asks').Asks | null };
 
 /** The same validation as a single move (parseMove), with 1 to 100 UUIDs instead of one id. */
 export const parseBulk = (input: unknown): Outcome<BulkMove> => parseMove(bulkSchema, input);

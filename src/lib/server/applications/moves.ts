@@ -7,14 +7,14 @@ import {
 	stateLabel,
 	type ApplicationStates,
 	type Field
-} from '$lib/transitions';
+} from '$lib/applications/transitions';
 import type { Database } from '../db/client';
 import { applications, type Application, type ApplicationEvent } from '../db/schema';
 import { conflict, fieldError, rateLimited, type FailureOf, type Outcome, type RefusedItem } from '../platform/outcome';
 import { consume } from '../platform/rate-limit';
 import type { SignedInMember } from '../auth/guards';
 import { parseSingleMove } from './move-input';
-import { parseReapplyAfter, type Asks } from '$lib/asks';
+import { parseReapplyAfter, type Asks } from '$lib/applications/asks';
 import { formVersions } from '../forms/versions';
 import { unknownAsks } from './asks';
 import { verifyTxHash } from './tx-verify';

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, ne, sql } from 'drizzle-orm';
-import { dayText, isoDay } from '$lib/asks';
+import { dayText, isoDay } from '$lib/applications/asks';
 import * as v from 'valibot';
-import { LENGTHS } from '$lib/limits';
+import { LENGTHS } from '$lib/platform/limits';
 import type { Database } from '../db/client';
 import {
 	applicationEvents,

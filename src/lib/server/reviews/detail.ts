@@ -1,6 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
-import type { Question } from '$lib/questions';
-import { rubricOf, type Criterion } from '$lib/rubric';
+import type { Question } from '$lib/forms/questions';
+import { rubricOf, type Criterion } from '$lib/reviews/rubric';
 import type { Database } from '../db/client';
 import {
 	applicationEvents,

@@ -1,10 +1,10 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import { LENGTHS } from '$lib/limits';
-import { SCORE_MAX, SCORE_MIN, VOTE_CHOICES, rubricOf, type Criterion, type VoteChoice } from '$lib/rubric';
+import { LENGTHS } from '$lib/platform/limits';
+import { SCORE_MAX, SCORE_MIN, VOTE_CHOICES, rubricOf, type Criterion, type VoteChoice } from '$lib/reviews/rubric';
 import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
 import { applicationVotes, applications, type ApplicationVote } from '../db/schema';
-import { askField, type Asks } from '$lib/asks';
+import { askField, type Asks } from '$lib/applications/asks';
 import { parseAsks, unknownAsks } from '../applications/asks';
 import type { SignedInMember } from '../auth/guards';
 import { currentForm, formVersions } from '../forms/versions';
