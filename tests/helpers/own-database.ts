@@ -25,6 +25,8 @@ export interface OwnDatabasePortal {
 	output(): string;
 	/** Rows per data table; on PGlite the server is stopped for the count and started again on the same port. */
 	rowCounts(): Promise<Record<string, number>>;
+	/** One SQL statement's rows (to read or seed what pages cannot); on PGlite the server is stopped for it. */
+	query<T = Record<string, unknown>>(text: string): Promise<T[]>;
 	stop(): Promise<void>;
 }
 
@@ -40,6 +42,7 @@ export async function startPortalOnOwnDatabase(env: Record<string, string> = {})
 			url: server.url,
 			output: () => server.output(),
 			rowCounts: async () => ({ ...(await sql.unsafe<Record<string, number>[]>(`select ${COUNT}`))[0] }),
+			query: async <T>(text: string) => [...(await sql.unsafe(text))] as T[],
 			async stop() {
 				await server.stop();
 				await sql.end();
@@ -52,20 +55,23 @@ export async function startPortalOnOwnDatabase(env: Record<string, string> = {})
 	server = await startServer({ env: fullEnv });
 	const port = server.port;
 	let earlier = '';
+	// The folder is the server's alone while it runs: it stops for a statement and starts again on the same port.
+	const whileStopped = async <T>(text: string): Promise<T[]> => {
+		await server.stop();
+		earlier += server.output();
+		const db = new PGlite(dir);
+		try {
+			return (await db.query<T>(text)).rows;
+		} finally {
+			await db.close();
+			server = await startServer({ env: fullEnv, port });
+		}
+	};
 	return {
 		url: server.url,
 		output: () => earlier + server.output(),
-		async rowCounts() {
-			await server.stop();
-			earlier += server.output();
-			const db = new PGlite(dir);
-			try {
-				return { ...(await db.query<Record<string, number>>(`select ${COUNT}`)).rows[0] };
-			} finally {
-				await db.close();
-				server = await startServer({ env: fullEnv, port });
-			}
-		},
+		rowCounts: async () => ({ ...(await whileStopped<Record<string, number>>(`select ${COUNT}`))[0] }),
+		query: whileStopped,
 		async stop() {
 			await server.stop();
 			rmSync(dir, { recursive: true, force: true });

@@ -23,7 +23,8 @@ const FORM_QUESTION = [
 	'questionCount',
 	...['key', 'label', 'help', 'type', 'required', 'options', 'min', 'max'].map((f) => `questions.0.${f}`)
 ];
-const MOVE = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from'];
+// ask.<key>: a comment on one answer with a needs_info move; reapplyAfter: a rejection's date (docs/review-guide.md).
+const MOVE = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from', 'reapplyAfter', 'ask.motivation', 'ask.city'];
 const RUBRIC_CRITERION = ['criterionCount', ...['key', 'label', 'help'].map((f) => `criteria.0.${f}`)];
 // Admins are reviewers too: the suite's admin sees /review; a member and a visitor meet the unknown path.
 const REVIEWERS: readonly Who[] = ['admin'];
@@ -40,7 +41,7 @@ export const ROUTES: readonly FuzzRoute[] = [
 		id: '/admin',
 		actions: {
 			transition: MOVE,
-			bulk: ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from', 'confirm'],
+			bulk: ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from', 'reapplyAfter', 'ask.motivation', 'confirm'],
 			reconcile: ['step']
 		},
 		query: [...TABLE_QUERY, 'done', 'count'],
@@ -85,7 +86,7 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/review', query: ['tab', 'after'], shownTo: REVIEWERS },
 	{
 		id: '/review/[id]',
-		actions: { vote: ['vote', 'comment', 'score.fit'], conflict: ['reason'] },
+		actions: { vote: ['vote', 'comment', 'score.fit', 'ask.motivation'], conflict: ['reason'] },
 		query: ['voted'],
 		shownTo: REVIEWERS
 	},

@@ -8,7 +8,8 @@ describe('what a move asks of its reason and tx hash (shown in the browser befor
 		expect(moveInputProblems('review', 'rejected', { reason: '  \n ' })).toEqual({
 			reason: 'A reason is needed to move review to rejected.'
 		});
-		expect(moveInputProblems('review', 'needs_info', {}).reason).toMatch(/reason is needed/);
+		expect(moveInputProblems('review', 'needs_info', {}).reason).toMatch(/reason or a comment on at least one answer/);
+		expect(moveInputProblems('review', 'needs_info', { asks: 1 })).toEqual({});
 		expect(moveInputProblems('distribution', 'failed', { txHash: hash }).reason).toBe(
 			'A reason is needed to move token distribution to failed.'
 		);
@@ -26,5 +27,19 @@ describe('what a move asks of its reason and tx hash (shown in the browser befor
 		expect(moveInputProblems('review', 'approved', { txHash: hash })).toEqual({
 			txHash: 'A review decision takes no transaction hash.'
 		});
+	});
+
+	it('takes comments on answers only with needs_info, and a date to apply again only with a rejection', () => {
+		const now = new Date('2026-11-27T12:00:00Z');
+		expect(moveInputProblems('review', 'rejected', { reason: 'No', asks: 2 }, now).ask).toMatch(/only with/);
+		expect(
+			moveInputProblems('review', 'needs_info', { asks: 1, reapplyAfter: '2026-12-01' }, now).reapplyAfter
+		).toMatch(/only with “Reject”/);
+		expect(moveInputProblems('review', 'rejected', { reason: 'No', reapplyAfter: '2026-11-28' }, now)).toEqual({});
+		expect(moveInputProblems('review', 'rejected', { reason: 'No', reapplyAfter: '2027-11-27' }, now)).toEqual({});
+		for (const bad of ['2026-11-27', '2027-11-28', '2026-02-30', '28.11.2026', '2026-12-1'])
+			expect(moveInputProblems('review', 'rejected', { reason: 'No', reapplyAfter: bad }, now).reapplyAfter).toMatch(
+				/Apply again from/
+			);
 	});
 });

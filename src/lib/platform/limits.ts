@@ -12,6 +12,8 @@ export const LENGTHS = {
 	checkinNote: { max: 280 },
 	reviewerNote: { min: 1, max: 2000 },
 	reason: { max: 500 },
+	/** A comment on one answer of a needs_info move, or a reviewer's suggestion of one. */
+	ask: { min: 1, max: 500 },
 	/** A reviewer's comment with their vote (required with `reject`). */
 	voteComment: { max: 2000 },
 	/** 0x + 64 hexadecimal characters. */

@@ -2,6 +2,7 @@ import { fail, redirect } from '@sveltejs/kit';
 import { reviewTableHref } from '$lib/applications/review-query';
 import { cursorText, parseTableQuery, reviewTable } from '$lib/server/applications/review-table';
 import { MOVE_FIELDS } from '$lib/server/applications/move-input';
+import { asksInput } from '$lib/server/applications/asks';
 import { transitionApplication } from '$lib/server/applications/moves';
 import { BULK_FIELDS, bulkPreview, moveInBulk, parseBulk } from '$lib/server/applications/bulk';
 import { isTerminal } from '$lib/applications/transitions';
@@ -35,7 +36,8 @@ export const actions: Actions = {
 	// transitionApplication: guard (404 for anyone not an admin) → limit → validate → one transaction.
 	transition: async ({ locals, request, url, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
-		const input = formInput(await readForm(request), MOVE_FIELDS);
+		const form = await readForm(request);
+		const input = { ...formInput(form, MOVE_FIELDS), asks: asksInput(form) };
 		const outcome = await withDatabase((db) => transitionApplication(db, admin, input));
 		if (!outcome.ok) {
 			const values = typedValues(input);
@@ -51,7 +53,7 @@ export const actions: Actions = {
 	bulk: async ({ locals, request, url, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
 		const form = await readForm(request);
-		const input = formInput(form, BULK_FIELDS);
+		const input = { ...formInput(form, BULK_FIELDS), asks: asksInput(form) };
 		const values = typedValues(input);
 		const parsed = parseBulk(input);
 		if (!parsed.ok) return refuse(setHeaders, parsed, { values, bulk: true as const, refused: [] });

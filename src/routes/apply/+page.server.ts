@@ -23,8 +23,13 @@ export const load: PageServerLoad = async ({ locals }) => {
 	);
 	// Whether the member qualifies, before they write anything (only when a form could be shown to them).
 	const current = applications[0];
-	const mayApply = !current || current.review === 'rejected' || current.review === 'needs_info';
+	// A rejection that named a date: no new application before it (submitApplication answers 409 reapply_later).
+	const now = Date.now();
+	const waits = applications.map((a) => a.reapplyAfter).filter((d): d is Date => d !== null && d.getTime() > now);
+	const reapplyFrom = waits.length ? new Date(Math.max(...waits.map((d) => d.getTime()))) : null;
+	const mayApply = !current || (current.review === 'rejected' && !reapplyFrom) || current.review === 'needs_info';
 	return {
+		reapplyFrom,
 		eligibility: mayApply ? await eligibilityBanner(form, member.address) : null,
 		address: member.address,
 		applications: asSeenByApplicant(applications, member.address),

@@ -26,9 +26,26 @@ export function checkMoveInputs(form: HTMLFormElement) {
 		if (!(FIELDS as readonly unknown[]).includes(field)) return;
 		const reason = control(form, 'reason');
 		const txHash = control(form, 'txHash');
-		const problems = moveInputProblems(field as Field, to, { reason: reason?.value, txHash: txHash?.value });
+		const reapplyAfter = control(form, 'reapplyAfter');
+		// The comments on answers belong to the form by their form= attribute, wherever they sit on the page.
+		const asks = [...form.elements].filter(
+			(el): el is HTMLTextAreaElement => el instanceof HTMLTextAreaElement && el.name.startsWith('ask.')
+		);
+		const written = asks.filter((el) => el.value.trim() !== '');
+		const problems = moveInputProblems(field as Field, to, {
+			reason: reason?.value,
+			txHash: txHash?.value,
+			asks: written.length,
+			reapplyAfter: reapplyAfter?.value
+		});
 		reason?.setCustomValidity(problems.reason ?? '');
 		txHash?.setCustomValidity(problems.txHash ?? '');
+		reapplyAfter?.setCustomValidity(problems.reapplyAfter ?? '');
+		for (const el of asks) el.setCustomValidity('');
+		if (problems.ask && written[0]) {
+			written[0].closest('details')?.setAttribute('open', '');
+			written[0].setCustomValidity(problems.ask);
+		}
 		// A bulk move names its applications by the rows' checkboxes: at least one must be ticked.
 		const rows = [...form.querySelectorAll<HTMLInputElement>('input[type="checkbox"][name="applicationIds"]')];
 		if (rows.length) {

@@ -7,12 +7,12 @@ import { applications } from '../db/schema';
 import { rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { consumeCost } from '../platform/rate-limit';
-import { applyMoves, checkMoves, type BulkApplication } from './moves';
+import { applyMoves, checkAsks, checkMoves, type BulkApplication } from './moves';
 
 export type { BulkApplication, BulkConflict, BulkRefusal } from './moves';
 
 /** The fields of `POST /admin?/bulk` (docs/http.md): the single move's, with a list of ids. */
-export const BULK_FIELDS = ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from'] as const;
+export const BULK_FIELDS = ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from', 'reapplyAfter'] as const;
 /** Most applications one bulk move may name (shared with the page: $lib/platform/limits). */
 export { BULK_MAX };
 
@@ -31,13 +31,14 @@ const applicationIds = v.pipe(
 
 const bulkSchema = v.object({ applicationIds, ...moveEntries });
 
-export type BulkMove = v.InferOutput<typeof bulkSchema>;
+export type BulkMove = v.InferOutput<typeof bulkSchema> & { asks: import('$lib/applications/asks').Asks | null };
 
 /** The same validation as a single move (parseMove), with 1 to 100 UUIDs instead of one id. */
 export const parseBulk = (input: unknown): Outcome<BulkMove> => parseMove(bulkSchema, input);
 
 const currentColumns = {
 	id: applications.id,
+	formId: applications.formId,
 	displayName: applications.displayName,
 	review: applications.review,
 	allowlist: applications.allowlist,
@@ -50,7 +51,7 @@ const currentColumns = {
  */
 export async function bulkPreview(db: Database, move: BulkMove): Promise<Outcome<BulkApplication[]>> {
 	const rows = await db.select(currentColumns).from(applications).where(inArray(applications.id, move.applicationIds));
-	const refused = checkMoves(move, rows);
+	const refused = checkMoves(move, rows) ?? (await checkAsks(db, move, rows));
 	if (refused) return refused;
 	const byId = new Map(rows.map((r) => [r.id, r]));
 	return {

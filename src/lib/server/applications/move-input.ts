@@ -4,9 +4,11 @@ import { TX_HASH_SHAPE, moveInputProblems } from '$lib/applications/move-inputs'
 import { LENGTHS, UUID_ANY_CASE } from '$lib/platform/limits';
 import { textField, validate } from '../platform/forms';
 import { invalid, type FieldErrors, type Outcome } from '../platform/outcome';
+import type { Asks } from '$lib/applications/asks';
+import { parseAsks } from './asks';
 
 /** The fields of `POST /admin?/transition` and the application page's `?/transition` (docs/http.md). */
-export const MOVE_FIELDS = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from'] as const;
+export const MOVE_FIELDS = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from', 'reapplyAfter'] as const;
 
 /** An application id as a form sends it: a UUID, any case, stored lowercase. */
 export const applicationIdField = (label: string) =>
@@ -30,33 +32,42 @@ export const moveEntries = {
 		v.transform((s) => s.toLowerCase())
 	),
 	/** Optional: the state the admin saw, so a change made meanwhile answers 409 instead of going through. */
-	from: textField('Current state', { max: 20 })
+	from: textField('Current state', { max: 20 }),
+	/** Optional with a rejection: `YYYY-MM-DD`, the day from which the applicant may apply again ('' none). */
+	reapplyAfter: textField('Apply again from', { max: 10 })
 };
 
 const singleMoveSchema = v.object({ applicationId: applicationIdField('Application id'), ...moveEntries });
 
-export type SingleMoveInput = v.InferOutput<typeof singleMoveSchema>;
+/** The comments on answers of a needs_info move, by key (docs/review-guide.md); null when none. */
+type WithAsks<T> = T & { asks: Asks | null };
+
+export type SingleMoveInput = WithAsks<v.InferOutput<typeof singleMoveSchema>>;
 export type MoveInput = Omit<SingleMoveInput, 'applicationId'>;
 
 /**
- * Validates `schema` (the move's entries and whatever ids it carries) and then what the transitions
- * table needs on top: one set of rules for a single move and a bulk one.
+ * Validates `schema` (the move's entries and whatever ids it carries), the comments on answers
+ * (`input.asks`: the `ask.<key>` fields as sent, by key) and then what the transitions table needs on
+ * top: one set of rules for a single move and a bulk one.
  */
-export function parseMove<S extends v.GenericSchema<unknown, MoveInput>>(
+export function parseMove<S extends v.GenericSchema<unknown, Omit<MoveInput, 'asks'>>>(
 	schema: S,
 	input: unknown
-): Outcome<v.InferOutput<S>> {
+): Outcome<WithAsks<v.InferOutput<S>>> {
 	const parsed = validate(schema, input);
-	if (!parsed.ok) return parsed;
-	const errors = checkMoveInput(parsed.value);
+	const sent = (input as { asks?: unknown } | null)?.asks;
+	const asks = parseAsks(sent && typeof sent === 'object' ? (sent as Record<string, unknown>) : {});
+	if (!parsed.ok) return invalid({ ...parsed.errors, ...asks.errors });
+	const value = { ...parsed.value, asks: asks.asks };
+	const errors = { ...asks.errors, ...checkMoveInput(value) };
 	if (Object.keys(errors).length) return invalid(errors);
-	return parsed;
+	return { ok: true, value };
 }
 
 /** The checks of transitionApplication without touching anything: for a confirm step before a final move. */
 export const parseSingleMove = (input: unknown): Outcome<SingleMoveInput> => parseMove(singleMoveSchema, input);
 
-/** Field-by-field checks the table's needs add to the shape: a state of the field, reason, tx hash. */
+/** Field-by-field checks the table's needs add to the shape: a state of the field, reason, tx hash, asks, date. */
 function checkMoveInput(input: MoveInput): FieldErrors {
 	const errors: FieldErrors = {};
 	const { field, to } = input;
@@ -67,5 +78,8 @@ function checkMoveInput(input: MoveInput): FieldErrors {
 	if (input.from && !isState(field, input.from))
 		errors.from = `Current state must be one of: ${STATES[field].join(', ')}.`;
 	// The same messages the browser shows before a confirm dialog opens ($lib/applications/move-inputs).
-	return { ...errors, ...moveInputProblems(field, to, input) };
+	const asks = Object.keys(input.asks ?? {});
+	const { ask, ...problems } = moveInputProblems(field, to, { ...input, asks: asks.length });
+	if (ask) errors[`ask.${asks[0]}`] = ask;
+	return { ...errors, ...problems };
 }

@@ -14,6 +14,9 @@ import { conflict, fieldError, rateLimited, type FailureOf, type Outcome, type R
 import { consume } from '../platform/rate-limit';
 import type { SignedInMember } from '../auth/guards';
 import { parseSingleMove } from './move-input';
+import { parseReapplyAfter, type Asks } from '$lib/applications/asks';
+import { formVersions } from '../forms/versions';
+import { unknownAsks } from './asks';
 import { verifyTxHash } from './tx-verify';
 import { applicationTransitioned, insertAuditWithEvents } from '../webhooks/events';
 import { recordNotifications } from '../notifications/record';
@@ -29,6 +32,10 @@ export interface Moves {
 	txHash: string;
 	/** The state the admin saw: an application now in another answers 409. '' checks nothing. */
 	from: string;
+	/** A needs_info move's comments on answers, by key (validated by parseMove); null when none. */
+	asks?: Asks | null;
+	/** A rejection's `YYYY-MM-DD` from which the applicant may apply again, or ''. */
+	reapplyAfter?: string;
 }
 
 export interface MoveOptions {
@@ -59,7 +66,7 @@ export interface Moved {
 	events: ApplicationEvent[];
 }
 
-type Current = BulkApplication & ApplicationStates;
+type Current = BulkApplication & ApplicationStates & { formId: number | null };
 
 /**
  * applyMoves: the one move pipeline, a single move being a bulk of one. Order: the tx hash looked up
@@ -90,12 +97,13 @@ export async function applyMoves(
 	return db.transaction(async (tx): Promise<Outcome<Moved>> => {
 		const locking = tx.select().from(applications).where(inArray(applications.id, ids)).for('update');
 		const rows = one ? await locking.prepare('lock_application').execute() : await locking;
-		const refused = checkMoves(moves, rows, options.answer);
+		const refused = checkMoves(moves, rows, options.answer) ?? (await checkAsks(tx, moves, rows));
 		if (refused) return refused;
 		const before = new Map(rows.map((r) => [r.id, r[field]]));
+		const reapplyAfter = reapplyDay(moves);
 		const updating = tx
 			.update(applications)
-			.set({ [field]: to, updatedAt: sql`now()` })
+			.set({ [field]: to, updatedAt: sql`now()`, ...(reapplyAfter ? { reapplyAfter } : {}) })
 			.where(inArray(applications.id, [...ids]))
 			.returning();
 		const updated = one ? await updating.prepare('move_application').execute() : await updating;
@@ -109,7 +117,8 @@ export async function applyMoves(
 			toState: to,
 			reason: moves.reason || null,
 			txHash,
-			txVerified
+			txVerified,
+			asks: moves.asks ?? null
 		}));
 		const events = await insertAuditWithEvents(
 			tx,
@@ -163,6 +172,40 @@ export function checkMoves(
 		`Nothing was changed: ${refused.length} of the ${n} selected application${n === 1 ? '' : 's'} cannot take “${actionLabel(field, to)}”: ${list}.`,
 		refused
 	);
+}
+
+/** A rejection's date to apply again as stored (the start of that day, UTC), or null; validated by parseMove. */
+function reapplyDay(moves: Moves): Date | null {
+	if (!moves.reapplyAfter || moves.field !== 'review' || moves.to !== 'rejected') return null;
+	const parsed = parseReapplyAfter(moves.reapplyAfter, new Date());
+	return 'value' in parsed ? parsed.value : null;
+}
+
+/**
+ * The 400 of comments on answers that some selected application's form version does not have (its
+ * questions and the built-in fields), or null. One read of those versions' questions.
+ */
+export async function checkAsks(
+	db: Pick<Database, 'select'>,
+	moves: Moves,
+	rows: readonly Current[]
+): Promise<FailureOf<400> | null> {
+	if (!moves.asks) return null;
+	const versions = await formVersions(
+		db as Database,
+		rows.map((r) => r.formId)
+	);
+	for (const row of rows) {
+		const [key] = unknownAsks(moves.asks, row.formId === null ? [] : (versions.get(row.formId) ?? []));
+		if (key !== undefined)
+			return fieldError(
+				`ask.${key}`,
+				rows.length === 1
+					? `This application has no answer with the key “${key}”.`
+					: `${row.displayName} has no answer with the key “${key}”. Nothing was changed.`
+			);
+	}
+	return null;
 }
 
 export const stale = (field: Field, now: string) =>

@@ -1,4 +1,5 @@
-import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, ne, sql } from 'drizzle-orm';
+import { dayText, isoDay } from '$lib/applications/asks';
 import * as v from 'valibot';
 import { LENGTHS } from '$lib/platform/limits';
 import type { Database } from '../db/client';
@@ -16,6 +17,7 @@ import {
 	invalid,
 	memberMissing,
 	rateLimited,
+	type FailureOf,
 	type Outcome
 } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
@@ -80,6 +82,8 @@ export async function submitApplication(
 				.where(and(eq(applications.applicantAddress, member.address), ne(applications.review, 'rejected')))
 				.limit(1);
 			if (!active) {
+				const later = await reapplyLater(tx, member.address);
+				if (later) return later;
 				const [application] = await tx
 					.insert(applications)
 					.values({ applicantAddress: member.address, ...fields })
@@ -138,6 +142,28 @@ async function hasApplicationUnderReview(db: Database, address: string): Promise
 		.where(and(eq(applications.applicantAddress, address), ne(applications.review, 'rejected')))
 		.limit(1);
 	return !!active && active.review !== 'needs_info';
+}
+
+/**
+ * The 409 of a new application before the date a rejection named (the latest such date of the
+ * member's applications), or null when they may apply now.
+ */
+async function reapplyLater(db: Pick<Database, 'select'>, address: string): Promise<FailureOf<409> | null> {
+	const [waiting] = await db
+		.select({ reapplyAfter: applications.reapplyAfter })
+		.from(applications)
+		.where(and(eq(applications.applicantAddress, address), gt(applications.reapplyAfter, sql`now()`)))
+		.orderBy(desc(applications.reapplyAfter))
+		.limit(1);
+	if (!waiting?.reapplyAfter) return null;
+	const day = isoDay(waiting.reapplyAfter);
+	return {
+		ok: false,
+		status: 409,
+		code: 'reapply_later',
+		message: `You can apply again from ${dayText(waiting.reapplyAfter)} (${day}), as the reviewers decided with their answer.`,
+		reapplyAfter: day
+	};
 }
 
 const alreadyActive = conflict(

@@ -81,6 +81,8 @@ export const applications = pgTable(
 		distribution: distributionState('distribution').notNull().default('pending'),
 		createdAt: createdAt(),
 		updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+		/** Set by a rejection with `reapplyAfter`: no new application by this member before it (start of that day, UTC). */
+		reapplyAfter: timestamp('reapply_after', { withTimezone: true }),
 		// The tally of the current votes (#27), kept by triggers on application_votes (drizzle/0011,
 		// docs/decisions/0033-vote-tally.md); never written by the portal's code.
 		votesApprove: integer('votes_approve').notNull().default(0),
@@ -167,7 +169,9 @@ export const applicationEvents = pgTable(
 		reason: text('reason'),
 		txHash: text('tx_hash'),
 		/** True when chain 137 confirmed the tx hash; null when not looked up or no answer came in time. */
-		txVerified: boolean('tx_verified')
+		txVerified: boolean('tx_verified'),
+		/** A needs_info move's comments on single answers: answer key → comment (1–500 characters); null when none. */
+		asks: jsonb('asks').$type<Record<string, string>>()
 	},
 	(t) => [
 		index('application_events_application_idx').on(t.applicationId, t.id),
@@ -176,7 +180,8 @@ export const applicationEvents = pgTable(
 			.on(t.applicationId, t.createdAt)
 			.where(sql`${t.field} = 'review' and ${t.toState} <> 'pending'`),
 		check('application_events_tx_hash_format', sql`${t.txHash} ~ '^0x[0-9a-f]{64}$'`),
-		check('application_events_reason_length', sql`char_length(${t.reason}) <= ${n(L.reason.max)}`)
+		check('application_events_reason_length', sql`char_length(${t.reason}) <= ${n(L.reason.max)}`),
+		check('application_events_asks_object', sql`jsonb_typeof(${t.asks}) = 'object'`)
 	]
 );
 
@@ -241,6 +246,8 @@ export const applicationVotes = pgTable(
 		comment: text('comment').notNull().default(''),
 		/** Cast once its reviewer could read the others' votes (docs/decisions/0040-review-assignment.md). */
 		afterSeeingOthers: boolean('after_seeing_others').notNull().default(false),
+		/** What the reviewer suggests asking the applicant, by answer key; an admin may take it over. Null when none. */
+		asks: jsonb('asks').$type<Record<string, string>>(),
 		createdAt: createdAt()
 	},
 	(t) => [
@@ -248,7 +255,8 @@ export const applicationVotes = pgTable(
 		index('application_votes_reviewer_idx').on(t.reviewerAddress, t.createdAt.desc(), t.id.desc()),
 		check('application_votes_vote_choice', sql`${t.vote} in ('approve', 'reject', 'abstain')`),
 		check('application_votes_scores_object', sql`jsonb_typeof(${t.scores}) = 'object'`),
-		check('application_votes_comment_length', sql`char_length(${t.comment}) <= ${n(L.voteComment.max)}`)
+		check('application_votes_comment_length', sql`char_length(${t.comment}) <= ${n(L.voteComment.max)}`),
+		check('application_votes_asks_object', sql`jsonb_typeof(${t.asks}) = 'object'`)
 	]
 );
 

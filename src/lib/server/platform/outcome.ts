@@ -28,7 +28,15 @@ export type Failure =
 	| { ok: false; status: 403; code: 'forbidden'; message: string }
 	| { ok: false; status: 403; code: 'not_eligible'; message: string; eligibility: EligibilityRefusal }
 	| { ok: false; status: 404; code: 'not_found'; message: string }
-	| { ok: false; status: 409; code: 'conflict'; message: string; refused?: RefusedItem[] }
+	// reapply_later: a new application before the date a rejection named (`reapplyAfter`: YYYY-MM-DD).
+	| {
+			ok: false;
+			status: 409;
+			code: 'conflict' | 'reapply_later';
+			message: string;
+			refused?: RefusedItem[];
+			reapplyAfter?: string;
+	  }
 	| { ok: false; status: 429; code: 'rate_limited'; message: string; retryAfterSeconds: number; resetAt: string }
 	| { ok: false; status: 503; code: 'eligibility_unavailable'; message: string };
 

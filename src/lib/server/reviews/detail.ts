@@ -3,10 +3,12 @@ import type { Question } from '$lib/forms/questions';
 import { rubricOf, type Criterion } from '$lib/reviews/rubric';
 import type { Database } from '../db/client';
 import {
+	applicationEvents,
 	applicationRevisions,
 	applications,
 	reviewAssignments,
 	reviewConflicts,
+	type ApplicationEvent,
 	type ApplicationRevision
 } from '../db/schema';
 import type { SignedInMember } from '../auth/guards';
@@ -45,6 +47,8 @@ export interface ReviewDetail {
 	conflict: { reason: string; createdAt: Date } | null;
 	/** Assigned to this reviewer (decision 0040). */
 	assigned: boolean;
+	/** The review moves of its history, oldest first (what was asked before a resubmission: asksAnswered). */
+	reviewEvents: Pick<ApplicationEvent, 'field' | 'fromState' | 'toState' | 'asks'>[];
 }
 
 /** Everything /review/[id] shows a reviewer; null for an unknown id. */
@@ -69,7 +73,7 @@ export async function reviewDetail(db: Database, reviewer: SignedInMember, id: s
 	if (!application) return null;
 	const mineOn = <T extends typeof reviewConflicts | typeof reviewAssignments>(t: T) =>
 		and(eq(t.applicationId, id), eq(t.reviewerAddress, reviewer.address));
-	const [revisions, mine, form, [conflict], [assignment]] = await Promise.all([
+	const [revisions, mine, form, [conflict], [assignment], reviewEvents] = await Promise.all([
 		db
 			.select()
 			.from(applicationRevisions)
@@ -81,7 +85,17 @@ export async function reviewDetail(db: Database, reviewer: SignedInMember, id: s
 			.select({ reason: reviewConflicts.reason, createdAt: reviewConflicts.createdAt })
 			.from(reviewConflicts)
 			.where(mineOn(reviewConflicts)),
-		db.select({ at: reviewAssignments.assignedAt }).from(reviewAssignments).where(mineOn(reviewAssignments))
+		db.select({ at: reviewAssignments.assignedAt }).from(reviewAssignments).where(mineOn(reviewAssignments)),
+		db
+			.select({
+				field: applicationEvents.field,
+				fromState: applicationEvents.fromState,
+				toState: applicationEvents.toState,
+				asks: applicationEvents.asks
+			})
+			.from(applicationEvents)
+			.where(and(eq(applicationEvents.applicationId, id), eq(applicationEvents.field, 'review')))
+			.orderBy(asc(applicationEvents.id))
 	]);
 	const revealed = !conflict && (reviewer.isAdmin || mine.some((v) => v.vote !== 'abstain'));
 	const [versions, all] = await Promise.all([
@@ -97,6 +111,7 @@ export async function reviewDetail(db: Database, reviewer: SignedInMember, id: s
 		others: all ? all.filter((v) => v.reviewerAddress !== reviewer.address) : null,
 		own: application.applicantAddress === reviewer.address,
 		conflict: conflict ?? null,
-		assigned: !!assignment
+		assigned: !!assignment,
+		reviewEvents
 	};
 }

@@ -3,9 +3,11 @@ import { LENGTHS } from '$lib/platform/limits';
 import { SCORE_MAX, SCORE_MIN, VOTE_CHOICES, rubricOf, type Criterion, type VoteChoice } from '$lib/reviews/rubric';
 import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
-import { applicationVotes, type ApplicationVote } from '../db/schema';
+import { applicationVotes, applications, type ApplicationVote } from '../db/schema';
+import { askField, type Asks } from '$lib/applications/asks';
+import { parseAsks, unknownAsks } from '../applications/asks';
 import type { SignedInMember } from '../auth/guards';
-import { currentForm } from '../forms/versions';
+import { currentForm, formVersions } from '../forms/versions';
 import { textField, validate } from '../platform/forms';
 import { consume } from '../platform/rate-limit';
 import {
@@ -34,6 +36,8 @@ export interface VoteInput {
 	vote: VoteChoice;
 	comment: string;
 	scores: Record<string, number>;
+	/** What the reviewer suggests asking the applicant, by answer key (an admin may take it over); null when none. */
+	asks: Asks | null;
 }
 
 const commentField = textField('Comment', { ...LENGTHS.voteComment, multiline: true });
@@ -63,8 +67,11 @@ export function parseVote(input: Record<string, unknown>, rubric: readonly Crite
 			errors[name] = `A score is a whole number from ${SCORE_MIN} to ${SCORE_MAX}.`;
 		} else scores[criterion.key] = Number(raw);
 	}
+	const sent = input.asks;
+	const asks = parseAsks(sent && typeof sent === 'object' ? (sent as Record<string, unknown>) : {});
+	Object.assign(errors, asks.errors);
 	if (Object.keys(errors).length || !choice || !comment.ok) return invalid(errors);
-	return { ok: true, value: { vote: choice, comment: comment.value.comment, scores } };
+	return { ok: true, value: { vote: choice, comment: comment.value.comment, scores, asks: asks.asks } };
 }
 
 export interface CastVote {
@@ -89,7 +96,19 @@ export async function castVote(
 	if (!limit.ok) return rateLimited(limit);
 	const parsed = parseVote(input, rubricOf((await currentForm(db)).rubric));
 	if (!parsed.ok) return parsed;
-	const { vote, comment, scores } = parsed.value;
+	const { vote, comment, scores, asks } = parsed.value;
+	// Suggestions name answers of the application's own form version (one read, only when there are some).
+	if (asks) {
+		const [app] = await db
+			.select({ formId: applications.formId })
+			.from(applications)
+			.where(eq(applications.id, applicationId));
+		if (!app) return notFound('No application has this id.');
+		const versions = await formVersions(db, [app.formId]);
+		const [unknown] = unknownAsks(asks, app.formId === null ? [] : (versions.get(app.formId) ?? []));
+		if (unknown !== undefined)
+			return invalid({ [askField(unknown)]: `This application has no answer with the key “${unknown}”.` });
+	}
 	const targets = outboxTargets();
 	// The row lock (FOR NO KEY UPDATE, what a transition's UPDATE takes) orders this vote against a
 	// decision and against other votes on the application: a decision committed first leaves no pending row.
@@ -131,8 +150,8 @@ export async function castVote(
 					and o.reviewer_address <> ${reviewer.address}) as seen
 			from applications as a where id = ${applicationId}::uuid for no key update
 		), cast_vote as (
-			insert into application_votes (application_id, reviewer_address, vote, scores, comment, after_seeing_others)
-			select app.id, ${reviewer.address}, ${vote}, ${JSON.stringify(scores)}::jsonb, ${comment}, app.seen
+			insert into application_votes (application_id, reviewer_address, vote, scores, comment, after_seeing_others, asks)
+			select app.id, ${reviewer.address}, ${vote}, ${JSON.stringify(scores)}::jsonb, ${comment}, app.seen, ${asks ? JSON.stringify(asks) : null}::jsonb
 			from app where app.review = 'pending' and app.applicant_address <> ${reviewer.address} and not app.conflicted
 			returning id, application_id, reviewer_address, vote, scores, created_at
 		)${outbox}
@@ -158,7 +177,7 @@ export async function castVote(
 /** A vote as reviewers and admins read it. */
 export type VoteRow = Pick<
 	ApplicationVote,
-	'id' | 'reviewerAddress' | 'vote' | 'scores' | 'comment' | 'afterSeeingOthers' | 'createdAt'
+	'id' | 'reviewerAddress' | 'vote' | 'scores' | 'comment' | 'afterSeeingOthers' | 'asks' | 'createdAt'
 >;
 
 const voteColumns = {
@@ -168,6 +187,7 @@ const voteColumns = {
 	scores: applicationVotes.scores,
 	comment: applicationVotes.comment,
 	afterSeeingOthers: applicationVotes.afterSeeingOthers,
+	asks: applicationVotes.asks,
 	createdAt: applicationVotes.createdAt
 };
 

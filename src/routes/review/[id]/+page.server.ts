@@ -7,6 +7,7 @@ import { evidenceOf } from '$lib/server/eligibility/evidence';
 import { CONFLICT_FIELDS, declareConflict } from '$lib/server/reviews/conflicts';
 import { reviewDetail } from '$lib/server/reviews/detail';
 import { castVote, voteFieldNames } from '$lib/server/reviews/votes';
+import { asksInput } from '$lib/server/applications/asks';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, params, url }) => {
@@ -26,9 +27,10 @@ export const actions: Actions = {
 		const reviewer = requireReviewer({ locals });
 		if (!UUID.test(params.id)) error(404, 'Not Found');
 		const form = await readForm(request);
-		const input = formInput(form, voteFieldNames(form));
+		const asks = asksInput(form);
+		const input = { ...formInput(form, voteFieldNames(form)), asks };
 		const outcome = await withDatabase((db) => castVote(db, reviewer, params.id, input));
-		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input) });
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), asks: typedValues(asks) });
 		redirect(303, `/review/${params.id}?voted#votes`);
 	},
 

@@ -3,6 +3,7 @@ import { UUID } from '$lib/platform/limits';
 import { applicationDetail } from '$lib/server/applications/detail';
 import { MOVE_FIELDS, parseSingleMove } from '$lib/server/applications/move-input';
 import { transitionApplication } from '$lib/server/applications/moves';
+import { asksInput } from '$lib/server/applications/asks';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { isTerminal } from '$lib/applications/transitions';
 import { NOTE_FIELDS, addNote } from '$lib/server/applications/notes';
@@ -41,18 +42,20 @@ export const actions: Actions = {
 	transition: async ({ locals, request, url, params, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
 		const form = await readForm(request);
-		const input = { ...formInput(form, MOVE_FIELDS), applicationId: params.id };
+		const asks = asksInput(form);
+		const input = { ...formInput(form, MOVE_FIELDS), applicationId: params.id, asks };
 		if (form.get('confirm') !== 'yes') {
 			const parsed = parseSingleMove(input);
 			if (parsed.ok && isTerminal(parsed.value.field, parsed.value.to)) {
-				const { field, to, reason, txHash, from } = parsed.value;
-				return { confirm: { field, to, reason, txHash, from } };
+				const { field, to, reason, txHash, from, reapplyAfter } = parsed.value;
+				return { confirm: { field, to, reason, txHash, from, reapplyAfter } };
 			}
 		}
 		const outcome = await withDatabase((db) => transitionApplication(db, admin, input));
 		if (!outcome.ok) {
+			// The comments typed on answers go back into their boxes, by key.
 			const values = typedValues(input);
-			return refuse(setHeaders, outcome, { values, field: values.field ?? null });
+			return refuse(setHeaders, outcome, { values, asks: typedValues(asks), field: values.field ?? null });
 		}
 		redirect(303, `/admin/applications/${params.id}?done=${outcome.value.event.field}.${outcome.value.event.toState}`);
 	},

@@ -1,0 +1,58 @@
+/**
+ * Requests for changes on single answers (`ask.<key>` on a needs_info move) and the date from which a
+ * rejected applicant may apply again (`reapplyAfter`): names, limits and checks shared by the server,
+ * which refuses with them (400), and the pages (docs/review-guide.md).
+ */
+import { LENGTHS } from '$lib/platform/limits';
+import { KEY } from '$lib/forms/questions';
+
+export const ASK_PREFIX = 'ask.';
+export const askField = (key: string) => `${ASK_PREFIX}${key}`;
+
+/** The built-in fields every application has, by key, as the pages label them. */
+export const BUILT_IN_FIELDS = { displayName: 'Display name', motivation: 'Motivation', contact: 'Contact' } as const;
+export const isBuiltIn = (key: string): key is keyof typeof BUILT_IN_FIELDS => Object.hasOwn(BUILT_IN_FIELDS, key);
+
+/** A key an ask may name at all: a built-in field or the shape of a question key (the form decides the rest). */
+export const isAskKey = (key: string) => isBuiltIn(key) || KEY.test(key);
+
+/** The id of an answer's field on /apply, which the asks at the top of the form link to. */
+export const fieldId = (key: string) => (isBuiltIn(key) ? `field-${key}` : `field-answer-${key}`);
+
+export const ASK_MAX = LENGTHS.ask.max;
+
+/** A comment on one answer, asked of the applicant or suggested by a reviewer. */
+export type Asks = Record<string, string>;
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAY_MS = 86_400_000;
+/** The furthest a rejection may put off a new application, in days. */
+export const REAPPLY_MAX_DAYS = 365;
+
+/** A UTC day as `YYYY-MM-DD`. */
+export const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+
+/** The dates a rejection may name (tomorrow to 365 days ahead, UTC), for a date field's min and max. */
+export function reapplyWindow(now: Date): { min: string; max: string } {
+	const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+	return { min: isoDay(new Date(today + DAY_MS)), max: isoDay(new Date(today + REAPPLY_MAX_DAYS * DAY_MS)) };
+}
+
+/** `reapplyAfter` as sent: the start of that day (UTC), or why it is refused. '' is none. */
+export function parseReapplyAfter(sent: string, now: Date): { value: Date | null } | { error: string } {
+	if (sent === '') return { value: null };
+	const m = DATE.exec(sent);
+	const day = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null;
+	// Date.UTC rolls 2026-02-30 over to March: only a date that reads back the same is one.
+	if (!day || isoDay(day) !== sent) return { error: 'Apply again from must be a date written YYYY-MM-DD.' };
+	const { min, max } = reapplyWindow(now);
+	if (sent < min || sent > max)
+		return {
+			error: `Apply again from must be between ${min} and ${max} (tomorrow to ${REAPPLY_MAX_DAYS} days ahead).`
+		};
+	return { value: day };
+}
+
+/** How a reapply date reads on the pages: "3 March 2027" (UTC, the day it was stored as). */
+export const dayText = (d: Date | string) =>
+	new Date(d).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });

@@ -1,0 +1,117 @@
+import type { Browser, Locator, Page } from '@playwright/test';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { RunningServer } from '../helpers/server';
+import { signIn } from '../helpers/siwe';
+import { admin, expect, screenshots, startPortal, test } from './fixtures';
+
+// Issue 43, by keyboard alone (no clicks, no element.focus()): an admin asks about two answers, the
+// member finds both by their fields and resubmits, the admin sees what changed; axe clean, light and
+// dark, phone and desktop.
+let server: RunningServer;
+const applicant = privateKeyToAccount(generatePrivateKey());
+
+test.beforeAll(async () => {
+	server = await startPortal({ ADMIN_ADDRESSES: admin.address });
+	const post = async (path: string, fields: Record<string, string>, account: PrivateKeyAccount) =>
+		fetch(`${server.url}${path}`, {
+			method: 'POST',
+			body: new URLSearchParams(fields),
+			headers: { cookie: await signIn(server.url, account), origin: server.url, accept: 'text/html' },
+			redirect: 'manual'
+		});
+	const form = await post(
+		'/admin/form?/save',
+		{
+			questionCount: '1',
+			'questions.0.key': 'city',
+			'questions.0.label': 'Which city?',
+			'questions.0.type': 'short_text'
+		},
+		admin
+	);
+	expect(form.status).toBe(303);
+	const applied = await post(
+		'/apply',
+		{ displayName: 'Asked Ash', motivation: 'I would like to help with the docs.', 'answers.city': 'Berlin' },
+		applicant
+	);
+	expect(applied.status).toBe(303);
+});
+test.afterAll(async () => {
+	await server?.stop();
+});
+
+async function pageAs(browser: Browser, account: PrivateKeyAccount): Promise<Page> {
+	const cookie = await signIn(server.url, account);
+	const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
+	await context.addCookies([{ name, value, url: server.url }]);
+	return context.newPage();
+}
+
+/** Presses Tab until `target` has focus (fails past `max`). */
+async function tabTo(page: Page, target: Locator, max = 60): Promise<void> {
+	for (let presses = 1; presses <= max; presses++) {
+		await page.keyboard.press('Tab');
+		if (await target.evaluate((el) => el === document.activeElement)) return;
+	}
+	throw new Error(`no focus on ${target.toString()} after ${max} Tab presses`);
+}
+
+test('an admin asks about two answers, the member fixes them by their fields, the admin sees what changed', async ({
+	browser
+}, testInfo) => {
+	const adminPage = await pageAs(browser, admin);
+	await adminPage.goto(`${server.url}/admin?q=Asked`);
+	await tabTo(adminPage, adminPage.getByRole('link', { name: 'Asked Ash' }));
+	await adminPage.keyboard.press('Enter');
+	await expect(adminPage.getByRole('heading', { level: 1, name: 'Asked Ash' })).toBeVisible();
+
+	// "Ask about this" next to the motivation and the city, each opened by keyboard.
+	for (const [label, text] of [
+		['Motivation', 'Which docs would you start with?'],
+		['Which city?', 'Which district?']
+	] as const) {
+		await tabTo(adminPage, adminPage.locator('summary', { hasText: `Ask about this (${label})` }));
+		await adminPage.keyboard.press('Enter');
+		await adminPage.keyboard.press('Tab');
+		await expect(
+			adminPage.getByRole('textbox', { name: `Your comment for the applicant on “${label}”` })
+		).toBeFocused();
+		await adminPage.keyboard.type(text);
+	}
+	await screenshots(adminPage, testInfo, 'admin-asking');
+	await tabTo(adminPage, adminPage.getByRole('button', { name: 'Ask for more information' }));
+	await adminPage.keyboard.press('Enter');
+	await expect(adminPage.getByRole('status').getByText(/asked .*for more information/i)).toBeVisible();
+
+	const member = await pageAs(browser, applicant);
+	await member.goto(`${server.url}/apply`);
+	const asked = member.getByRole('note', { name: 'The reviewers asked' });
+	await expect(asked.getByRole('link', { name: 'Motivation' })).toBeVisible();
+	await expect(asked.getByRole('link', { name: 'Which city?' })).toBeVisible();
+	const city = member.getByRole('textbox', { name: 'Which city?' });
+	await expect(city).toHaveAccessibleDescription(/The reviewers ask: Which district\?/);
+	await expect(member.getByRole('textbox', { name: 'Motivation' })).toHaveAccessibleDescription(
+		/The reviewers ask: Which docs would you start with\?/
+	);
+	await screenshots(member, testInfo, 'apply-asked');
+	// The link takes the keyboard to the field: the next Tab lands in it.
+	await tabTo(member, asked.getByRole('link', { name: 'Which city?' }));
+	await member.keyboard.press('Enter');
+	await expect(member).toHaveURL(/#field-answer-city$/);
+	await member.keyboard.press('Tab');
+	await expect(city).toBeFocused();
+	await member.keyboard.press('End');
+	await member.keyboard.type(', Kreuzberg');
+	await tabTo(member, member.getByRole('button', { name: 'Resubmit application' }));
+	await member.keyboard.press('Enter');
+	await expect(member.getByText('Waiting for a reviewer.')).toBeVisible();
+
+	await adminPage.reload();
+	const changes = adminPage.getByRole('region', { name: 'What changed in the resubmission' });
+	await expect(changes).toContainText('1 of 4 fields changed; 1 asked about but not changed');
+	await expect(changes.locator('ins')).toContainText('Kreuzberg');
+	await expect(changes.getByRole('note')).toContainText('Motivation: “Which docs would you start with?”');
+	await screenshots(adminPage, testInfo, 'admin-what-changed');
+});
