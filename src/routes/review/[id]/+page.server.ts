@@ -1,11 +1,11 @@
 import { error, redirect } from '@sveltejs/kit';
 import { UUID } from '$lib/limits';
 import { requireReviewer } from '$lib/server/auth/guards';
-import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
+import { readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { withDatabase } from '$lib/server/platform/runtime';
 import { evidenceOf } from '$lib/server/eligibility/evidence';
 import { reviewDetail } from '$lib/server/reviews/detail';
-import { castVote, voteFieldNames } from '$lib/server/reviews/votes';
+import { castVote, voteInput } from '$lib/server/reviews/votes';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, params, url }) => {
@@ -24,8 +24,7 @@ export const actions: Actions = {
 	vote: async ({ locals, request, params, setHeaders }) => {
 		const reviewer = requireReviewer({ locals });
 		if (!UUID.test(params.id)) error(404, 'Not Found');
-		const form = await readForm(request);
-		const input = formInput(form, voteFieldNames(form));
+		const input = voteInput(await readForm(request));
 		const outcome = await withDatabase((db) => castVote(db, reviewer, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input) });
 		redirect(303, `/review/${params.id}?voted#votes`);
