@@ -56,9 +56,12 @@ try {
 		return performance.now() - started;
 	};
 	for (let i = 0; i < 5; i++) await health(); // warm
+	/** @type {number[]} */
 	const idle = [];
 	for (let i = 0; i < 20; i++) idle.push(await health());
+	/** @type {number[]} */
 	const posts = [];
+	/** @type {number[]} */
 	const meanwhile = [];
 	for (let round = 0; round < rounds; round++) {
 		const cookie = await signIn(portal.url, privateKeyToAccount(generatePrivateKey()));

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { hasInvisible } from './invisible-text';
+import { hasInvisible, invisibleMessage } from './invisible-text';
 import { checkAnswer, type Question } from './questions';
 import { textField, validate } from './server/platform/forms';
 
@@ -41,21 +41,21 @@ describe('invisible and text-direction characters', () => {
 	it('every text field refuses them with a 400 naming the field, after trimming', () => {
 		const schema = v.object({ displayName: textField('Display name', { min: 1, max: 80 }) });
 		const refused = validate(schema, { displayName: 'evil\u202egnp.exe' });
-		expect(refused).toMatchObject({
-			ok: false,
-			status: 400,
-			errors: { displayName: expect.stringMatching(/^Display name must not contain invisible/) }
-		});
+		expect(refused.ok).toBe(false);
+		if (refused.ok) return;
+		expect(refused.status).toBe(400);
+		expect(Object.keys(refused.errors)).toEqual(['displayName']);
+		expect(refused.errors.displayName).toMatch(/^Display name must not contain invisible/);
 		expect(validate(schema, { displayName: 'Ada 👩🏽‍💻' })).toEqual({ ok: true, value: { displayName: 'Ada 👩🏽‍💻' } });
 	});
 
 	it('every text answer refuses them with the question label', () => {
 		const q: Question = { key: 'why', label: 'Why', type: 'long_text', required: true };
 		expect(checkAnswer(q, 'because\u2067I said so')).toEqual({
-			error: expect.stringMatching(/^Why must not contain invisible/)
+			error: 'Why must not contain invisible or text-direction control characters (such as U+202E or U+200B).'
 		});
 		const url: Question = { key: 'site', label: 'Site', type: 'url', required: true };
-		expect(checkAnswer(url, 'https://exa\u200bmple.org')).toEqual({ error: expect.stringMatching(/^Site must not/) });
+		expect(checkAnswer(url, 'https://exa\u200bmple.org')).toEqual({ error: invisibleMessage('Site') });
 		expect(checkAnswer(q, 'שלום 👨‍👩‍👧')).toEqual({ value: 'שלום 👨‍👩‍👧' });
 	});
 });

@@ -123,10 +123,8 @@ describe('readForm: a bounded cost before any rate limit', () => {
 	it(`reads ${MAX_FORM_FIELDS} fields and refuses one more with 413 too_many_fields, URL-encoded or multipart`, async () => {
 		const names = (n: number) => Array.from({ length: n }, (_, i) => `answers.q${i}=1`).join('&');
 		expect((await readForm(urlencoded(names(MAX_FORM_FIELDS)))).size).toBe(MAX_FORM_FIELDS);
-		expect(await refusal(urlencoded(names(MAX_FORM_FIELDS + 1)))).toEqual({
-			status: 413,
-			body: expect.objectContaining({ code: 'too_many_fields' })
-		});
+		const refused = await refusal(urlencoded(names(MAX_FORM_FIELDS + 1)));
+		expect([refused.status, refused.body.code]).toEqual([413, 'too_many_fields']);
 		// Empty entries count too: the bound is on the bytes, before anything is parsed.
 		expect((await refusal(urlencoded('&'.repeat(500_000)))).status).toBe(413);
 		const multipart = new FormData();
@@ -135,10 +133,8 @@ describe('readForm: a bounded cost before any rate limit', () => {
 	});
 
 	it('still refuses what is not a form with the 400', async () => {
-		expect(await refusal(post('a=1', 'text/plain'))).toEqual({
-			status: 400,
-			body: expect.objectContaining({ code: 'invalid_request' })
-		});
+		const refused = await refusal(post('a=1', 'text/plain'));
+		expect([refused.status, refused.body.code]).toEqual([400, 'invalid_request']);
 		expect((await refusal(post('--x\r\nbroken', 'multipart/form-data; boundary=x'))).status).toBe(400);
 	});
 });
