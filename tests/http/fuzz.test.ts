@@ -250,17 +250,24 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 						cookie: cookies.admin!,
 						'content-type': body.contentType!
 					};
-					const post = timed({ method: 'POST', path, headers, body: body.body });
-					// Asked once the post is on its way: a server busy reading it would answer late.
-					await new Promise((resolve) => setTimeout(resolve, 5));
-					const health = await timed({ method: 'GET', path: '/healthz', headers: {} });
-					const { answer, ms } = await post;
-					posts++;
-					const what = `POST ${path} with ${body.kind}`;
-					if (answer.status >= 500 || answer.status === 0 || ms > 2000)
-						slow.push(`${what}: ${answer.status} after ${Math.round(ms)} ms`);
-					if (health.answer.status !== 200 || health.ms > 200)
-						slow.push(`${what}: /healthz ${health.answer.status} after ${Math.round(health.ms)} ms`);
+					// The best of three tries: the shared machine may pause any one request; the quadratic
+					// reader took 10-35 s every time.
+					let problems: string[] = [];
+					for (let attempt = 0; attempt < 3 && (attempt === 0 || problems.length); attempt++) {
+						const post = timed({ method: 'POST', path, headers, body: body.body });
+						// Asked once the post is on its way: a server busy reading it would answer late.
+						await new Promise((resolve) => setTimeout(resolve, 5));
+						const health = await timed({ method: 'GET', path: '/healthz', headers: {} });
+						const { answer, ms } = await post;
+						posts++;
+						const what = `POST ${path} with ${body.kind}`;
+						problems = [];
+						if (answer.status >= 500 || answer.status === 0 || ms > 2000)
+							problems.push(`${what}: ${answer.status} after ${Math.round(ms)} ms`);
+						if (health.answer.status !== 200 || health.ms > 200)
+							problems.push(`${what}: /healthz ${health.answer.status} after ${Math.round(health.ms)} ms`);
+					}
+					slow.push(...problems);
 				}
 		expect(slow).toEqual([]);
 		expect(posts).toBeGreaterThanOrEqual(14 * 4);
