@@ -2,18 +2,22 @@
 // Issue 39: the cost of one form post of ~500 KiB of distinct field names (`answers.<n>=1`, under the
 // 512 KiB body limit), and how long /healthz waits while the server reads it.
 //
-//   node bench/form-reading.js [--rounds 5] [--skip-before]
+//   node bench/form-reading.js [--rounds 5] [--skip-before] [--database postgres://postgres@127.0.0.1:5432/postgres]
 //
 // before: the old reader (a walk of the whole post per distinct name: `new Set(form.keys())` then
 //   `getAll(name)`, as answersInput and voteFieldNames did) timed in this process on the parsed post.
-// after: the built portal (`npm run build` first, embedded PGlite in memory) answering POST /apply as a
+// after: the built portal (`npm run build` first, on a database of its own on the Postgres server) answering POST /apply as a
 //   signed-in member, and /healthz asked every 20 ms while it does; idle /healthz is the same run's baseline.
 import { parseArgs } from 'node:util';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { quantile, signIn, startPortal } from './harness.js';
+import { createBenchDatabase, quantile, signIn, startPortal } from './harness.js';
 
 const { values } = parseArgs({
-	options: { rounds: { type: 'string', default: '5' }, 'skip-before': { type: 'boolean', default: false } }
+	options: {
+		rounds: { type: 'string', default: '5' },
+		'skip-before': { type: 'boolean', default: false },
+		database: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' }
+	}
 });
 const rounds = Number(values.rounds);
 const BYTES = 500 * 1024;
@@ -47,7 +51,8 @@ if (!values['skip-before']) {
 	);
 }
 
-const portal = await startPortal({}, { profile: false });
+const database = await createBenchDatabase(values.database);
+const portal = await startPortal({ DATABASE_URL: database.url }, { profile: false });
 try {
 	const health = async () => {
 		const started = performance.now();
@@ -99,4 +104,5 @@ try {
 	);
 } finally {
 	await portal.stop();
+	await database.drop();
 }
