@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { hasInvisible, invisibleMessage } from '$lib/invisible-text';
+import { hasInvisible, invisibleMessage } from '$lib/forms/invisible-text';
 
 // C0 and C1 control characters (what these refuse); lone UTF-16 surrogates, which no database text can hold.
 /* eslint-disable no-control-regex */
@@ -14,7 +14,7 @@ export const charCount = (s: string) => [...s].length;
 /**
  * A text field: missing counts as empty; line ends normalised to \n; blanks around trimmed;
  * control characters refused (newlines and tabs allowed only in multi-line fields); invisible and
- * text-direction characters refused ($lib/invisible-text); length checked in characters.
+ * text-direction characters refused ($lib/forms/invisible-text); length checked in characters.
  */
 export function textField(label: string, options: { min?: number; max: number; multiline?: boolean }) {
 	const control = options.multiline ? CONTROL_EXCEPT_NEWLINE_TAB : CONTROL;

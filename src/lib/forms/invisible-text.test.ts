@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { hasInvisible, invisibleMessage } from './invisible-text';
 import { checkAnswer, type Question } from './questions';
-import { textField, validate } from './server/platform/forms';
+import { textField, validate } from '../server/platform/forms';
 
 const REFUSED = [
 	['U+202A left-to-right embedding', '\u202a'],
