@@ -55,4 +55,3 @@ export const webhookBacklogReadable = new Gauge({
 
 /** Only the `status` class goes into a label: 2xx, 3xx, 4xx, 5xx. */
 export const statusClass = (status: number) => `${Math.trunc(status / 100)}xx`;
-

@@ -37,4 +37,3 @@ export function textField(label: string, options: { min?: number; max: number; m
 		''
 	);
 }
-
