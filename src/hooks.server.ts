@@ -29,7 +29,6 @@ import { outboxRowsWritten } from '$lib/server/webhooks/events';
 import { DEFAULT_TIMEOUT_SECONDS, deliverAfterResponse } from '$lib/server/webhooks/scheduled';
 import { notificationSenders } from '$lib/server/notifications/senders';
 import { logRequestError, observeRequests } from '$lib/server/platform/observability';
-import { metricsAuthorized } from '$lib/server/platform/metrics';
 import { eligibilityStartProblem } from '$lib/server/eligibility/startup';
 
 export const init: ServerInit = async () => {
@@ -184,7 +183,7 @@ export const handleFetch: HandleFetch = async ({ event, request, fetch }) => {
 	if (!building && event.request.method === 'GET' && bearerMatches(authorization, config.cronSecret))
 		roles.push('cron');
 	// /metrics is the operator's: shown to a request that carries METRICS_TOKEN (docs/observability.md).
-	if (!building && metricsAuthorized(authorization, config.metricsToken)) roles.push('operator');
+	if (!building && bearerMatches(authorization, config.metricsToken)) roles.push('operator');
 	return Response.json({ roles });
 };
 

@@ -233,3 +233,34 @@ const wrongBody: fc.Arbitrary<Body> = fc.oneof(
 /** A body for a target reading these form fields: one that cannot be accepted. */
 export const hostileBody = (fields: readonly string[]) =>
 	fc.oneof({ weight: 2, arbitrary: poisonedForm(fields) }, wrongBody);
+
+/**
+ * A body of about `bytes` bytes made only of distinct field names, each one of the action's own with a
+ * number after it (`answers.city.17`, `score.fit.17`): the shape that made reading a form quadratic
+ * (issue 39). URL-encoded, or multipart with `multipart: true`.
+ */
+export function distinctNames(fields: readonly string[], bytes: number, multipart = false): Body {
+	const names = fields.length ? fields : ['field'];
+	const parts: string[] = [];
+	const boundary = 'cost-of-many-names';
+	let size = 0;
+	for (let i = 0; size < bytes - 200; i++) {
+		const name = `${names[i % names.length]}.${i}`;
+		const part = multipart
+			? `--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n1\r\n`
+			: `${encodeURIComponent(name)}=1`;
+		parts.push(part);
+		size += part.length + 1;
+	}
+	return multipart
+		? {
+				kind: `${bytes} bytes of distinct names, multipart`,
+				contentType: `multipart/form-data; boundary=${boundary}`,
+				body: Buffer.from(`${parts.join('')}--${boundary}--\r\n`)
+			}
+		: {
+				kind: `${bytes} bytes of distinct names`,
+				contentType: 'application/x-www-form-urlencoded',
+				body: Buffer.from(parts.join('&'))
+			};
+}

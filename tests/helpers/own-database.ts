@@ -17,7 +17,8 @@ export const DATA_TABLES = [
 	'application_revisions',
 	'application_notes',
 	'check_ins',
-	'webhook_deliveries'
+	'webhook_deliveries',
+	'application_votes'
 ] as const;
 
 export interface OwnDatabasePortal {

@@ -32,6 +32,31 @@ describe('the page to return to after sign-in', () => {
 		}
 	});
 
+	it.each([
+		['//evil.example/'],
+		['/\\evil.example'],
+		['/.//evil.example'],
+		['/./\\evil.example'],
+		['/a/..//evil.example'],
+		['/%2F%2Fevil.example'],
+		['/%2f/evil.example'],
+		['%2F%2Fevil.example'],
+		['/%5Cevil.example'],
+		['/%5c%5cevil.example'],
+		['/.%2F/evil.example'],
+		['/\t/evil.example'],
+		['/\n/evil.example'],
+		['/%09/evil.example'],
+		['/%0d%0a/evil.example'],
+		['https://evil.example/'],
+		['http:evil.example'],
+		['https:/evil.example'],
+		['/%E0%A4%A'],
+		['//portal.example.org@evil.example/']
+	])('falls back to the default page for %j', (value) => {
+		expect(safeNext(value, origin)).toBeNull();
+	});
+
 	it('builds the sign-in link that comes back', () => {
 		expect(setupHref('/apply')).toBe('/setup?next=%2Fapply');
 		expect(setupHref('/')).toBe('/setup');

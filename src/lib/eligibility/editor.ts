@@ -40,7 +40,7 @@ const refused = (field: string, message: string): Read => ({
 });
 
 /** The posted draft; a field sent twice, a file, or a count out of range is a 400 naming it. */
-export function readEligibilityDraft(form: FormData): Read {
+export function readEligibilityDraft(form: Pick<FormData, 'getAll'>): Read {
 	const one = (name: string): string | null | undefined => {
 		const values = form.getAll(name);
 		if (values.length === 0) return undefined;

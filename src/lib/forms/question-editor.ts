@@ -56,7 +56,10 @@ export const blankQuestion = (type: string): DraftQuestion => ({
  * The editor's posted questions (`questions.<i>.<field>`, in index order; other names ignored), or a
  * 400 when a field is not one piece of text or there are more questions than a form may hold.
  */
-export function readQuestionsDraft(form: Pick<FormData, 'entries' | 'getAll'>): Checked<DraftQuestion[]> {
+export function readQuestionsDraft(form: {
+	entries(): Iterable<[string, FormDataEntryValue]>;
+	getAll(name: string): FormDataEntryValue[];
+}): Checked<DraftQuestion[]> {
 	const byIndex = new Map<number, Partial<Record<string, string>>>();
 	for (const [name, value] of form.entries()) {
 		const match = FIELD_NAME.exec(name);

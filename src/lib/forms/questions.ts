@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { hasInvisible, invisibleMessage } from './invisible-text';
 
 /**
  * An application form's own questions (DECISIONS "Application questions"): the question schema the
@@ -74,6 +75,7 @@ function textProblem(label: string, s: string, max: number, multiline = false): 
 		return multiline
 			? `${label} must not contain control characters (line breaks are fine).`
 			: `${label} must not contain control characters or line breaks.`;
+	if (hasInvisible(s)) return invisibleMessage(label);
 	if (chars(s) > max) return `${label} must be at most ${max} characters.`;
 	return null;
 }

@@ -94,7 +94,10 @@ const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u00
  * The rubric editor's posted criteria (`criteria.<i>.<field>` in index order, other names ignored) and
  * `criterionCount`, which must match: a post that lost fields never saves a shorter rubric.
  */
-export function readRubricDraft(form: Pick<FormData, 'entries' | 'getAll'>): Checked<DraftCriterion[]> {
+export function readRubricDraft(form: {
+	entries(): Iterable<[string, FormDataEntryValue]>;
+	getAll(name: string): FormDataEntryValue[];
+}): Checked<DraftCriterion[]> {
 	const byIndex = new Map<number, Partial<DraftCriterion>>();
 	for (const [name, value] of form.entries()) {
 		const match = FIELD_NAME.exec(name);

@@ -1,5 +1,5 @@
 import { error } from '@sveltejs/kit';
-import { metricsAuthorized } from '$lib/server/platform/metrics';
+import { bearerMatches } from '$lib/server/auth/bearer';
 import { runtime } from '$lib/server/platform/runtime';
 import { scrapeMetrics } from '$lib/server/insights/scrape';
 import type { RequestHandler } from './$types';
@@ -11,7 +11,7 @@ import type { RequestHandler } from './$types';
  */
 export const GET: RequestHandler = async ({ request }) => {
 	const { config, database } = runtime();
-	if (!metricsAuthorized(request.headers.get('authorization'), config.metricsToken)) error(404, 'Not Found');
+	if (!bearerMatches(request.headers.get('authorization'), config.metricsToken)) error(404, 'Not Found');
 	const { body, contentType } = await scrapeMetrics(database);
 	return new Response(body, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } });
 };

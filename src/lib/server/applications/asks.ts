@@ -2,26 +2,19 @@ import * as v from 'valibot';
 import { ASK_PREFIX, BUILT_IN_FIELDS, askField, isAskKey, type Asks } from '$lib/applications/asks';
 import { LENGTHS } from '$lib/platform/limits';
 import type { Question } from '$lib/forms/questions';
-import { textField } from '../platform/forms';
+import { textField, type FormFields } from '../platform/forms';
 import type { FieldErrors } from '../platform/outcome';
 
 /** More `ask.*` fields than any form has answers: refused before each is read (50 questions + 3 built-in). */
 const MOST_ASKS = 53;
 
 /**
- * The `ask.<key>` fields of a post, as sent (one value or several), read in one pass over its entries
- * (a body of many fields costs one walk, never one per name), in an object without a prototype.
+ * The `ask.<key>` fields of a post, as sent (one value or several), by key: FormFields collects them in
+ * the one pass that read the form (a body of many fields costs one walk, never one per name).
  */
-export function asksInput(form: FormData): Record<string, unknown> {
+export function asksInput(form: FormFields): Record<string, unknown> {
 	const sent = Object.create(null) as Record<string, unknown>;
-	for (const [name, value] of form) {
-		if (!name.startsWith(ASK_PREFIX)) continue;
-		const key = name.slice(ASK_PREFIX.length);
-		const had = sent[key];
-		if (had === undefined) sent[key] = value;
-		else if (Array.isArray(had)) had.push(value);
-		else sent[key] = [had, value];
-	}
+	for (const [name, value] of Object.entries(form.prefixed(ASK_PREFIX))) sent[name.slice(ASK_PREFIX.length)] = value;
 	return sent;
 }
 

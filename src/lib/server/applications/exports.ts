@@ -32,8 +32,10 @@ const allowlistCells = (r: Application): CsvValue[] => [
 /** What a spreadsheet may run as a formula when a cell starts with it (OWASP "CSV injection"). */
 const FORMULA_START = '=+\\-@\\t\\r';
 // At the start of a cell, or after any character a spreadsheet may split a cell on (a line end or
-// a locale's list separator: , ; tab |), a formula start gets an apostrophe in front, which spreadsheets show as text.
-const UNSAFE = new RegExp(`(?<=^|[,;\\t|\\r\\n])(?=[${FORMULA_START}])`, 'g');
+// a locale's list separator: , ; tab |), also after blanks there (importers trim them), a formula
+// start gets an apostrophe in front, which spreadsheets show as text. The lookahead comes first, so
+// the lookbehind only walks the blanks before a formula start: linear in the cell.
+const UNSAFE = new RegExp(`(?=[${FORMULA_START}])(?<=(?:^|[,;\\t|\\r\\n])[\\p{Zs}]*)`, 'gu');
 
 export type CsvValue = string | number | Date | null | undefined;
 

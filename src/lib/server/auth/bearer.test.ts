@@ -1,5 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import * as crypto from 'node:crypto';
+import { describe, expect, it, vi } from 'vitest';
 import { bearerMatches } from './bearer';
+
+vi.mock('node:crypto', async (original) => {
+	const actual = await original<typeof import('node:crypto')>();
+	return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
+});
 
 describe("the cron endpoint's guard (Bearer CRON_SECRET)", () => {
 	const secret = 'a-cron-secret-of-enough-length';
@@ -26,5 +32,16 @@ describe("the cron endpoint's guard (Bearer CRON_SECRET)", () => {
 		expect(bearerMatches('Bearer ', null)).toBe(false);
 		expect(bearerMatches('Bearer null', null)).toBe(false);
 		expect(bearerMatches('Bearer ', '')).toBe(false);
+	});
+
+	it('compares fixed-length digests in constant time whatever the header, so no length is compared first', () => {
+		const compare = vi.mocked(crypto.timingSafeEqual);
+		for (const header of ['Bearer x', `Bearer ${secret}`, `Bearer ${secret}${'y'.repeat(500)}`]) {
+			compare.mockClear();
+			bearerMatches(header, secret);
+			expect(compare).toHaveBeenCalledTimes(1);
+			const [a, b] = compare.mock.calls[0]! as [Buffer, Buffer];
+			expect([a.length, b.length]).toEqual([32, 32]);
+		}
 	});
 });

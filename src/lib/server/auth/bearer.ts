@@ -1,12 +1,14 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**
- * Whether `authorization` is `Bearer <secret>` (Vercel Cron's convention for CRON_SECRET). Compared in
- * constant time, so the answer's timing says nothing about the secret; a null secret matches nothing.
+ * Whether `authorization` is exactly `Bearer <secret>`: the one check for CRON_SECRET (Vercel Cron's
+ * convention) and METRICS_TOKEN. Both sides are hashed to 32 bytes and compared in constant time, so
+ * the answer's timing says nothing about the secret, not even its length; a null or empty secret
+ * matches nothing.
  */
 export function bearerMatches(authorization: string | null, secret: string | null): boolean {
 	if (!secret || !authorization) return false;
-	const given = Buffer.from(authorization);
-	const expected = Buffer.from(`Bearer ${secret}`);
-	return given.length === expected.length && timingSafeEqual(given, expected);
+	return timingSafeEqual(digest(authorization), digest(`Bearer ${secret}`));
 }

@@ -1,5 +1,6 @@
 import { KEY, checkAnswers, type Answers } from '$lib/forms/questions';
 import type { Database } from '../db/client';
+import type { FormFields } from '../platform/forms';
 import { currentForm, type CurrentForm } from './versions';
 
 const PREFIX = 'answers.';
@@ -7,16 +8,9 @@ const PREFIX = 'answers.';
 /**
  * The `answers.<key>` fields of a post, as sent (one value, several, or a File), in an object without a
  * prototype so that no field name reaches Object's own properties; all other fields are left out.
+ * Read in the form's one pass (FormFields), never a walk of the post per name.
  */
-export function answersInput(form: FormData): Record<string, unknown> {
-	const sent: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-	for (const name of new Set(form.keys())) {
-		if (!name.startsWith(PREFIX)) continue;
-		const values = form.getAll(name);
-		sent[name] = values.length === 1 ? values[0] : values;
-	}
-	return sent;
-}
+export const answersInput = (form: FormFields): Record<string, unknown> => form.prefixed(PREFIX);
 
 /** What the applicant typed, by question key, to put back into the form after a refusal (text only). */
 export function typedAnswers(sent: Readonly<Record<string, unknown>>): Record<string, string | string[]> {

@@ -12,30 +12,126 @@ export function refuse<T extends Record<string, unknown>>(
 	return fail(failure.status, { ...failure, ...data });
 }
 
+/** Most entries (name=value pairs) one form post may carry: the largest real form (50 questions of up to 20 options) sends about 1,000. */
+export const MAX_FORM_FIELDS = 2000;
+
 /**
- * The body of a form action. One that is not a readable form (malformed or truncated multipart,
- * text/plain, bytes) is a 400, never a 500 (docs/pages-and-forms.md "Status codes"); an over-large
- * one keeps its 413.
+ * A form as read once: every entry in the order sent, and each name's values in a Map, so that any
+ * number of lookups costs one pass over the body (never a walk of every field per name). FormData's
+ * reading methods, so the editors' readers take either; `prefixed()` collects `answers.*`, `score.*`,
+ * `ask.*` and the like in the same pass.
  */
-export async function readForm(request: Request): Promise<FormData> {
+export class FormFields {
+	readonly #entries: [string, FormDataEntryValue][] = [];
+	readonly #byName = new Map<string, FormDataEntryValue[]>();
+
+	constructor(entries: Iterable<[string, FormDataEntryValue]>) {
+		for (const entry of entries) {
+			this.#entries.push(entry);
+			const values = this.#byName.get(entry[0]);
+			if (values) values.push(entry[1]);
+			else this.#byName.set(entry[0], [entry[1]]);
+		}
+	}
+
+	/** How many entries the form carried. */
+	get size(): number {
+		return this.#entries.length;
+	}
+	getAll(name: string): FormDataEntryValue[] {
+		return [...(this.#byName.get(name) ?? [])];
+	}
+	get(name: string): FormDataEntryValue | null {
+		return this.#byName.get(name)?.[0] ?? null;
+	}
+	has(name: string): boolean {
+		return this.#byName.has(name);
+	}
+	/** Each distinct name once, in the order first sent. */
+	keys(): IterableIterator<string> {
+		return this.#byName.keys();
+	}
+	entries(): IterableIterator<[string, FormDataEntryValue]> {
+		return this.#entries[Symbol.iterator]();
+	}
+	[Symbol.iterator](): IterableIterator<[string, FormDataEntryValue]> {
+		return this.entries();
+	}
+
+	/**
+	 * Every field whose name starts with `prefix` (`answers.`, `score.`, `ask.`), full name → value as
+	 * `formInput` gives it, in an object without a prototype so no name reaches Object's own properties.
+	 */
+	prefixed(prefix: string): Record<string, unknown> {
+		const sent = Object.create(null) as Record<string, unknown>;
+		for (const [name, values] of this.#byName) if (name.startsWith(prefix)) sent[name] = oneOrMany(values);
+		return sent;
+	}
+}
+
+const oneOrMany = (values: readonly FormDataEntryValue[]) =>
+	values.length === 0 ? undefined : values.length === 1 ? values[0] : [...values];
+
+const unreadable = (): never =>
+	error(400, { code: 'invalid_request', message: 'The form could not be read. Send it again from the page.' });
+
+/**
+ * The body of a form action, read once into FormFields. One that is not a readable form (malformed or
+ * truncated multipart, text/plain, bytes) is a 400, never a 500 (docs/pages-and-forms.md "Status
+ * codes"); an over-large one keeps its 413; one of more than MAX_FORM_FIELDS entries is a 413
+ * `too_many_fields`, counted on the raw bytes before anything parses them, so no body under the
+ * size limit costs more than one linear scan before the action's rate limit.
+ */
+export async function readForm(request: Request): Promise<FormFields> {
+	const type = request.headers.get('content-type') ?? '';
+	let bytes: ArrayBuffer;
 	try {
-		return await request.formData();
+		bytes = await request.arrayBuffer();
 	} catch (err) {
 		if (isHttpError(err)) throw err;
-		error(400, { code: 'invalid_request', message: 'The form could not be read. Send it again from the page.' });
+		return unreadable();
 	}
+	if (entriesAtMost(Buffer.from(bytes), type) > MAX_FORM_FIELDS)
+		error(413, {
+			code: 'too_many_fields',
+			message: `A form carries at most ${MAX_FORM_FIELDS} fields. Send it again from the page.`
+		});
+	try {
+		const form = await new Request('http://form.invalid/', {
+			method: 'POST',
+			body: bytes,
+			headers: { 'content-type': type }
+		}).formData();
+		return new FormFields(form.entries());
+	} catch {
+		return unreadable();
+	}
+}
+
+/** An upper bound on the entries in a body: `&`s + 1 when URL-encoded, boundary lines when multipart (0 otherwise: the parser refuses it). */
+function entriesAtMost(body: Buffer, type: string): number {
+	const media = type.split(';', 1)[0]!.trim().toLowerCase();
+	if (media === 'application/x-www-form-urlencoded') return count(body, '&') + 1;
+	if (media !== 'multipart/form-data') return 0;
+	const boundary = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(type);
+	return boundary ? count(body, `--${boundary[1] ?? boundary[2]}`) : 0;
+}
+
+/** Occurrences of `needle` in `body` by the native search, counted only until there are too many. */
+function count(body: Buffer, needle: string): number {
+	let n = 0;
+	for (let at = body.indexOf(needle); at !== -1 && n <= MAX_FORM_FIELDS; at = body.indexOf(needle, at + needle.length))
+		n++;
+	return n;
 }
 
 /**
  * The named fields of a form, as sent: a string, a File, several values (an array) or undefined.
- * Validation then refuses anything that is not exactly one piece of text.
+ * Validation then refuses anything that is not exactly one piece of text. One Map lookup per name.
  */
-export function formInput(form: FormData, names: readonly string[]): Record<string, unknown> {
+export function formInput(form: FormFields, names: readonly string[]): Record<string, unknown> {
 	const input: Record<string, unknown> = {};
-	for (const name of names) {
-		const values = form.getAll(name);
-		input[name] = values.length === 0 ? undefined : values.length === 1 ? values[0] : values;
-	}
+	for (const name of names) input[name] = oneOrMany(form.getAll(name));
 	return input;
 }
 
@@ -46,41 +142,7 @@ export function typedValues(input: Record<string, unknown>): Record<string, stri
 	return values;
 }
 
-// C0 and C1 control characters (what these refuse); lone UTF-16 surrogates, which no database text can hold.
-/* eslint-disable no-control-regex */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-const CONTROL_EXCEPT_NEWLINE_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
-/* eslint-enable no-control-regex */
-const LONE_SURROGATE = /\p{Cs}/u;
-
-/** Characters as the database counts them (code points, not UTF-16 units). */
-export const charCount = (s: string) => [...s].length;
-
-/**
- * A text field: missing counts as empty; line ends normalised to \n; blanks around trimmed;
- * control characters refused (newlines and tabs allowed only in multi-line fields); length
- * checked in characters.
- */
-export function textField(label: string, options: { min?: number; max: number; multiline?: boolean }) {
-	const control = options.multiline ? CONTROL_EXCEPT_NEWLINE_TAB : CONTROL;
-	const min = options.min ?? 0;
-	return v.optional(
-		v.pipe(
-			v.string(`${label} must be text.`),
-			v.transform((s) => s.replace(/\r\n?/g, '\n').trim()),
-			v.check((s) => !LONE_SURROGATE.test(s), `${label} contains characters that are not valid text.`),
-			v.check(
-				(s) => !control.test(s),
-				options.multiline
-					? `${label} must not contain control characters (line breaks are fine).`
-					: `${label} must not contain control characters or line breaks.`
-			),
-			v.check((s) => charCount(s) >= min, `${label} is required.`),
-			v.check((s) => charCount(s) <= options.max, `${label} must be at most ${options.max} characters.`)
-		),
-		''
-	);
-}
+export { charCount, textField } from './text-field';
 
 /** Runs `schema` over `input`: the typed output, or a 400 with the first message for each field. */
 export function validate<S extends v.GenericSchema>(

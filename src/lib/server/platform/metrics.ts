@@ -1,4 +1,3 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
@@ -56,16 +55,3 @@ export const webhookBacklogReadable = new Gauge({
 
 /** Only the `status` class goes into a label: 2xx, 3xx, 4xx, 5xx. */
 export const statusClass = (status: number) => `${Math.trunc(status / 100)}xx`;
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
-/**
- * True when `authorization` is `Bearer <token>` with the configured METRICS_TOKEN; compared as
- * digests in constant time, so neither the token's length nor its prefix leaks through timing.
- */
-export function metricsAuthorized(authorization: string | null, token: string | null): boolean {
-	if (!token || !authorization) return false;
-	const match = /^Bearer ([^\s]+)$/i.exec(authorization.trim());
-	if (!match) return false;
-	return timingSafeEqual(digest(match[1]!), digest(token));
-}

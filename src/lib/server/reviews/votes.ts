@@ -8,7 +8,7 @@ import { askField, type Asks } from '$lib/applications/asks';
 import { parseAsks, unknownAsks } from '../applications/asks';
 import type { SignedInMember } from '../auth/guards';
 import { currentForm, formVersions } from '../forms/versions';
-import { textField, validate } from '../platform/forms';
+import { formInput, textField, validate, type FormFields } from '../platform/forms';
 import { consume } from '../platform/rate-limit';
 import {
 	conflict,
@@ -26,11 +26,11 @@ import * as v from 'valibot';
 export const VOTE_FIELDS = ['vote', 'comment'] as const;
 export const scoreField = (key: string) => `score.${key}`;
 
-/** The names a vote form may carry: its two fields and every `score.<key>` it sent (the rubric decides which count). */
-export const voteFieldNames = (form: Pick<FormData, 'keys'>) => [
-	...VOTE_FIELDS,
-	...new Set([...form.keys()].filter((name) => name.startsWith('score.')))
-];
+/** A vote form's input: its two fields and every `score.<key>` it sent (the rubric decides which count), in one pass. */
+export const voteInput = (form: FormFields): Record<string, unknown> => ({
+	...form.prefixed('score.'),
+	...formInput(form, VOTE_FIELDS)
+});
 
 export interface VoteInput {
 	vote: VoteChoice;

@@ -1,12 +1,12 @@
 import { error, redirect } from '@sveltejs/kit';
 import { UUID } from '$lib/platform/limits';
 import { requireReviewer } from '$lib/server/auth/guards';
-import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
+import { readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { withDatabase } from '$lib/server/platform/runtime';
 import { evidenceOf } from '$lib/server/eligibility/evidence';
 import { CONFLICT_FIELDS, declareConflict } from '$lib/server/reviews/conflicts';
 import { reviewDetail } from '$lib/server/reviews/detail';
-import { castVote, voteFieldNames } from '$lib/server/reviews/votes';
+import { castVote, voteInput } from '$lib/server/reviews/votes';
 import { asksInput } from '$lib/server/applications/asks';
 import type { Actions, PageServerLoad } from './$types';
 
@@ -28,7 +28,7 @@ export const actions: Actions = {
 		if (!UUID.test(params.id)) error(404, 'Not Found');
 		const form = await readForm(request);
 		const asks = asksInput(form);
-		const input = { ...formInput(form, voteFieldNames(form)), asks };
+		const input = { ...voteInput(form), asks };
 		const outcome = await withDatabase((db) => castVote(db, reviewer, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), asks: typedValues(asks) });
 		redirect(303, `/review/${params.id}?voted#votes`);

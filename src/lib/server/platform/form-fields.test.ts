@@ -1,0 +1,140 @@
+// readForm reads a post once into FormFields; every reader of fields (formInput, answersInput, voteInput,
+// prefixed) then looks names up in its Map. A reader that walked the post once per name (the quadratic
+// shape of issue 39) shows here as a number of lookups that grows with the number of fields.
+import { isHttpError } from '@sveltejs/kit';
+import { describe, expect, it } from 'vitest';
+import { answersInput } from '../forms/answers';
+import { voteInput } from '../reviews/votes';
+import { FormFields, MAX_FORM_FIELDS, formInput, readForm } from './forms';
+
+const post = (body: BodyInit, type?: string) =>
+	new Request('http://portal.test/apply', {
+		method: 'POST',
+		body,
+		headers: type ? { 'content-type': type } : undefined
+	});
+const urlencoded = (body: string) => post(body, 'application/x-www-form-urlencoded');
+
+async function refusal(request: Request) {
+	try {
+		await readForm(request);
+	} catch (err) {
+		if (isHttpError(err)) return { status: err.status, body: err.body as { code?: string } };
+		throw err;
+	}
+	throw new Error('the form was read');
+}
+
+/** FormFields over `entries`, counting how often its entries are walked and its names looked up. */
+function counted(entries: [string, string][]) {
+	const counts = { walked: 0, lookups: 0 };
+	const source = function* () {
+		for (const entry of entries) {
+			counts.walked++;
+			yield entry;
+		}
+	};
+	const fields = new FormFields(source());
+	const lookups = ['getAll', 'get', 'has'] as const;
+	const spied = new Proxy(fields, {
+		get(target, key, receiver) {
+			const value = Reflect.get(target, key, receiver) as unknown;
+			if (typeof value !== 'function') return value;
+			if ((lookups as readonly PropertyKey[]).includes(key))
+				return (...args: unknown[]) => {
+					counts.lookups++;
+					return (value as (...a: unknown[]) => unknown).apply(target, args);
+				};
+			return (value as (...a: unknown[]) => unknown).bind(target);
+		}
+	});
+	return { fields: spied, counts };
+}
+
+const distinct = (prefix: string, n: number): [string, string][] =>
+	Array.from({ length: n }, (_, i) => [`${prefix}${i}`, '3']);
+
+describe('FormFields: a form read once', () => {
+	it('keeps every value of a name in order, and the entries as sent', async () => {
+		const form = await readForm(urlencoded('a=1&b=2&a=3&answers.x=on&answers.x=off&c='));
+		expect(form.getAll('a')).toEqual(['1', '3']);
+		expect(form.get('a')).toBe('1');
+		expect(form.getAll('missing')).toEqual([]);
+		expect(form.get('missing')).toBeNull();
+		expect(form.has('c')).toBe(true);
+		expect([...form.keys()]).toEqual(['a', 'b', 'answers.x', 'c']);
+		expect([...form.entries()].map(([k]) => k)).toEqual(['a', 'b', 'a', 'answers.x', 'answers.x', 'c']);
+		expect(formInput(form, ['a', 'b', 'missing'])).toEqual({ a: ['1', '3'], b: '2', missing: undefined });
+		expect({ ...form.prefixed('answers.') }).toEqual({ 'answers.x': ['on', 'off'] });
+	});
+
+	it('reads multipart with files as FormData does', async () => {
+		const sent = new FormData();
+		sent.append('displayName', 'Ada');
+		sent.append('answers.cv', new Blob(['x']), 'cv.txt');
+		const form = await readForm(post(sent));
+		expect(form.get('displayName')).toBe('Ada');
+		expect(form.get('answers.cv')).toBeInstanceOf(File);
+	});
+
+	it('gives prefixed fields in an object no name can reach the prototype of', async () => {
+		const form = await readForm(urlencoded('answers.__proto__=x&answers.constructor=y&score.a=1'));
+		const sent = form.prefixed('answers.');
+		expect(Object.getPrototypeOf(sent)).toBeNull();
+		expect(Object.keys(sent)).toEqual(['answers.__proto__', 'answers.constructor']);
+	});
+
+	it('walks the post once and looks each field up a fixed number of times, however many distinct names it has', () => {
+		const cost = (n: number) => {
+			const { fields, counts } = counted([
+				['vote', 'approve'],
+				['displayName', 'Ada'],
+				...distinct('answers.q', n),
+				...distinct('score.c', n)
+			]);
+			answersInput(fields);
+			voteInput(fields);
+			formInput(fields, ['displayName', 'motivation', 'contact']);
+			return counts;
+		};
+		const small = cost(100);
+		const large = cost(1600);
+		expect(small.walked).toBe(202);
+		expect(large.walked).toBe(3202);
+		// Per-name lookups are the readers' own fixed fields: the same for 100 and 1,600 names.
+		expect(large.lookups).toBe(small.lookups);
+		expect(large.lookups).toBeLessThanOrEqual(8);
+	});
+
+	it('answers with the values a reader would have got from FormData', async () => {
+		const body = new URLSearchParams([
+			['vote', 'reject'],
+			['comment', 'no'],
+			['score.a', '2'],
+			['score.a', '3'],
+			['score.b', '5']
+		]);
+		const input = voteInput(await readForm(urlencoded(body.toString())));
+		expect(input).toEqual({ vote: 'reject', comment: 'no', 'score.a': ['2', '3'], 'score.b': '5' });
+	});
+});
+
+describe('readForm: a bounded cost before any rate limit', () => {
+	it(`reads ${MAX_FORM_FIELDS} fields and refuses one more with 413 too_many_fields, URL-encoded or multipart`, async () => {
+		const names = (n: number) => Array.from({ length: n }, (_, i) => `answers.q${i}=1`).join('&');
+		expect((await readForm(urlencoded(names(MAX_FORM_FIELDS)))).size).toBe(MAX_FORM_FIELDS);
+		const refused = await refusal(urlencoded(names(MAX_FORM_FIELDS + 1)));
+		expect([refused.status, refused.body.code]).toEqual([413, 'too_many_fields']);
+		// Empty entries count too: the bound is on the bytes, before anything is parsed.
+		expect((await refusal(urlencoded('&'.repeat(500_000)))).status).toBe(413);
+		const multipart = new FormData();
+		for (let i = 0; i <= MAX_FORM_FIELDS; i++) multipart.append(`score.c${i}`, '1');
+		expect((await refusal(post(multipart))).status).toBe(413);
+	});
+
+	it('still refuses what is not a form with the 400', async () => {
+		const refused = await refusal(post('a=1', 'text/plain'));
+		expect([refused.status, refused.body.code]).toEqual([400, 'invalid_request']);
+		expect((await refusal(post('--x\r\nbroken', 'multipart/form-data; boundary=x'))).status).toBe(400);
+	});
+});
