@@ -18,6 +18,8 @@ export default ts.config(
 			'bench/results/',
 			// Another project, with its own packages (bench/peers/package.json): the peers bench.
 			'bench/peers/',
+			// Lighthouse, which needs Node 22, in a project of its own (bench/lighthouse/package.json).
+			'bench/lighthouse/node_modules/',
 			'.test-builds/'
 		]
 	},

@@ -52,10 +52,12 @@ const config = {
 				const bench = ['js', 'cjs', 'mjs', 'ts'].map((ext) => `bench/**/*.${ext}`);
 				// Relative to .svelte-kit/, where the generated tsconfig lives.
 				/** @type {string[]} */ (include).push(...[...roots, ...bench].map((glob) => `../${glob}`));
-				// bench/peers is another project (its own package.json and node_modules, bench/peers/run.js): not checked here.
+				// bench/peers and bench/lighthouse are other projects (their own package.json and node_modules): not checked here.
 				/** @type {unknown} */
 				const exclude = tsconfig.exclude;
-				/** @type {string[]} */ (exclude).push(...['bench/peers/**'].map((glob) => `../${glob}`));
+				/** @type {string[]} */ (exclude).push(
+					...['bench/peers/**', 'bench/lighthouse/**'].map((glob) => `../${glob}`)
+				);
 			}
 		}
 	}

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { sveltekit } from '@sveltejs/kit/vite';
 import { loadEnv, type Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
-import { accentCss, parseBranding } from './src/lib/branding/branding';
+import { accentCss, parseBranding } from './src/lib/branding/branding.ts';
 
 /**
  * The community's branding is fixed at build time (the prerendered pages carry it): validated here,

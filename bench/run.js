@@ -36,7 +36,7 @@ const all = {
 	assignment: () => import('./scenarios/assignment.js'),
 	webhooks: () => import('./scenarios/webhooks.js'),
 	'js-size': () => import('./scenarios/js-size.js'),
-	lighthouse: () => import('./scenarios/lighthouse.js'),
+	lighthouse: () => import('./lighthouse/install.js').then(() => import('./lighthouse/scenario.js')),
 	rss: () => import('./scenarios/rss.js'),
 	'verify-cost': () => import('./scenarios/verify-cost.js'),
 	insights: () => import('./scenarios/insights.js'),

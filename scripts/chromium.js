@@ -1,6 +1,6 @@
 // @ts-check
 // Debian's Chromium, which the end-to-end tests (playwright.config.ts) and the Lighthouse benchmark
-// (bench/scenarios/lighthouse.js) drive: Playwright cannot download its own browser here.
+// (bench/lighthouse/scenario.js) drive: Playwright cannot download its own browser here.
 import { existsSync } from 'node:fs';
 
 /** The system Chromium, or undefined where none is installed. */
