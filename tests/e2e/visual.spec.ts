@@ -43,9 +43,12 @@ const SHOTS: Shot[] = [
 		path: '/apply',
 		async act(page) {
 			// Past the browser's own checks, so the server's refusal is what shows.
-			await page.locator('form').filter({ has: page.getByRole('button', { name: /submit/i }) }).evaluate((f) => {
-				(f as HTMLFormElement).noValidate = true;
-			});
+			await page
+				.locator('form')
+				.filter({ has: page.getByRole('button', { name: /submit/i }) })
+				.evaluate((f) => {
+					(f as HTMLFormElement).noValidate = true;
+				});
 			await page.getByRole('button', { name: /submit/i }).click();
 			await expect(page.getByRole('alert').first()).toBeVisible();
 		}
@@ -150,9 +153,7 @@ for (const shot of SHOTS) {
 		}
 		for (const scheme of ['light', 'dark'] as const) {
 			await page.emulateMedia({ colorScheme: scheme });
-			const { violations } = await new AxeBuilder({ page })
-				.withTags(['wcag2a', 'wcag2aa', 'best-practice'])
-				.analyze();
+			const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'best-practice']).analyze();
 			const serious = violations
 				.filter((v) => v.impact === 'serious' || v.impact === 'critical')
 				.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);

@@ -5,6 +5,7 @@ import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/f
 import { withDatabase } from '$lib/server/platform/runtime';
 import { evidenceOf } from '$lib/server/eligibility/evidence';
 import { reviewDetail } from '$lib/server/reviews/detail';
+import { reviewQueue } from '$lib/server/reviews/queue';
 import { castVote, voteFieldNames } from '$lib/server/reviews/votes';
 import type { Actions, PageServerLoad } from './$types';
 
@@ -16,7 +17,12 @@ export const load: PageServerLoad = async ({ locals, params, url }) => {
 	if (!detail) error(404, 'Not Found');
 	// What the applicant held at submission, when their form version had requirements (docs/eligibility.md).
 	const eligibility = await withDatabase((db) => evidenceOf(db, detail.application));
-	return { ...detail, eligibility, isAdmin: reviewer.isAdmin, voted: url.searchParams.has('voted') };
+	const voted = url.searchParams.has('voted');
+	// After a vote, the next application waiting for this reviewer (longest waiting first), so a review is no dead end.
+	const next = voted
+		? ((await withDatabase((db) => reviewQueue(db, reviewer.address, { tab: 'queue' }, 1))).rows[0] ?? null)
+		: null;
+	return { ...detail, eligibility, isAdmin: reviewer.isAdmin, voted, next };
 };
 
 export const actions: Actions = {
