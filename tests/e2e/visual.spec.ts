@@ -7,7 +7,7 @@ import type { Page } from '@playwright/test';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
-import { VISUAL_IDS, visualDatabase, type VisualDatabase } from '../helpers/visual-seed';
+import { VISUAL_IDS, visualDatabases, type VisualDatabase } from '../helpers/visual-seed';
 import { admin, expect, member, other, startPortal, test } from './fixtures';
 
 test.use({ locale: 'en-US', timezoneId: 'UTC' });
@@ -80,17 +80,18 @@ const SHOTS: Shot[] = [
 const servers = {} as Record<Community, { server: RunningServer; db: VisualDatabase; cookies: Map<Role, string> }>;
 
 test.beforeAll(async () => {
-	// Two PGlite databases migrated and two servers started, on a busy machine.
-	test.setTimeout(180_000);
+	// A PGlite database migrated, copied and seeded, and two servers started, on a busy machine.
+	test.setTimeout(300_000);
 	const cast = {
 		applicant: accounts.applicant.address.toLowerCase(),
 		rejected: accounts.rejected.address.toLowerCase(),
 		admin: accounts.admin.address.toLowerCase(),
 		reviewer: accounts.reviewer.address.toLowerCase()
 	};
+	const databases = await visualDatabases(cast);
 	await Promise.all(
 		(['seeded', 'new'] as const).map(async (community) => {
-			const db = await visualDatabase(cast, { seed: community === 'seeded' });
+			const db = databases[community];
 			const server = await startPortal({
 				...db.env,
 				ADMIN_ADDRESSES: admin.address,
@@ -134,6 +135,8 @@ for (const shot of SHOTS) {
 	test(`${shot.name}: the same picture at 390 and 1280, light and dark; no sideways scroll; axe clean`, async ({
 		page
 	}) => {
+		// Four full-page pictures and two axe runs: more than the default minute on a loaded machine.
+		test.setTimeout(180_000);
 		const { server } = servers[shot.community];
 		if (shot.as) {
 			const [name, value] = (await cookieOf(shot.community, shot.as)).split(/=(.*)/s) as [string, string];

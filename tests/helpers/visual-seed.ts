@@ -2,7 +2,7 @@
 // questions and a rubric, applications in every state, votes, notes, check-ins and webhook deliveries.
 // Times are laid on the current UTC week (as tests/helpers/insights-seed.ts does), so every chart has
 // the same shape whatever the day; the dates themselves are masked in the screenshots.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -94,16 +94,31 @@ export interface VisualDatabase {
 	drop(): void;
 }
 
-/** A migrated PGlite folder holding the seed; `seed: false` leaves it a new, empty community. */
-export async function visualDatabase(cast: VisualCast, { seed = true } = {}): Promise<VisualDatabase> {
-	const dir = mkdtempSync(path.join(tmpdir(), 'portal-visual-'));
-	// The committed migrations, as the server applies them (Playwright cannot load the server's JSON import).
-	const db = new PGlite(dir, { extensions: { pg_trgm } });
+const folder = (dir: string): VisualDatabase => ({
+	env: { PGLITE_DATA_DIR: dir },
+	drop: () => rmSync(dir, { recursive: true, force: true })
+});
+
+/**
+ * Two migrated PGlite folders: a new, empty community and a copy holding the seed (migrated once:
+ * the migrations are the slow part). Playwright cannot load the server's JSON import, so the
+ * committed migrations are applied here as the server applies them.
+ */
+export async function visualDatabases(cast: VisualCast): Promise<{ seeded: VisualDatabase; new: VisualDatabase }> {
+	const fresh = mkdtempSync(path.join(tmpdir(), 'portal-visual-'));
+	const empty = new PGlite(fresh, { extensions: { pg_trgm } });
 	try {
-		await migrate(drizzle(db), { migrationsFolder: 'drizzle' });
-		if (seed) await db.exec(seedSql(cast));
+		await migrate(drizzle(empty), { migrationsFolder: 'drizzle' });
 	} finally {
-		await db.close();
+		await empty.close();
 	}
-	return { env: { PGLITE_DATA_DIR: dir }, drop: () => rmSync(dir, { recursive: true, force: true }) };
+	const seededDir = mkdtempSync(path.join(tmpdir(), 'portal-visual-'));
+	cpSync(fresh, seededDir, { recursive: true });
+	const seeded = new PGlite(seededDir, { extensions: { pg_trgm } });
+	try {
+		await seeded.exec(seedSql(cast));
+	} finally {
+		await seeded.close();
+	}
+	return { seeded: folder(seededDir), new: folder(fresh) };
 }
