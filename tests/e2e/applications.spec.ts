@@ -48,7 +48,7 @@ test('a member applies at phone width and an admin approves and records the allo
 	await phone.getByLabel('Contact').fill('@hedy');
 	await phone.getByRole('button', { name: 'Submit application' }).click();
 	await expect(phone.getByRole('heading', { name: 'Hedy Lamarr' })).toBeVisible();
-	await expect(phone.getByText('Review: pending')).toBeVisible();
+	await expect(phone.getByText('Waiting for review', { exact: true })).toBeVisible();
 	await expect(phone.getByRole('button', { name: 'Submit application' })).toHaveCount(0);
 	expect(await fitsWidth(phone)).toBe(true);
 
@@ -63,7 +63,7 @@ test('a member applies at phone width and an admin approves and records the allo
 	// A final move asks first: with JavaScript in a dialog.
 	const confirm = () => desk.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
 	await confirm();
-	await expect(card.getByText('Review: approved')).toBeVisible();
+	await expect(card.getByText('Approved', { exact: true })).toBeVisible();
 	await expect(desk.getByText('Approved Hedy Lamarr.')).toBeVisible();
 	await expect(desk.getByRole('status').locator('p')).toBeFocused();
 	expect(await desk.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
@@ -93,7 +93,7 @@ test('a member applies at phone width and an admin approves and records the allo
 	await expect(card.getByText('History (2)')).toBeVisible();
 
 	await phone.reload();
-	await expect(phone.getByText('Review: approved')).toBeVisible();
+	await expect(phone.getByText('Approved', { exact: true })).toBeVisible();
 	await expect(phone.getByText('Allowlist: added')).toBeVisible();
 
 	const adminPhone = await pageAs(browser, admin, PHONE);

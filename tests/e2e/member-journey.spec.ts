@@ -38,7 +38,7 @@ test('apply → an admin approves and records the allowlist step with a tx hash 
 	await memberPage.getByRole('button', { name: 'Submit application' }).click();
 	await expect(memberPage.getByRole('status').filter({ hasText: 'your application was received' })).toBeVisible();
 	const states = memberPage.getByRole('list', { name: 'Status' });
-	await expect(states).toContainText('Review: pending');
+	await expect(states).toContainText('Waiting for review');
 	// Nothing happens on chain before a reviewer approves: those states are not shown yet.
 	await expect(states).not.toContainText('Allowlist');
 	await expect(states).not.toContainText('Token distribution');
@@ -65,9 +65,9 @@ test('apply → an admin approves and records the allowlist step with a tx hash 
 	await screenshots(adminPage, testInfo, 'admin');
 
 	await memberPage.reload();
-	await expect(states).toContainText('Review: approved');
+	await expect(states).toContainText('Approved');
 	await expect(states).toContainText('Allowlist: added');
-	await expect(states).toContainText('Token distribution: pending');
+	await expect(states).toContainText('Token distribution: waiting to be sent');
 	await expect(memberPage.getByText('Approved. Welcome!')).toBeVisible();
 	await expect(memberPage.getByText('Allowlist: done: your address is on the allowlist.')).toBeVisible();
 	await expect(memberPage.getByText('Token distribution: not done yet.')).toBeVisible();

@@ -162,15 +162,25 @@ describe.each(engines)('the applications CSV on %s', (engine) => {
 		await transitionApplication(t.db, admin, { applicationId: evil.id, field: 'allowlist', to: 'failed', reason: 'x' });
 		await transitionApplication(t.db, admin, { applicationId: evil.id, field: 'allowlist', to: 'added', txHash: hash });
 
+		await t.db
+			.insert(schema.applicationNotes)
+			.values({ applicationId: evil.id, authorAddress: admin.address, body: 'n' });
+		await t.db
+			.insert(schema.applicationVotes)
+			.values({ applicationId: evil.id, reviewerAddress: admin.address, vote: 'approve', scores: { fit: 4 } });
+
 		const all = (await csvText(applicationsCsv(t.handle, query('')))).split('\r\n');
 		expect(all[0]).toBe(
-			'"id","applicant_address","display_name","contact","review","allowlist","distribution","created_at","updated_at","last_tx_hash"'
+			'"id","applicant_address","display_name","contact","review","allowlist","distribution","created_at","updated_at","last_tx_hash","motivation","votes_approve","votes_reject","votes_abstain","mean_score","notes"'
 		);
 		expect(all).toHaveLength(4);
 		const line = all.find((l) => l.startsWith(`"${evil.id}"`))!;
 		expect(line).toContain(`"'=HYPERLINK(""http://x"")","'+1 ""quoted"", comma","approved","added","pending"`);
-		expect(line.endsWith(`"${hash}"`)).toBe(true);
-		expect(all.find((l) => l.startsWith(`"${other.id}"`))!.endsWith('""')).toBe(true);
+		// The last tx hash, then the motivation, the votes, the mean score and the notes.
+		expect(line.endsWith(`"${hash}","I build things.","1","0","0","4.00","1"`)).toBe(true);
+		expect(all.find((l) => l.startsWith(`"${other.id}"`))!.endsWith('"","I build things.","0","0","0","","0"')).toBe(
+			true
+		);
 		const approved = (await csvText(applicationsCsv(t.handle, query('review=approved')))).trim().split('\r\n');
 		expect(approved).toHaveLength(2);
 		expect(approved[1]!.startsWith(`"${evil.id}"`)).toBe(true);

@@ -118,6 +118,43 @@ const STATE_LABELS: Record<string, string> = {
 
 export const stateLabel = (state: string) => ownEntry(STATE_LABELS, state) ?? state;
 
+/** How a state reads to a person, and its colour: done, stopped, asked (needs info), waiting or not started. */
+export interface StateWords {
+	/** With the field's name where the state alone would be unclear: "Allowlist: not started". */
+	long: string;
+	/** The state alone, for a column that names the field: "Not started". */
+	short: string;
+	tone: 'done' | 'stopped' | 'asked' | 'waiting' | 'not-started';
+}
+
+const REVIEW_WORDS: Record<string, [string, StateWords['tone']]> = {
+	pending: ['Waiting for review', 'waiting'],
+	needs_info: ['More information asked', 'asked'],
+	approved: ['Approved', 'done'],
+	rejected: ['Rejected', 'stopped']
+};
+
+/**
+ * A state in words (issue 45): the allowlist and the token "not started" while the review has not
+ * approved (they cannot move before, so "pending" would read as waiting for a step that may never come).
+ */
+export function stateWords(field: Field, state: string, review?: string): StateWords {
+	const cap = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+	if (field === 'review') {
+		const [words, tone] = ownEntry(REVIEW_WORDS, state) ?? [cap(stateLabel(state)), 'waiting'];
+		return { long: words, short: words, tone };
+	}
+	let words: string;
+	let tone: StateWords['tone'];
+	if (state === 'pending' && review !== undefined && review !== 'approved')
+		[words, tone] = ['not started', 'not-started'];
+	else if (state === 'pending')
+		[words, tone] = [field === 'allowlist' ? 'waiting to be added' : 'waiting to be sent', 'waiting'];
+	else if (state === 'failed') [words, tone] = ['failed', 'stopped'];
+	else [words, tone] = [stateLabel(state), 'done'];
+	return { long: `${LABELS[field]}: ${words}`, short: cap(words), tone };
+}
+
 /** The verb on the button that makes a move. */
 export function actionLabel(field: Field, to: string): string {
 	if (field === 'review') {

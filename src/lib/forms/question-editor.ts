@@ -156,10 +156,13 @@ export function parseDraft(draft: readonly DraftQuestion[]): Checked<Question[]>
 			const path = issue.path?.map((p) => String(p.key)) ?? [];
 			// An option's own problem is reported on the options box, which holds them all.
 			const name = ['questions', ...path.slice(0, 2)].join('.');
-			if (!(name in errors)) errors[name] = issue.message;
+			// Named by its question, so the page's summary of refusals says which one to fix.
+			if (!(name in errors))
+				errors[name] = path.length ? `Question ${Number(path[0]) + 1}: ${issue.message}` : issue.message;
 		}
 	for (const i of duplicateKeys(candidate))
-		errors[`questions.${i}.key`] ??= `Key "${candidate[i]!.key}" is used by an earlier question: keys must differ.`;
+		errors[`questions.${i}.key`] ??=
+			`Question ${i + 1}: key "${candidate[i]!.key}" is used by an earlier question: keys must differ.`;
 	if (Object.keys(errors).length || !result.success) return refusal(errors);
 	return { ok: true, value: result.output };
 }

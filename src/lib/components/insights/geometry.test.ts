@@ -7,6 +7,10 @@ describe('insights chart geometry', () => {
 		expect(niceScale(3)).toEqual({ max: 3, ticks: [0, 1, 2, 3] });
 		expect(niceScale(0.7)).toEqual({ max: 0.8, ticks: [0, 0.2, 0.4, 0.6, 0.8] });
 		expect(niceScale(1234).max).toBe(1500);
+		// Counts: whole ticks only, however small the largest count.
+		expect(niceScale(1, 4, true)).toEqual({ max: 1, ticks: [0, 1] });
+		expect(niceScale(2, 4, true)).toEqual({ max: 2, ticks: [0, 1, 2] });
+		expect(niceScale(1)).toEqual({ max: 1, ticks: [0, 0.5, 1] });
 	});
 
 	it('an empty or all-zero series still has an axis from 0 to 1', () => {

@@ -11,11 +11,13 @@ export const plotHeight = FRAME.height - FRAME.top - FRAME.bottom;
  * A round upper bound for the y axis and its ticks (1, 2 or 5 times a power of ten per step),
  * so that the gridlines read as plain numbers; an all-zero series still gets a 0..1 axis.
  */
-export function niceScale(max: number, tickCount = 4): { max: number; ticks: number[] } {
+export function niceScale(max: number, tickCount = 4, whole = false): { max: number; ticks: number[] } {
 	if (!(max > 0) || !Number.isFinite(max)) return { max: 1, ticks: [0, 1] };
 	const rough = max / tickCount;
 	const power = 10 ** Math.floor(Math.log10(rough));
-	const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough) ?? 10 * power;
+	const nice = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough) ?? 10 * power;
+	// Counts step by at least 1: a chart of 1 application has ticks 0 and 1, not 0, 0.5 and 1.
+	const step = whole ? Math.max(1, nice) : nice;
 	const top = Math.ceil(max / step) * step;
 	const ticks: number[] = [];
 	for (let t = 0; t <= top + step / 2; t += step) ticks.push(Number(t.toPrecision(12)));

@@ -65,22 +65,4 @@ export function labelTextColor(hex: string): '#000000' | '#ffffff' {
 	return (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) ? '#000000' : '#ffffff';
 }
 
-const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-	['year', 365 * 24 * 3600],
-	['month', 30 * 24 * 3600],
-	['week', 7 * 24 * 3600],
-	['day', 24 * 3600],
-	['hour', 3600],
-	['minute', 60]
-];
-
-/** "3 hours ago", "yesterday", "just now". */
-export function timeAgo(iso: string, now: number): string {
-	const seconds = Math.round((Date.parse(iso) - now) / 1000);
-	if (!Number.isFinite(seconds)) return 'some time ago';
-	const format = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
-	for (const [unit, size] of UNITS) {
-		if (Math.abs(seconds) >= size) return format.format(Math.trunc(seconds / size), unit);
-	}
-	return 'just now';
-}
+export { timeAgo } from '../layout/format';

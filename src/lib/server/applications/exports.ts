@@ -2,7 +2,7 @@ import { and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { answerOf, answerText } from '$lib/forms/questions';
 import type { Database, DatabaseHandle } from '../db/client';
 import { currentForm } from '../forms/versions';
-import { applicationEvents, applications, type Application } from '../db/schema';
+import { applicationEvents, applicationNotes, applications, type Application } from '../db/schema';
 import { exportStream, keyAt, pageWhere } from './export-stream';
 import { tableFilter, type TableOptions, type TableQuery } from './review-table';
 
@@ -82,7 +82,13 @@ export async function applicationsCsv(
 				'created_at',
 				'updated_at',
 				'last_tx_hash',
-				...questions.map((q) => q.label)
+				...questions.map((q) => q.label),
+				'motivation',
+				'votes_approve',
+				'votes_reject',
+				'votes_abstain',
+				'mean_score',
+				'notes'
 			]),
 			read: (db, page) =>
 				db
@@ -101,7 +107,14 @@ export async function applicationsCsv(
 						// Qualified by hand: drizzle leaves a one-table select's columns unqualified.
 						lastTxHash: sql<
 							string | null
-						>`(select e.tx_hash from ${applicationEvents} as e where e.application_id = "applications"."id" and e.tx_hash is not null order by e.id desc limit 1)`
+						>`(select e.tx_hash from ${applicationEvents} as e where e.application_id = "applications"."id" and e.tx_hash is not null order by e.id desc limit 1)`,
+						// What a reviewer reads and weighs, after the contract's columns and the answers.
+						motivation: applications.motivation,
+						votesApprove: applications.votesApprove,
+						votesReject: applications.votesReject,
+						votesAbstain: applications.votesAbstain,
+						meanScore: applications.votesMeanScore,
+						notes: sql<number>`(select count(*)::int from ${applicationNotes} as n where n.application_id = "applications"."id")`
 					})
 					.from(applications)
 					.where(and(...filter, ...pageWhere(page, descending)))
@@ -120,7 +133,13 @@ export async function applicationsCsv(
 					r.createdAt.toISOString(),
 					r.updatedAt.toISOString(),
 					r.lastTxHash ?? '',
-					...questions.map((q) => answerText(answerOf(r.answers, q.key)))
+					...questions.map((q) => answerText(answerOf(r.answers, q.key))),
+					r.motivation,
+					r.votesApprove,
+					r.votesReject,
+					r.votesAbstain,
+					r.meanScore === null ? '' : Number(r.meanScore).toFixed(2),
+					Number(r.notes)
 				])
 		},
 		batchSize

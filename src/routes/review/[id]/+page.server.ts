@@ -1,11 +1,12 @@
 import { error, redirect } from '@sveltejs/kit';
 import { UUID } from '$lib/platform/limits';
 import { requireReviewer } from '$lib/server/auth/guards';
-import { readForm, refuse, typedValues } from '$lib/server/platform/forms';
+import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { withDatabase } from '$lib/server/platform/runtime';
 import { evidenceOf } from '$lib/server/eligibility/evidence';
 import { CONFLICT_FIELDS, declareConflict } from '$lib/server/reviews/conflicts';
 import { reviewDetail } from '$lib/server/reviews/detail';
+import { reviewQueue } from '$lib/server/reviews/queue';
 import { castVote, voteInput } from '$lib/server/reviews/votes';
 import { asksInput } from '$lib/server/applications/asks';
 import type { Actions, PageServerLoad } from './$types';
@@ -18,7 +19,12 @@ export const load: PageServerLoad = async ({ locals, params, url }) => {
 	if (!detail) error(404, 'Not Found');
 	// What the applicant held at submission, when their form version had requirements (docs/eligibility.md).
 	const eligibility = await withDatabase((db) => evidenceOf(db, detail.application));
-	return { ...detail, eligibility, isAdmin: reviewer.isAdmin, voted: url.searchParams.has('voted') };
+	const voted = url.searchParams.has('voted');
+	// After a vote, the next application waiting for this reviewer (longest waiting first), so a review is no dead end.
+	const next = voted
+		? ((await withDatabase((db) => reviewQueue(db, reviewer.address, { tab: 'queue' }, 1))).rows[0] ?? null)
+		: null;
+	return { ...detail, eligibility, isAdmin: reviewer.isAdmin, voted, next };
 };
 
 export const actions: Actions = {
