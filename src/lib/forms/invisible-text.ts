@@ -1,6 +1,6 @@
 /**
  * Characters that change how text reads without being seen (docs/security.md "Invisible characters",
- * decisions/0038): bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), the
+ * decisions/0039): bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), the
  * direction marks (U+200E, U+200F, U+061C), zero-width characters (U+200B–U+200D, U+2060, U+FEFF) and the
  * other invisible format characters (U+2061–U+2064, U+206A–U+206F). Refused in what people type.
  */
