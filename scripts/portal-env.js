@@ -1,0 +1,20 @@
+// @ts-check
+// What `npm start` and the db:* scripts read alike: `.env` in the working folder (variables already in
+// the environment win) and where the embedded database lives.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/** Loads ./.env when present; the environment's own values are kept (process.loadEnvFile never overwrites). */
+export function loadDotEnv(file = '.env') {
+	if (existsSync(file)) process.loadEnvFile(file);
+}
+
+/** The folder for the launcher's own files (the generated session password): PORTAL_DATA_DIR or .data. */
+export const portalDataDir = () => path.resolve(process.env.PORTAL_DATA_DIR || '.data');
+
+/** The embedded database's folder, as `npm start` chooses it, or null when DATABASE_URL names a server. */
+export function embeddedFolder() {
+	if (process.env.DATABASE_URL) return null;
+	if (process.env.PGLITE_DATA_DIR?.startsWith('memory://')) return process.env.PGLITE_DATA_DIR;
+	return path.resolve(process.env.PGLITE_DATA_DIR || path.join(portalDataDir(), 'pglite'));
+}
