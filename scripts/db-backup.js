@@ -9,7 +9,13 @@ import { parseArgs } from 'node:util';
 import { createGunzip } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
-import { backupFromServer, backupName, backupToFile, pgliteSnapshot, postgresSnapshot } from '../src/lib/server/db/backup.js';
+import {
+	backupFromServer,
+	backupName,
+	backupToFile,
+	pgliteSnapshot,
+	postgresSnapshot
+} from '../src/lib/server/db/backup.js';
 import { DataFolderHeldError, holderOf, lockDataFolder } from '../src/lib/server/db/data-folder-lock.js';
 import { readDumpHeader } from '../src/lib/server/db/dump.js';
 import { pgliteOptions } from '../src/lib/server/db/embedded.js';

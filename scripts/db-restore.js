@@ -20,6 +20,9 @@ import { loadDotEnv, portalDataDir } from './portal-env.js';
 
 /** @typedef {import('../src/lib/server/db/dump.js').Query} Query */
 
+/** @param {string} file @returns {unknown} */
+const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
+
 /** @param {string} file */
 const linesOf = (file) => createInterface({ input: createReadStream(file).pipe(createGunzip()), crlfDelay: Infinity });
 
@@ -66,8 +69,8 @@ async function main() {
 	const file = positionals[0];
 	if (!file || positionals.length > 1) throw new Error('usage: npm run db:restore -- FILE [--to postgres://...]');
 	const { migration, counts } = await readBackup(file);
-	const journal = JSON.parse(readFileSync('drizzle/meta/_journal.json', 'utf8'));
-	const latest = Math.max(...journal.entries.map((/** @type {{ when: number }} */ e) => e.when));
+	const journal = /** @type {{ entries: { when: number }[] }} */ (readJson('drizzle/meta/_journal.json'));
+	const latest = Math.max(...journal.entries.map((e) => e.when));
 	if (migration !== latest)
 		throw new Error(
 			`the backup was taken with schema ${migration}, this version of the portal has ${latest}: restore it with the version that took it, then upgrade (docs/operating.md, "Upgrades")`
@@ -83,8 +86,13 @@ async function main() {
 			const n = Number(row?.n);
 			if (n > 0) throw new Error('the target database is not empty: restore into a new, empty database');
 			await migratePostgres(drizzlePostgres(sql), { migrationsFolder: 'drizzle' });
-			await sql.begin((tx) => load(async (text) => [...(await tx.unsafe(text))], file));
-			problems = await compareCounts(async (text) => [...(await sql.unsafe(text))], counts);
+			await sql.begin((tx) =>
+				load(async (text) => /** @type {Record<string, unknown>[]} */ ([...(await tx.unsafe(text))]), file)
+			);
+			problems = await compareCounts(
+				async (text) => /** @type {Record<string, unknown>[]} */ ([...(await sql.unsafe(text))]),
+				counts
+			);
 		} finally {
 			await sql.end({ timeout: 5 });
 		}
@@ -98,8 +106,13 @@ async function main() {
 			const pg = new PGlite(pgliteOptions(folder));
 			try {
 				await migratePglite(drizzlePglite(pg), { migrationsFolder: 'drizzle' });
-				await pg.transaction((tx) => load(async (text) => (await tx.query(text)).rows, file));
-				problems = await compareCounts(async (text) => (await pg.query(text)).rows, counts);
+				await pg.transaction((tx) =>
+					load(async (text) => /** @type {{ rows: Record<string, unknown>[] }} */ (await tx.query(text)).rows, file)
+				);
+				problems = await compareCounts(
+					async (text) => /** @type {{ rows: Record<string, unknown>[] }} */ (await pg.query(text)).rows,
+					counts
+				);
 			} finally {
 				await pg.close();
 			}
@@ -109,7 +122,9 @@ async function main() {
 	}
 	if (problems.length) throw new Error(`the restored row counts differ from the backup's:\n  ${problems.join('\n  ')}`);
 	const rows = Object.values(counts).reduce((a, b) => a + b, 0);
-	console.log(`Restored ${rows} rows in ${Object.keys(counts).length} tables; every table's row count matches the backup.`);
+	console.log(
+		`Restored ${rows} rows in ${Object.keys(counts).length} tables; every table's row count matches the backup.`
+	);
 }
 
 main().catch((/** @type {unknown} */ err) => {

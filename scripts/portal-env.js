@@ -1,12 +1,18 @@
 // @ts-check
 // What `npm start` and the db:* scripts read alike: `.env` in the working folder (variables already in
 // the environment win) and where the embedded database lives.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseEnv } from 'node:util';
 
-/** Loads ./.env when present; the environment's own values are kept (process.loadEnvFile never overwrites). */
+/**
+ * Loads ./.env when present (Node's own parser): a variable already in the environment wins, and an
+ * empty line of .env.example copied as is (`ORIGIN=`) leaves the variable unset, so defaults apply.
+ */
 export function loadDotEnv(file = '.env') {
-	if (existsSync(file)) process.loadEnvFile(file);
+	if (!existsSync(file)) return;
+	for (const [name, value] of Object.entries(parseEnv(readFileSync(file, 'utf8'))))
+		if (process.env[name] === undefined && value !== '') process.env[name] = value;
 }
 
 /** The folder for the launcher's own files (the generated session password): PORTAL_DATA_DIR or .data. */

@@ -26,7 +26,7 @@ export const BACKUPS_FOLDER = 'backups';
 export const pgliteSnapshot = (client) => (work) =>
 	client.transaction(async (tx) => {
 		await tx.query('set transaction isolation level repeatable read, read only');
-		return work(async (text) => (await tx.query(text)).rows);
+		return work(async (text) => /** @type {{ rows: Record<string, unknown>[] }} */ (await tx.query(text)).rows);
 	});
 
 /**
@@ -34,14 +34,12 @@ export const pgliteSnapshot = (client) => (work) =>
  * @param {import('postgres').Sql} sql
  * @returns {Snapshot}
  */
-export const postgresSnapshot = (sql) => async (work) => {
-	/** @type {any} */
-	let result;
-	await sql.begin('isolation level repeatable read read only', async (tx) => {
-		result = await work(async (text) => [...(await tx.unsafe(text))]);
-	});
-	return result;
-};
+export const postgresSnapshot = (sql) => (work) =>
+	sql
+		.begin('isolation level repeatable read read only', async (tx) => ({
+			value: await work(async (text) => /** @type {Record<string, unknown>[]} */ ([...(await tx.unsafe(text))]))
+		}))
+		.then((result) => result.value);
 
 /**
  * Writes the dump, gzipped, to a stream.
@@ -85,7 +83,10 @@ export async function backupToFile(snapshot, file) {
 
 /** `portal-20261127T120000Z.sql.gz`: sorts by time. */
 export const backupName = (date = new Date()) =>
-	`portal-${date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.sql.gz`;
+	`portal-${date
+		.toISOString()
+		.replace(/[-:]/g, '')
+		.replace(/\.\d+Z$/, 'Z')}.sql.gz`;
 
 /**
  * The daily backups of an embedded folder, newest first.

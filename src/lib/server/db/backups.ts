@@ -16,7 +16,11 @@ export const lastBackup = (): Date | null => lastBackupAt;
  * For the embedded database in a folder: serves `npm run db:backup` on the folder's socket and keeps
  * the last `keep` daily backups in <folder>/backups (none when keep is 0). Returns how to stop both.
  */
-export async function startBackups(database: DatabaseHandle, dataDir: string, keep: number): Promise<() => Promise<void>> {
+export async function startBackups(
+	database: DatabaseHandle,
+	dataDir: string,
+	keep: number
+): Promise<() => Promise<void>> {
 	const folder = path.resolve(dataDir);
 	const [newest] = await dailyBackups(folder);
 	if (newest) lastBackupAt = (await stat(newest)).mtime;

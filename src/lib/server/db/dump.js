@@ -11,6 +11,9 @@ const BATCH = 500;
 
 /** @typedef {(text: string) => Promise<Record<string, unknown>[]>} Query */
 
+/** @param {string} text @returns {unknown} */
+const parseJson = (text) => JSON.parse(text);
+
 /** @param {string} name */
 const ident = (name) => `"${name.replaceAll('"', '""')}"`;
 
@@ -31,7 +34,11 @@ export async function tablesInOrder(query) {
 	const byName = new Map(
 		tables.map((t) => [
 			String(t.name),
-			{ name: String(t.name), columns: JSON.parse(String(t.columns)), parents: JSON.parse(String(t.parents)) }
+			{
+				name: String(t.name),
+				columns: /** @type {string[]} */ (parseJson(String(t.columns))),
+				parents: /** @type {string[]} */ (parseJson(String(t.parents)))
+			}
 		])
 	);
 	/** @type {{ name: string, columns: string[] }[]} */
@@ -61,7 +68,7 @@ export async function writeDump(query, write) {
 		`select coalesce(max(created_at), 0)::text as latest from drizzle.__drizzle_migrations`
 	);
 	await write(`-- ${FORMAT}`);
-	await write(`-- migration: ${String(migration?.latest ?? '0')}`);
+	await write(`-- migration: ${String(/** @type {string | undefined} */ (migration?.latest) ?? '0')}`);
 	await write(`-- taken: ${new Date().toISOString()}`);
 	await write(`-- Restore with: npm run db:restore -- FILE [--to postgres://...] (docs/operating.md)`);
 	/** @type {Record<string, number>} */
@@ -69,7 +76,9 @@ export async function writeDump(query, write) {
 	for (const { name, columns } of await tablesInOrder(query)) {
 		const list = columns.map(ident).join(', ');
 		counts[name] = 0;
-		await query(`declare portal_dump no scroll cursor for select row_to_json(x)::text as row from (select ${list} from ${ident(name)}) x`);
+		await query(
+			`declare portal_dump no scroll cursor for select row_to_json(x)::text as row from (select ${list} from ${ident(name)}) x`
+		);
 		for (;;) {
 			const rows = await query(`fetch ${BATCH} from portal_dump`);
 			if (rows.length === 0) break;
@@ -103,6 +112,7 @@ export function readDumpHeader(lines) {
 	const migration = /^-- migration: (\d+)$/.exec(lines[1] ?? '')?.[1];
 	const last = [...lines].reverse().find((line) => line.trim() !== '') ?? '';
 	const rows = /^-- rows: (\{.*\})$/.exec(last)?.[1];
-	if (!migration || !rows) throw new Error('the backup is incomplete (its header or its closing row counts are missing)');
-	return { migration: Number(migration), counts: /** @type {Record<string, number>} */ (JSON.parse(rows)) };
+	if (!migration || !rows)
+		throw new Error('the backup is incomplete (its header or its closing row counts are missing)');
+	return { migration: Number(migration), counts: /** @type {Record<string, number>} */ (parseJson(rows)) };
 }

@@ -33,10 +33,11 @@ export class DurableNodeFS extends NodeFS {
 				...emscriptenOpts,
 				preRun: [
 					...preRun,
-					(module) => {
+					(/** @type {{ NODEFS: EmscriptenNodeFs }} */ module) => {
 						const nodefs = module.NODEFS;
 						// A failed fsync becomes an errno, so Postgres stops rather than trusting the write.
-						nodefs.stream_ops.fsync = (/** @type {{ nfd: number }} */ stream) => nodefs.tryFSOperation(() => (fsyncSync(stream.nfd), 0));
+						nodefs.stream_ops.fsync = (/** @type {{ nfd: number }} */ stream) =>
+							nodefs.tryFSOperation(() => (fsyncSync(stream.nfd), 0));
 					}
 				]
 			}
