@@ -208,7 +208,10 @@ describe("npm start's .env", () => {
 	it('is read from the working folder; a variable set in the environment wins; an empty line leaves the default', async () => {
 		const cwd = mkdtempSync(path.join(tmpdir(), 'portal-env-'));
 		try {
-			writeFileSync(path.join(cwd, '.env'), 'PORT=4100\nHOST=0.0.0.0\nORIGIN=\nPGLITE_DATA_DIR="/srv/portal data"\n# BACKUP_KEEP=3\n');
+			writeFileSync(
+				path.join(cwd, '.env'),
+				'PORT=4100\nHOST=0.0.0.0\nORIGIN=\nPGLITE_DATA_DIR="/srv/portal data"\n# BACKUP_KEEP=3\n'
+			);
 			const probe = path.join(cwd, 'probe.mjs');
 			writeFileSync(
 				probe,
