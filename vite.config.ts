@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { sveltekit } from '@sveltejs/kit/vite';
 import { loadEnv, type Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
-import { accentCss, parseBranding } from './src/lib/branding';
+import { accentCss, parseBranding } from './src/lib/branding/branding';
 
 /**
  * The community's branding is fixed at build time (the prerendered pages carry it): validated here,
@@ -86,7 +86,7 @@ function isolateWalletConnect(): Plugin {
 function chunkGroups(): Plugin {
 	const SHARED =
 		/[\\/](?:src[\\/]routes[\\/]\+layout\.svelte|@sveltejs[\\/]kit[\\/]src[\\/]runtime[\\/]client[\\/]entry\.js|svelte[\\/]src[\\/](?:internal[\\/]client[\\/]index|index-client)\.js)$|^\0vite\/preload-helper/;
-	const WALLET = /[\\/]src[\\/]lib[\\/](?:wallet[\\/]wallet\.svelte\.ts|components[\\/]SignIn\.svelte)$/;
+	const WALLET = /[\\/]src[\\/]lib[\\/](?:wallet[\\/]wallet\.svelte\.ts|components[\\/]sign-in[\\/]SignIn\.svelte)$/;
 	const SAFE = /[\\/]src[\\/]lib[\\/]wallet[\\/]connectors[\\/]safe\.ts$/;
 	// What /setup itself imports and the wallet flow imports too (chain values, the public env) goes in a
 	// chunk of its own, not the wallet's: a browser with no wallet must not download the wallet library.
@@ -167,7 +167,7 @@ export default defineConfig(({ mode }) => ({
 		// Most files wait on a server, a socket or a database more than they compute: a file per core, where
 		// vitest's default (one fewer) runs one file at a time on two cores: 16–18 minutes in CI, 8 with two.
 		maxWorkers: Math.max(2, availableParallelism() - 1),
-		// Every test file starts without the process-wide values an earlier one set (src/lib/singleton.ts).
+		// Every test file starts without the process-wide values an earlier one set (src/lib/platform/singleton.ts).
 		setupFiles: ['tests/helpers/fresh-process.ts'],
 		// A test that asserts nothing cannot fail.
 		expect: { requireAssertions: true },

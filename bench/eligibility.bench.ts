@@ -9,7 +9,7 @@ import { createDb } from '../src/lib/server/db/client';
 import { members } from '../src/lib/server/db/schema';
 import { writeFormVersion } from '../src/lib/server/forms/editor';
 import { checkEligibility, forgetEligibilityCaches, setEligibilityEndpoint } from '../src/lib/server/eligibility/check';
-import type { EligibilityRules } from '../src/lib/eligibility';
+import type { EligibilityRules } from '../src/lib/eligibility/rules';
 import { startEligibilityChain } from '../tests/helpers/eligibility-chain';
 import { startRpcProxy } from '../tests/helpers/rpc-proxy';
 

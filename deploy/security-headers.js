@@ -47,7 +47,7 @@ const keyword = (/** @type {string} */ v) => (['none', 'self'].includes(v) ? `'$
 /**
  * The origin of PUBLIC_COMMUNITY_LOGO_URL when it is an https URL of another site (the header mark and
  * favicon load from there), else null: a path under static/ is 'self' already. The build has validated
- * the value (src/lib/branding.ts); anything that is not an https URL is left to that check.
+ * the value (src/lib/branding/branding.ts); anything that is not an https URL is left to that check.
  * @param {Record<string, string | undefined>} env
  * @returns {string | null}
  */

@@ -1,6 +1,6 @@
 import type { SignedInMember } from '$lib/server/auth/guards';
 import type { SessionData } from '$lib/server/auth/session';
-import type { Branding } from '$lib/branding';
+import type { Branding } from '$lib/branding/branding';
 
 declare global {
 	/** The build's branding, embedded by vite.config.ts. */

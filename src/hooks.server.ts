@@ -7,7 +7,7 @@ import { ConfigError } from '$lib/server/platform/config';
 import { SchemaNotMigratedError, faultForLog, isDatabaseUnavailable } from '$lib/server/db/errors';
 import { bearerMatches } from '$lib/server/auth/bearer';
 import { memberFromAddress, rolesOf } from '$lib/server/auth/guards';
-import { CALLER_ROLES_PROBE } from '$lib/hidden-sections';
+import { CALLER_ROLES_PROBE } from '$lib/platform/hidden-sections';
 import { apiErrorBodies, refuseCrossSiteForms, refuseUnknownActions } from '$lib/server/platform/request-guards';
 import { routedPath } from '$lib/server/platform/http';
 import { runtime, startRuntime } from '$lib/server/platform/runtime';

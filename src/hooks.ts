@@ -1,9 +1,9 @@
 import type { Reroute } from '@sveltejs/kit';
 import { browser } from '$app/environment';
-import { CALLER_ROLES_PROBE, UNMATCHED_PATH, hiddenSection } from '$lib/hidden-sections';
+import { CALLER_ROLES_PROBE, UNMATCHED_PATH, hiddenSection } from '$lib/platform/hidden-sections';
 
 /**
- * A hidden section (src/lib/hidden-sections.ts) resolves to no route for anyone without its role, so
+ * A hidden section (src/lib/platform/hidden-sections.ts) resolves to no route for anyone without its role, so
  * SvelteKit answers it as the unknown path it is to them. With a trailing slash it resolves to no route
  * for everyone: SvelteKit would otherwise redirect it (308) and so reveal it (docs/pages-and-forms.md).
  */

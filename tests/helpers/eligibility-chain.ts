@@ -10,7 +10,7 @@ import solc from 'solc';
 import { erc20Abi, type Abi, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { polygon } from 'viem/chains';
-import { MULTICALL3 } from '../../src/lib/eligibility';
+import { MULTICALL3 } from '../../src/lib/eligibility/rules';
 import { startSafeChain, type SafeChain } from './safe-chain';
 
 type Name = 'CommunityCoin' | 'MembershipNft' | 'Badges' | 'Multicall3Subset';

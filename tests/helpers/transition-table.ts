@@ -1,4 +1,4 @@
-// The transitions table of docs/transitions.md, written out independently of src/lib/transitions.ts
+// The transitions table of docs/transitions.md, written out independently of src/lib/applications/transitions.ts
 // so that a wrong table in the code cannot make its own tests pass.
 export type Needs = { reason?: true; txHash?: true };
 export type Row = [field: 'review' | 'allowlist' | 'distribution', from: string, to: string, needs: Needs];

@@ -2,7 +2,7 @@
 // Safe{Wallet} reads cross-origin, and the SAFE_APP_ORIGINS opt-in that lets Safe{Wallet} frame the
 // portal. Without it every page keeps frame-ancestors 'none' and the cookie stays SameSite=Lax.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_BRANDING } from '../../src/lib/branding';
+import { DEFAULT_BRANDING } from '../../src/lib/branding/branding';
 import { NGINX_BIN, startNginx, type RunningNginx } from '../helpers/nginx';
 import { startServer, type RunningServer } from '../helpers/server';
 import { signIn, testAccount } from '../helpers/siwe';

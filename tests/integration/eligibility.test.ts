@@ -16,8 +16,8 @@ import {
 } from '../../src/lib/server/eligibility/check';
 import { parseTableQuery, reviewTable } from '../../src/lib/server/applications/review-table';
 import { eligibilityStartProblem } from '../../src/lib/server/eligibility/startup';
-import { emptyRule, type DraftEligibility } from '../../src/lib/eligibility-editor';
-import type { EligibilityRules } from '../../src/lib/eligibility';
+import { emptyRule, type DraftEligibility } from '../../src/lib/eligibility/editor';
+import type { EligibilityRules } from '../../src/lib/eligibility/rules';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { startEligibilityChain, type EligibilityChain } from '../helpers/eligibility-chain';
 import { addMember, adminMember, applicationById, countRows, randomAddress } from '../helpers/members';

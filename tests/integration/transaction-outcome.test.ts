@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ok } from '../../src/lib/result';
+import { ok } from '../../src/lib/platform/result';
 import { rowsOf } from '../../src/lib/server/db/rows';
 import { transactionOutcome } from '../../src/lib/server/platform/transaction';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { draftOf } from '../../src/lib/question-editor';
+import { draftOf } from '../../src/lib/forms/question-editor';
 import { saveFormVersion } from '../../src/lib/server/forms/editor';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { submitApplication } from '../../src/lib/server/applications/submit';

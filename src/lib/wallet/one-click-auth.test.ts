@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createEncodedRecap, formatMessage } from '@walletconnect/utils';
 import { checkEoaSignature, verifySignIn } from '$lib/server/auth/siwe';
-import { MAX_MESSAGE_VALIDITY_MS } from '$lib/chain';
+import { MAX_MESSAGE_VALIDITY_MS } from '$lib/chain/chain';
 import { signInWithOneClickAuth, type OneClickAuth, type OneClickAuthRequest } from './one-click-auth';
 
 const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');

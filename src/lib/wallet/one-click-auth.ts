@@ -1,4 +1,4 @@
-import { REQUIRED_CHAIN_ID, SIGN_IN_MESSAGE_LIFETIME_MS } from '$lib/chain';
+import { REQUIRED_CHAIN_ID, SIGN_IN_MESSAGE_LIFETIME_MS } from '$lib/chain/chain';
 import {
 	SIGN_IN_STATEMENT,
 	requestNonce,

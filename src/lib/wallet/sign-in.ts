@@ -1,7 +1,7 @@
 import { createSiweMessage } from 'viem/siwe';
-import { REQUIRED_CHAIN_ID, SIGN_IN_MESSAGE_LIFETIME_MS } from '$lib/chain';
-import type { Failed, Result } from '$lib/result';
-import { SIGN_IN_FAILURE_PROMPTS, isVerifyErrorCode, type SignInScreenCode } from '$lib/sign-in-failures';
+import { REQUIRED_CHAIN_ID, SIGN_IN_MESSAGE_LIFETIME_MS } from '$lib/chain/chain';
+import type { Failed, Result } from '$lib/platform/result';
+import { SIGN_IN_FAILURE_PROMPTS, isVerifyErrorCode, type SignInScreenCode } from '$lib/auth/sign-in-failures';
 import type { Me } from './session.svelte';
 
 /**

@@ -1,4 +1,4 @@
-import { REQUIRED_CHAIN_ID } from '$lib/chain';
+import { REQUIRED_CHAIN_ID } from '$lib/chain/chain';
 import type { WalletConnection } from './wallet.svelte';
 
 export const ACCOUNT_CHANGED = 'You were signed out because the active account in your wallet changed.';

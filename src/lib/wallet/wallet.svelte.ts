@@ -23,7 +23,7 @@ import {
 } from '@wagmi/core';
 import { polygon } from 'viem/chains';
 import { env } from '$env/dynamic/public';
-import { REQUIRED_CHAIN_ID, walletConnectProjectIdFrom, type CommunityToken } from '$lib/chain';
+import { REQUIRED_CHAIN_ID, walletConnectProjectIdFrom, type CommunityToken } from '$lib/chain/chain';
 import type { SigningWallet } from './sign-in';
 import type { SafeDetails } from './connectors/safe';
 

@@ -1,10 +1,10 @@
 import { fail, redirect } from '@sveltejs/kit';
-import { reviewTableHref } from '$lib/review-query';
+import { reviewTableHref } from '$lib/applications/review-query';
 import { cursorText, parseTableQuery, reviewTable } from '$lib/server/applications/review-table';
 import { MOVE_FIELDS } from '$lib/server/applications/move-input';
 import { transitionApplication } from '$lib/server/applications/moves';
 import { BULK_FIELDS, bulkPreview, moveInBulk, parseBulk } from '$lib/server/applications/bulk';
-import { isTerminal } from '$lib/transitions';
+import { isTerminal } from '$lib/applications/transitions';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import type { Failure } from '$lib/server/platform/outcome';
 import { requireAdmin } from '$lib/server/auth/guards';

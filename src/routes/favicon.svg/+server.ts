@@ -1,5 +1,5 @@
-import { monogramSvg } from '$lib/branding';
-import { community } from '$lib/community';
+import { monogramSvg } from '$lib/branding/branding';
+import { community } from '$lib/branding/community';
 
 // Written once at build time: the default logo, the name's initial on the accent colour.
 export const prerender = true;

@@ -1,6 +1,6 @@
 import { json } from '@sveltejs/kit';
-import { safeAppManifest } from '$lib/branding';
-import { community } from '$lib/community';
+import { safeAppManifest } from '$lib/branding/branding';
+import { community } from '$lib/branding/community';
 
 // The Safe App manifest (docs/sign-in.md "Inside Safe{Wallet}"), written once at build time from the
 // branding. Safe{Wallet} reads it from its own origin: the servers add Access-Control-Allow-Origin: *.

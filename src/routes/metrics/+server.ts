@@ -6,7 +6,7 @@ import type { RequestHandler } from './$types';
 
 /**
  * Prometheus scrape. Without `Authorization: Bearer <METRICS_TOKEN>` the request never gets here:
- * /metrics is a hidden section (src/lib/hidden-sections.ts) answered as an unknown path; this check
+ * /metrics is a hidden section (src/lib/platform/hidden-sections.ts) answered as an unknown path; this check
  * is the second line.
  */
 export const GET: RequestHandler = async ({ request }) => {

@@ -1,6 +1,6 @@
 import { inArray } from 'drizzle-orm';
 import * as v from 'valibot';
-import { BULK_MAX, UUID_ANY_CASE } from '$lib/limits';
+import { BULK_MAX, UUID_ANY_CASE } from '$lib/platform/limits';
 import { moveEntries, parseMove } from './move-input';
 import type { Database } from '../db/client';
 import { applications } from '../db/schema';
@@ -13,7 +13,7 @@ export type { BulkApplication, BulkConflict, BulkRefusal } from './moves';
 
 /** The fields of `POST /admin?/bulk` (docs/http.md): the single move's, with a list of ids. */
 export const BULK_FIELDS = ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from'] as const;
-/** Most applications one bulk move may name (shared with the page: $lib/limits). */
+/** Most applications one bulk move may name (shared with the page: $lib/platform/limits). */
 export { BULK_MAX };
 
 // formInput() gives undefined, one value (text or a file) or a list: every entry must be a UUID.

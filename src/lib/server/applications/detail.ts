@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, ne, sql } from 'drizzle-orm';
-import type { Question } from '$lib/questions';
+import type { Question } from '$lib/forms/questions';
 import type { Database } from '../db/client';
 import { formVersions } from '../forms/versions';
 import {

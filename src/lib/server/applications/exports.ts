@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import { answerOf, answerText } from '$lib/questions';
+import { answerOf, answerText } from '$lib/forms/questions';
 import type { Database } from '../db/client';
 import { currentForm } from '../forms/versions';
 import { applicationEvents, applications, type Application } from '../db/schema';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { FIELDS, STATES, TX_HASH, isState } from '$lib/transitions';
-import { TX_HASH_SHAPE, moveInputProblems } from '$lib/move-inputs';
-import { LENGTHS, UUID_ANY_CASE } from '$lib/limits';
+import { FIELDS, STATES, TX_HASH, isState } from '$lib/applications/transitions';
+import { TX_HASH_SHAPE, moveInputProblems } from '$lib/applications/move-inputs';
+import { LENGTHS, UUID_ANY_CASE } from '$lib/platform/limits';
 import { textField, validate } from '../platform/forms';
 import { invalid, type FieldErrors, type Outcome } from '../platform/outcome';
 
@@ -66,6 +66,6 @@ function checkMoveInput(input: MoveInput): FieldErrors {
 	}
 	if (input.from && !isState(field, input.from))
 		errors.from = `Current state must be one of: ${STATES[field].join(', ')}.`;
-	// The same messages the browser shows before a confirm dialog opens ($lib/move-inputs).
+	// The same messages the browser shows before a confirm dialog opens ($lib/applications/move-inputs).
 	return { ...errors, ...moveInputProblems(field, to, input) };
 }

@@ -7,7 +7,7 @@ import {
 	stateLabel,
 	type ApplicationStates,
 	type Field
-} from '$lib/transitions';
+} from '$lib/applications/transitions';
 import type { Database } from '../db/client';
 import { applications, type Application, type ApplicationEvent } from '../db/schema';
 import { conflict, fieldError, rateLimited, type FailureOf, type Outcome, type RefusedItem } from '../platform/outcome';

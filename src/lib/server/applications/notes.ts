@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { LENGTHS } from '$lib/limits';
+import { LENGTHS } from '$lib/platform/limits';
 import type { Database } from '../db/client';
 import { applicationNotes, type ApplicationNote } from '../db/schema';
 import { textField, validate } from '../platform/forms';

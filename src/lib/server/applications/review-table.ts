@@ -1,9 +1,9 @@
 import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
-import { COUNT_CAP } from '$lib/review-query';
-import { ADMIN_PAGE_SIZE, LENGTHS, UUID_SOURCE } from '$lib/limits';
+import { COUNT_CAP } from '$lib/applications/review-query';
+import { ADMIN_PAGE_SIZE, LENGTHS, UUID_SOURCE } from '$lib/platform/limits';
 import { rowsOf } from '../db/rows';
-import { STATES, type ApplicationStates, type ReviewState } from '$lib/transitions';
+import { STATES, type ApplicationStates, type ReviewState } from '$lib/applications/transitions';
 import type { Database } from '../db/client';
 import { applicationNotes, applications } from '../db/schema';
 // Votes (#27): the reviewers' tally, its filter and its order live in the reviews domain.

@@ -1,6 +1,6 @@
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import { LENGTHS } from '$lib/limits';
+import { LENGTHS } from '$lib/platform/limits';
 import type { Database } from '../db/client';
 import {
 	applicationEvents,

@@ -1,7 +1,7 @@
 import { TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex } from 'viem';
 import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
-import { ok, type Failed, type Result } from '$lib/result';
-import { singleton } from '$lib/singleton';
+import { ok, type Failed, type Result } from '$lib/platform/result';
+import { singleton } from '$lib/platform/singleton';
 
 /**
  * What chain 137 says about a tx hash (docs/transitions.md "Checking the tx hash on chain"): a hash

@@ -1,5 +1,5 @@
 import { error, type RequestEvent } from '@sveltejs/kit';
-import type { Role } from '$lib/hidden-sections';
+import type { Role } from '$lib/platform/hidden-sections';
 
 /** The signed-in member as the guards resolve it. */
 export interface SignedInMember {
@@ -56,7 +56,7 @@ export function requireReviewer(event: Pick<RequestEvent, 'locals'>): SignedInMe
 	error(404, 'Not Found');
 }
 
-/** The roles a hidden section (src/lib/hidden-sections.ts) may be shown to: none for a visitor. */
+/** The roles a hidden section (src/lib/platform/hidden-sections.ts) may be shown to: none for a visitor. */
 export function rolesOf(member: SignedInMember | null): Role[] {
 	if (!member) return [];
 	const roles: Role[] = member.isAdmin ? ['member', 'admin'] : ['member'];

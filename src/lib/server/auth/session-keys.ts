@@ -1,6 +1,6 @@
 import { hkdfSync, scrypt } from 'node:crypto';
 import { promisify } from 'node:util';
-import { singleton } from '$lib/singleton';
+import { singleton } from '$lib/platform/singleton';
 
 const scryptAsync = promisify(scrypt) as (
 	password: string,

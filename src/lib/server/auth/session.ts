@@ -1,7 +1,7 @@
 import Iron from '@hapi/iron';
 import { LRUCache } from 'lru-cache';
 import type { Cookies } from '@sveltejs/kit';
-import { MAX_MESSAGE_VALIDITY_MS } from '$lib/chain';
+import { MAX_MESSAGE_VALIDITY_MS } from '$lib/chain/chain';
 import type { Config } from '../platform/config';
 import { deriveSessionKeys, type SessionKeys } from './session-keys';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { SIGN_IN_FAILURE_MESSAGES } from '$lib/sign-in-failures';
+import { SIGN_IN_FAILURE_MESSAGES } from '$lib/auth/sign-in-failures';
 import type { Hex } from 'viem';
 import { checkEoaSignature, parseSignInMessage, verifySignIn, type SignInFailureCode, type SignInPolicy } from './siwe';
 import { parseJson } from '../../../../tests/helpers/json';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SIGN_IN_FAILURE_MESSAGES } from '$lib/sign-in-failures';
+import { SIGN_IN_FAILURE_MESSAGES } from '$lib/auth/sign-in-failures';
 import { checkEoaSignature, precheckSignIn, verifySignIn, type SignInFailureCode, type SignInPolicy } from './siwe';
 import { buildMessage, testAccount, type MessageFields } from '../../../../tests/helpers/siwe';
 

@@ -1,8 +1,8 @@
 import { SiweMessage, generateNonce } from 'siwe';
 import type { Address, Hex } from 'viem';
-import { MAX_MESSAGE_VALIDITY_MS, REQUIRED_CHAIN_ID } from '$lib/chain';
-import { ok, type Failed, type Result } from '$lib/result';
-import { SIGN_IN_FAILURE_MESSAGES, type SignInFailureCode } from '$lib/sign-in-failures';
+import { MAX_MESSAGE_VALIDITY_MS, REQUIRED_CHAIN_ID } from '$lib/chain/chain';
+import { ok, type Failed, type Result } from '$lib/platform/result';
+import { SIGN_IN_FAILURE_MESSAGES, type SignInFailureCode } from '$lib/auth/sign-in-failures';
 import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
 import { recoverSigner } from './recover';
 // Bounds the reference parser's work on every message it parses, before any parse.

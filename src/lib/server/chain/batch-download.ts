@@ -1,5 +1,5 @@
 import { formatUnits, getAddress } from 'viem';
-import { UUID } from '$lib/limits';
+import { UUID } from '$lib/platform/limits';
 import type { Database } from '../db/client';
 import type { Config } from '../platform/config';
 import { safeBatch, type SafeBatchFile } from './batches';

@@ -1,5 +1,5 @@
 import { encodeFunctionData, erc20Abi, getAddress, type AbiFunction, type AbiParameter } from 'viem';
-import { REQUIRED_CHAIN_ID } from '$lib/chain';
+import { REQUIRED_CHAIN_ID } from '$lib/chain/chain';
 import type { Config } from '../platform/config';
 import type { Step, WaitingApplication } from './steps';
 

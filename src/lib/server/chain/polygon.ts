@@ -1,7 +1,7 @@
 import { createPublicClient, http, type PublicClient } from 'viem';
 import { polygon } from 'viem/chains';
-import { REQUIRED_CHAIN_ID } from '$lib/chain';
-import { singleton } from '$lib/singleton';
+import { REQUIRED_CHAIN_ID } from '$lib/chain/chain';
+import { singleton } from '$lib/platform/singleton';
 
 /** How long one request to POLYGON_RPC_URL may take. */
 export const RPC_TIMEOUT_MS = 5_000;

@@ -1,6 +1,6 @@
 import { desc, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import { LENGTHS } from '$lib/limits';
+import { LENGTHS } from '$lib/platform/limits';
 import type { Database } from '../db/client';
 import { checkIns, type CheckIn } from '../db/schema';
 import { textField, validate } from '../platform/forms';

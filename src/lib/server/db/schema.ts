@@ -18,11 +18,11 @@ import {
 	uuid
 } from 'drizzle-orm/pg-core';
 // Relative, not $lib: drizzle-kit reads this file outside SvelteKit.
-import { STATES, FIELDS } from '../../transitions';
-import { LENGTHS as L } from '../../limits';
-import type { Answers, Question } from '../../questions';
-import type { VoteChoice } from '../../rubric';
-import type { EligibilityEvidence } from '../../eligibility';
+import { STATES, FIELDS } from '../../applications/transitions';
+import { LENGTHS as L } from '../../platform/limits';
+import type { Answers, Question } from '../../forms/questions';
+import type { VoteChoice } from '../../reviews/rubric';
+import type { EligibilityEvidence } from '../../eligibility/rules';
 
 // A length as SQL text inside a CHECK (a literal, as the migrations wrote it, never a parameter).
 const n = (value: number) => sql.raw(String(value));

@@ -1,4 +1,4 @@
-import { ruleContract, ruleLines, ruleNeed, type EligibilityRefusal } from '$lib/eligibility';
+import { ruleContract, ruleLines, ruleNeed, type EligibilityRefusal } from '$lib/eligibility/rules';
 import type { CurrentForm } from '../forms/versions';
 import { previewEligibility, tokenDetails } from './check';
 import { storedRules } from './rules';

@@ -8,7 +8,7 @@ import {
 	type EligibilityRule,
 	type EligibilityRules,
 	type TokenDetails
-} from '$lib/eligibility';
+} from '$lib/eligibility/rules';
 import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
 import {
 	ChainUnavailableError,

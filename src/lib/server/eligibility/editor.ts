@@ -1,6 +1,6 @@
 import { parseUnits } from 'viem';
-import type { DraftEligibility } from '$lib/eligibility-editor';
-import type { EligibilityRules } from '$lib/eligibility';
+import type { DraftEligibility } from '$lib/eligibility/editor';
+import type { EligibilityRules } from '$lib/eligibility/rules';
 import type { Database } from '../db/client';
 import type { SignedInMember } from '../auth/guards';
 import { writeFormVersion } from '../forms/editor';

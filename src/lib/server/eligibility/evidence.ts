@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { EligibilityEvidence, EligibilityRules, TokenDetails } from '$lib/eligibility';
+import type { EligibilityEvidence, EligibilityRules, TokenDetails } from '$lib/eligibility/rules';
 import type { Database } from '../db/client';
 import { applicationForms, applications } from '../db/schema';
 import { notFound, type Outcome } from '../platform/outcome';

@@ -9,8 +9,8 @@ import {
 	type Hex,
 	type PublicClient
 } from 'viem';
-import { REQUIRED_CHAIN_ID } from '$lib/chain';
-import { MULTICALL3 } from '$lib/eligibility';
+import { REQUIRED_CHAIN_ID } from '$lib/chain/chain';
+import { MULTICALL3 } from '$lib/eligibility/rules';
 import type { PolygonRpc } from '../chain/polygon';
 
 // The part of Multicall3 used here: aggregate3 plus the two readers that say which block and chain answered.

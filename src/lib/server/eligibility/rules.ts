@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ELIGIBILITY_LIMITS, type EligibilityRules } from '$lib/eligibility';
+import { ELIGIBILITY_LIMITS, type EligibilityRules } from '$lib/eligibility/rules';
 
 /**
  * The stored shape of `application_forms.eligibility` (docs/eligibility.md), as a valibot schema:

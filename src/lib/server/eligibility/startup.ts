@@ -1,4 +1,4 @@
-import { REQUIRED_CHAIN_ID } from '$lib/chain';
+import { REQUIRED_CHAIN_ID } from '$lib/chain/chain';
 import type { Database } from '../db/client';
 import { currentForm } from '../forms/versions';
 import { ConfigError } from '../platform/config';

@@ -1,4 +1,4 @@
-import { modeWords, ruleLines, type EligibilityEvidence } from '$lib/eligibility';
+import { modeWords, ruleLines, type EligibilityEvidence } from '$lib/eligibility/rules';
 import type { FailureOf, Outcome } from '../platform/outcome';
 import { checkEligibility, type Unchecked } from './check';
 import { storedRules } from './rules';

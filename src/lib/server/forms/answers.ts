@@ -1,4 +1,4 @@
-import { KEY, checkAnswers, type Answers } from '$lib/questions';
+import { KEY, checkAnswers, type Answers } from '$lib/forms/questions';
 import type { Database } from '../db/client';
 import { currentForm, type CurrentForm } from './versions';
 

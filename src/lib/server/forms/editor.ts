@@ -1,6 +1,6 @@
 import { desc } from 'drizzle-orm';
-import { parseDraft, type DraftQuestion } from '$lib/question-editor';
-import type { Question } from '$lib/questions';
+import { parseDraft, type DraftQuestion } from '$lib/forms/question-editor';
+import type { Question } from '$lib/forms/questions';
 import type { Database } from '../db/client';
 import { applicationForms } from '../db/schema';
 import type { Outcome } from '../platform/outcome';

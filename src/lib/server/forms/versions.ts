@@ -1,7 +1,7 @@
 import { desc, inArray } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { applicationForms } from '../db/schema';
-import type { Question } from '$lib/questions';
+import type { Question } from '$lib/forms/questions';
 
 /** The form applicants answer now: the highest id, or the built-in fields only (id null). */
 export interface CurrentForm {

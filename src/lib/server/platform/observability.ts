@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Handle, RequestEvent } from '@sveltejs/kit';
 import pino from 'pino';
-import { SIGN_IN_FAILURE_CODES } from '$lib/sign-in-failures';
+import { SIGN_IN_FAILURE_CODES } from '$lib/auth/sign-in-failures';
 import { requestDuration, signIns, statusClass } from './metrics';
 
 // Written as soon as no earlier write is in flight: error lines, and the request lines in batches.

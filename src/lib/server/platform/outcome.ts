@@ -1,11 +1,11 @@
 import type { RateLimitRefusal } from './rate-limit';
-import type { EligibilityRefusal } from '$lib/eligibility';
+import type { EligibilityRefusal } from '$lib/eligibility/rules';
 import { sqlState } from '../db/errors';
-import type { Result } from '$lib/result';
+import type { Result } from '$lib/platform/result';
 
 /**
  * What every server operation answers (docs/decisions/0026-one-outcome.md), the one result shape of
- * `$lib/result` with an HTTP status: its result, or a failure
+ * `$lib/platform/result` with an HTTP status: its result, or a failure
  * carrying the HTTP status it is answered with, a code in the words of the JSON error body
  * (docs/http.md) and a message for people. A form action renders the page with the status
  * (`refuse`); a JSON endpoint answers `{ error: { code, message } }` (`jsonFailure`).

@@ -3,8 +3,8 @@ import type { Database } from '../db/client';
 import { executePrepared } from '../db/prepared';
 import { rowsOf } from '../db/rows';
 import { rateLimitRefusals } from './metrics';
-import { ok, type Failed, type Result } from '$lib/result';
-import { singleton } from '$lib/singleton';
+import { ok, type Failed, type Result } from '$lib/platform/result';
+import { singleton } from '$lib/platform/singleton';
 import { transactionOutcome } from './transaction';
 
 /** A per-address limit: `limit` calls in `windowSeconds`, and what is counted, in words. */

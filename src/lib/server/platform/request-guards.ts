@@ -1,5 +1,5 @@
 import { error, json, text, type Handle } from '@sveltejs/kit';
-import { ownEntry } from '$lib/own-entry';
+import { ownEntry } from '$lib/platform/own-entry';
 import { isApiPath, jsonError } from './http';
 
 // Content types a browser form can send across origins (SvelteKit's own list, kit/src/utils/http.js).

@@ -8,7 +8,7 @@ import { setTxCheckEndpoint } from '../applications/tx-verify';
 import { setEligibilityEndpoint } from '../eligibility/check';
 import { toEndpoint, type WebhookEndpoint } from '../webhooks/endpoints';
 import { setWebhookEndpoints } from '../webhooks/events';
-import { singleton } from '$lib/singleton';
+import { singleton } from '$lib/platform/singleton';
 
 /** The process's configuration and shared resources, made once at start-up. */
 export interface Runtime {

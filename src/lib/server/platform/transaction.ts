@@ -1,5 +1,5 @@
 import { TransactionRollbackError } from 'drizzle-orm';
-import type { Failed, Result } from '$lib/result';
+import type { Failed, Result } from '$lib/platform/result';
 import type { Database } from '../db/client';
 
 type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];

@@ -1,10 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import * as v from 'valibot';
-import type { Card, PulseFeed } from '$lib/community-pulse';
-import { ok, type Failed, type Result } from '$lib/result';
+import type { Card, PulseFeed } from '$lib/pulse/community-pulse';
+import { ok, type Failed, type Result } from '$lib/platform/result';
 import type { Config } from '../platform/config';
 import { runtime } from '../platform/runtime';
-import { singleton } from '$lib/singleton';
+import { singleton } from '$lib/platform/singleton';
 
 /** The feed, or why there is none (`code`: the JSON error body's, docs/http.md). */
 export type PulseResult = Result<PulseFeed, PulseFailure>;

@@ -1,4 +1,4 @@
-import { rubricOf, type Criterion } from '$lib/rubric';
+import { rubricOf, type Criterion } from '$lib/reviews/rubric';
 import type { Database } from '../db/client';
 import { currentForm } from '../forms/versions';
 import { tallyFor, type VoteTally } from './tally';

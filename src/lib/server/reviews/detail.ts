@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
-import type { Question } from '$lib/questions';
-import { rubricOf, type Criterion } from '$lib/rubric';
+import type { Question } from '$lib/forms/questions';
+import { rubricOf, type Criterion } from '$lib/reviews/rubric';
 import type { Database } from '../db/client';
 import { applicationRevisions, applications, type ApplicationRevision } from '../db/schema';
 import type { SignedInMember } from '../auth/guards';

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
-import { ADMIN_PAGE_SIZE, UUID_SOURCE } from '$lib/limits';
-import type { VoteChoice } from '$lib/rubric';
+import { ADMIN_PAGE_SIZE, UUID_SOURCE } from '$lib/platform/limits';
+import type { VoteChoice } from '$lib/reviews/rubric';
 import type { Database } from '../db/client';
 import { applicationVotes, applications } from '../db/schema';
 import { isRealTime } from '../applications/review-table';

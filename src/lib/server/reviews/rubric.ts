@@ -1,4 +1,4 @@
-import { parseRubricDraft, type DraftCriterion } from '$lib/rubric';
+import { parseRubricDraft, type DraftCriterion } from '$lib/reviews/rubric';
 import type { Database } from '../db/client';
 import type { SignedInMember } from '../auth/guards';
 import { writeFormVersion } from '../forms/editor';

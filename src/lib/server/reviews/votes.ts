@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import { LENGTHS } from '$lib/limits';
-import { SCORE_MAX, SCORE_MIN, VOTE_CHOICES, rubricOf, type Criterion, type VoteChoice } from '$lib/rubric';
+import { LENGTHS } from '$lib/platform/limits';
+import { SCORE_MAX, SCORE_MIN, VOTE_CHOICES, rubricOf, type Criterion, type VoteChoice } from '$lib/reviews/rubric';
 import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
 import { applicationVotes, type ApplicationVote } from '../db/schema';

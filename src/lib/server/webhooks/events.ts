@@ -8,7 +8,7 @@ import {
 	type CheckIn
 } from '../db/schema';
 import type { WebhookEndpoint } from './endpoints';
-import { singleton } from '$lib/singleton';
+import { singleton } from '$lib/platform/singleton';
 
 /** The events of docs/webhooks.md. */
 export const WEBHOOK_EVENT_TYPES = [

@@ -4,8 +4,8 @@
  * picks WalletConnect, so this code and @walletconnect/* stay out of every other chunk.
  */
 import { walletConnect } from '@wagmi/connectors/walletConnect';
-import { logoHref } from '$lib/branding';
-import { community } from '$lib/community';
+import { logoHref } from '$lib/branding/branding';
+import { community } from '$lib/branding/community';
 import { signInWithOneClickAuth, type OneClickAuth } from '../one-click-auth';
 import type { SignInEnvironment, SignInOutcome } from '../sign-in';
 import type { Connector, Wallet } from '../wallet.svelte';

@@ -3,7 +3,7 @@ import { readForm, refuse } from '$lib/server/platform/forms';
 import { fieldError } from '$lib/server/platform/outcome';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { withDatabase } from '$lib/server/platform/runtime';
-import { applyEligibilityStep, draftOfRules, isEligibilityStep, readEligibilityDraft } from '$lib/eligibility-editor';
+import { applyEligibilityStep, draftOfRules, isEligibilityStep, readEligibilityDraft } from '$lib/eligibility/editor';
 import { eligibilityEndpointSet, tokenDetails } from '$lib/server/eligibility/check';
 import { storedRules } from '$lib/server/eligibility/rules';
 import { saveEligibility } from '$lib/server/eligibility/editor';

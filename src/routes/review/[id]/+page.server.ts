@@ -1,5 +1,5 @@
 import { error, redirect } from '@sveltejs/kit';
-import { UUID } from '$lib/limits';
+import { UUID } from '$lib/platform/limits';
 import { requireReviewer } from '$lib/server/auth/guards';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { withDatabase } from '$lib/server/platform/runtime';

@@ -1,10 +1,10 @@
 import { error, redirect } from '@sveltejs/kit';
-import { UUID } from '$lib/limits';
+import { UUID } from '$lib/platform/limits';
 import { applicationDetail } from '$lib/server/applications/detail';
 import { MOVE_FIELDS, parseSingleMove } from '$lib/server/applications/move-input';
 import { transitionApplication } from '$lib/server/applications/moves';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
-import { isTerminal } from '$lib/transitions';
+import { isTerminal } from '$lib/applications/transitions';
 import { NOTE_FIELDS, addNote } from '$lib/server/applications/notes';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';

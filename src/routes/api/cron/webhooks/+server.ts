@@ -15,7 +15,7 @@ const NO_STORE = { 'cache-control': 'no-store' };
  * Vercel Cron's call (every minute, `Authorization: Bearer <CRON_SECRET>`): claims and sends due
  * webhook deliveries within the time budget and answers what it did. Anyone else, and every request
  * while CRON_SECRET is unset, gets the page of an unknown path: /api/cron is a hidden section
- * ($lib/hidden-sections.ts) that src/hooks.ts reroutes to no route; the check here is a second lock.
+ * ($lib/platform/hidden-sections.ts) that src/hooks.ts reroutes to no route; the check here is a second lock.
  */
 export const GET: RequestHandler = async (event) => {
 	const { config, database, webhookEndpoints } = runtime();

@@ -1,0 +1,159 @@
+/**
+ * The permitted moves of an application's three state fields (docs/transitions.md).
+ * Pure and shared: the server decides with it, the admin page offers only what it permits.
+ */
+import { ownEntry } from '../platform/own-entry';
+
+export const FIELDS = ['review', 'allowlist', 'distribution'] as const;
+export type Field = (typeof FIELDS)[number];
+
+/** Each field's states: the source of the database enums, the admin filters and the checks here. */
+export const STATES = {
+	review: ['pending', 'needs_info', 'approved', 'rejected'],
+	allowlist: ['pending', 'added', 'failed'],
+	distribution: ['pending', 'sent', 'failed']
+} as const satisfies Record<Field, readonly [string, ...string[]]>;
+
+export type ReviewState = (typeof STATES.review)[number];
+export type AllowlistState = (typeof STATES.allowlist)[number];
+export type DistributionState = (typeof STATES.distribution)[number];
+
+export interface ApplicationStates {
+	review: ReviewState;
+	allowlist: AllowlistState;
+	distribution: DistributionState;
+}
+
+export interface Move {
+	field: Field;
+	from: string;
+	to: string;
+	needsReason: boolean;
+	needsTxHash: boolean;
+	/** Only the applicant makes this move, by re-submitting (never an admin). */
+	byApplicant: boolean;
+}
+
+const move = (
+	field: Field,
+	from: string,
+	to: string,
+	needs: { reason?: boolean; txHash?: boolean; byApplicant?: boolean } = {}
+): Move => ({
+	field,
+	from,
+	to,
+	needsReason: needs.reason ?? false,
+	needsTxHash: needs.txHash ?? false,
+	byApplicant: needs.byApplicant ?? false
+});
+
+/** Every permitted move; anything not listed is refused. */
+export const MOVES: readonly Move[] = [
+	move('review', 'pending', 'needs_info', { reason: true }),
+	move('review', 'pending', 'approved'),
+	move('review', 'pending', 'rejected', { reason: true }),
+	move('review', 'needs_info', 'approved'),
+	move('review', 'needs_info', 'rejected', { reason: true }),
+	move('review', 'needs_info', 'pending', { byApplicant: true }),
+	move('allowlist', 'pending', 'added', { txHash: true }),
+	move('allowlist', 'pending', 'failed', { reason: true }),
+	move('allowlist', 'failed', 'added', { txHash: true }),
+	move('distribution', 'pending', 'sent', { txHash: true }),
+	move('distribution', 'pending', 'failed', { reason: true }),
+	move('distribution', 'failed', 'sent', { txHash: true })
+];
+
+/** States that are never left. */
+export const TERMINAL: { readonly [F in Field]: readonly string[] } = {
+	review: ['approved', 'rejected'],
+	allowlist: ['added'],
+	distribution: ['sent']
+};
+
+export const isTerminal = (field: Field, state: string) => TERMINAL[field].includes(state);
+
+export const isState = (field: Field, state: string) => (STATES[field] as readonly string[]).includes(state);
+
+/** What moving `field` to `to` asks for, whatever the from-state (the needs depend on the target only). */
+export function needsOf(field: Field, to: string): { reason: boolean; txHash: boolean } {
+	const moves = MOVES.filter((m) => m.field === field && m.to === to);
+	return { reason: moves.some((m) => m.needsReason), txHash: moves.some((m) => m.needsTxHash) };
+}
+
+/** Why an admin may not move `field` of `app` to `to` now, or null when the table permits it. */
+export function refusal(app: ApplicationStates, field: Field, to: string): string | null {
+	const from = app[field];
+	if (from === to) return `${LABELS[field]} is already ${stateLabel(to)}.`;
+	if (isTerminal(field, from)) return `${LABELS[field]} is ${stateLabel(from)}, which is final.`;
+	if (field !== 'review' && app.review !== 'approved') {
+		return `${LABELS[field]} can change only after the application is approved.`;
+	}
+	const found = MOVES.find((m) => m.field === field && m.from === from && m.to === to);
+	if (!found) return `${LABELS[field]} cannot move from ${stateLabel(from)} to ${stateLabel(to)}.`;
+	if (found.byApplicant) return 'Only the applicant returns an application to pending, by re-submitting it.';
+	return null;
+}
+
+/** The moves an admin may make on `app` now, in table order. */
+export function permittedMoves(app: ApplicationStates): Move[] {
+	return MOVES.filter((m) => app[m.field] === m.from && refusal(app, m.field, m.to) === null);
+}
+
+export const LABELS: Record<Field, string> = {
+	review: 'Review',
+	allowlist: 'Allowlist',
+	distribution: 'Token distribution'
+};
+
+const STATE_LABELS: Record<string, string> = {
+	pending: 'pending',
+	needs_info: 'needs info',
+	approved: 'approved',
+	rejected: 'rejected',
+	added: 'added',
+	sent: 'sent',
+	failed: 'failed'
+};
+
+export const stateLabel = (state: string) => ownEntry(STATE_LABELS, state) ?? state;
+
+/** The verb on the button that makes a move. */
+export function actionLabel(field: Field, to: string): string {
+	if (field === 'review') {
+		return (
+			{ needs_info: 'Ask for more information', approved: 'Approve', rejected: 'Reject' }[to] ??
+			`Move to ${stateLabel(to)}`
+		);
+	}
+	const what = field === 'allowlist' ? 'allowlist' : 'token distribution';
+	return to === 'failed'
+		? `Record failed ${what}`
+		: field === 'allowlist'
+			? 'Record added to allowlist'
+			: 'Record token sent';
+}
+
+/** A transaction hash as stored: `0x` + 64 hex, lowercase. */
+export const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+
+export const explorerTxUrl = (hash: string) => `https://polygonscan.com/tx/${hash}`;
+
+/**
+ * How the admin screen shows a recorded tx hash's check (docs/transitions.md "Checking the tx hash
+ * on chain"): `verified` true once chain 137 confirmed it; null is "unverified" when the portal
+ * looks hashes up (no answer in time, or still pending) and "not checked" when it does not.
+ */
+export function txCheckLabel(verified: boolean | null, checksOn: boolean): { text: string; title: string } {
+	if (verified) return { text: 'verified on chain 137', title: 'Chain 137 confirmed this transaction succeeded.' };
+	if (checksOn)
+		return {
+			text: 'unverified',
+			title:
+				'Chain 137 had not confirmed this transaction when it was recorded (no answer within 5 seconds, or still pending). Check it on Polygonscan.'
+		};
+	return {
+		text: 'not checked',
+		title: 'POLYGON_RPC_URL is not set, so tx hashes are not looked up on chain 137. Check it on Polygonscan.'
+	};
+}
