@@ -51,7 +51,7 @@ describe.runIf(mounted)('a full disk under the embedded database', () => {
 			fill(filler);
 
 			// Rows fit on the table's last page until it is full; then the database needs a new one.
-			const answers = [];
+			const answers: Awaited<ReturnType<typeof signInNew>>[] = [];
 			for (let i = 0; i < 300 && !answers.some((a) => a.status === 503); i++) answers.push(await signInNew(server.url));
 			expect(answers.filter((a) => a.status !== 200 && a.status !== 503)).toEqual([]);
 			expect(answers.at(-1)).toEqual({ status: 503, code: 'database_unavailable' });
