@@ -3,27 +3,28 @@
 // a child process on a first start: initdb needs several times the memory the running server does
 // (bench/README.md, "embedded default RSS"), and a process that exits gives all of it back before the
 // server starts.
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
+import { lockDataFolder } from '../src/lib/server/db/data-folder-lock.js';
+import { pgliteOptions } from '../src/lib/server/db/embedded.js';
 
-// Small shared buffers for initdb and this process's own start lower its peak (about 860 → 700 MiB);
-// the server passes its own settings at every start (src/lib/server/db/client.ts).
-const SMALL = ['-c', 'shared_buffers=16MB'];
-
-/** @param {string} dataDir */
+/** With the server's own options (small shared buffers lower initdb's peak, about 860 → 700 MiB), holding the folder's lock. @param {string} dataDir */
 export async function createPglite(dataDir) {
-	mkdirSync(dataDir, { recursive: true });
-	const pg = await PGlite.create(dataDir, {
-		initDbStartParams: SMALL,
-		startParams: [...PGlite.defaultStartParams, ...SMALL]
-	});
-	await pg.close();
+	const lock = lockDataFolder(path.resolve(dataDir));
+	try {
+		const pg = await PGlite.create(pgliteOptions(dataDir));
+		await pg.close();
+	} finally {
+		lock.release();
+	}
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
 	const dataDir = process.argv[2];
 	if (!dataDir) throw new Error('usage: node scripts/create-pglite.js <data folder>');
-	await createPglite(dataDir);
+	await createPglite(dataDir).catch((/** @type {unknown} */ err) => {
+		console.error(err instanceof Error ? err.message : String(err));
+		process.exit(1);
+	});
 }

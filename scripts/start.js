@@ -9,6 +9,10 @@ import { createECDH, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isBuildCurrent } from './build-state.js';
+import { embeddedFolder, loadDotEnv, portalDataDir } from './portal-env.js';
+
+// Settings from ./.env when present; a variable set in the environment wins (docs/operating.md).
+loadDotEnv();
 
 if (!isBuildCurrent()) {
 	// The local vite, in a child process so that the build's memory is not the server's.
@@ -19,14 +23,14 @@ if (!isBuildCurrent()) {
 }
 
 const env = process.env;
-const dataDir = path.resolve(env.PORTAL_DATA_DIR ?? '.data');
+const dataDir = portalDataDir();
 mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 
 env.PORT ??= '3000';
 env.HOST ??= 'localhost';
 env.ORIGIN ??= `http://localhost:${env.PORT}`;
 env.SIWE_ALLOWED_DOMAINS ??= `localhost:${env.PORT}`;
-if (!env.DATABASE_URL) env.PGLITE_DATA_DIR ??= path.join(dataDir, 'pglite');
+if (!env.DATABASE_URL) env.PGLITE_DATA_DIR = /** @type {string} */ (embeddedFolder());
 const pgliteDir = env.DATABASE_URL ? undefined : env.PGLITE_DATA_DIR;
 // In a child process that exits first: PGlite's initdb needs about 700 MiB, the server under 300.
 if (pgliteDir && !pgliteDir.startsWith('memory://') && !existsSync(path.join(pgliteDir, 'PG_VERSION'))) {
@@ -65,7 +69,10 @@ if (!env.VAPID_PUBLIC_KEY && !env.VAPID_PRIVATE_KEY) {
 	env.VAPID_PRIVATE_KEY = keys.privateKey;
 }
 
-console.log(
-	`Member portal: http://localhost:${env.PORT} (${env.DATABASE_URL ? 'Postgres server' : 'embedded PGlite in ' + env.PGLITE_DATA_DIR})`
-);
+console.log(`Member portal: ${env.ORIGIN}`);
+console.log(env.DATABASE_URL ? 'Database: the Postgres server at DATABASE_URL' : `Data folder: ${env.PGLITE_DATA_DIR}`);
+if (!env.ADMIN_ADDRESSES?.trim())
+	console.log(
+		'No admin yet: put your wallet address in ADMIN_ADDRESSES (in .env, see .env.example), restart, and sign in with that wallet.'
+	);
 await import(path.resolve('build/index.js'));

@@ -30,6 +30,9 @@ import { DEFAULT_TIMEOUT_SECONDS, deliverAfterResponse } from '$lib/server/webho
 import { notificationSenders } from '$lib/server/notifications/senders';
 import { logRequestError, observeRequests } from '$lib/server/platform/observability';
 import { eligibilityStartProblem } from '$lib/server/eligibility/startup';
+import { DataFolderHeldError } from '$lib/server/db/data-folder-lock.js';
+import { shutDown, startFailureInWords } from '$lib/server/db/lifecycle';
+import { startBackups } from '$lib/server/db/backups';
 
 export const init: ServerInit = async () => {
 	if (building) return;
@@ -38,7 +41,8 @@ export const init: ServerInit = async () => {
 		// $env/dynamic/private leaves out the PUBLIC_ variables; they are validated with the rest.
 		({ database, config, webhookEndpoints } = await startRuntime({ ...publicEnv, ...env }));
 	} catch (err) {
-		if (err instanceof ConfigError) {
+		// A bad setting, or a data folder another live process holds (nothing written to it).
+		if (err instanceof ConfigError || err instanceof DataFolderHeldError) {
 			console.error(err.message);
 			process.exit(1);
 		}
@@ -57,22 +61,34 @@ export const init: ServerInit = async () => {
 			console.error(err.message);
 			process.exit(1);
 		}
+		const words = await startFailureInWords(err, config.pgliteDataDir, database.kind);
+		if (words) {
+			console.error(words);
+			process.exit(1);
+		}
 		if (!isDatabaseUnavailable(err)) throw err;
 		// Not fatal: requests that need the database answer 503 until it is back.
 		console.warn('The database is unreachable at start; retrying on each request that needs it.');
 	}
 	// On Vercel a function runs only while it serves a request: the cron route and the first attempt
 	// after a response deliver there instead (README, "What differs on Vercel").
+	const stops: (() => Promise<void>)[] = [];
 	const channelsOn = config.notifications.push !== null || config.notifications.mail !== null;
 	if ((config.webhooks || channelsOn) && !config.onVercel) {
-		// Outside every request; adapter-node emits sveltekit:shutdown once the server has closed.
+		// Outside every request; stopped before the database closes.
 		// One worker for webhooks and the applicants' push and mail (ARCHITECTURE "Deliveries are one outbox").
 		const { secret, timeoutSeconds } = config.webhooks ?? { secret: '', timeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
 		const options = defaultWorkerOptions(timeoutSeconds);
 		const channels = notificationSenders(config, () => database.db, options.timeoutMs);
 		const worker = startWebhookWorker(database, webhookEndpoints, secret, options, channels);
-		process.once('sveltekit:shutdown', () => void worker.stop());
+		stops.push(() => worker.stop());
 	}
+	// The embedded database in a folder: daily backups, and db:backup served while this server holds it.
+	if (database.kind === 'pglite' && !config.pgliteDataDir.startsWith('memory://'))
+		stops.push(await startBackups(database, config.pgliteDataDir, config.backupKeep));
+	// The Node server emits sveltekit:shutdown once it has closed (SIGTERM, SIGINT): the database closes
+	// cleanly (the next start needs no recovery) and the process ends (docs/operating.md).
+	process.once('sveltekit:shutdown', () => void shutDown(database, stops));
 	// The portal's Node server answers the session check itself (decision 0037); on Vercel nobody listens.
 	const answers: Record<string, NodeAnswer> = { [`GET ${SESSION_CHECK_ROUTE}`]: answerSessionCheck };
 	(process.emit as (event: string, ...args: unknown[]) => boolean)(NODE_ANSWERS_EVENT, answers);

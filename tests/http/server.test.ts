@@ -50,7 +50,10 @@ describe('the built server', () => {
 
 	it('with a good configuration serves /healthz and the static pages on PGlite', async () => {
 		const server = await start();
-		expect(await get(`${server.url}/healthz`)).toMatchObject({ status: 200, body: '{"status":"ok"}' });
+		expect(await get(`${server.url}/healthz`)).toMatchObject({
+			status: 200,
+			body: '{"status":"ok","lastBackupAt":null}'
+		});
 		for (const page of ['/', '/setup']) expect((await get(server.url + page)).status).toBe(200);
 		expect((await get(`${server.url}/no-such-page`)).status).toBe(404);
 	});

@@ -1,14 +1,25 @@
 import { json } from '@sveltejs/kit';
 import { sql } from 'drizzle-orm';
-import { jsonErrorFrom } from '$lib/server/platform/http';
-import { withDatabase } from '$lib/server/platform/runtime';
+import { lastBackup } from '$lib/server/db/backups';
+import { writesFailing } from '$lib/server/db/health';
+import { jsonError, jsonErrorFrom } from '$lib/server/platform/http';
+import { DATABASE_UNAVAILABLE, runtime, withDatabase } from '$lib/server/platform/runtime';
 import type { RequestHandler } from './$types';
+
+const NO_STORE = { 'cache-control': 'no-store' };
 
 export const GET: RequestHandler = async () => {
 	try {
 		await withDatabase((db) => db.execute(sql`select 1`));
 	} catch (err) {
-		return jsonErrorFrom(err, { 'cache-control': 'no-store' });
+		return jsonErrorFrom(err, NO_STORE);
 	}
-	return json({ status: 'ok' }, { headers: { 'cache-control': 'no-store' } });
+	// Reads alone do not make a database healthy: a full disk fails every write (SQLSTATE class 53).
+	const { config } = runtime();
+	const folder = config.databaseUrl || config.pgliteDataDir.startsWith('memory://') ? null : config.pgliteDataDir;
+	if (await writesFailing(folder)) {
+		const { code, message } = DATABASE_UNAVAILABLE;
+		return jsonError(503, code, message, { ...NO_STORE, 'retry-after': '5' });
+	}
+	return json({ status: 'ok', lastBackupAt: lastBackup()?.toISOString() ?? null }, { headers: NO_STORE });
 };

@@ -1,12 +1,13 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import type { Config } from '../platform/config';
+import { pgliteSnapshot, postgresSnapshot, type Snapshot } from './backup.js';
+import { lockDataFolder } from './data-folder-lock.js';
+import { pgliteOptions } from './embedded.js';
 import { SchemaNotMigratedError } from './errors';
 import { applyMigrations, isSchemaCurrent } from './migrate';
 import * as schema from './schema';
@@ -22,6 +23,8 @@ export interface DatabaseHandle {
 	 */
 	ready(): Promise<void>;
 	close(): Promise<void>;
+	/** Runs work inside one consistent read of the whole database (backups: src/lib/server/db/backup.js). */
+	snapshot: Snapshot;
 }
 
 export interface DbOptions {
@@ -31,21 +34,6 @@ export interface DbOptions {
 	/** Pool size for a Postgres server. */
 	max?: number;
 }
-
-/**
- * Sizes for a small server on top of PGlite's own start parameters (durability stays as PGlite has it):
- * Postgres's default 128 MB of shared buffers live in the WebAssembly memory, which never shrinks;
- * 16 MB (the data files stay in the OS page cache) and 16 MB for index builds and vacuum keep
- * `npm start`'s server under 300 MiB (bench/README.md, "Embedded default RSS"). initdb, which runs
- * only for a new data folder, gets the same shared buffers.
- */
-const PGLITE_SIZES = ['shared_buffers=16MB', 'maintenance_work_mem=16MB'].flatMap((setting) => ['-c', setting]);
-const PGLITE_OPTIONS = {
-	startParams: [...PGlite.defaultStartParams, ...PGLITE_SIZES],
-	initDbStartParams: ['-c', 'shared_buffers=16MB'],
-	// pg_trgm serves the admin review table's search (drizzle/0002 creates the extension).
-	extensions: { pg_trgm }
-};
 
 const defaultMigrationsFolder = () => path.resolve(process.cwd(), 'drizzle');
 
@@ -70,19 +58,29 @@ export function createDb(
 			ready: memoUntilFailure(async () => {
 				if (!(await isSchemaCurrent(db))) throw new SchemaNotMigratedError();
 			}),
-			close: () => client.end({ timeout: 2 })
+			close: () => client.end({ timeout: 2 }),
+			snapshot: postgresSnapshot(client)
 		};
 	}
 
 	const dataDir = config.pgliteDataDir;
-	if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-	const client = new PGlite(dataDir, PGLITE_OPTIONS);
+	const inMemory = dataDir.startsWith('memory://');
+	// One process per folder (throws DataFolderHeldError, writing nothing); every commit fsynced to the disk.
+	const lock = inMemory ? null : lockDataFolder(path.resolve(dataDir));
+	const client = new PGlite(pgliteOptions(dataDir));
 	const db = drizzlePglite(client, { schema }) as unknown as Database;
 	return {
 		kind: 'pglite',
 		db,
 		ready: memoUntilFailure(() => applyMigrations(db, 'pglite', migrationsFolder)),
-		close: () => client.close()
+		snapshot: pgliteSnapshot(client),
+		close: async () => {
+			try {
+				if (!client.closed) await client.close();
+			} finally {
+				lock?.release();
+			}
+		}
 	};
 }
 

@@ -22,8 +22,12 @@ const CONNECTION_CODES = new Set([
 	'CONNECTION_DESTROYED'
 ]);
 
-// SQLSTATE: class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now), 53300 (too many connections).
-const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+// SQLSTATE: class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now), class 53
+// (insufficient resources: 53100 disk full, 53200 out of memory, 53300 too many connections).
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53...)$/;
+
+/** True when `err` is SQLSTATE class 53: the database is out of disk, memory or connections. */
+export const isOutOfResources = (err: unknown): boolean => sqlState(err)?.startsWith('53') ?? false;
 
 /** True when `err` (or an error it wraps) says the database could not be reached. */
 export function isDatabaseUnavailable(err: unknown): boolean {

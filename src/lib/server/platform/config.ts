@@ -22,6 +22,8 @@ export interface Config {
 	reviewQuorum: number;
 	databaseUrl: string | null;
 	pgliteDataDir: string;
+	/** BACKUP_KEEP: daily backups of the embedded database kept in <PGLITE_DATA_DIR>/backups; 0: none made. */
+	backupKeep: number;
 	communityPulseRepo: string | null;
 	githubToken: string | null;
 	githubApiUrl: string;
@@ -229,6 +231,12 @@ const envSchema = (guessable: (secret: string) => boolean) =>
 			optionalText,
 			v.transform((dir) => dir || '.data/pglite')
 		),
+		BACKUP_KEEP: v.pipe(
+			optionalText,
+			v.transform((raw) => (raw === '' ? '7' : raw)),
+			v.regex(/^\d{1,3}$/, 'must be a whole number of backups to keep (0 turns daily backups off)'),
+			v.transform(Number)
+		),
 		COMMUNITY_PULSE_REPO: v.pipe(
 			optionalText,
 			v.check((repo) => repo === '' || /^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/.test(repo), 'must be owner/name')
@@ -399,6 +407,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 		reviewQuorum: e.REVIEW_QUORUM,
 		databaseUrl: e.DATABASE_URL || null,
 		pgliteDataDir: e.PGLITE_DATA_DIR,
+		backupKeep: e.BACKUP_KEEP,
 		communityPulseRepo: e.COMMUNITY_PULSE_REPO || null,
 		githubToken: e.GITHUB_TOKEN || null,
 		githubApiUrl: e.GITHUB_API_URL,

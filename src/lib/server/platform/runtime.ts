@@ -1,7 +1,8 @@
 import { error } from '@sveltejs/kit';
 import { loadConfig, type Config } from './config';
 import { createDb, type Database, type DatabaseHandle } from '../db/client';
-import { SchemaNotMigratedError, isDatabaseUnavailable } from '../db/errors';
+import { SchemaNotMigratedError, isDatabaseUnavailable, isOutOfResources } from '../db/errors';
+import { noteOutOfResources } from '../db/health';
 import { createSessionCodec, type SessionCodec } from '../auth/session';
 import { setTxCheckEndpoint } from '../applications/tx-verify';
 import { setEligibilityEndpoint } from '../eligibility/check';
@@ -64,6 +65,8 @@ export async function withDatabase<T>(work: (db: Database, handle: DatabaseHandl
 		await database.ready();
 		return await work(database.db, database);
 	} catch (err) {
+		// Out of disk (or memory): /healthz answers 503 until writes work again.
+		if (isOutOfResources(err)) noteOutOfResources();
 		if (isDatabaseUnavailable(err) || err instanceof SchemaNotMigratedError) error(503, DATABASE_UNAVAILABLE);
 		throw err;
 	}

@@ -1,0 +1,118 @@
+// @ts-check
+// The portal's backup format (docs/operating.md, "Backups"): plain SQL, one statement per line, the
+// data of every table on top of the schema the committed migrations make. The same code reads PGlite
+// and a Postgres server, inside one snapshot, so a backup is consistent and restores on either.
+// Plain JavaScript: the running server and the db:backup / db:restore scripts share it.
+import { randomBytes } from 'node:crypto';
+
+export const FORMAT = 'member-portal backup 1';
+/** Rows per INSERT and per FETCH: bounded memory whatever the table's size. */
+const BATCH = 500;
+
+/** @typedef {(text: string) => Promise<Record<string, unknown>[]>} Query */
+
+/** @param {string} text @returns {unknown} */
+const parseJson = (text) => JSON.parse(text);
+
+/** @param {string} name */
+const ident = (name) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * The public tables, parents before children (by their foreign keys), with the columns a dump carries.
+ * @param {Query} query
+ * @returns {Promise<{ name: string, columns: string[] }[]>}
+ */
+export async function tablesInOrder(query) {
+	const tables = await query(`select c.relname as name,
+		(select coalesce(json_agg(a.attname order by a.attnum), '[]')::text from pg_attribute a
+		  where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attgenerated = '') as columns,
+		(select coalesce(json_agg(distinct p.relname), '[]')::text from pg_constraint f join pg_class p on p.oid = f.confrelid
+		  where f.conrelid = c.oid and f.contype = 'f' and f.confrelid <> c.oid) as parents
+		from pg_class c join pg_namespace n on n.oid = c.relnamespace
+		where n.nspname = 'public' and c.relkind in ('r', 'p') order by c.relname`);
+	/** @type {Map<string, { name: string, columns: string[], parents: string[] }>} */
+	const byName = new Map(
+		tables.map((t) => [
+			String(t.name),
+			{
+				name: String(t.name),
+				columns: /** @type {string[]} */ (parseJson(String(t.columns))),
+				parents: /** @type {string[]} */ (parseJson(String(t.parents)))
+			}
+		])
+	);
+	/** @type {{ name: string, columns: string[] }[]} */
+	const ordered = [];
+	const placed = new Set();
+	/** @param {string} name */
+	const place = (name) => {
+		const table = byName.get(name);
+		if (!table || placed.has(name)) return;
+		placed.add(name);
+		table.parents.forEach(place);
+		ordered.push({ name, columns: table.columns });
+	};
+	[...byName.keys()].forEach(place);
+	return ordered;
+}
+
+/**
+ * Writes a dump of the database `query` reads, line by line, to `write`. Call inside one
+ * repeatable-read transaction. Returns the row count of each table (also written at the end).
+ * @param {Query} query
+ * @param {(line: string) => Promise<void> | void} write
+ * @returns {Promise<Record<string, number>>}
+ */
+export async function writeDump(query, write) {
+	const [migration] = await query(
+		`select coalesce(max(created_at), 0)::text as latest from drizzle.__drizzle_migrations`
+	);
+	await write(`-- ${FORMAT}`);
+	await write(`-- migration: ${String(/** @type {string | undefined} */ (migration?.latest) ?? '0')}`);
+	await write(`-- taken: ${new Date().toISOString()}`);
+	await write(`-- Restore with: npm run db:restore -- FILE [--to postgres://...] (docs/operating.md)`);
+	/** @type {Record<string, number>} */
+	const counts = {};
+	for (const { name, columns } of await tablesInOrder(query)) {
+		const list = columns.map(ident).join(', ');
+		counts[name] = 0;
+		await query(
+			`declare portal_dump no scroll cursor for select row_to_json(x)::text as row from (select ${list} from ${ident(name)}) x`
+		);
+		for (;;) {
+			const rows = await query(`fetch ${BATCH} from portal_dump`);
+			if (rows.length === 0) break;
+			counts[name] += rows.length;
+			const json = `[${rows.map((r) => String(r.row)).join(',')}]`;
+			// A dollar quote whose tag the data cannot contain: each statement stays on one line (JSON escapes newlines).
+			let tag;
+			do tag = `$d${randomBytes(6).toString('hex')}$`;
+			while (json.includes(tag));
+			await write(
+				`INSERT INTO ${ident(name)} (${list}) OVERRIDING SYSTEM VALUE SELECT ${list} FROM json_populate_recordset(null::${ident(name)}, ${tag}${json}${tag});`
+			);
+		}
+		await query('close portal_dump');
+	}
+	const sequences = await query(
+		`select format('%I.%I', schemaname, sequencename) as name, last_value::text as value from pg_sequences where schemaname = 'public' and last_value is not null order by 1`
+	);
+	for (const { name, value } of sequences)
+		await write(`SELECT pg_catalog.setval('${String(name).replaceAll("'", "''")}', ${Number(value)}, true);`);
+	await write(`-- rows: ${JSON.stringify(counts)}`);
+	return counts;
+}
+
+/**
+ * Reads a dump's header and row counts.
+ * @param {string[]} lines
+ */
+export function readDumpHeader(lines) {
+	if (lines[0] !== `-- ${FORMAT}`) throw new Error(`not a member-portal backup (its first line is not "-- ${FORMAT}")`);
+	const migration = /^-- migration: (\d+)$/.exec(lines[1] ?? '')?.[1];
+	const last = [...lines].reverse().find((line) => line.trim() !== '') ?? '';
+	const rows = /^-- rows: (\{.*\})$/.exec(last)?.[1];
+	if (!migration || !rows)
+		throw new Error('the backup is incomplete (its header or its closing row counts are missing)');
+	return { migration: Number(migration), counts: /** @type {Record<string, number>} */ (parseJson(rows)) };
+}
