@@ -19,7 +19,7 @@ export default ts.config(
 			// Another project, with its own packages (bench/peers/package.json): the peers bench.
 			'bench/peers/',
 			// Lighthouse, which needs Node 22, in a project of its own (bench/lighthouse/package.json).
-			'bench/lighthouse/node_modules/',
+			'bench/lighthouse/',
 			'.test-builds/'
 		]
 	},
@@ -32,7 +32,8 @@ export default ts.config(
 		languageOptions: {
 			globals: { ...globals.browser, ...globals.node },
 			parserOptions: {
-				projectService: true,
+				// SvelteKit's tsconfig leaves the service worker out (it runs with the WebWorker library).
+				projectService: { allowDefaultProject: ['src/service-worker.ts'] },
 				extraFileExtensions: ['.svelte'],
 				tsconfigRootDir: import.meta.dirname
 			}

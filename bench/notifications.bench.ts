@@ -11,6 +11,7 @@ import webpush from 'web-push';
 import { bench, describe } from 'vitest';
 import { applyMoves } from '../src/lib/server/applications/moves';
 import { createDb } from '../src/lib/server/db/client';
+import { rowsOf } from '../src/lib/server/db/rows';
 import { applications, memberEmails, members, pushSubscriptions } from '../src/lib/server/db/schema';
 import { MailSender } from '../src/lib/server/notifications/mail-sender';
 import { PushSender } from '../src/lib/server/notifications/push-sender';
@@ -92,8 +93,13 @@ describe('notifications', () => {
 			const off: number[] = [];
 			for (let r = 0; r < ROUNDS; r++) {
 				// Alternating order, so neither side always runs on a warmer cache.
-				if (r % 2) (on.push(await bulkApprove(true)), off.push(await bulkApprove(false)));
-				else (off.push(await bulkApprove(false)), on.push(await bulkApprove(true)));
+				if (r % 2) {
+					on.push(await bulkApprove(true));
+					off.push(await bulkApprove(false));
+				} else {
+					off.push(await bulkApprove(false));
+					on.push(await bulkApprove(true));
+				}
 			}
 			console.log(
 				`bulk approve of ${BULK}: on ${median(on).toFixed(1)} ms, off ${median(off).toFixed(1)} ms, ratio ${(median(on) / median(off)).toFixed(2)}x (medians of ${ROUNDS}; on ${on.map((x) => x.toFixed(0)).join(' ')}, off ${off.map((x) => x.toFixed(0)).join(' ')})`
@@ -130,10 +136,12 @@ async function drain(channel: 'push' | 'email', expect: number): Promise<number>
 		while (count() - before < expect) await new Promise((r) => setTimeout(r, 20));
 	} else {
 		for (;;) {
-			const [{ n }] = (await db.execute(
-				`select count(*)::int as n from webhook_deliveries where status = 'pending' and channel = '${channel}'`
-			)) as unknown as [{ n: number }];
-			if (n === 0) break;
+			const [row] = rowsOf<{ n: number }>(
+				await db.execute(
+					`select count(*)::int as n from webhook_deliveries where status = 'pending' and channel = '${channel}'`
+				)
+			);
+			if (row?.n === 0) break;
 			await new Promise((r) => setTimeout(r, 200));
 		}
 	}

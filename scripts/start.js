@@ -64,7 +64,9 @@ if (!env.VAPID_PUBLIC_KEY && !env.VAPID_PRIVATE_KEY) {
 		writeFileSync(file, JSON.stringify(keys) + '\n', { mode: 0o600, flag: 'wx' });
 	}
 	chmodSync(file, 0o600);
-	const keys = JSON.parse(readFileSync(file, 'utf8'));
+	/** @type {unknown} */
+	const stored = JSON.parse(readFileSync(file, 'utf8'));
+	const keys = /** @type {{ publicKey: string, privateKey: string }} */ (stored);
 	env.VAPID_PUBLIC_KEY = keys.publicKey;
 	env.VAPID_PRIVATE_KEY = keys.privateKey;
 }

@@ -70,10 +70,10 @@ test('a member reads the inbox by keyboard, sees the count, and turns on push in
 			const fake = {
 				endpoint,
 				toJSON: () => ({ endpoint, expirationTime: null, keys }),
-				unsubscribe: async () => ((subscribed = null), true)
+				unsubscribe: () => ((subscribed = null), Promise.resolve(true))
 			} as unknown as PushSubscription;
-			PushManager.prototype.subscribe = async () => (subscribed = fake);
-			PushManager.prototype.getSubscription = async () => subscribed;
+			PushManager.prototype.subscribe = () => Promise.resolve((subscribed = fake));
+			PushManager.prototype.getSubscription = () => Promise.resolve(subscribed);
 		},
 		{ endpoint: sub.endpoint, keys: sub.keys }
 	);

@@ -37,7 +37,8 @@ export class MailCatcher {
 	async until(done: (mails: ParsedMail[]) => boolean, ms = 20_000): Promise<ParsedMail[]> {
 		const end = Date.now() + ms;
 		while (!done(this.mails)) {
-			if (Date.now() > end) throw new Error(`mail: not there within ${ms} ms; got ${this.mails.map((m) => m.subject)}`);
+			if (Date.now() > end)
+				throw new Error(`mail: not there within ${ms} ms; got ${this.mails.map((m) => m.subject).join(', ')}`);
 			await new Promise((r) => setTimeout(r, 50));
 		}
 		return this.mails;

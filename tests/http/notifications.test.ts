@@ -96,7 +96,7 @@ describe.each(engines)('notifications on %s', (engine) => {
 			expect.objectContaining({ title: 'We received your application', url: '/apply' }),
 			expect.objectContaining({
 				title: 'The reviewers ask for more information',
-				body: expect.stringContaining('Please link your project.'),
+				body: expect.stringContaining('Please link your project.') as unknown,
 				url: '/apply'
 			})
 		]);
@@ -130,7 +130,7 @@ describe.each(engines)('notifications on %s', (engine) => {
 		expect((await unread(bob.cookie)).body.unread).toBe(1);
 		expect(await unread()).toEqual({
 			status: 401,
-			body: { error: expect.objectContaining({ code: 'unauthenticated' }) }
+			body: { error: expect.objectContaining({ code: 'unauthenticated' }) as unknown }
 		});
 		expect((await getPage(`${base}/inbox`)).status).toBe(401);
 		expect((await postForm(`${base}/inbox?/read`, { id: 'abc' }, { cookie: bob.cookie })).status).toBe(400);
@@ -237,13 +237,8 @@ describe.each(engines)('notifications on %s', (engine) => {
 		const over = await postForm(`${base}/inbox?/email`, { email: 'f9@example.test' }, { cookie: fay.cookie });
 		expect(over.status).toBe(429);
 		expect(
-			(
-				await postForm(
-					`${base}/inbox?/email`,
-					{ email: 'not an address' },
-					{ cookie: await (await applicant('G')).cookie }
-				)
-			).status
+			(await postForm(`${base}/inbox?/email`, { email: 'not an address' }, { cookie: (await applicant('G')).cookie }))
+				.status
 		).toBe(400);
 	}, 40_000);
 

@@ -170,7 +170,7 @@ describe('asking per answer on a needs_info move', () => {
 		const bulk = (fields: Record<string, string>) =>
 			postForm(
 				`${base}/admin?/bulk`,
-				{ applicationIds: [a.id, b.id], field: 'review', to: 'needs_info', reason: '', ...fields } as never,
+				{ applicationIds: [a.id, b.id], field: 'review', to: 'needs_info', reason: '', ...fields },
 				{ cookie }
 			);
 		const before = await portal.rowCounts();
@@ -263,7 +263,7 @@ describe('applying again after a rejection', () => {
 				reason: 'Full',
 				reapplyAfter: day(10),
 				confirm: 'yes'
-			} as never,
+			},
 			{ cookie: await login(admin) }
 		);
 		expect(answer.status).toBe(303);

@@ -88,7 +88,7 @@ describe.each(engines)('notifications on %s', (engine) => {
 		await expect(
 			t.db.transaction(async (tx) => {
 				const done = await applyMoves(
-					tx as unknown as typeof t.db,
+					tx,
 					adminMember(),
 					{ ...move, applicationIds: [ok.id], txHash: randomTxHash() },
 					{ txVerified: true }

@@ -33,6 +33,7 @@ export class MailSender implements ChannelSender {
 		private readonly secret: string,
 		timeoutMs: number
 	) {
+		// eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- nodemailer's overload for options with a url is typed Mail<any, any>
 		this.transport = nodemailer.createTransport({
 			url: config.mail!.smtpUrl,
 			pool: true,
@@ -100,12 +101,13 @@ export class MailSender implements ChannelSender {
 		return mailOf(this.config, n.email, n, token);
 	}
 
-	async close(): Promise<void> {
+	close(): Promise<void> {
 		this.transport.close();
+		return Promise.resolve();
 	}
 }
 
 const smtpCode = (response: unknown) => {
-	const code = Number(String(response ?? '').slice(0, 3));
+	const code = Number((typeof response === 'string' ? response : '').slice(0, 3));
 	return Number.isInteger(code) && code > 0 ? code : null;
 };

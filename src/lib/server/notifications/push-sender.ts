@@ -69,7 +69,7 @@ export class PushSender implements ChannelSender {
 		let status: number;
 		let retryAfter: string | undefined;
 		try {
-			({ status, retryAfter } = await this.post(endpoint, request.headers as Record<string, string>, request.body));
+			({ status, retryAfter } = await this.post(endpoint, request.headers, request.body));
 		} catch (err) {
 			await this.failed(db, subscriptionId);
 			return result({ delivered: false, error: describe(err, this.timeoutMs) });
