@@ -100,11 +100,18 @@ test('a member reads the inbox by keyboard, sees the count, and turns on push in
 	await page.keyboard.press('Enter');
 	await expect(page.getByText('Notifications are on in this browser.')).toBeVisible();
 
-	// The next change reaches this browser's subscription, encrypted for its keys.
-	expect((await move('pending')).status).toBe(303);
+	// The next change reaches this browser's subscription, encrypted for its keys. Only the applicant
+	// takes needs_info back to pending (the transitions table: byApplicant), by sending the changes.
+	expect(
+		(
+			await postForm(
+				`${server.url}/apply`,
+				{ displayName: 'Ines Inbox', motivation: 'Tell me: https://example.org/my-work' },
+				{ cookie }
+			)
+		).status
+	).toBe(303);
 	await push.until((p) => p.some((x) => x.path === '/e2e/browser'));
-	expect(push.pushed.find((x) => x.path === '/e2e/browser')!.payload.title).toBe(
-		'Your application is under review again'
-	);
+	expect(push.pushed.find((x) => x.path === '/e2e/browser')!.payload.title).toBe('We received your changes');
 	await context.close();
 });

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pgliteOptions } from '../../src/lib/server/db/embedded.js';
 import postgres from 'postgres';
 import { serverUrl } from './db';
 import { createServerDatabase } from './postgres.js';
@@ -60,7 +61,8 @@ export async function startPortalOnOwnDatabase(env: Record<string, string> = {})
 	const whileStopped = async <T>(text: string): Promise<T[]> => {
 		await server.stop();
 		earlier += server.output();
-		const db = new PGlite(dir);
+		// As the server opens it: with pg_trgm (the review table's search indexes) and durable writes.
+		const db = new PGlite(pgliteOptions(dir));
 		try {
 			return (await db.query<T>(text)).rows;
 		} finally {
@@ -75,7 +77,8 @@ export async function startPortalOnOwnDatabase(env: Record<string, string> = {})
 		query: whileStopped,
 		async stop() {
 			await server.stop();
-			rmSync(dir, { recursive: true, force: true });
+			// PGlite may still be flushing a file as the process ends: retry instead of failing with ENOTEMPTY.
+			rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 		}
 	};
 }

@@ -241,8 +241,8 @@ describe.each(engines)('reviewers and votes on %s', (engine) => {
 		expect(await ready()).toContain('Quorum Quinn');
 		expect(await needed()).not.toContain('Quorum Quinn');
 		const row = textOf(await ready());
-		// approve / reject / abstain, then the mean of the current votes' means: (1.5 + 4.5) / 2.
-		expect(row).toMatch(/Quorum Quinn .* 1\/1\/0 3\.0 /);
+		// The counts in words (zero left out), "Ready" at the quorum, then the mean of the current votes' means: (1.5 + 4.5) / 2.
+		expect(row).toMatch(/Quorum Quinn .* 1 approve\s*1 reject\s*Ready\s*3\.0 /);
 		const detail = textOf((await getPage(`${base}/admin/applications/${id}`, adminCookie)).body);
 		expect(detail).toContain('Votes (2)');
 		expect(detail).toContain('Changed my mind');
