@@ -275,6 +275,11 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 				}
 		expect(slow).toEqual([]);
 		expect(posts).toBeGreaterThanOrEqual(14 * 4);
-		expect(await portal.rowCounts(), 'a post of distinct names wrote').toEqual(before);
+		// A check-in's only field is an optional note, so a small post of other names is a valid check-in
+		// (the normal answer); every other action needs fields such a post does not carry.
+		const withoutCheckIns = ({ check_ins: _, ...rest }: Record<string, number>) => rest;
+		expect(withoutCheckIns(await portal.rowCounts()), 'a post of distinct names wrote').toEqual(
+			withoutCheckIns(before)
+		);
 	}, 120_000);
 });
