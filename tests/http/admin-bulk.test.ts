@@ -106,7 +106,7 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 		expect(asked.body).toMatch(/<input type="hidden" name="confirm" value="yes"/);
 		for (const id of ids) {
 			expect(asked.body).toContain(`name="applicationIds" value="${id}"`);
-			expect(await detail(id, cookie)).toMatch(/Review: pending/);
+			expect(await detail(id, cookie)).toMatch(/Waiting for review/);
 		}
 
 		const done = await bulk(cookie, { ...fields, confirm: 'yes' }, '&q=Confirmee');
@@ -116,7 +116,7 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 		expect(textOf((await getPage(base + done.location!, cookie)).body)).toContain('Approved 3 applications.');
 		for (const id of ids) {
 			const page = await detail(id, cookie);
-			expect(page).toMatch(/Review: approved/);
+			expect(page).toMatch(/Approved/);
 			expect(page).toMatch(/History \(1\)/);
 		}
 		const transitioned = (r: { body: string }) =>
@@ -133,7 +133,9 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 		const more = await applicants(2, 'Asked', cookie);
 		const noReason = await bulk(cookie, { applicationIds: more, field: 'review', to: 'needs_info' });
 		expect(noReason.status).toBe(400);
-		expect(textOf(noReason.body)).toContain('A reason is needed to move review to needs info.');
+		expect(textOf(noReason.body)).toContain(
+			'A reason or a comment on at least one answer is needed to ask for more information.'
+		);
 		const asked2 = await bulk(cookie, {
 			applicationIds: more,
 			field: 'review',
@@ -171,9 +173,9 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 				'Nothing was changed: 1 of the 3 selected applications cannot take “Reject”: Batchmate 001 (Review is approved, which is final).'
 			);
 		}
-		expect(await detail(first, cookie)).toMatch(/Review: pending/);
-		expect(await detail(second, cookie)).toMatch(/Review: approved/);
-		expect(await detail(third, cookie)).toMatch(/Review: pending/);
+		expect(await detail(first, cookie)).toMatch(/Waiting for review/);
+		expect(await detail(second, cookie)).toMatch(/Approved/);
+		expect(await detail(third, cookie)).toMatch(/Waiting for review/);
 		expect(await Promise.all([first, second, third].map((id) => historyCount(id, cookie)))).toEqual(histories);
 		// No outbox row either: once a later move's event has arrived, none came for the refused batch.
 		const events = await settledEvents(cookie, marker, [second]);
@@ -224,8 +226,8 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 		const unknown = await bulk(cookie, { ...move, applicationIds: [ids[0]!, randomUUID()] });
 		expect(unknown.status).toBe(400);
 		expect(textOf(unknown.body)).toMatch(/No application has the id [0-9a-f-]{36}\. Nothing was changed\./);
-		expect(await detail(ids[0]!, cookie)).toMatch(/Review: pending/);
-		for (const id of ids.slice(0, 3)) expect(await detail(id, cookie)).toMatch(/Review: pending/);
+		expect(await detail(ids[0]!, cookie)).toMatch(/Waiting for review/);
+		for (const id of ids.slice(0, 3)) expect(await detail(id, cookie)).toMatch(/Waiting for review/);
 
 		const one = await bulk(cookie, { ...move, applicationIds: [ids[100]!] });
 		expect(one.status).toBe(303);
@@ -306,7 +308,7 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 		expect(asked.status).toBe(200);
 		expect(textOf(asked.body)).toMatch(/Reject Single 000\? This is final: it cannot be undone\./);
 		expect(asked.body).toMatch(/<input type="hidden" name="reason" value="No"/);
-		expect(await detail(id!, cookie)).toMatch(/Review: pending/);
+		expect(await detail(id!, cookie)).toMatch(/Waiting for review/);
 		// Not final: applied at once.
 		expect(
 			(
@@ -323,7 +325,7 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 			{ cookie }
 		);
 		expect(done.status).toBe(303);
-		expect(await detail(id!, cookie)).toMatch(/Review: rejected/);
+		expect(await detail(id!, cookie)).toMatch(/Rejected/);
 	}, 60_000);
 
 	it('a member posting a bulk gets the 404 of an unknown path and nothing moves', async () => {
@@ -336,6 +338,6 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 		expect(refused.status).toBe(404);
 		expect(unknown.status).toBe(404);
 		expect((await postForm(`${base}/admin?/bulk`, fields)).status).toBe(404);
-		expect(await detail(id!, adminCookie)).toMatch(/Review: pending/);
+		expect(await detail(id!, adminCookie)).toMatch(/Waiting for review/);
 	}, 60_000);
 });

@@ -57,7 +57,8 @@ describe.each(engines)('admin review on %s', (engine) => {
 		const rowsOf = (html: string) => [...textOf(html).matchAll(/Bulkperson \d\d/g)].map((m) => m[0]);
 		expect(rowsOf(first.body)).toEqual(names.slice(0, 50));
 		expect(textOf(first.body)).toMatch(/All 52 pending 52 needs info 0/);
-		expect(Buffer.byteLength(first.body)).toBeLessThanOrEqual(60 * 1024);
+		// 72 KiB since the states, votes and assignments are in words (issue 45, 44): was 60.
+		expect(Buffer.byteLength(first.body)).toBeLessThanOrEqual(72 * 1024);
 		const next = /href="(\/admin\?q=Bulkperson&amp;after=[^"]+)" rel="next"/
 			.exec(first.body)![1]!
 			.replace(/&amp;/g, '&');
@@ -86,7 +87,7 @@ describe.each(engines)('admin review on %s', (engine) => {
 		expect(textOf(asked.body)).toMatch(
 			/Approve Ada\? This is final: it cannot be undone\. Confirm: Approve Ada Cancel/
 		);
-		expect(textOf(asked.body)).toMatch(/Review: pending/);
+		expect(textOf(asked.body)).toMatch(/Waiting for review/);
 		const moved = await postForm(
 			`${base}/admin/applications/${id}?/transition`,
 			{ field: 'review', to: 'approved', confirm: 'yes' },
@@ -97,7 +98,7 @@ describe.each(engines)('admin review on %s', (engine) => {
 		const page = await getPage(base + moved.location!, cookie);
 		const text = textOf(page.body);
 		expect(text).toMatch(/Approved Ada\. Next waiting: \S/);
-		expect(text).toMatch(/Review: approved/);
+		expect(text).toMatch(/Approved/);
 		// An unknown `done` shows nothing: the page never echoes what a URL says.
 		expect((await getPage(`${base}/admin/applications/${id}?done=<b>x</b>`, cookie)).body).not.toMatch(/tabindex="-1"/);
 		expect((await getPage(`${base}/admin/applications/00000000-0000-4000-8000-000000000000`, cookie)).status).toBe(404);
@@ -124,7 +125,7 @@ describe.each(engines)('admin review on %s', (engine) => {
 			).status
 		).toBe(303);
 		const text = textOf((await getPage(`${base}/admin/applications/${id}`, cookie)).body);
-		expect(text).toMatch(/As submitted Motivation Second version/);
+		expect(text).toMatch(/As submitted .*Motivation Second version/);
 		expect(text).toMatch(/Earlier versions \(1\) .* Display name Grace Motivation First version/);
 	});
 
@@ -140,7 +141,7 @@ describe.each(engines)('admin review on %s', (engine) => {
 		expect(page.body).toContain('Checked &lt;b>the repo&lt;/b>; =1+1 looks active');
 		expect(textOf(page.body)).toMatch(/Reviewer notes \(1\)/);
 		expect(textOf((await getPage(`${base}/admin?q=${member.address}`, cookie)).body)).toMatch(
-			/Hedy .* pending \d+ min 1/
+			/Hedy .* Not started \d+ min 1/
 		);
 
 		for (const [body, message] of [

@@ -228,7 +228,7 @@ describe('/apply with the community’s questions', () => {
 		if (field !== 'answers.city') expect(refused.body).toContain('value="Lisbon &lt;b>"');
 		expect(refused.body).toContain('value="Ada"');
 		const page = await getPage(`${base}/apply`, cookie);
-		expect(textOf(page.body)).not.toMatch(/Review: pending/);
+		expect(textOf(page.body)).not.toMatch(/Waiting for review/);
 	});
 
 	it('stores typed answers (a multiple choice from repeated fields), ignores unknown keys, shows them as text', async () => {

@@ -75,7 +75,7 @@ describe('/apply', () => {
 		const text = textOf(page.body);
 		expect(text).toContain('Ada Lovelace');
 		expect(text).toContain('Docs & tests.');
-		expect(text).toMatch(/Review: pending/);
+		expect(text).toMatch(/Waiting for review/);
 		// The on-chain steps stay out of sight until the review is approved.
 		expect(text).not.toMatch(/Allowlist/);
 		expect(text).not.toMatch(/Token distribution/);
@@ -163,7 +163,7 @@ describe('/apply', () => {
 		).toBe(303);
 		const after = textOf((await getPage(`${base}/apply`, cookie)).body);
 		expect(after).toContain('Grace H.');
-		expect(after).toMatch(/Review: pending/);
+		expect(after).toMatch(/Waiting for review/);
 		expect(after).toMatch(/Review: needs info → pending .{0,40} by you Reason: resubmitted/);
 	});
 
@@ -189,7 +189,7 @@ describe('/apply', () => {
 			303
 		);
 		const after = textOf((await getPage(`${base}/apply`, cookie)).body);
-		expect(after).toMatch(/Linus T\..*Review: pending/);
+		expect(after).toMatch(/Linus T\..*Waiting for review/);
 		expect(after).toMatch(/Earlier applications Linus .* rejected/);
 	});
 });
@@ -242,7 +242,9 @@ describe('/admin', () => {
 		const page = await getPage(`${base}/admin?q=${applicant.address.slice(2, 12).toUpperCase()}`, await login(admin));
 		expect(page.status).toBe(200);
 		const text = textOf(page.body);
-		expect(text).toMatch(/Katherine 0x[0-9a-f]{4}…[0-9a-f]{4} Orbits pending pending pending \d+ min 0/);
+		expect(text).toMatch(
+			/Katherine 0x[0-9a-f]{4}…[0-9a-f]{4} Orbits Waiting for review Not started Not started \d+ min 0/
+		);
 		expect(page.body).toContain(`title="${applicant.address.toLowerCase()}"`);
 		for (const label of ['Search', 'Allowlist', 'Token distribution', 'Order'])
 			expect(page.body).toMatch(new RegExp(`<label[^>]*>\\s*${label}`));
@@ -352,7 +354,7 @@ describe('/admin', () => {
 		expect(page.status).toBe(400);
 		expect(textOf(page.body)).toMatch(message);
 		const after = textOf((await detailOf(target, cookie)).body);
-		expect(after).toMatch(/Review: pending/);
+		expect(after).toMatch(/Waiting for review/);
 		expect(after).toMatch(/History \(0\)/);
 	});
 
@@ -456,7 +458,7 @@ describe('/admin', () => {
 		expect(textOf(page.body)).toMatch(
 			/limit of 120 state changes in an hour\. You can try again in (59 minutes|1 hour)/
 		);
-		expect(textOf((await detailOf(target)).body)).toMatch(/Review: pending/);
+		expect(textOf((await detailOf(target)).body)).toMatch(/Waiting for review/);
 	}, 120_000);
 });
 
