@@ -78,7 +78,7 @@ describe.runIf(serverUrl)('five reviewers voting at once through three processes
 		expect(new Set(rows.map((r) => r.reviewerAddress)).size).toBe(5);
 		expect(await tallyFor(direct.db, id)).toEqual({ approve: 3, reject: 1, abstain: 1, meanScore: null });
 		expect(textCounts((await getPage(`${servers[2]!.url}/admin?votes=ready&q=Crowd`, adminCookie)).body)).toBe(
-			'3/1/1 —'
+			'3 approve 1 reject 1 abstain Ready —'
 		);
 		// Each vote's webhook counts every vote committed before it: one of them saw all five.
 		const voted = () => hook.received.map((r) => verified(secret, r)).filter((e) => e.type === 'application.voted');
@@ -92,5 +92,6 @@ describe.runIf(serverUrl)('five reviewers voting at once through three processes
 	}, 120_000);
 });
 
-/** The "approve/reject/abstain mean" cells of the table's only row. */
-const textCounts = (html: string) => / (\d+\/\d+\/\d+ \S+) /.exec(textOf(html))?.[1];
+/** The votes (in words, "Ready" at the quorum) and mean cells of the table's only row. */
+const textCounts = (html: string) =>
+	/ (\d+ approve\s*\d+ reject\s*\d+ abstain\s*Ready\s*\S+) /.exec(textOf(html))?.[1]?.replace(/\s+/g, ' ');
