@@ -310,6 +310,15 @@ describe.runIf(serverUrl)('rows a score-sorted page and its counts read on Postg
 		Plans?: Plan[];
 	}
 	const nodes = (plan: Plan): Plan[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+	/** The statement's own nodes, not those of a per-row subquery (the assigned reviewers' ordered array). */
+	const ownNodes = (plan: Plan): Plan[] => [
+		plan,
+		...(plan.Plans ?? [])
+			.filter(
+				(n) => !['SubPlan', 'InitPlan'].includes((n as { 'Parent Relationship'?: string })['Parent Relationship'] ?? '')
+			)
+			.flatMap(ownNodes)
+	];
 	/** Rows read from applications or application_votes, over every scan of them. */
 	const rowsRead = (plan: Plan) =>
 		nodes(plan)
@@ -322,7 +331,7 @@ describe.runIf(serverUrl)('rows a score-sorted page and its counts read on Postg
 		expect(first.next).not.toBeNull();
 		for (const params of ['', `&after=${encodeURIComponent(first.next!)}`, '&before=end']) {
 			const [rows] = await plansOf(() => reviewTable(t.db, query(params), 50, { quorum: 2 }));
-			expect(nodes(rows!).some((n) => n['Node Type'] === 'Sort')).toBe(false);
+			expect(ownNodes(rows!).some((n) => n['Node Type'] === 'Sort')).toBe(false);
 			expect(nodes(rows!).map((n) => n['Index Name'])).toContain('applications_review_score_queue_idx');
 			expect(rowsRead(rows!)).toBeLessThanOrEqual(51);
 		}
