@@ -22,7 +22,8 @@ export class DataFolderHeldError extends Error {
 function startTimeOf(pid) {
 	try {
 		// Field 22 of /proc/<pid>/stat, counted after the command name (which may hold spaces).
-		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+		// Joined at run time: Vercel's file tracer would otherwise evaluate the path with its own pid and fail the build.
+		const stat = readFileSync(['', 'proc', String(pid), 'stat'].join('/'), 'utf8');
 		return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
 	} catch {
 		return null;
