@@ -63,7 +63,8 @@ describe.each(engines)('consume_rate_limit on %s', (engine) => {
 			submitApplication: { limit: 5, windowSeconds: 86_400, counts: 'applications in 24 hours' },
 			checkin: { limit: 20, windowSeconds: 86_400, counts: 'check-ins in 24 hours' },
 			transitionApplication: { limit: 120, windowSeconds: 3_600, counts: 'state changes in an hour' },
-			vote: { limit: 240, windowSeconds: 3_600, counts: 'votes in an hour' }
+			vote: { limit: 240, windowSeconds: 3_600, counts: 'votes in an hour' },
+			email: { limit: 5, windowSeconds: 86_400, counts: 'verification e-mails in 24 hours' }
 		});
 		const mixed = '0x' + 'C'.repeat(40);
 		const results = [];

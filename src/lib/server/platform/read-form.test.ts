@@ -30,7 +30,8 @@ describe('form actions read their body through readForm', () => {
 	it.each(files.filter(([name]) => !(name in NOT_YET)))('%s never reads request.formData() itself', (_, source) => {
 		expect(source).not.toMatch(/\.formData\s*\(/);
 		expect(source).not.toMatch(/request\.(text|json|arrayBuffer|blob)\s*\(/);
-		expect(source).toMatch(/\breadForm\(request\)/);
+		// An action that never touches the request (the one-click unsubscribe reads only its URL) reads no body.
+		if (/\brequest\b/.test(source)) expect(source).toMatch(/\breadForm\(request\)/);
 	});
 
 	it.each(Object.entries(NOT_YET))(
