@@ -157,7 +157,7 @@ test('on /apply an account change signs out, a chain change does not', async ({ 
 
 	await wallet.changeChain(1);
 	await page.waitForTimeout(1500);
-	await expect(header(page).getByTestId('signed-in-address')).toBeVisible();
+	await expect(header(page).locator('.address code')).toBeVisible();
 	expect((await serverSession(page)).address).toBe(member.address);
 
 	await wallet.changeAccount(other);

@@ -141,10 +141,6 @@ for (const shot of SHOTS) {
 	}) => {
 		// Four full-page pictures and two axe runs: more than the default minute on a loaded machine.
 		test.setTimeout(180_000);
-		// Known defects this suite found (issue 45 stays open for them): the merged review table (with the
-		// assignments column) is 96-166 px too wide at 390/320, and /admin/webhooks 17 px at 320. Expected
-		// to fail until fixed, so a fix shows up as this test passing (then re-baseline and drop this line).
-		test.fail(shot.name === 'admin-table' || shot.name === 'admin-webhooks', 'scrolls sideways on phones');
 		const { server } = servers[shot.community];
 		if (shot.as) {
 			const [name, value] = (await cookieOf(shot.community, shot.as)).split(/=(.*)/s) as [string, string];

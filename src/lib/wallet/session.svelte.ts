@@ -1,7 +1,7 @@
 /**
  * Who is signed in, as the browser knows it: learned only from GET /api/auth/me (the layout stays
- * static), changed by a successful sign-in and by POST /api/auth/logout. No wallet code here, so
- * every page can import it.
+ * static), changed by a successful sign-in and by POST /api/auth/logout; with it, the member's count
+ * of unread notifications. No wallet code here, so every page can import it.
  */
 
 export interface Me {
@@ -20,6 +20,8 @@ class AuthSession {
 	known = $state.raw(false);
 	/** Why the browser signed the member out, shown once in the header. */
 	notice = $state.raw<string | null>(null);
+	/** The header's count of unread notifications (GET /api/notifications/unread); null while unknown or signed out. */
+	unread = $state.raw<number | null>(null);
 
 	#changes = 0;
 
@@ -44,6 +46,11 @@ class AuthSession {
 				isAdmin: body.isAdmin === true,
 				isReviewer: body.isReviewer === true
 			});
+			// The unread count follows each check (the inbox marks them read, a push may bring new ones).
+			const unread = this.address
+				? await (await fetch('/api/notifications/unread', { cache: 'no-store' })).json().catch(() => null)
+				: null;
+			this.unread = typeof unread?.unread === 'number' ? unread.unread : null;
 		} catch {
 			// Offline or the server is away: keep what we knew (the server still guards every page).
 			this.known = true;
@@ -58,6 +65,7 @@ class AuthSession {
 			// The cookie may survive an unreachable server; forget the member here anyway.
 		}
 		this.set({ address: null, isAdmin: false });
+		this.unread = null;
 		this.notice = reason;
 	}
 }
