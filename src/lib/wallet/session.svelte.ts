@@ -48,7 +48,9 @@ class AuthSession {
 			});
 			// The unread count follows each check (the inbox marks them read, a push may bring new ones).
 			const unread = this.address
-				? await (await fetch('/api/notifications/unread', { cache: 'no-store' })).json().catch(() => null)
+				? ((await (await fetch('/api/notifications/unread', { cache: 'no-store' })).json().catch(() => null)) as {
+						unread?: unknown;
+					} | null)
 				: null;
 			this.unread = typeof unread?.unread === 'number' ? unread.unread : null;
 		} catch {
