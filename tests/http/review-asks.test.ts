@@ -115,6 +115,12 @@ describe('asking per answer on a needs_info move', () => {
 				}
 			]);
 
+			// The applicant's notification of the move carries each ask with its field's label, as text.
+			const inbox = await getPage(`${base}/inbox`, cookie);
+			expect(textOf(inbox.body)).toContain('Motivation: “Say what you wrote.”');
+			expect(textOf(inbox.body)).toContain('Which city?: “Which');
+			expect(inbox.body).not.toContain('<b>city</b>');
+
 			const page = await getPage(`${base}/apply`, cookie);
 			expect(page.body).toContain('href="#field-motivation"');
 			expect(page.body).toContain('href="#field-answer-city"');
@@ -259,6 +265,7 @@ describe('applying again after a rejection', () => {
 				timeZone: 'UTC'
 			});
 			expect(page).toContain(`You can apply again from ${named}`);
+			expect(textOf((await getPage(`${base}/inbox`, cookie)).body)).toContain(`You may apply again from ${named}.`);
 			expect(page).not.toContain('whenever you like');
 			expect(page).not.toContain('Submit application');
 

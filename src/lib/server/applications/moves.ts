@@ -14,7 +14,7 @@ import { conflict, fieldError, rateLimited, type FailureOf, type Outcome, type R
 import { consume } from '../platform/rate-limit';
 import type { SignedInMember } from '../auth/guards';
 import { parseSingleMove } from './move-input';
-import { parseReapplyAfter, type Asks } from '$lib/applications/asks';
+import { BUILT_IN_FIELDS, isBuiltIn, parseReapplyAfter, type Asks } from '$lib/applications/asks';
 import { formVersions } from '../forms/versions';
 import { unknownAsks } from './asks';
 import { verifyTxHash } from './tx-verify';
@@ -126,12 +126,22 @@ export async function applyMoves(
 			moved.map((application, i) => applicationTransitioned(application, audits[i]!))
 		);
 		// The applicants are told in the same transaction: a refused or rolled-back move tells nobody.
+		// The notification carries the asks and the date to apply again (docs/review-guide.md).
+		const asked = moves.asks ? await asksInWords(tx, moves.asks, rows) : null;
 		await recordNotifications(
 			tx,
 			moved.map((application) => ({
 				recipient: application.applicantAddress,
 				applicationId: application.id,
-				change: { kind: 'application.transitioned', field, to, reason: moves.reason || null, txHash }
+				change: {
+					kind: 'application.transitioned',
+					field,
+					to,
+					reason: moves.reason || null,
+					txHash,
+					asks: asked?.get(application.id),
+					reapplyAfter
+				}
 			}))
 		);
 		const eventOf = new Map(events.map((e) => [e.applicationId, e]));
@@ -179,6 +189,26 @@ function reapplyDay(moves: Moves): Date | null {
 	if (!moves.reapplyAfter || moves.field !== 'review' || moves.to !== 'rejected') return null;
 	const parsed = parseReapplyAfter(moves.reapplyAfter, new Date());
 	return 'value' in parsed ? parsed.value : null;
+}
+
+/** Each application's asks with the labels of its own form version, in the order they were asked. */
+async function asksInWords(
+	db: Pick<Database, 'select'>,
+	asks: Asks,
+	rows: readonly Current[]
+): Promise<Map<string, { label: string; comment: string }[]>> {
+	const versions = await formVersions(
+		db as Database,
+		rows.map((r) => r.formId)
+	);
+	return new Map(
+		rows.map((row) => {
+			const questions = row.formId === null ? [] : (versions.get(row.formId) ?? []);
+			const label = (key: string) =>
+				isBuiltIn(key) ? BUILT_IN_FIELDS[key] : (questions.find((q) => q.key === key)?.label ?? key);
+			return [row.id, Object.entries(asks).map(([key, comment]) => ({ label: label(key), comment }))];
+		})
+	);
 }
 
 /**

@@ -23,6 +23,29 @@ describe('notificationText', () => {
 		expect(text.body).toMatch(/^The reviewers ask for more information: Please link your project\. /);
 	});
 
+	it('lists each answer asked about with its label, and the day a rejected applicant may apply again', () => {
+		const asked = notificationText({
+			kind: 'application.transitioned',
+			field: 'review',
+			to: 'needs_info',
+			asks: [
+				{ label: 'Motivation', comment: 'Say what you would work on.' },
+				{ label: 'City', comment: 'Which city?' }
+			]
+		});
+		expect(asked.body).toBe(
+			'The reviewers ask for more information. Motivation: “Say what you would work on.” City: “Which city?” Change your application on its page to answer them.'
+		);
+		const rejected = notificationText({
+			kind: 'application.transitioned',
+			field: 'review',
+			to: 'rejected',
+			reason: 'Too early.',
+			reapplyAfter: new Date('2027-03-03T00:00:00Z')
+		});
+		expect(rejected.body).toMatch(/You may apply again from 3 March 2027\.$/);
+	});
+
 	it('names the transaction of an on-chain step, whole in the body and short in the title', () => {
 		const text = notificationText({ kind: 'application.transitioned', field: 'allowlist', to: 'added', txHash: tx });
 		expect(text.title).toBe('Your address was added to the allowlist (tx 0xabab…abab)');

@@ -1,3 +1,4 @@
+import { dayText } from '$lib/applications/asks';
 import type { Field } from '$lib/applications/transitions';
 import type { NotificationKind } from '../db/schema';
 
@@ -9,6 +10,10 @@ export interface NotificationChange {
 	to?: string;
 	reason?: string | null;
 	txHash?: string | null;
+	/** A needs_info move's comments on single answers, each with its field's label as /apply shows it. */
+	asks?: readonly { label: string; comment: string }[];
+	/** A rejection's first day on which the applicant may apply again. */
+	reapplyAfter?: Date | null;
 }
 
 /** One notification as the inbox, a push message and an e-mail show it. */
@@ -59,7 +64,9 @@ export function notificationText(change: NotificationChange): NotificationText {
 	];
 	const parts = [change.reason ? `${title}: ${change.reason}` : `${title}.`];
 	if (change.txHash) parts.push(`(tx ${change.txHash})`);
+	for (const { label, comment } of change.asks ?? []) parts.push(`${label}: “${comment}”`);
 	parts.push(sentence);
+	if (change.reapplyAfter) parts.push(`You may apply again from ${dayText(change.reapplyAfter)}.`);
 	return {
 		title: change.txHash ? `${title} (tx ${short(change.txHash)})` : title,
 		body: parts.join(' '),

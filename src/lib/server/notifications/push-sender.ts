@@ -8,6 +8,9 @@ import type { ChannelSender } from '../webhooks/channels';
 import type { SendResult } from '../webhooks/deliver';
 import type { ClaimedDelivery } from '../webhooks/outbox';
 
+/** The characters of a body a push message carries (3 bytes each at most, within Web Push's 4 KB). */
+const PUSH_BODY_MAX = 1000;
+
 /** Every notification is about the applicant's own application, shown on /apply. */
 const APPLICANT_PAGE = '/apply';
 
@@ -54,7 +57,9 @@ export class PushSender implements ChannelSender {
 			await this.forget(db, subscriptionId);
 			return result({ delivered: false, final: true, error: 'not sent: the push service is no longer allowed' });
 		}
-		const payload = JSON.stringify({ title: found.title, body: found.body, url: APPLICANT_PAGE });
+		// A push message holds at most about 4 KB: a long body (many asks) is cut; the inbox has it whole.
+		const body = found.body.length > PUSH_BODY_MAX ? `${found.body.slice(0, PUSH_BODY_MAX - 1)}…` : found.body;
+		const payload = JSON.stringify({ title: found.title, body, url: APPLICANT_PAGE });
 		const request = webpush.generateRequestDetails(
 			{ endpoint: endpoint.href, keys: { p256dh: found.sub.p256dh, auth: found.sub.auth } },
 			payload,
