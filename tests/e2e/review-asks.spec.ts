@@ -121,3 +121,64 @@ test('an admin asks about two answers, the member fixes them by their fields, th
 	await expect(changes.getByRole('note')).toContainText('Motivation: “Which docs would you start with?”');
 	await screenshots(adminPage, testInfo, 'admin-what-changed');
 });
+
+test('from the table: a bulk ask about one answer reaches both applicants, and a bulk rejection names the day to apply again', async ({
+	browser
+}, testInfo) => {
+	// Two applicants of their own, found by the table's search.
+	const bulkers = [privateKeyToAccount(generatePrivateKey()), privateKeyToAccount(generatePrivateKey())];
+	for (const [i, account] of bulkers.entries()) {
+		const applied = await fetch(`${server.url}/apply`, {
+			method: 'POST',
+			body: new URLSearchParams({
+				displayName: `Bulkask ${i}`,
+				motivation: 'I would like to help with the docs.',
+				'answers.city': 'Porto'
+			}),
+			headers: { cookie: await signIn(server.url, account), origin: server.url, accept: 'text/html' },
+			redirect: 'manual'
+		});
+		expect(applied.status).toBe(303);
+	}
+	const page = await pageAs(browser, admin);
+	await page.goto(`${server.url}/admin?q=Bulkask`);
+	const form = page.getByRole('group', { name: /Move the selected applications/ });
+	await form.getByLabel('Select all 2 on this page').check();
+	await form.getByLabel('Move', { exact: true }).selectOption({ label: 'Ask for more information' });
+	// The date belongs to a rejection only; the asks open on demand.
+	await expect(form.getByLabel(/Apply again from/)).toHaveCount(0);
+	await form.getByText('Ask about single answers').click();
+	await form.getByRole('textbox', { name: 'Which city?' }).fill('Which part of Porto?');
+	await screenshots(page, testInfo, 'admin-bulk-asks');
+	await form.getByRole('button', { name: 'Apply to selected' }).click();
+	await expect(page.getByRole('status').filter({ hasText: /2 applications/ })).toBeVisible();
+
+	const member = await pageAs(browser, bulkers[0]!);
+	await member.goto(`${server.url}/apply`);
+	await expect(member.getByText('Which part of Porto?').first()).toBeVisible();
+	await member.goto(`${server.url}/inbox`);
+	await expect(member.getByText('Which city?: “Which part of Porto?”')).toBeVisible();
+
+	// Both back to waiting is the applicant's move; a rejection of both with a date, confirmed in the dialog.
+	await page.goto(`${server.url}/admin?q=Bulkask`);
+	await form.getByLabel('Select all 2 on this page').check();
+	await form.getByLabel('Move', { exact: true }).selectOption({ label: 'Reject' });
+	await expect(form.getByText('Ask about single answers')).toHaveCount(0);
+	const day = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+	await form.getByLabel('Reason', { exact: true }).fill('Not this round.');
+	await form.getByLabel(/Apply again from/).fill(day);
+	await form.getByRole('button', { name: 'Apply to selected' }).click();
+	await page
+		.getByRole('dialog')
+		.getByRole('button', { name: /^Confirm/ })
+		.click();
+	await expect(page.getByRole('status').filter({ hasText: /2 applications/ })).toBeVisible();
+	const named = new Date(`${day}T00:00:00Z`).toLocaleDateString('en-GB', {
+		day: 'numeric',
+		month: 'long',
+		year: 'numeric',
+		timeZone: 'UTC'
+	});
+	await member.goto(`${server.url}/apply`);
+	await expect(member.getByText(`You can apply again from ${named}`)).toBeVisible();
+});

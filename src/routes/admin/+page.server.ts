@@ -3,6 +3,8 @@ import { reviewTableHref } from '$lib/applications/review-query';
 import { cursorText, parseTableQuery, reviewTable } from '$lib/server/applications/review-table';
 import { MOVE_FIELDS } from '$lib/server/applications/move-input';
 import { asksInput } from '$lib/server/applications/asks';
+import { ASK_PREFIX, BUILT_IN_FIELDS } from '$lib/applications/asks';
+import { currentForm } from '$lib/server/forms/versions';
 import { transitionApplication } from '$lib/server/applications/moves';
 import { BULK_FIELDS, bulkPreview, moveInBulk, parseBulk } from '$lib/server/applications/bulk';
 import { isTerminal } from '$lib/applications/transitions';
@@ -18,7 +20,9 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
 	const parsed = parseTableQuery(url.searchParams);
 	const quorum = runtime().config.reviewQuorum;
-	const table = await withDatabase((db) => reviewTable(db, parsed, undefined, { quorum }));
+	const [table, form] = await withDatabase((db) =>
+		Promise.all([reviewTable(db, parsed, undefined, { quorum }), currentForm(db)])
+	);
 	// The query as links write it (cursors back to text), and the server's clock for waiting times.
 	const query = { ...parsed, after: cursorText(parsed.after), before: cursorText(parsed.before) };
 	const done = { move: url.searchParams.get('done'), count: url.searchParams.get('count') };
@@ -28,7 +32,12 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		now: new Date().toISOString(),
 		done,
 		fulfilment: fulfilmentOffer(runtime().config),
-		quorum
+		quorum,
+		// The answers a bulk "ask for more information" may comment on: the built-in fields and the current form's.
+		askable: [
+			...Object.entries(BUILT_IN_FIELDS).map(([key, label]) => ({ key, label })),
+			...form.questions.map(({ key, label }) => ({ key, label }))
+		]
 	};
 };
 
@@ -54,7 +63,8 @@ export const actions: Actions = {
 		const admin = requireAdmin({ locals, url });
 		const form = await readForm(request);
 		const input = { ...formInput(form, BULK_FIELDS), asks: asksInput(form) };
-		const values = typedValues(input);
+		// What was typed, the comments on answers too, so a refused form comes back as it was sent.
+		const values = { ...typedValues(input), ...typedValues(prefixKeys(input.asks, ASK_PREFIX)) };
 		const parsed = parseBulk(input);
 		if (!parsed.ok) return refuse(setHeaders, parsed, { values, bulk: true as const, refused: [] });
 		const move = parsed.value;
@@ -87,3 +97,7 @@ export const actions: Actions = {
 
 // The applications a 409 names (a bulk's conflict), for the form to mark.
 const refusedOf = (failure: Failure) => (failure.status === 409 ? (failure.refused ?? []) : []);
+
+/** `{ city: … }` as `{ 'ask.city': … }`: field names as the form sent them. */
+const prefixKeys = (values: Record<string, unknown>, prefix: string) =>
+	Object.fromEntries(Object.entries(values).map(([key, value]) => [`${prefix}${key}`, value]));
