@@ -40,6 +40,16 @@ export const SIGN_IN_FAILURE_MESSAGES: Record<SignInFailureCode, string> = {
 	signature_invalid: 'The signature is not valid for the address in the message.'
 };
 
+/**
+ * The 401 message of `domain_not_allowed`, naming the address that is allowed: the usual cause is an
+ * operator's portal opened at another address (an IP, a `www.` name) than SIWE_ALLOWED_DOMAINS names.
+ */
+export function domainRefusal(domain: string, allowed: readonly string[]): string {
+	if (allowed.length === 0)
+		return `This portal accepts no sign-ins yet (SIWE_ALLOWED_DOMAINS is empty), not at ${domain}.`;
+	return `This portal accepts sign-ins made at ${allowed.join(' or ')}, not at ${domain}: open it there and sign in again.`;
+}
+
 /** What the sign-in screen says after each refusal, and whether to offer a retry or a new signature. */
 export const SIGN_IN_FAILURE_PROMPTS: Record<VerifyErrorCode, { message: string; action: 'retry' | 'sign_again' }> = {
 	expired: { message: 'The signed message expired before the server received it.', action: 'sign_again' },

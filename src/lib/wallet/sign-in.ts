@@ -57,12 +57,15 @@ export function failed(
 
 const rateLimited = failed('rate_limited', RATE_LIMITED_MESSAGE, null);
 
-async function errorCodeOf(response: Response): Promise<string | null> {
+async function errorOf(response: Response): Promise<{ code: string | null; message: string | null }> {
 	try {
-		const body = (await response.json()) as { error?: { code?: unknown } };
-		return typeof body.error?.code === 'string' ? body.error.code : null;
+		const { error } = (await response.json()) as { error?: { code?: unknown; message?: unknown } };
+		return {
+			code: typeof error?.code === 'string' ? error.code : null,
+			message: typeof error?.message === 'string' ? error.message : null
+		};
 	} catch {
-		return null;
+		return { code: null, message: null };
 	}
 }
 
@@ -162,11 +165,13 @@ export async function verifySignedMessage(
 	}
 	if (verify.status === 429) return rateLimited;
 	if (!verify.ok) {
-		const code = await errorCodeOf(verify);
+		const { code, message: said } = await errorOf(verify);
 		if (!code || !isVerifyErrorCode(code))
 			return failed('server_error', `Sign-in failed (HTTP ${verify.status}).`, 'sign_again');
 		const prompt = SIGN_IN_FAILURE_PROMPTS[code];
-		return failed(code, prompt.message, prompt.action);
+		// The server names the address that is allowed: the one thing to do next.
+		const words = code === 'domain_not_allowed' && said && said.length <= 300 ? said : prompt.message;
+		return failed(code, words, prompt.action);
 	}
 	try {
 		const body = (await verify.json()) as { address?: unknown; isAdmin?: unknown };

@@ -11,6 +11,12 @@ const NONCE = 'abcDEF0123456789xyz';
 
 /** A refusal as verifySignIn answers it: the rule's code and the 401's message. */
 const refused = (code: SignInFailureCode) => ({ ok: false, code, message: SIGN_IN_FAILURE_MESSAGES[code] });
+/** A domain refusal: it names the allowed addresses and the one the message was made for. */
+const refusedDomain = (domain: string) => ({
+	ok: false,
+	code: 'domain_not_allowed',
+	message: `This portal accepts sign-ins made at portal.example or localhost:5173 or secure.example:443, not at ${domain}: open it there and sign in again.`
+});
 
 const policy: SignInPolicy = {
 	allowedDomains: ['portal.example', 'localhost:5173', 'secure.example:443'],
@@ -56,15 +62,15 @@ describe('verifySignIn rules', () => {
 	it('domain: compared case-insensitively with SIWE_ALLOWED_DOMAINS, port included, user info never matches', async () => {
 		expect(await verify({ domain: 'Portal.Example', uri: 'https://portal.example/' })).toMatchObject({ ok: true });
 		expect(await verify({ domain: 'localhost:5173', uri: 'http://localhost:5173' })).toMatchObject({ ok: true });
-		expect(await verify({ domain: 'localhost', uri: 'http://localhost' })).toEqual(refused('domain_not_allowed'));
+		expect(await verify({ domain: 'localhost', uri: 'http://localhost' })).toEqual(refusedDomain('localhost'));
 		expect(await verify({ domain: 'localhost:5174', uri: 'http://localhost:5174' })).toEqual(
-			refused('domain_not_allowed')
+			refusedDomain('localhost:5174')
 		);
 		expect(await verify({}, { message: (m) => m.replace('portal.example wants', 'me@portal.example wants') })).toEqual(
-			refused('domain_not_allowed')
+			refusedDomain('me@portal.example')
 		);
 		expect(await verify({ domain: 'portal.example.evil', uri: 'https://portal.example.evil' })).toEqual(
-			refused('domain_not_allowed')
+			refusedDomain('portal.example.evil')
 		);
 	});
 

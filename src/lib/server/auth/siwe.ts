@@ -2,7 +2,7 @@ import { SiweMessage, generateNonce } from 'siwe';
 import type { Address, Hex } from 'viem';
 import { MAX_MESSAGE_VALIDITY_MS, REQUIRED_CHAIN_ID } from '$lib/chain/chain';
 import { ok, type Failed, type Result } from '$lib/platform/result';
-import { SIGN_IN_FAILURE_MESSAGES, type SignInFailureCode } from '$lib/auth/sign-in-failures';
+import { SIGN_IN_FAILURE_MESSAGES, domainRefusal, type SignInFailureCode } from '$lib/auth/sign-in-failures';
 import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
 import { recoverSigner } from './recover';
 // Bounds the reference parser's work on every message it parses, before any parse.
@@ -95,7 +95,8 @@ export async function verifySignIn(
 	const message = parseSignInMessage(input.message);
 	if (!message) return fail('message_malformed');
 	if (!input.expectedNonce || message.nonce !== input.expectedNonce) return fail('nonce_mismatch');
-	if (!isAllowedDomain(message.domain, policy.allowedDomains)) return fail('domain_not_allowed');
+	if (!isAllowedDomain(message.domain, policy.allowedDomains))
+		return fail('domain_not_allowed', domainRefusal(message.domain, policy.allowedDomains));
 	if (!uriMatchesDomain(message)) return fail('uri_mismatch');
 	if (message.chainId !== policy.chainId) return fail('chain_mismatch');
 	const timeProblem = checkValidityWindow(message, policy, now);
@@ -110,7 +111,11 @@ export async function verifySignIn(
 	return ok({ address: message.address, message });
 }
 
-const fail = (code: SignInFailureCode): SignInResult => ({ ok: false, code, message: SIGN_IN_FAILURE_MESSAGES[code] });
+const fail = (code: SignInFailureCode, message = SIGN_IN_FAILURE_MESSAGES[code]): SignInResult => ({
+	ok: false,
+	code,
+	message
+});
 
 /**
  * The refusals that cost microseconds, checked before the parser runs (docs/sign-in.md "Before
