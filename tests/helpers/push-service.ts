@@ -30,7 +30,9 @@ export class PushService {
 	readonly refused: string[] = [];
 	/** Requests per path, delivered or not. */
 	readonly hits = new Map<string, number>();
-	/** What a path answers to its nth request; 201 by default. */
+	/** The Topic header of every request, in order, answered or not. */
+	readonly topics: (string | undefined)[] = [];
+	/** What a path answers to its nth request; 201 by default; 0 never answers (a push service that hangs). */
 	respond: (path: string, n: number) => number = () => 201;
 	url = '';
 	private server: Server | null = null;
@@ -49,6 +51,7 @@ export class PushService {
 				const path = req.url ?? '';
 				const n = this.hits.get(path) ?? 0;
 				this.hits.set(path, n + 1);
+				this.topics.push(req.headers.topic as string | undefined);
 				const problem = this.check(req.headers as Record<string, string>);
 				if (problem) {
 					this.refused.push(problem);
@@ -56,6 +59,7 @@ export class PushService {
 					return;
 				}
 				const status = this.respond(path, n);
+				if (status === 0) return;
 				if (status >= 200 && status < 300) {
 					const sub = this.subscriptions.get(path)!;
 					const plain = ece.decrypt(Buffer.concat(chunks), {
@@ -134,6 +138,7 @@ export class PushService {
 	}
 
 	stop(): Promise<void> {
+		this.server?.closeAllConnections();
 		return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
 	}
 }

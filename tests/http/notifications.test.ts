@@ -1,4 +1,5 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import postgres from 'postgres';
 import webpush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/db';
@@ -264,4 +265,76 @@ describe.each(engines)('notifications on %s', (engine) => {
 		const everything = JSON.stringify([push.pushed, mail.mails.map((m) => [m.subject, m.text])]);
 		expect(everything).not.toMatch(/SECRET-|vote|score|comment|note/i);
 	});
+});
+
+// docs/notifications.md "Idempotency": a process killed while a push is on the wire leaves its row
+// leased; the next process sends it when the lease ends, once, with the same Topic.
+describe.runIf(process.env.TEST_DATABASE_URL)('a process killed mid-delivery, on a Postgres server', () => {
+	let push: PushService;
+	let drop: (() => Promise<void>) | undefined;
+	const servers: RunningServer[] = [];
+	afterAll(async () => {
+		for (const s of servers) await s.stop();
+		await push?.stop();
+		await drop?.();
+	});
+
+	it('the notification is pushed after a restart, exactly once, with the same Topic', async () => {
+		push = await new PushService(vapid.publicKey, SUBJECT).start();
+		const database = await createServerDatabase(process.env.TEST_DATABASE_URL!, {
+			prefix: 'portal_notify_kill',
+			migrate: true
+		});
+		drop = database.drop;
+		const env = {
+			DATABASE_URL: database.url,
+			ADMIN_ADDRESSES: admin.address,
+			VAPID_PUBLIC_KEY: vapid.publicKey,
+			VAPID_PRIVATE_KEY: vapid.privateKey,
+			VAPID_SUBJECT: SUBJECT,
+			PUSH_SERVICE_ORIGINS: push.url,
+			// A one-second timeout: the lease of a claimed row ends three seconds after the claim.
+			WEBHOOK_TIMEOUT_SECONDS: '1'
+		};
+		const first = await startServer({ env });
+		servers.push(first);
+		const member = privateKeyToAccount(generatePrivateKey());
+		const cookie = await signIn(first.url, member);
+		const sub = push.subscription('/push/killed');
+		const subscribed = await fetch(`${first.url}/api/push/subscriptions`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', cookie },
+			body: JSON.stringify({ endpoint: sub.endpoint, keys: sub.keys })
+		});
+		expect(subscribed.status).toBe(201);
+		// The first request hangs: the process is killed while it waits.
+		push.respond = (_, n) => (n === 0 ? 0 : 201);
+		const applied = await postForm(
+			`${first.url}/apply`,
+			{ displayName: 'Kim Killed', motivation: 'Tell me' },
+			{ cookie }
+		);
+		expect(applied.status).toBe(303);
+		await expect.poll(() => push.hits.get('/push/killed') ?? 0, { timeout: 20_000 }).toBe(1);
+		first.process.kill('SIGKILL');
+		await first.exited;
+
+		servers.push(await startServer({ env }));
+		const [delivered] = await push.until((p) => p.length >= 1, 30_000);
+		expect(delivered!.payload.title).toBe('We received your application');
+		// A while longer: nothing is sent a second time.
+		await new Promise((r) => setTimeout(r, 4000));
+		expect(push.pushed).toHaveLength(1);
+		expect(push.hits.get('/push/killed')).toBe(2);
+		// The same Topic both times: a push service that got the first one replaces it rather than show two.
+		expect(push.topics).toEqual([delivered!.topic, delivered!.topic]);
+		expect(delivered!.topic).toMatch(/^n\d+$/);
+		const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+		try {
+			const rows = await sql`select status, attempts from webhook_deliveries where channel = 'push'`;
+			expect(rows.map((r) => ({ ...r }))).toEqual([{ status: 'delivered', attempts: 2 }]);
+		} finally {
+			await sql.end();
+		}
+	}, 120_000);
 });
