@@ -131,7 +131,7 @@ describe('the Host header is never consulted', () => {
 			expect(parseJson(response.body)).toMatchObject({ error: { code: 'domain_not_allowed' } });
 			// The refusal names the address that is allowed, so an operator at the wrong address knows where to go.
 			const allowedHost = new URL(server.url).host;
-			expect((parseJson(response.body) as { error: { message: string } }).error.message).toBe(
+			expect(parseJson<{ error: { message: string } }>(response.body).error.message).toBe(
 				`This portal accepts sign-ins made at ${allowedHost}, not at portal.example: open it there and sign in again.`
 			);
 			// Control: the same request for the allowed domain, Host spoofed, succeeds on the message alone.

@@ -137,4 +137,22 @@ describe('readForm: a bounded cost before any rate limit', () => {
 		expect([refused.status, refused.body.code]).toEqual([400, 'invalid_request']);
 		expect((await refusal(post('--x\r\nbroken', 'multipart/form-data; boundary=x'))).status).toBe(400);
 	});
+
+	it('refuses text that is not UTF-8 with the 400, escaped or raw, rather than read it as U+FFFD', async () => {
+		for (const body of ['note=%FF%FE', 'note=ok&x=%C3', 'note=%ED%A0%80']) {
+			const refused = await refusal(urlencoded(body));
+			expect([refused.status, refused.body.code], body).toEqual([400, 'invalid_request']);
+		}
+		const raw = Buffer.from(
+			'--x\r\nContent-Disposition: form-data; name="note"\r\n\r\n\xff\xfe\r\n--x--\r\n',
+			'latin1'
+		);
+		expect((await refusal(post(raw, 'multipart/form-data; boundary=x'))).status).toBe(400);
+		// What a browser sends reads as it was typed: any script, escaped or raw, and a literal %.
+		const fine = await readForm(urlencoded(`note=${encodeURIComponent('Ünïcødé 漢字 مرحبا 🎉')}&pct=100%`));
+		expect([fine.get('note'), fine.get('pct')]).toEqual(['Ünïcødé 漢字 مرحبا 🎉', '100%']);
+		const multipart = new FormData();
+		multipart.append('note', 'Ünïcødé 漢字');
+		expect((await readForm(post(multipart))).get('note')).toBe('Ünïcødé 漢字');
+	});
 });

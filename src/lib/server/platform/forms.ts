@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { error, fail, isHttpError, type ActionFailure } from '@sveltejs/kit';
 import * as v from 'valibot';
 import { invalid, type Failure, type FieldErrors } from './outcome';
@@ -91,11 +92,14 @@ export async function readForm(request: Request): Promise<FormFields> {
 		if (isHttpError(err)) throw err;
 		return unreadable();
 	}
-	if (entriesAtMost(Buffer.from(bytes), type) > MAX_FORM_FIELDS)
+	const body = Buffer.from(bytes);
+	if (entriesAtMost(body, type) > MAX_FORM_FIELDS)
 		error(413, {
 			code: 'too_many_fields',
 			message: `A form carries at most ${MAX_FORM_FIELDS} fields. Send it again from the page.`
 		});
+	// The parser would turn bytes that are not UTF-8 into U+FFFD and let them through as text.
+	if (!isUtf8Form(body, type)) return unreadable();
 	try {
 		const form = await new Request('http://form.invalid/', {
 			method: 'POST',
@@ -106,6 +110,18 @@ export async function readForm(request: Request): Promise<FormFields> {
 	} catch {
 		return unreadable();
 	}
+}
+
+/**
+ * Whether the form's text is UTF-8 as a browser sends it: a multipart body's bytes, or a URL-encoded
+ * body's bytes once its %XX escapes are read (a stray `%` stays itself, as the parser leaves it). Linear.
+ */
+function isUtf8Form(body: Buffer, type: string): boolean {
+	if (type.split(';', 1)[0]!.trim().toLowerCase() !== 'application/x-www-form-urlencoded') return isUtf8(body);
+	const unescaped = body
+		.toString('latin1')
+		.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+	return isUtf8(Buffer.from(unescaped, 'latin1'));
 }
 
 /** An upper bound on the entries in a body: `&`s + 1 when URL-encoded, boundary lines when multipart (0 otherwise: the parser refuses it). */
