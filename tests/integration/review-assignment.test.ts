@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { applicationVotes, reviewAssignments, reviewers } from '../../src/lib/server/db/schema';
 import { submitApplication } from '../../src/lib/server/applications/submit';
 import { transitionApplication } from '../../src/lib/server/applications/moves';
@@ -10,6 +10,7 @@ import { reviewDetail } from '../../src/lib/server/reviews/detail';
 import { assignedTo, reviewQueue } from '../../src/lib/server/reviews/queue';
 import { tallyFor } from '../../src/lib/server/reviews/tally';
 import { workloadOf } from '../../src/lib/server/reviews/workload';
+import { rowsOf } from '../../src/lib/server/db/rows';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember, adminMember } from '../helpers/members';
 import type { SignedInMember } from '../../src/lib/server/auth/guards';
@@ -53,6 +54,46 @@ describe.each(engines)('review assignment on %s', (engine) => {
 		await t.db.execute(sql`delete from review_assignments`);
 		await t.db.execute(sql`update applications set review = 'rejected' where review = 'pending'`);
 	};
+
+	// The open-assignment counts the database keeps (drizzle/0016, decision 0042) against the definition,
+	// counted from the tables: after every test here, whatever it changed and however.
+	const kept = async () =>
+		rowsOf<{ r: string; n: number }>(
+			await t.db.execute(
+				sql`select reviewer_address as r, open as n from reviewer_open_assignments where open <> 0 order by 1`
+			)
+		).map((row) => ({ ...row }));
+	const recounted = async () =>
+		rowsOf<{ r: string; n: number }>(
+			await t.db.execute(sql`select a.reviewer_address as r, count(*)::int as n
+				from review_assignments a join applications p on p.id = a.application_id
+				where p.review = 'pending' and not exists (select 1 from application_votes v
+					where v.application_id = a.application_id and v.reviewer_address = a.reviewer_address)
+				group by 1 order by 1`)
+		).map((row) => ({ ...row }));
+	afterEach(async () => {
+		expect(await kept()).toEqual(await recounted());
+	});
+
+	it('the kept counts follow changes made by SQL: votes deleted, reviews moved back and forth, TRUNCATE', async () => {
+		await clear();
+		const [a, b] = [await submit(), await submit()];
+		const [r1] = await assigned(a.id);
+		await t.db.execute(
+			sql`insert into application_votes (application_id, reviewer_address, vote) values (${a.id}, ${r1}, 'approve'), (${a.id}, ${r1}, 'reject')`
+		);
+		expect(await kept()).toEqual(await recounted());
+		await t.db.execute(sql`delete from application_votes where application_id = ${a.id}`);
+		expect(await kept()).toEqual(await recounted());
+		await t.db.execute(sql`update applications set review = 'needs_info' where id in (${a.id}, ${b.id})`);
+		expect(await kept()).toEqual([]);
+		await t.db.execute(sql`update applications set review = 'pending' where id = ${b.id}`);
+		expect(await kept()).toEqual(await recounted());
+		expect((await kept()).reduce((sum, k) => sum + k.n, 0)).toBe(2);
+		await t.db.execute(sql`truncate application_votes`);
+		expect(await kept()).toEqual(await recounted());
+		await t.db.execute(sql`update applications set review = 'rejected' where id = ${b.id}`);
+	});
 
 	it('assigns exactly N to each submission, the least loaded first, spread evenly', async () => {
 		await clear();

@@ -71,7 +71,8 @@ type Current = BulkApplication & ApplicationStates & { formId: number | null };
 /**
  * applyMoves: the one move pipeline, a single move being a bulk of one. Order: the tx hash looked up
  * on chain once, before any transaction (a slow endpoint must not hold one open; tx-verify.ts) →
- * one transaction: lock the rows (FOR UPDATE: nobody moves them between the check and the UPDATE),
+ * one transaction: lock the rows (FOR NO KEY UPDATE: nobody moves them between the check and the UPDATE,
+ * while an assignment's foreign-key check may still read them, decision 0042),
  * check each against the state the admin saw and the transitions table (400 for an unknown id, 409
  * for any that cannot: all or nothing), one UPDATE, one audit row each and the batch's webhook
  * outbox rows in one statement, the applicants' notifications in another. The caller spends the rate limit and validates (parseMove).
@@ -95,7 +96,7 @@ export async function applyMoves(
 	// changes with its size, so it is not kept.
 	const one = ids.length === 1;
 	return db.transaction(async (tx): Promise<Outcome<Moved>> => {
-		const locking = tx.select().from(applications).where(inArray(applications.id, ids)).for('update');
+		const locking = tx.select().from(applications).where(inArray(applications.id, ids)).for('no key update');
 		const rows = one ? await locking.prepare('lock_application').execute() : await locking;
 		const refused = checkMoves(moves, rows, options.answer) ?? (await checkAsks(tx, moves, rows));
 		if (refused) return refused;

@@ -286,6 +286,17 @@ export const reviewSettings = pgTable(
 	]
 );
 
+/**
+ * Each reviewer's open assignments (on a pending application, without their vote), kept by triggers on
+ * review_assignments, application_votes and applications (drizzle/0016, decision 0042): the
+ * least-loaded choice reads 50 rows instead of counting every pending application's assignments.
+ * Never written by the portal's code.
+ */
+export const reviewerOpenAssignments = pgTable('reviewer_open_assignments', {
+	reviewerAddress: text('reviewer_address').primaryKey(),
+	open: integer('open').notNull().default(0)
+});
+
 /** Who is asked to review which application (docs/decisions/0040-review-assignment.md). */
 export const reviewAssignments = pgTable(
 	'review_assignments',

@@ -39,17 +39,11 @@ export async function topUp(tx: Executor, applicationId: string, n: number): Pro
 		), reviewer_pool as ${pool()}, current_count as (
 			select count(*)::int as c from review_assignments a
 			where a.application_id = ${applicationId}::uuid and a.reviewer_address in (select address from reviewer_pool)
-		), load as (
-			-- Open assignments counted once from the pending side: what grows is the history, not the pending.
-			select a.reviewer_address as address, count(*) as open
-			from applications p join review_assignments a on a.application_id = p.id
-			where p.review = 'pending' and not exists (select 1 from application_votes v
-				where v.application_id = a.application_id and v.reviewer_address = a.reviewer_address)
-			group by a.reviewer_address
 		), candidate as (
+			-- Open assignments as the database keeps them per reviewer (drizzle/0016, decision 0042).
 			select r.address, coalesce(l.open, 0) as open,
 				(select max(a.assigned_at) from review_assignments a where a.reviewer_address = r.address) as last
-			from reviewer_pool r cross join app left join load l on l.address = r.address
+			from reviewer_pool r cross join app left join reviewer_open_assignments l on l.reviewer_address = r.address
 			where r.address <> app.applicant_address
 				and not exists (select 1 from review_conflicts k where k.application_id = app.id and k.reviewer_address = r.address)
 				and not exists (select 1 from review_assignments a where a.application_id = app.id and a.reviewer_address = r.address)
