@@ -57,11 +57,19 @@ export async function topUp(tx: Executor, applicationId: string, n: number): Pro
 	return rowsOf<{ reviewer_address: string }>(result).map((r) => r.reviewer_address);
 }
 
-/** In the submitting transaction: a new or resubmitted application gets its N reviewers (nothing when N is 0). */
+/**
+ * In the submitting transaction: a new or resubmitted application gets its N reviewers (nothing when N
+ * is 0). One round trip reads N and, only when it is above 0, takes the assignment lock; topUp's own
+ * statement comes after, so its snapshot sees every assignment committed before the lock was ours.
+ */
 export async function assignOnSubmit(tx: Executor, applicationId: string): Promise<string[]> {
-	const n = await perApplicationIn(tx);
+	const rows = rowsOf<{ n: number }>(
+		await tx.execute(sql`select per_application as n,
+			case when per_application > 0 then pg_advisory_xact_lock(${ASSIGNMENT_LOCK}) end as locked
+			from review_settings limit 1`)
+	);
+	const n = Number(rows[0]?.n ?? 0);
 	if (n === 0) return [];
-	await lockAssignments(tx);
 	return topUp(tx, applicationId, n);
 }
 
