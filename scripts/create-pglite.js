@@ -1,7 +1,7 @@
 // @ts-check
 // Creates the embedded database's data folder (PGlite's initdb) and exits. scripts/start.js runs it in
 // a child process on a first start: initdb needs several times the memory the running server does
-// (bench/README.md, "embedded default RSS"), and a process that exits gives all of it back before the
+// (bench/history/2026-11-22-embedded-default-rss.md), and a process that exits gives all of it back before the
 // server starts.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

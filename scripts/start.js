@@ -1,7 +1,7 @@
 // @ts-check
 // The local launcher behind `npm start`: builds only when build/ is older than the sources, fills
 // local defaults, creates the embedded database's data folder on a first start, then starts the built
-// server in this same process (package.json runs it with --optimize-for-size: bench/README.md,
+// server in this same process (package.json runs it with --optimize-for-size: bench/history/2026-11-22-embedded-default-rss.md,
 // "Embedded default RSS").
 // The server itself never invents a secret; this launcher keeps one generated secret in the data folder.
 import { spawnSync } from 'node:child_process';

@@ -180,7 +180,7 @@ export function checkValidityWindow(
  */
 export const checkEoaSignature: SignatureCheck = async ({ address, message, signature }) => {
 	const recovered = await recoverSigner({ message, signature });
-	// What isAddressEqual compares, without checksumming both sides again (bench/README.md "Where a
+	// What isAddressEqual compares, without checksumming both sides again (bench/history/2026-11-25-issue-34-hot-path.md "Where a
 	// sign-in's CPU goes"): recovery returns an address, the parser checked its own.
 	return recovered !== null && recovered === address.toLowerCase();
 };

@@ -52,7 +52,7 @@ type CountedInsert = CountedRow & { id: string | null; note: string | null; crea
 
 /**
  * Counts the call and, when it is allowed, inserts the check-in, in one statement: one round trip to
- * the database instead of two, which took about a sixth off the server's CPU per check-in (bench/README.md,
+ * the database instead of two, which took about a sixth off the server's CPU per check-in (bench/history/2026-11-27-bench-share-log-line-seal.md,
  * "The session check and the check-in against the old builds"). A refused call inserts nothing; a failed
  * insert (the member row gone) counts nothing either.
  */

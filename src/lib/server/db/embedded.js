@@ -49,7 +49,7 @@ export class DurableNodeFS extends NodeFS {
  * Sizes for a small server on top of PGlite's start parameters: Postgres's default 128 MB of shared
  * buffers live in the WebAssembly memory, which never shrinks; 16 MB (the data files stay in the OS
  * page cache) and 16 MB for index builds and vacuum keep `npm start`'s server under 300 MiB
- * (bench/README.md, "Embedded default RSS"). initdb, which runs only for a new folder, gets the same shared buffers.
+ * (bench/history/2026-11-22-embedded-default-rss.md). initdb, which runs only for a new folder, gets the same shared buffers.
  */
 const SIZES = ['shared_buffers=16MB', 'maintenance_work_mem=16MB'].flatMap((setting) => ['-c', setting]);
 

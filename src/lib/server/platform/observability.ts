@@ -30,7 +30,7 @@ const options: pino.LoggerOptions = {
  * handed to the destination in one write, or at most a quarter of a second after they were logged
  * when fewer come. Every write call costs a round through libuv's thread pool (the session check paid
  * about a fifth of its CPU at one write per line, and 6% at one per 4 KiB), and sonic-boom's own
- * `minLength` measures its whole growing buffer on every line (bench/README.md, "The cost of a log line").
+ * `minLength` measures its whole growing buffer on every line (bench/history/2026-11-27-bench-share-log-line-seal.md, "The cost of a log line").
  */
 const BATCH_CHARS = 64 * 1024;
 const requestLines = (() => {
@@ -62,7 +62,7 @@ export const logger = pino(options, destination);
 /**
  * The request line, in the shape pino writes `logger.info({ requestId, method, route, status,
  * durationMs }, 'request')` (a test compares the two), built here because pino's general serializer
- * was a third of the request logging's cost on the session check (bench/README.md). `requestId` is a
+ * was a third of the request logging's cost on the session check (bench/history/2026-11-27-bench-share-log-line-seal.md). `requestId` is a
  * UUID or matched FORWARDED_ID, so it needs no escaping.
  */
 export function requestLine(requestId: string, method: string, route: string, status: number, durationMs: number) {
