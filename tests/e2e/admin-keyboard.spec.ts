@@ -96,7 +96,8 @@ test('/admin: the first row is a few Tab presses from the page top, and a bulk m
 
 	// No reason: the browser refuses it before any dialog, on the reason field, with its message.
 	const reason = page.getByLabel('Reason');
-	await tabTo(page, applyButton, 3);
+	// Past the reason and, for a rejection, the optional "Apply again from" date (four stops in Chromium).
+	await tabTo(page, applyButton, 8);
 	await page.keyboard.press('Enter');
 	await expect(reason).toBeFocused();
 	expect(await reason.evaluate((el: HTMLInputElement) => el.validationMessage)).toBe(
@@ -106,7 +107,8 @@ test('/admin: the first row is a few Tab presses from the page top, and a bulk m
 
 	// With a reason: the dialog asks, on Cancel; a second Enter cancels, nothing moves.
 	await page.keyboard.type('Not active in the community yet.');
-	await tabTo(page, applyButton, 3);
+	// Past the reason and, for a rejection, the optional "Apply again from" date (four stops in Chromium).
+	await tabTo(page, applyButton, 8);
 	await page.keyboard.press('Enter');
 	const dialog = page.getByRole('dialog', { name: 'Reject 1 application?' });
 	await expect(dialog).toBeVisible();
@@ -120,11 +122,14 @@ test('/admin: the first row is a few Tab presses from the page top, and a bulk m
 	await screenshots(page, testInfo, 'admin-keyboard-table');
 
 	// A refusal the browser cannot make (a control character in the reason): announced and focused.
-	await page.keyboard.press('Shift+Tab');
+	// Back past the date (four stops in Chromium: three fields and its picker) to the reason.
+	for (let i = 0; i < 8 && !(await reason.evaluate((el) => el === document.activeElement)); i++)
+		await page.keyboard.press('Shift+Tab');
 	await expect(reason).toBeFocused();
 	await page.keyboard.press('End');
 	await page.keyboard.insertText('\u0007');
-	await tabTo(page, applyButton, 3);
+	// Past the reason and, for a rejection, the optional "Apply again from" date (four stops in Chromium).
+	await tabTo(page, applyButton, 8);
 	await page.keyboard.press('Enter');
 	await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
 	await page.keyboard.press('Tab');
