@@ -73,7 +73,7 @@ describe.runIf(serverUrl)('prepared statements on the Postgres server', () => {
 			'insert into "members"',
 			'from consume_rate_limit(',
 			'insert into "check_ins"',
-			'from "applications" where "applications"."id" in ($1) for update',
+			'from "applications" where "applications"."id" in ($1) for no key update',
 			'update "applications" set "review"',
 			'(select count(*) from "application_notes"',
 			'from (select 1) as one'
