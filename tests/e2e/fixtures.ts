@@ -72,12 +72,14 @@ export function header(page: Page) {
 
 /**
  * The built server for one spec file: on a fresh migrated Postgres database when TEST_DATABASE_URL
- * is set, else on PGlite in memory.
+ * is set, else on PGlite in memory; a spec that brings its own seeded folder (PGLITE_DATA_DIR, the
+ * visual suite) runs on that folder either way.
  */
 export async function startPortal(env: Record<string, string> = {}): Promise<RunningServer> {
-	const database = process.env.TEST_DATABASE_URL
-		? await createServerDatabase(process.env.TEST_DATABASE_URL, { prefix: 'portal_e2e' })
-		: null;
+	const database =
+		process.env.TEST_DATABASE_URL && !env.PGLITE_DATA_DIR
+			? await createServerDatabase(process.env.TEST_DATABASE_URL, { prefix: 'portal_e2e' })
+			: null;
 	const server = await startServer({ env: { ...env, ...(database ? { DATABASE_URL: database.url } : {}) } });
 	if (server.process.exitCode !== null) {
 		await database?.drop();
