@@ -117,3 +117,71 @@ test('an admin builds a three-question form with the keyboard, a member answers 
 	await expect(submitted).toContainText(/Which city\?\s*Ghent/);
 	await expect(submitted).toContainText(/Have you read the code of conduct\?\s*Yes/);
 });
+
+test('the form builder: questions are one line each, move by drag and drop, and open where a fix is needed', async ({
+	browser
+}, testInfo) => {
+	const page = await pageAs(browser, admin);
+	await page.goto(`${server.url}/admin/form`);
+	await page.waitForFunction(() => document.querySelector('button[value="add"]') !== null);
+	const questions = page.locator('.questions .question');
+	const labels = () => questions.locator('summary .title').allInnerTexts();
+	// The saved form (the test above): three questions, collapsed to their label, type and required flag.
+	await expect(questions).toHaveCount(3);
+	expect(await labels()).toEqual([
+		'1. Which working group?',
+		'2. Which city?',
+		'3. Have you read the code of conduct?'
+	]);
+	await expect(questions.nth(0).locator('summary')).toContainText(/Single choice\s*Required/);
+	await expect(page.locator('[name="questions.0.label"]')).toBeHidden();
+
+	// Dragged by its handle onto the top half of the first, the third question becomes the first.
+	await questions
+		.nth(2)
+		.locator('.handle')
+		.dragTo(questions.nth(0), { targetPosition: { x: 40, y: 4 } });
+	expect(await labels()).toEqual([
+		'1. Have you read the code of conduct?',
+		'2. Which working group?',
+		'3. Which city?'
+	]);
+	const preview = page.getByRole('region', { name: 'Preview' });
+	await expect(preview).toContainText(/code of conduct\?[\s\S]*Which working group\?[\s\S]*Which city\?/);
+	await expect(page.getByRole('status').filter({ hasText: 'moved to place 1' })).toHaveCount(1);
+
+	// Opening one question closes the one open before.
+	await questions.nth(1).locator('summary').click();
+	await expect(page.locator('[name="questions.1.label"]')).toBeVisible();
+	await questions.nth(2).locator('summary').click();
+	await expect(page.locator('[name="questions.2.label"]')).toBeVisible();
+	await expect(page.locator('[name="questions.1.label"]')).toBeHidden();
+
+	// A new question left without a label and closed: saving opens it at the label the browser asks for.
+	await page.getByRole('button', { name: 'Add question' }).click();
+	await expect(page.locator('[name="questions.3.label"]')).toBeFocused();
+	await questions.nth(3).locator('summary').click();
+	await expect(page.locator('[name="questions.3.label"]')).toBeHidden();
+	await page.getByRole('button', { name: 'Save as a new version' }).click();
+	await expect(page.locator('[name="questions.3.label"]')).toBeFocused();
+
+	// A choice with one option: the server refuses, names the question, and opens it at the options.
+	await page.locator('[name="questions.3.label"]').fill('Which chain?');
+	await page.locator('[name="questions.3.type"]').selectOption('single_choice');
+	await page.locator('[name="questions.3.options"]').fill('Polygon');
+	await questions.nth(3).locator('summary').click();
+	await page.getByRole('button', { name: 'Save as a new version' }).click();
+	await expect(page.getByRole('alert')).toContainText('Question 4:');
+	await expect(page.locator('[name="questions.3.options"]')).toBeFocused();
+	await expect(questions.nth(3).locator('summary')).toContainText('Needs a fix');
+	await screenshots(page, testInfo, 'admin-form-refused');
+	await page.locator('[name="questions.3.options"]').fill('Polygon\nBase');
+	await page.getByRole('button', { name: 'Save as a new version' }).click();
+	await expect(page.getByText('now version 2')).toBeVisible();
+	expect(await labels()).toEqual([
+		'1. Have you read the code of conduct?',
+		'2. Which working group?',
+		'3. Which city?',
+		'4. Which chain?'
+	]);
+});

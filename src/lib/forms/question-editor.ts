@@ -187,6 +187,33 @@ export function applyEditStep(draft: DraftQuestion[], op: string, newType: strin
 	return next;
 }
 
+/** The draft with the question at `from` moved to `to` (drag and drop); out of range, the draft as it was. */
+export function moveQuestion(draft: readonly DraftQuestion[], from: number, to: number): DraftQuestion[] {
+	const next = [...draft];
+	if (![from, to].every((i) => Number.isInteger(i) && i >= 0 && i < next.length)) return next;
+	next.splice(to, 0, ...next.splice(from, 1));
+	return next;
+}
+
+/**
+ * Where the open question is after an edit step or a move, so it stays open as it moves: the open
+ * index (or null) before, and the step (`add`, `up:i`, `down:i`, `retire:i`, `move:from:to`).
+ */
+export function openAfter(open: number | null, op: string, count: number): number | null {
+	const [verb, a, b] = op.split(':');
+	const i = Number(a);
+	if (verb === 'add') return count - 1;
+	if (open === null) return null;
+	if (verb === 'retire') return open === i ? null : open > i ? open - 1 : open;
+	const [from, to] =
+		verb === 'up' ? [i, i - 1] : verb === 'down' ? [i, i + 1] : verb === 'move' ? [i, Number(b)] : [-1, -1];
+	if (from < 0 || to < 0 || to >= count) return open;
+	if (open === from) return to;
+	if (from < open && open <= to) return open - 1;
+	if (to <= open && open < from) return open + 1;
+	return open;
+}
+
 /** The draft as applicants would see it, even before it passes its checks (a preview while typing). */
 export function previewOf(draft: readonly DraftQuestion[]): Question[] {
 	return draft.map((d, i) => ({

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { checkAnswers, type Question } from './questions';
-import { applyEditStep, blankQuestion, parseDraft, readQuestionsDraft, type DraftQuestion } from './question-editor';
+import {
+	applyEditStep,
+	blankQuestion,
+	moveQuestion,
+	openAfter,
+	parseDraft,
+	readQuestionsDraft,
+	type DraftQuestion
+} from './question-editor';
 
 const q = (type: Question['type'], extra: Partial<Question> = {}): Question => ({
 	key: 'k',
@@ -106,5 +114,21 @@ describe('the editor: bad input names its field', () => {
 		expect(applyEditStep(three, 'down:2', '').map((d) => d.key)).toEqual(['a', 'b', 'c']);
 		expect(applyEditStep(three, 'retire:0', '').map((d) => d.key)).toEqual(['b', 'c']);
 		expect(applyEditStep(three, 'add', 'yes_no').at(-1)?.type).toBe('yes_no');
+	});
+	it('moves a question by drag and drop, and the open question stays open wherever it goes', () => {
+		const four = ['a', 'b', 'c', 'd'].map((key) => draft({ key }));
+		expect(moveQuestion(four, 0, 2).map((d) => d.key)).toEqual(['b', 'c', 'a', 'd']);
+		expect(moveQuestion(four, 3, 0).map((d) => d.key)).toEqual(['d', 'a', 'b', 'c']);
+		expect(moveQuestion(four, 1, 4).map((d) => d.key)).toEqual(['a', 'b', 'c', 'd']);
+		expect(moveQuestion(four, -1, 0).map((d) => d.key)).toEqual(['a', 'b', 'c', 'd']);
+		const ops = ['up:0', 'up:2', 'down:1', 'down:3', 'retire:0', 'retire:2', 'move:0:3', 'move:3:1', 'move:1:1'];
+		for (const op of ops)
+			for (const open of [null, 0, 1, 2, 3]) {
+				const [verb, a, b] = op.split(':');
+				const next = verb === 'move' ? moveQuestion(four, Number(a), Number(b)) : applyEditStep(four, op, '');
+				const where = open === null ? -1 : next.indexOf(four[open]!);
+				expect(openAfter(open, op, next.length), `${op} with ${open} open`).toBe(where < 0 ? null : where);
+			}
+		expect(openAfter(1, 'add', 5)).toBe(4);
 	});
 });
