@@ -1,14 +1,15 @@
-import type { Browser, Locator, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
-import { admin, expect, screenshots, startPortal, test } from './fixtures';
+import { admin, expect, pageAs, screenshots, startPortal, tabTo, test } from './fixtures';
 
 // Issue 31: both admin screens with the keyboard alone (no clicks, no element.focus()), and what a
 // screen reader is given: every refusal in an alert or as the focused field's description, a confirm
 // dialog that opens on Cancel, the browser's checks before the dialog, and a short way to the table.
 let server: RunningServer;
 const ids: Record<string, string> = {};
+const applicants: Record<string, PrivateKeyAccount> = {};
 
 /** A new member's application, straight through the form action; its id as the review table links it. */
 async function apply(displayName: string): Promise<PrivateKeyAccount> {
@@ -26,7 +27,8 @@ async function apply(displayName: string): Promise<PrivateKeyAccount> {
 
 test.beforeAll(async () => {
 	server = await startPortal({ ADMIN_ADDRESSES: admin.address });
-	for (const name of ['Keyrow 0', 'Keyrow 1', 'Keydetail', 'Keyconflict']) await apply(name);
+	for (const name of ['Keyrow 0', 'Keyrow 1', 'Keydetail', 'Keyconflict', 'Keyask'])
+		applicants[name] = await apply(name);
 	const cookie = await signIn(server.url, admin);
 	const html = await (await fetch(`${server.url}/admin?q=Key`, { headers: { cookie } })).text();
 	for (const [, id, name] of html.matchAll(/href="\/admin\/applications\/([0-9a-f-]{36})">([^<]+)</g)) ids[name!] = id!;
@@ -34,23 +36,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
 	await server?.stop();
 });
-
-async function adminPage(browser: Browser): Promise<Page> {
-	const cookie = await signIn(server.url, admin);
-	const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
-	await context.addCookies([{ name, value, url: server.url }]);
-	return context.newPage();
-}
-
-/** Presses Tab until `target` has focus; the number of presses (fails past `max`). */
-async function tabTo(page: Page, target: Locator, max = 40): Promise<number> {
-	for (let presses = 1; presses <= max; presses++) {
-		await page.keyboard.press('Tab');
-		if (await target.evaluate((el) => el === document.activeElement)) return presses;
-	}
-	throw new Error(`no focus on ${target.toString()} after ${max} Tab presses`);
-}
 
 /** The review state of an application as the server has it now (the first badge of its page's Status list). */
 async function reviewOf(page: Page, name: string): Promise<string> {
@@ -68,7 +53,7 @@ async function reviewOf(page: Page, name: string): Promise<string> {
 test('/admin: the first row is a few Tab presses from the page top, and a bulk move is checked, asked and announced', async ({
 	browser
 }, testInfo) => {
-	const page = await adminPage(browser);
+	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin?q=Keyrow`);
 	const firstRow = page.getByRole('checkbox', { name: 'Select Keyrow 0' });
 	await expect(firstRow).toBeVisible();
@@ -141,10 +126,50 @@ test('/admin: the first row is a few Tab presses from the page top, and a bulk m
 	expect(await reviewOf(page, 'Keyrow 0')).toBe('pending');
 });
 
+test('/admin: a bulk ask about one answer, by keyboard alone, reaches the applicant next to that answer', async ({
+	browser
+}) => {
+	const page = await pageAs(browser, server, admin);
+	await page.goto(`${server.url}/admin?q=Keyask`);
+	const row = page.getByRole('checkbox', { name: 'Select Keyask' });
+	await tabTo(page, row);
+	await page.keyboard.press('Space');
+	await expect(page.getByText('1 selected')).toBeVisible();
+	// Back to Move, then to the top of its list: "Ask for more information".
+	const move = page.getByLabel('Move', { exact: true });
+	await page.keyboard.press('Shift+Tab');
+	await page.keyboard.press('Shift+Tab');
+	await expect(move).toBeFocused();
+	await page.keyboard.press('Home');
+	await expect(move).toHaveValue('needs_info');
+	// The reason, then the asks: closed until Enter opens them, one box per answer.
+	await page.keyboard.press('Tab');
+	await expect(page.getByLabel('Reason')).toBeFocused();
+	await page.keyboard.type('Tell us a little more.');
+	const asks = page.locator('details.asks > summary');
+	await tabTo(page, asks, 3);
+	await page.keyboard.press('Enter');
+	const motivationAsk = page.getByRole('textbox', { name: 'Motivation' });
+	await tabTo(page, motivationAsk, 6);
+	await page.keyboard.type('Which docs would you start with?');
+	await tabTo(page, page.getByRole('button', { name: 'Apply to selected' }), 10);
+	await page.keyboard.press('Enter');
+	// Not final, so no dialog: it is applied and announced.
+	await expect(page.getByRole('status').filter({ hasText: 'Asked 1 application for more information.' })).toBeVisible();
+	expect(await reviewOf(page, 'Keyask')).toBe('needs info');
+
+	// The applicant reads the ask beside their motivation.
+	const applicant = await pageAs(browser, server, applicants.Keyask!);
+	await applicant.goto(`${server.url}/apply`);
+	await expect(applicant.getByRole('textbox', { name: 'Motivation' })).toHaveAccessibleDescription(
+		/The reviewers ask: Which docs would you start with\?/
+	);
+});
+
 test('the application page: the browser checks before the dialog, a double Enter moves nothing, refusals are announced', async ({
 	browser
 }, testInfo) => {
-	const page = await adminPage(browser);
+	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin/applications/${ids['Keydetail']}`);
 	const review = page.getByRole('group', { name: 'Review: pending' });
 	const reject = review.getByRole('button', { name: 'Reject' });
@@ -186,7 +211,7 @@ test('the application page: the browser checks before the dialog, a double Enter
 test('the application page: a move another admin made first is announced in an alert', async ({
 	browser
 }, testInfo) => {
-	const page = await adminPage(browser);
+	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin/applications/${ids['Keyconflict']}`);
 	const review = page.getByRole('group', { name: 'Review: pending' });
 	const approve = review.getByRole('button', { name: 'Approve' });

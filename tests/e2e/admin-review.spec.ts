@@ -1,8 +1,8 @@
-import type { Browser, Page } from '@playwright/test';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { Page } from '@playwright/test';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
-import { admin, expect, screenshots, startPortal, test } from './fixtures';
+import { admin, expect, pageAs, screenshots, startPortal, test } from './fixtures';
 
 // The review table, the page per application and bulk decisions in Chromium, with and without
 // JavaScript. Each test works on applicants of its own, found by the table's search.
@@ -34,31 +34,10 @@ test.afterAll(async () => {
 	await server?.stop();
 });
 
-/**
- * A signed-in admin's page. `scripts: 'off'` turns JavaScript off in the browser; `'blocked'` keeps
- * it on for the test's own tools (axe) but aborts every script the portal sends, so the page works
- * as it does without JavaScript.
- */
-async function pageAs(
-	browser: Browser,
-	account: PrivateKeyAccount,
-	scripts: 'on' | 'off' | 'blocked' = 'on'
-): Promise<Page> {
-	const cookie = await signIn(server.url, account);
-	const context = await browser.newContext({
-		viewport: { width: 1280, height: 800 },
-		javaScriptEnabled: scripts !== 'off'
-	});
-	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
-	await context.addCookies([{ name, value, url: server.url }]);
-	if (scripts === 'blocked') await context.route(/\/_app\/.*\.js$/, (route) => route.abort());
-	return context.newPage();
-}
-
 test('without JavaScript: the table filters and searches with plain GET forms, and notes post', async ({
 	browser
 }, testInfo) => {
-	const page = await pageAs(browser, admin, 'off');
+	const page = await pageAs(browser, server, admin, { scripts: 'off' });
 	await page.goto(`${server.url}/admin?q=Reviewee`);
 	await expect(page.getByRole('row')).toHaveCount(7);
 	await expect(page.getByRole('link', { name: /pending 6/ })).toBeVisible();
@@ -73,7 +52,7 @@ test('without JavaScript: the table filters and searches with plain GET forms, a
 	await expect(page.getByRole('heading', { name: 'Reviewer notes (1)' })).toBeVisible();
 	await screenshots(page, testInfo, 'admin-detail-no-js', { axe: false });
 	// The same page with the portal's scripts blocked, so that axe (which runs in the page) can check it.
-	const checked = await pageAs(browser, admin, 'blocked');
+	const checked = await pageAs(browser, server, admin, { scripts: 'blocked' });
 	await checked.goto(page.url());
 	await expect(checked.getByRole('heading', { name: 'Reviewer notes (1)' })).toBeVisible();
 	await screenshots(checked, testInfo, 'admin-detail-no-js-axe');
@@ -91,7 +70,7 @@ for (const scripts of ['off', 'blocked'] as const) {
 	test(`without JavaScript (${scripts}): a bulk approval shows a confirm step, and only Confirm applies it`, async ({
 		browser
 	}, testInfo) => {
-		const page = await pageAs(browser, admin, scripts);
+		const page = await pageAs(browser, server, admin, { scripts });
 		const prefix = 'Nojsbulk';
 		await page.goto(`${server.url}/admin?q=${prefix}`);
 		await expect(page.getByRole('row')).toHaveCount(4);
@@ -118,7 +97,7 @@ for (const scripts of ['off', 'blocked'] as const) {
 test('with JavaScript: a bulk approval asks in a dialog, Cancel changes nothing, Confirm applies it in place', async ({
 	browser
 }, testInfo) => {
-	const page = await pageAs(browser, admin);
+	const page = await pageAs(browser, server, admin);
 	const prefix = 'Dialogbulk';
 	await page.goto(`${server.url}/admin?q=${prefix}`);
 	await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
@@ -149,7 +128,7 @@ test('with JavaScript: a bulk approval asks in a dialog, Cancel changes nothing,
 test('keyboard only: an admin selects five applications and approves them in one move, without the page jumping', async ({
 	browser
 }) => {
-	const page = await pageAs(browser, admin);
+	const page = await pageAs(browser, server, admin);
 	await page.setViewportSize({ width: 1280, height: 500 });
 	await page.goto(`${server.url}/admin?q=Keyboardee`);
 	await expect(page.getByRole('row')).toHaveCount(6);
@@ -183,7 +162,7 @@ test('keyboard only: an admin selects five applications and approves them in one
 test('with JavaScript: filters navigate in place; keyboard-only approvals on the page keep their place', async ({
 	browser
 }, testInfo) => {
-	const page = await pageAs(browser, admin);
+	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin?q=Reviewee`);
 	await screenshots(page, testInfo, 'admin-table');
 	await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));

@@ -1,8 +1,8 @@
-import type { Browser, Page } from '@playwright/test';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { Page } from '@playwright/test';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { RunningServer } from '../helpers/server';
-import { signIn } from '../helpers/siwe';
-import { admin, expect, screenshots, startPortal, test } from './fixtures';
+
+import { admin, expect, pageAs, screenshots, startPortal, tabTo, test } from './fixtures';
 
 // Each community its own form, in Chromium: an admin builds it with the keyboard alone, a member
 // answers it, the admin reads the answers; axe on both pages with questions.
@@ -15,23 +15,6 @@ test.afterAll(async () => {
 	await server?.stop();
 });
 
-async function pageAs(browser: Browser, account: PrivateKeyAccount): Promise<Page> {
-	const cookie = await signIn(server.url, account);
-	const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
-	await context.addCookies([{ name, value, url: server.url }]);
-	return context.newPage();
-}
-
-/** Presses Tab until the focused element matches `selector` (keyboard only; fails after 200 presses). */
-async function tabTo(page: Page, selector: string): Promise<void> {
-	for (let i = 0; i < 200; i++) {
-		if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
-		await page.keyboard.press('Tab');
-	}
-	throw new Error(`Tab never reached ${selector}`);
-}
-
 /** Chooses the new question's type on the focused select with arrow keys: Home, then down to `index`. */
 async function chooseType(page: Page, index: number): Promise<void> {
 	await tabTo(page, '#new-type');
@@ -42,7 +25,7 @@ async function chooseType(page: Page, index: number): Promise<void> {
 test('an admin builds a three-question form with the keyboard, a member answers it, the admin reads it', async ({
 	browser
 }, testInfo) => {
-	const page = await pageAs(browser, admin);
+	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin/form`);
 	await expect(page.getByText('No questions of your own yet')).toBeVisible();
 	await page.waitForFunction(() => document.querySelector('button[value="add"]') !== null);
@@ -93,7 +76,7 @@ test('an admin builds a three-question form with the keyboard, a member answers 
 
 	// The member answers.
 	const member = privateKeyToAccount(generatePrivateKey());
-	const applicant = await pageAs(browser, member);
+	const applicant = await pageAs(browser, server, member);
 	await applicant.goto(`${server.url}/apply`);
 	await expect(applicant.getByRole('group', { name: 'Which working group?' })).toBeVisible();
 	await screenshots(applicant, testInfo, 'apply-questions');
@@ -121,7 +104,7 @@ test('an admin builds a three-question form with the keyboard, a member answers 
 test('the form builder: questions are one line each, move by drag and drop, and open where a fix is needed', async ({
 	browser
 }, testInfo) => {
-	const page = await pageAs(browser, admin);
+	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin/form`);
 	await page.waitForFunction(() => document.querySelector('button[value="add"]') !== null);
 	const questions = page.locator('.questions .question');

@@ -1,8 +1,8 @@
-import { type Browser, type Page } from '@playwright/test';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { type Page } from '@playwright/test';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startServer, type RunningServer } from '../helpers/server';
-import { signIn, testAccount } from '../helpers/siwe';
-import { expect, test } from './fixtures';
+import { testAccount } from '../helpers/siwe';
+import { expect, pageAs, test } from './fixtures';
 
 // The built server in real Chromium, with JavaScript: the same forms, enhanced with use:enhance.
 
@@ -19,18 +19,6 @@ test.afterAll(async () => {
 	await server?.stop();
 });
 
-async function pageAs(
-	browser: Browser,
-	account: PrivateKeyAccount,
-	viewport: { width: number; height: number }
-): Promise<Page> {
-	const cookie = await signIn(server.url, account);
-	const context = await browser.newContext({ viewport });
-	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
-	await context.addCookies([{ name, value, url: server.url }]);
-	return context.newPage();
-}
-
 /** True when the page needs no sideways scrolling. */
 const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 
@@ -38,7 +26,7 @@ test('a member applies at phone width and an admin approves and records the allo
 	browser
 }) => {
 	const member = privateKeyToAccount(generatePrivateKey());
-	const phone = await pageAs(browser, member, PHONE);
+	const phone = await pageAs(browser, server, member, { viewport: PHONE });
 	await phone.goto(`${server.url}/apply`);
 	await expect(phone.getByRole('heading', { name: 'Apply', exact: true })).toBeVisible();
 	expect(await fitsWidth(phone)).toBe(true);
@@ -52,7 +40,7 @@ test('a member applies at phone width and an admin approves and records the allo
 	await expect(phone.getByRole('button', { name: 'Submit application' })).toHaveCount(0);
 	expect(await fitsWidth(phone)).toBe(true);
 
-	const desk = await pageAs(browser, admin, DESKTOP);
+	const desk = await pageAs(browser, server, admin, { viewport: DESKTOP });
 	await desk.goto(`${server.url}/admin?q=${member.address}`);
 	await desk.getByRole('link', { name: 'Hedy Lamarr' }).click();
 	const card = desk.getByRole('main');
@@ -96,7 +84,7 @@ test('a member applies at phone width and an admin approves and records the allo
 	await expect(phone.getByText('Approved', { exact: true })).toBeVisible();
 	await expect(phone.getByText('Allowlist: added')).toBeVisible();
 
-	const adminPhone = await pageAs(browser, admin, PHONE);
+	const adminPhone = await pageAs(browser, server, admin, { viewport: PHONE });
 	await adminPhone.goto(`${server.url}/admin`);
 	expect(await fitsWidth(adminPhone)).toBe(true);
 	// Keyboard users see where they are.
@@ -108,7 +96,7 @@ test('a member applies at phone width and an admin approves and records the allo
 });
 
 test('a member checks in with a note, enhanced, and sees it in the recent list', async ({ browser }) => {
-	const page = await pageAs(browser, privateKeyToAccount(generatePrivateKey()), PHONE);
+	const page = await pageAs(browser, server, privateKeyToAccount(generatePrivateKey()), { viewport: PHONE });
 	await page.goto(`${server.url}/checkin`);
 	await page.getByLabel('Note').fill('Hello from the phone');
 	await page.getByRole('button', { name: 'Check in' }).click();

@@ -1,9 +1,8 @@
-import type { Browser, Page } from '@playwright/test';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { RunningServer } from '../helpers/server';
-import { signIn } from '../helpers/siwe';
+
 import { startEligibilityChain, type EligibilityChain } from '../helpers/eligibility-chain';
-import { admin, expect, screenshots, startPortal, test } from './fixtures';
+import { admin, expect, pageAs, screenshots, startPortal, tabTo, test } from './fixtures';
 
 // Eligibility on chain in Chromium, keyboard only: an admin sets "hold at least 100 COMM or one
 // Membership NFT" on /admin/form, a non-holder is told what is missing, a holder applies, and the
@@ -20,27 +19,10 @@ test.afterAll(async () => {
 	await evm?.close();
 });
 
-async function pageAs(browser: Browser, account: PrivateKeyAccount): Promise<Page> {
-	const cookie = await signIn(server.url, account);
-	const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
-	await context.addCookies([{ name, value, url: server.url }]);
-	return context.newPage();
-}
-
-/** Presses Tab until the focused element matches `selector` (keyboard only; fails after 200 presses). */
-async function tabTo(page: Page, selector: string): Promise<void> {
-	for (let i = 0; i < 200; i++) {
-		if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
-		await page.keyboard.press('Tab');
-	}
-	throw new Error(`Tab never reached ${selector}`);
-}
-
 test('an admin sets the requirements with the keyboard; a non-holder is told what is missing; a holder applies; the admin checks again', async ({
 	browser
 }, testInfo) => {
-	const page = await pageAs(browser, admin);
+	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin/form`);
 	await expect(page.getByText('No requirements: anyone signed in may apply.')).toBeVisible();
 	await page.waitForFunction(() => document.querySelector('#eligibility button[value="add"]') !== null);
@@ -80,7 +62,7 @@ test('an admin sets the requirements with the keyboard; a non-holder is told wha
 
 	// A member without either sees it before writing, then is refused with the numbers.
 	const stranger = privateKeyToAccount(generatePrivateKey());
-	const memberPage = await pageAs(browser, stranger);
+	const memberPage = await pageAs(browser, server, stranger);
 	await memberPage.goto(`${server.url}/apply`);
 	await expect(memberPage.getByText('does not meet the requirements yet')).toBeVisible();
 	await expect(memberPage.getByText('Hold 100 COMM: you hold 0 COMM')).toBeVisible();
@@ -96,7 +78,7 @@ test('an admin sets the requirements with the keyboard; a non-holder is told wha
 	// A holder of the NFT applies in one go.
 	const holder = privateKeyToAccount(generatePrivateKey());
 	await evm.mintNft(holder.address);
-	const holderPage = await pageAs(browser, holder);
+	const holderPage = await pageAs(browser, server, holder);
 	await holderPage.goto(`${server.url}/apply`);
 	await expect(holderPage.getByText('Your address meets the requirements')).toBeVisible();
 	await tabTo(holderPage, '[name="displayName"]');

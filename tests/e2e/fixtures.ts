@@ -1,8 +1,17 @@
 import AxeBuilder from '@axe-core/playwright';
-import { test as base, expect, type Browser, type BrowserContext, type Page, type TestInfo } from '@playwright/test';
+import {
+	test as base,
+	expect,
+	type Browser,
+	type BrowserContext,
+	type Locator,
+	type Page,
+	type TestInfo
+} from '@playwright/test';
+import type { PrivateKeyAccount } from 'viem/accounts';
 import { createServerDatabase } from '../helpers/postgres.js';
 import { startServer, type RunningServer } from '../helpers/server';
-import { testAccount } from '../helpers/siwe';
+import { signIn, testAccount } from '../helpers/siwe';
 
 export const TOKEN = {
 	PUBLIC_TOKEN_ADDRESS: '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174',
@@ -53,6 +62,44 @@ export async function screenshots(
 	}
 	await page.emulateMedia({ colorScheme: null });
 	if (before) await page.setViewportSize(before);
+}
+
+/**
+ * A page in a browser context of its own, signed in as `account` on `server` through the real sign-in
+ * endpoints (its session cookie set): 1280×800 unless told; `scripts: 'off'` disables JavaScript,
+ * `'blocked'` lets the page load but aborts the app's scripts (a page as it is before hydration).
+ */
+export async function pageAs(
+	browser: Browser,
+	server: RunningServer,
+	account: PrivateKeyAccount,
+	{
+		viewport = DESKTOP,
+		scripts = 'on'
+	}: { viewport?: { width: number; height: number }; scripts?: 'on' | 'off' | 'blocked' } = {}
+): Promise<Page> {
+	const cookie = await signIn(server.url, account);
+	const context = await browser.newContext({ viewport, javaScriptEnabled: scripts !== 'off' });
+	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
+	await context.addCookies([{ name, value, url: server.url }]);
+	if (scripts === 'blocked') await context.route(/\/_app\/.*\.js$/, (route) => route.abort());
+	return context.newPage();
+}
+
+/**
+ * Presses Tab (keyboard only) until `target` (a locator, or a CSS selector the focused element
+ * matches) has focus; the number of presses. Fails past `max`.
+ */
+export async function tabTo(page: Page, target: Locator | string, max = 60): Promise<number> {
+	const focused = () =>
+		typeof target === 'string'
+			? page.evaluate((s) => document.activeElement?.matches(s) ?? false, target)
+			: target.evaluate((el) => el === document.activeElement);
+	for (let presses = 0; presses <= max; presses++) {
+		if (presses > 0) await page.keyboard.press('Tab');
+		if (await focused()) return presses;
+	}
+	throw new Error(`no focus on ${target.toString()} after ${max} Tab presses`);
 }
 
 /** The signed-in address as the server sees it (GET /api/auth/me with the page's cookies). */

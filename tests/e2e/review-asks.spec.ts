@@ -1,8 +1,7 @@
-import type { Browser, Locator, Page } from '@playwright/test';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
-import { admin, expect, screenshots, startPortal, test } from './fixtures';
+import { admin, expect, pageAs, screenshots, startPortal, tabTo, test } from './fixtures';
 
 // Issue 43, by keyboard alone (no clicks, no element.focus()): an admin asks about two answers, the
 // member finds both by their fields and resubmits, the admin sees what changed; axe clean, light and
@@ -43,29 +42,12 @@ test.afterAll(async () => {
 	await server?.stop();
 });
 
-async function pageAs(browser: Browser, account: PrivateKeyAccount): Promise<Page> {
-	const cookie = await signIn(server.url, account);
-	const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
-	await context.addCookies([{ name, value, url: server.url }]);
-	return context.newPage();
-}
-
-/** Presses Tab until `target` has focus (fails past `max`). */
-async function tabTo(page: Page, target: Locator, max = 60): Promise<void> {
-	for (let presses = 1; presses <= max; presses++) {
-		await page.keyboard.press('Tab');
-		if (await target.evaluate((el) => el === document.activeElement)) return;
-	}
-	throw new Error(`no focus on ${target.toString()} after ${max} Tab presses`);
-}
-
 test('an admin asks about two answers, the member fixes them by their fields, the admin sees what changed', async ({
 	browser
 }, testInfo) => {
 	// Dozens of Tab presses across three pages, each checked, on a busy machine.
 	test.setTimeout(180_000);
-	const adminPage = await pageAs(browser, admin);
+	const adminPage = await pageAs(browser, server, admin);
 	await adminPage.goto(`${server.url}/admin?q=Asked`);
 	await tabTo(adminPage, adminPage.getByRole('link', { name: 'Asked Ash' }));
 	await adminPage.keyboard.press('Enter');
@@ -91,7 +73,7 @@ test('an admin asks about two answers, the member fixes them by their fields, th
 	await adminPage.keyboard.press('Enter');
 	await expect(adminPage.getByRole('status').getByText(/asked .*for more information/i)).toBeVisible();
 
-	const member = await pageAs(browser, applicant);
+	const member = await pageAs(browser, server, applicant);
 	await member.goto(`${server.url}/apply`);
 	const asked = member.getByRole('note', { name: 'The reviewers asked' });
 	await expect(asked.getByRole('link', { name: 'Motivation' })).toBeVisible();
@@ -140,7 +122,7 @@ test('from the table: a bulk ask about one answer reaches both applicants, and a
 		});
 		expect(applied.status).toBe(303);
 	}
-	const page = await pageAs(browser, admin);
+	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin?q=Bulkask`);
 	const form = page.getByRole('group', { name: /Move the selected applications/ });
 	await form.getByLabel('Select all 2 on this page').check();
@@ -153,7 +135,7 @@ test('from the table: a bulk ask about one answer reaches both applicants, and a
 	await form.getByRole('button', { name: 'Apply to selected' }).click();
 	await expect(page.getByRole('status').filter({ hasText: /2 applications/ })).toBeVisible();
 
-	const member = await pageAs(browser, bulkers[0]!);
+	const member = await pageAs(browser, server, bulkers[0]!);
 	await member.goto(`${server.url}/apply`);
 	await expect(member.getByText('Which part of Porto?').first()).toBeVisible();
 	await member.goto(`${server.url}/inbox`);

@@ -1,8 +1,8 @@
-import type { Browser, Locator, Page } from '@playwright/test';
+import type { Browser, Page } from '@playwright/test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
-import { admin, expect, screenshots, startPortal, test } from './fixtures';
+import { admin, expect, screenshots, startPortal, tabTo, test } from './fixtures';
 
 // Issue 27: a reviewer votes with the keyboard alone (no clicks, no element.focus()), and both /review
 // pages are axe clean in light and dark, at phone and desktop width.
@@ -50,15 +50,6 @@ async function reviewerPage(browser: Browser): Promise<Page> {
 	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
 	await context.addCookies([{ name, value, url: server.url }]);
 	return context.newPage();
-}
-
-/** Presses Tab until `target` has focus; the number of presses (fails past `max`). */
-async function tabTo(page: Page, target: Locator, max = 40): Promise<number> {
-	for (let presses = 1; presses <= max; presses++) {
-		await page.keyboard.press('Tab');
-		if (await target.evaluate((el) => el === document.activeElement)) return presses;
-	}
-	throw new Error(`no focus on ${target.toString()} after ${max} Tab presses`);
 }
 
 test('a reviewer finds the application in their queue and votes with scores and a comment by keyboard alone', async ({

@@ -1,8 +1,7 @@
-import type { Browser, Locator, Page } from '@playwright/test';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
-import { admin, expect, screenshots, startPortal, test } from './fixtures';
+import { admin, expect, pageAs, screenshots, startPortal, tabTo, test } from './fixtures';
 
 // Issue 44, keyboard alone: an admin adds a reviewer and sets two per application; the reviewer finds
 // "Assigned to you" and declares a conflict on one. Every page axe clean, light and dark, phone and desktop.
@@ -30,29 +29,12 @@ test.afterAll(async () => {
 	await server?.stop();
 });
 
-async function pageAs(browser: Browser, account: PrivateKeyAccount): Promise<Page> {
-	const cookie = await signIn(server.url, account);
-	const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
-	await context.addCookies([{ name, value, url: server.url }]);
-	return context.newPage();
-}
-
-/** Presses Tab until `target` has focus (fails past `max`). */
-async function tabTo(page: Page, target: Locator, max = 60): Promise<void> {
-	for (let presses = 1; presses <= max; presses++) {
-		await page.keyboard.press('Tab');
-		if (await target.evaluate((el) => el === document.activeElement)) return;
-	}
-	throw new Error(`no focus on ${target.toString()} after ${max} Tab presses`);
-}
-
 test.describe.configure({ timeout: 240_000 });
 
 test('an admin adds a reviewer and sets two per application; the reviewer declares a conflict on an assigned one', async ({
 	browser
 }, testInfo) => {
-	const page = await pageAs(browser, admin);
+	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin/reviewers`);
 	await expect(page.getByRole('heading', { level: 1, name: 'Reviewers' })).toBeVisible();
 
@@ -82,7 +64,7 @@ test('an admin adds a reviewer and sets two per application; the reviewer declar
 		expect(applied.status).toBe(303);
 	}
 
-	const mine = await pageAs(browser, reviewer);
+	const mine = await pageAs(browser, server, reviewer);
 	await mine.goto(`${server.url}/review`);
 	await expect(mine.getByRole('heading', { level: 2, name: 'Assigned to you' })).toBeVisible();
 	const assigned = mine.getByRole('table', { name: 'Assigned to you' });

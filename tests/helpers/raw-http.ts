@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { connect } from 'node:net';
 
 export interface RawAnswer {
@@ -67,5 +68,38 @@ export function trickle(
 			clearTimeout(giveUp);
 			resolve({ closedAfterMs: Date.now() - started, answer });
 		});
+	});
+}
+
+export interface SentAsSpelled {
+	status: number;
+	headers: Record<string, string | string[] | undefined>;
+	body: string;
+}
+
+/**
+ * One request through node:http with the path sent exactly as spelled (fetch would normalise it) and
+ * the server's own Origin, for sweeps that compare a hidden path's answer with an unknown one's.
+ */
+export function sendAsSpelled(
+	base: URL,
+	method: string,
+	path: string,
+	headers: Record<string, string>,
+	body?: string
+): Promise<SentAsSpelled> {
+	return new Promise((resolve, reject) => {
+		const req = request(
+			{ host: base.hostname, port: base.port, method, path, headers: { ...headers, origin: base.origin } },
+			(res) => {
+				const chunks: Buffer[] = [];
+				res.on('data', (c: Buffer) => chunks.push(c));
+				res.on('end', () =>
+					resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() })
+				);
+			}
+		);
+		req.on('error', reject);
+		req.end(body);
 	});
 }

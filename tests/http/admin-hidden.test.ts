@@ -1,10 +1,10 @@
 // /admin answers anyone who is not an admin exactly as an unknown path does, for every spelling of
 // the path, method and content type (docs/pages-and-forms.md "Who sees /admin").
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, member, startListening } from '../helpers/auth';
 import { withoutNonces } from '../helpers/csp';
+import { sendAsSpelled, type SentAsSpelled } from '../helpers/raw-http';
 import type { RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
 
@@ -58,32 +58,8 @@ const BODIES: Record<string, { headers: Record<string, string>; body?: string }>
 // x-request-id is each request's own id, docs/observability.md).
 const VOLATILE = new Set(['date', 'etag', 'x-request-id']);
 
-interface Raw {
-	status: number;
-	headers: Record<string, string | string[] | undefined>;
-	body: string;
-}
-
-/** A raw request: the path goes out exactly as spelled (fetch would normalise it). */
-function send(base: URL, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Raw> {
-	return new Promise((resolve, reject) => {
-		const req = request(
-			{ host: base.hostname, port: base.port, method, path, headers: { ...headers, origin: base.origin } },
-			(res) => {
-				const chunks: Buffer[] = [];
-				res.on('data', (c: Buffer) => chunks.push(c));
-				res.on('end', () =>
-					resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() })
-				);
-			}
-		);
-		req.on('error', reject);
-		req.end(body);
-	});
-}
-
 // Pages carry a per-request CSP nonce (docs/security.md): blanked in both, everything else compared.
-const comparable = ({ status, headers, body }: Raw) => ({
+const comparable = ({ status, headers, body }: SentAsSpelled) => ({
 	status,
 	headers: Object.fromEntries(
 		Object.entries(headers)
@@ -119,8 +95,8 @@ describe('/admin for anyone who is not an admin', () => {
 						const sent = method === 'GET' || method === 'HEAD' ? undefined : body;
 						const all = { ...headers, ...cookie() };
 						const [a, b] = await Promise.all([
-							send(base, method, hidden, all, sent),
-							send(base, method, unknown, all, sent)
+							sendAsSpelled(base, method, hidden, all, sent),
+							sendAsSpelled(base, method, unknown, all, sent)
 						]);
 						compared++;
 						try {
@@ -138,13 +114,13 @@ describe('/admin for anyone who is not an admin', () => {
 
 	it('an admin still reaches /admin and its CSV (the control: the spellings above do lead to them)', async () => {
 		const base = new URL(server.url);
-		const page = await send(base, 'GET', '/%61dmin', { cookie: adminCookie });
+		const page = await sendAsSpelled(base, 'GET', '/%61dmin', { cookie: adminCookie });
 		expect(page.status).toBe(200);
-		const csv = await send(base, 'GET', '/admin/allowlist.csv', { cookie: adminCookie });
+		const csv = await sendAsSpelled(base, 'GET', '/admin/allowlist.csv', { cookie: adminCookie });
 		expect(csv.status).toBe(200);
 		expect(csv.headers['content-type']).toMatch(/^text\/csv/);
 		// The bulk action is there for an admin: the id names no application (400), where others get 404.
-		const bulk = await send(
+		const bulk = await sendAsSpelled(
 			base,
 			'POST',
 			'/admin?/bulk',

@@ -1,10 +1,10 @@
-import { request } from 'node:http';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withoutNonces } from '../helpers/csp';
 import { engines } from '../helpers/db';
 import { getPage, postForm, textOf } from '../helpers/forms';
 import { createServerDatabase } from '../helpers/postgres.js';
+import { sendAsSpelled, type SentAsSpelled } from '../helpers/raw-http';
 import { startServer, type RunningServer } from '../helpers/server';
 import { signIn, testAccount } from '../helpers/siwe';
 
@@ -41,30 +41,8 @@ const BODIES: Record<string, { headers: Record<string, string>; body?: string }>
 	}
 };
 
-interface Raw {
-	status: number;
-	headers: Record<string, string | string[] | undefined>;
-	body: string;
-}
-/** A raw request: the path goes out exactly as spelled (fetch would normalise it). */
-function send(base: URL, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Raw> {
-	return new Promise((resolve, reject) => {
-		const req = request(
-			{ host: base.hostname, port: base.port, method, path, headers: { ...headers, origin: base.origin } },
-			(res) => {
-				const chunks: Buffer[] = [];
-				res.on('data', (c: Buffer) => chunks.push(c));
-				res.on('end', () =>
-					resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() })
-				);
-			}
-		);
-		req.on('error', reject);
-		req.end(body);
-	});
-}
 const VOLATILE = new Set(['date', 'etag', 'x-request-id']);
-const comparable = ({ status, headers, body }: Raw) => ({
+const comparable = ({ status, headers, body }: SentAsSpelled) => ({
 	status,
 	headers: Object.fromEntries(
 		Object.entries(headers)
@@ -139,15 +117,15 @@ describe.each(engines)('reviewers and votes on %s', (engine) => {
 						const sent = method === 'GET' || method === 'HEAD' ? undefined : body;
 						const all = { ...headers, ...cookie };
 						const [a, b] = await Promise.all([
-							send(url, method, hidden, all, sent),
-							send(url, method, unknown, all, sent)
+							sendAsSpelled(url, method, hidden, all, sent),
+							sendAsSpelled(url, method, unknown, all, sent)
 						]);
 						if (JSON.stringify(comparable(a)) !== JSON.stringify(comparable(b)))
 							differences.push(`${method} ${hidden} (${kind}): ${a.status} where ${unknown} answers ${b.status}`);
 					}
 		expect(differences).toEqual([]);
 		// The control: a reviewer does reach it.
-		expect((await send(url, 'GET', '/%72eview', { cookie: cookies[0]! })).status).toBe(200);
+		expect((await sendAsSpelled(url, 'GET', '/%72eview', { cookie: cookies[0]! })).status).toBe(200);
 	}, 120_000);
 
 	it('blind until one’s own approve or reject: no other vote in the page or its __data.json before, nor after an abstention', async () => {
