@@ -71,32 +71,38 @@ function folderBytes(dir) {
 /** @param {string} setCookie */
 const cookieOf = (setCookie) => setCookie.split(';')[0] ?? '';
 
+/** Latencies (ms), timed seconds and errors, added up over batches. @typedef {{ latencies: number[], seconds: number, errors: number }} Sample */
+
+/** @returns {Sample} */
+const newSample = () => ({ latencies: [], seconds: 0, errors: 0 });
+
+/** @param {Sample} s @returns {import('./harness.js').Rate} */
+function rateOf({ latencies, seconds, errors }) {
+	const sorted = [...latencies].sort((a, b) => a - b);
+	return { rps: sorted.length / seconds, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), errors };
+}
+
 /**
- * Runs `fn` once per item over `concurrency` workers: the rate over the whole batch, latencies in ms.
+ * Runs `fn` once per item over `concurrency` workers, adding the batch's time and latencies to `sample`.
  * @template T
  * @param {T[]} items
  * @param {number} concurrency
  * @param {(item: T) => Promise<void>} fn
- * @returns {Promise<import('./harness.js').Rate>}
  */
-async function timedEach(items, concurrency, fn) {
+async function timedEach(items, concurrency, fn, sample = newSample()) {
 	const queue = [...items];
-	/** @type {number[]} */
-	const latencies = [];
-	let errors = 0;
 	const begin = performance.now();
 	await Promise.all(
 		Array.from({ length: concurrency }, async () => {
 			for (let item; (item = queue.shift()) !== undefined;) {
 				const t = performance.now();
-				await fn(item).catch(() => errors++);
-				latencies.push(performance.now() - t);
+				await fn(item).catch(() => sample.errors++);
+				sample.latencies.push(performance.now() - t);
 			}
 		})
 	);
-	const seconds = (performance.now() - begin) / 1000;
-	latencies.sort((a, b) => a - b);
-	return { rps: items.length / seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors };
+	sample.seconds += (performance.now() - begin) / 1000;
+	return sample;
 }
 
 /**
@@ -158,69 +164,129 @@ async function prepareSignIns(base, count) {
  * @param {{ cookie: string, body: string }[]} items
  * @param {number} concurrency
  */
-async function signInAll(client, items, concurrency) {
+async function signInAll(client, items, concurrency, sample = newSample()) {
 	/** @type {string[]} */
 	const cookies = [];
-	const rate = await timedEach(items, concurrency, async ({ cookie, body }) => {
-		const r = await client.request('POST', '/api/auth/verify', {
-			headers: { 'content-type': 'application/json', cookie },
-			body
-		});
-		if (r.status !== 200) throw new Error(`verify ${r.status}: ${r.text}`);
-		cookies.push(cookieOf(String(r.headers['set-cookie']?.[0])));
-	});
-	return { rate, cookies };
+	await timedEach(
+		items,
+		concurrency,
+		async ({ cookie, body }) => {
+			const r = await client.request('POST', '/api/auth/verify', {
+				headers: { 'content-type': 'application/json', cookie },
+				body
+			});
+			if (r.status !== 200) throw new Error(`verify ${r.status}: ${r.text}`);
+			cookies.push(cookieOf(String(r.headers['set-cookie']?.[0])));
+		},
+		sample
+	);
+	return cookies;
 }
 
-/** `strace -c` attached to `pid` (and its threads) until the returned function is called; it resolves to fsync calls. @param {number} pid */
-function countFsyncs(pid) {
+/**
+ * `strace -c` attached to `pid` (and its threads); the function it resolves to detaches it and answers the fsync calls seen.
+ * @param {number} pid
+ */
+async function countFsyncs(pid) {
 	const strace = spawn('strace', ['-f', '-c', '-e', 'trace=fsync,fdatasync', '-p', String(pid)], {
 		stdio: ['ignore', 'ignore', 'pipe']
 	});
 	let output = '';
 	strace.stderr.on('data', (/** @type {Buffer} */ c) => (output += c.toString()));
+	await sleep(500); // attached by then
 	return async () => {
 		const exited = new Promise((resolve) => strace.once('exit', resolve));
 		strace.kill('SIGINT');
 		await exited;
-		return Number(/(\d+)(?:\s+\d+)?\s+fsync\n/.exec(output)?.[1] ?? 0);
+		// The summary's row: % time, seconds, usecs/call, calls, [errors,] syscall.
+		const row = output.split('\n').find((line) => line.trim().endsWith(' fsync'));
+		return Number(row?.trim().split(/\s+/)[3] ?? 0);
 	};
 }
 
-/** @typedef {{ verify: import('./harness.js').Rate, apply: import('./harness.js').Rate, checkin: import('./harness.js').Rate, fsyncs?: number }} Round */
+/** @typedef {'verify' | 'apply' | 'checkin'} Operation */
+const OPERATIONS = /** @type {const} */ (['verify', 'apply', 'checkin']);
 
 /**
- * One server on a fresh copy of `template`: sign-ins, first applications, check-ins.
+ * A server on its own copy of `template`, warmed up: fsync on (the build as shipped) or off (the preload).
  * @param {string} template
  * @param {boolean} fsync
- * @returns {Promise<Round>}
  */
-async function portalRound(template, fsync) {
-	const dir = path.join(work, `round-${fsync ? 'on' : 'off'}`);
+async function side(template, fsync) {
+	const dir = path.join(work, `fsync-${fsync ? 'on' : 'off'}`);
 	cpSync(template, dir, { recursive: true });
 	const portal = await startPortal({ PGLITE_DATA_DIR: dir }, fsync ? {} : { args: NO_FSYNC });
 	const client = httpClient(portal.url, CONNECTIONS);
 	const { apply, checkin } = forms(client, portal.url);
+	// Warm-up: the first requests (one-time schema check, first statements) are not timed.
+	const [warm = ''] = await signInAll(client, await prepareSignIns(portal.url, 1), 1);
+	await apply(warm, -1);
+	await checkin(warm, -1);
+	/** @type {Record<Operation, Sample>} */
+	const samples = { verify: newSample(), apply: newSample(), checkin: newSample() };
+	/** @type {string[]} the members signed in by the timed sign-ins */
+	const cookies = [];
+	return {
+		fsync,
+		portal,
+		apply,
+		checkin,
+		samples,
+		cookies,
+		async stop() {
+			client.close();
+			await portal.stop();
+			rmSync(dir, { recursive: true, force: true });
+		},
+		/** @param {{ cookie: string, body: string }[]} items */
+		signIn: async (items) => void cookies.push(...(await signInAll(client, items, CONNECTIONS, samples.verify)))
+	};
+}
+
+/** @typedef {Awaited<ReturnType<typeof side>>} Side */
+
+/**
+ * One round: both servers up side by side (one idle while the other is loaded), each operation in
+ * batches of 5 requests per connection alternating between them, so a change in the machine's load falls on both.
+ * @param {string} template
+ * @param {number} round
+ */
+async function fsyncRound(template, round) {
+	/** @type {Side[]} */
+	const sides = [];
+	const chunk = CONNECTIONS * 5;
+	const members = Number(values.members);
+	/** Each side's batch `k`, the first side first in even batches. @param {(s: Side, k: number) => Promise<unknown>} batch */
+	const alternating = async (batch) => {
+		for (let k = 0; k < Math.ceil(members / chunk); k++)
+			for (const s of k % 2 === 0 ? sides : [...sides].reverse()) await batch(s, k);
+	};
 	try {
-		// Warm-up: the first requests (one-time schema check, first statements) are not timed.
-		const [warm] = (await signInAll(client, await prepareSignIns(portal.url, 1), 1)).cookies;
-		await apply(warm ?? '', -1);
-		await checkin(warm ?? '', -1);
-		const members = Number(values.members);
-		const signIns = await signInAll(client, await prepareSignIns(portal.url, members), CONNECTIONS);
-		const { cookies } = signIns;
-		if (cookies.length < members) throw new Error(`only ${cookies.length} of ${members} signed in`);
+		for (const fsync of round % 2 === 0 ? [true, false] : [false, true]) sides.push(await side(template, fsync));
+		const prepared = await Promise.all(sides.map((s) => prepareSignIns(s.portal.url, members)));
+		await alternating(async (s, k) => {
+			await s.signIn(prepared[sides.indexOf(s)]?.slice(k * chunk, (k + 1) * chunk) ?? []);
+		});
+		for (const s of sides)
+			if (s.cookies.length < members) throw new Error(`only ${s.cookies.length} of ${members} signed in`);
 		let n = 0;
-		const applied = await timedEach(cookies, CONNECTIONS, (cookie) => apply(cookie, n++));
-		const stopCount = process.env.BENCH_STRACE ? countFsyncs(portal.pid) : null;
-		const checkins = Array.from({ length: CHECKINS_PER_MEMBER }, () => cookies).flat();
-		const checkedIn = await timedEach(checkins, CONNECTIONS, (cookie) => checkin(cookie, n++));
-		const fsyncs = stopCount ? (await stopCount()) / checkins.length : undefined;
-		return { verify: signIns.rate, apply: applied, checkin: checkedIn, fsyncs };
+		await alternating((s, k) =>
+			timedEach(s.cookies.slice(k * chunk, (k + 1) * chunk), CONNECTIONS, (c) => s.apply(c, n++), s.samples.apply)
+		);
+		const stops = process.env.BENCH_STRACE ? await Promise.all(sides.map((s) => countFsyncs(s.portal.pid))) : [];
+		await alternating((s, k) => {
+			const batch = s.cookies.slice(k * chunk, (k + 1) * chunk);
+			const posts = Array.from({ length: CHECKINS_PER_MEMBER }, () => batch).flat();
+			return timedEach(posts, CONNECTIONS, (c) => s.checkin(c, n++), s.samples.checkin);
+		});
+		const fsyncs = await Promise.all(stops.map((stop) => stop()));
+		return sides.map((s, i) => ({
+			fsync: s.fsync,
+			rates: Object.fromEntries(OPERATIONS.map((op) => [op, rateOf(s.samples[op])])),
+			fsyncsPerCheckin: stops.length ? (fsyncs[i] ?? 0) / s.samples.checkin.latencies.length : undefined
+		}));
 	} finally {
-		client.close();
-		await portal.stop();
-		rmSync(dir, { recursive: true, force: true });
+		for (const s of sides) await s.stop();
 	}
 }
 
@@ -231,20 +297,18 @@ async function fsyncFigure() {
 	const template = path.join(work, 'template');
 	await migratedFolder(template);
 	const rounds = Number(values.rounds);
-	/** @type {{ on: Round[], off: Round[] }} */
+	/** @type {Record<'on' | 'off', Record<string, import('./harness.js').Rate>[]>} */
 	const results = { on: [], off: [] };
 	for (let round = 0; round < rounds; round++) {
-		const order = round % 2 === 0 ? [true, false] : [false, true];
-		for (const fsync of order) {
-			const r = await portalRound(template, fsync);
-			results[fsync ? 'on' : 'off'].push(r);
-			const ops = /** @type {const} */ (['verify', 'apply', 'checkin']);
+		for (const r of await fsyncRound(template, round)) {
+			results[r.fsync ? 'on' : 'off'].push(r.rates);
 			console.log(
-				`round ${round + 1} fsync ${fsync ? 'on ' : 'off'}: ` +
-					ops
-						.map((op) => `${op} ${f(r[op].rps)}/s p50 ${f(r[op].p50)} p99 ${f(r[op].p99)} ms err ${r[op].errors}`)
-						.join(' | ') +
-					(r.fsyncs === undefined ? '' : ` | fsync calls per check-in ${f(r.fsyncs, 2)}`)
+				`round ${round + 1} fsync ${r.fsync ? 'on ' : 'off'}: ` +
+					OPERATIONS.map((op) => {
+						const m = /** @type {import('./harness.js').Rate} */ (r.rates[op]);
+						return `${op} ${f(m.rps)}/s p50 ${f(m.p50)} p99 ${f(m.p99)} ms err ${m.errors}`;
+					}).join(' | ') +
+					(r.fsyncsPerCheckin === undefined ? '' : ` | fsync calls per check-in ${f(r.fsyncsPerCheckin, 2)}`)
 			);
 		}
 	}
@@ -253,18 +317,18 @@ async function fsyncFigure() {
 		'| operation | fsync on req/s | p50 / p99 ms | fsync off req/s | p50 / p99 ms | on/off rate | per-round on/off |'
 	);
 	console.log('| --- | --- | --- | --- | --- | --- | --- |');
-	for (const op of /** @type {const} */ (['verify', 'apply', 'checkin'])) {
-		/** @param {Round[]} list @param {'rps' | 'p50' | 'p99'} key */
+	for (const op of OPERATIONS) {
+		/** @param {Record<string, import('./harness.js').Rate>[]} list @param {'rps' | 'p50' | 'p99'} key */
 		const median = (list, key) =>
 			quantile(
-				list.map((r) => r[op][key]).sort((a, b) => a - b),
+				list.map((r) => r[op]?.[key] ?? NaN).sort((a, b) => a - b),
 				0.5
 			);
-		const perRound = results.on.map((r, i) => f(r[op].rps / (results.off[i]?.[op].rps ?? NaN), 2)).join(', ');
+		const perRound = results.on.map((r, i) => f((r[op]?.rps ?? NaN) / (results.off[i]?.[op]?.rps ?? NaN), 2));
 		console.log(
 			`| ${op} | ${f(median(results.on, 'rps'))} | ${f(median(results.on, 'p50'))} / ${f(median(results.on, 'p99'))} | ` +
 				`${f(median(results.off, 'rps'))} | ${f(median(results.off, 'p50'))} / ${f(median(results.off, 'p99'))} | ` +
-				`${f(median(results.on, 'rps') / median(results.off, 'rps'), 2)} | ${perRound} |`
+				`${f(median(results.on, 'rps') / median(results.off, 'rps'), 2)} | ${perRound.join(', ')} |`
 		);
 	}
 }
@@ -306,7 +370,7 @@ async function backupFigure() {
 	const { checkin } = forms(client, portal.url);
 	const file = path.join(work, 'backup.sql.gz');
 	try {
-		const { cookies } = await signInAll(
+		const cookies = await signInAll(
 			client,
 			await prepareSignIns(portal.url, Number(values['backup-members'])),
 			connections
