@@ -68,6 +68,10 @@ function folderBytes(dir) {
 	return bytes;
 }
 
+/** A data folder's size in MiB, and how much of it is write-ahead log (pg_wal). @param {string} dir */
+const sizeOf = (dir) =>
+	`${(folderBytes(dir) / 2 ** 20).toFixed(1)} MiB (pg_wal ${(folderBytes(path.join(dir, 'pg_wal')) / 2 ** 20).toFixed(1)} MiB)`;
+
 /** @param {string} setCookie */
 const cookieOf = (setCookie) => setCookie.split(';')[0] ?? '';
 
@@ -360,9 +364,7 @@ async function backupFigure() {
 		);
 	});
 	const seedSeconds = (performance.now() - started) / 1000;
-	console.log(
-		`seeded ${applications} applications in ${f(seedSeconds)} s; folder ${f(folderBytes(dir) / 2 ** 20)} MiB`
-	);
+	console.log(`seeded ${applications} applications in ${f(seedSeconds)} s; folder ${sizeOf(dir)}`);
 
 	const portal = await startPortal({ PGLITE_DATA_DIR: dir });
 	const connections = Number(values['backup-connections']);
@@ -408,7 +410,7 @@ async function backupFigure() {
 		const backupBytes = statSync(file).size;
 		console.log(
 			`backup: ${f((t2 - t1) / 1000)} s wall, exit ${backup.code}, ${f(backupBytes / 2 ** 20, 2)} MiB gzip; ` +
-				`data folder ${f(folderBytes(dir) / 2 ** 20)} MiB`
+				`data folder ${sizeOf(dir)}`
 		);
 		/** @param {string} label @param {number} from @param {number} to */
 		const windowOf = (label, from, to) => {
@@ -437,7 +439,7 @@ async function backupFigure() {
 		const restore = await run('node', ['scripts/db-restore.js', file], { PGLITE_DATA_DIR: target });
 		console.log(restore.output.trim());
 		console.log(
-			`restore: ${f((performance.now() - started) / 1000)} s wall, exit ${restore.code}; folder ${f(folderBytes(target) / 2 ** 20)} MiB`
+			`restore: ${f((performance.now() - started) / 1000)} s wall, exit ${restore.code}; folder ${sizeOf(target)}`
 		);
 	}
 }
