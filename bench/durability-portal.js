@@ -4,14 +4,15 @@
 // fsync: sign-in (POST /api/auth/verify, nonce fetched and message signed before the timed part), a fresh
 //   member's first POST /apply (the built-in questions) and POST /checkin, with fsync on (the build as
 //   shipped) and off (the same build and Postgres settings, with only the OS fsync taken away by the
-//   preload bench/no-fsync.js), each round on a fresh copy of one migrated folder, alternating the order.
+//   preload bench/no-fsync.js). Each round runs both servers side by side, each on a fresh copy of one
+//   migrated folder, and sends every operation in batches alternating between them.
 // backup: a folder seeded with 100,000 applications (admin.js's seed: 5 audit rows per application, a note
 //   on every fifth), the portal on it under a steady check-in load, and `npm run db:backup` meanwhile: its
 //   wall time, the gzip's size, the folder's size, and the check-ins served before, during and after it.
 //   With --restore, `npm run db:restore` of that file into an empty folder is timed as well.
 //
 //   node bench/durability-portal.js [--only fsync,backup] [--rounds 3] [--members 200] [--connections 8]
-//     [--applications 100000] [--backup-members 600] [--backup-connections 4] [--window 15] [--restore]
+//     [--applications 100000] [--backup-members 1000] [--backup-connections 4] [--window 15] [--restore]
 // BENCH_STRACE=1 counts the server's fsync calls (strace attached) during each round's check-ins: a check
 // that the preload works, not a figure (strace slows the side it traces).
 import { spawn } from 'node:child_process';
@@ -34,7 +35,7 @@ const { values } = parseArgs({
 		members: { type: 'string', default: '200' },
 		connections: { type: 'string', default: '8' },
 		applications: { type: 'string', default: '100000' },
-		'backup-members': { type: 'string', default: '600' },
+		'backup-members': { type: 'string', default: '1000' },
 		'backup-connections': { type: 'string', default: '4' },
 		window: { type: 'string', default: '15' },
 		restore: { type: 'boolean', default: false }
@@ -400,7 +401,7 @@ async function backupFigure() {
 		const t0 = performance.now();
 		await sleep(windowMs);
 		const t1 = performance.now();
-		const backup = await run('node', ['scripts/db-backup.js', '--out', file], { PGLITE_DATA_DIR: dir });
+		const backup = await run(process.execPath, ['scripts/db-backup.js', '--out', file], { PGLITE_DATA_DIR: dir });
 		const t2 = performance.now();
 		await sleep(windowMs);
 		const t3 = performance.now();
@@ -436,7 +437,7 @@ async function backupFigure() {
 	if (values.restore) {
 		const target = path.join(work, 'restored');
 		started = performance.now();
-		const restore = await run('node', ['scripts/db-restore.js', file], { PGLITE_DATA_DIR: target });
+		const restore = await run(process.execPath, ['scripts/db-restore.js', file], { PGLITE_DATA_DIR: target });
 		console.log(restore.output.trim());
 		console.log(
 			`restore: ${f((performance.now() - started) / 1000)} s wall, exit ${restore.code}; folder ${sizeOf(target)}`
