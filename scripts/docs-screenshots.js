@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** docs/screenshots/<name>.png ← the visual suite's <shot>-desktop-light baseline. */
+/** docs/screenshots/<name>.png ← the visual suite's <shot>-desktop-light baseline. @type {Record<string, string>} */
 export const PICTURES = {
 	'applicant.png': 'apply-pending',
 	'review-table.png': 'admin-table',
@@ -41,6 +41,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
 		if (stale.length) console.error(`Stale in docs/screenshots: ${stale.join(', ')} (npm run docs:screenshots)`);
 		process.exit(stale.length ? 1 : 0);
 	}
-	for (const name of stale) copyFileSync(baselineOf(/** @type {keyof typeof PICTURES} */ (PICTURES[name])), pictureOf(name));
+	for (const name of stale) copyFileSync(baselineOf(/** @type {string} */ (PICTURES[name])), pictureOf(name));
 	console.log(stale.length ? `Copied ${stale.join(', ')}` : 'docs/screenshots is current');
 }
