@@ -2,6 +2,7 @@
 // matters, at 390 and 1280 px, light and dark, compared with the baselines in visual.spec.ts-snapshots/;
 // no page scrolls sideways at 320 or 390 px; axe finds nothing serious in either scheme.
 // Update the baselines after a deliberate change: npx playwright test visual --update-snapshots
+// The README's pictures come from here too, with their real dates: npm run docs:screenshots.
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
@@ -20,6 +21,14 @@ const accounts = {
 	rejected: privateKeyToAccount(`0x${'22'.repeat(32)}`)
 } satisfies Record<string, PrivateKeyAccount>;
 type Role = keyof typeof accounts;
+
+/** With DOCS_SCREENSHOTS set (npm run docs:screenshots): docs/screenshots/<file> from these shots, desktop and light, dates as they are. */
+const DOCS_PICTURES: Record<string, string> = {
+	'apply-pending': 'applicant.png',
+	'admin-table': 'review-table.png',
+	'admin-insights': 'insights.png',
+	'admin-form': 'form-builder.png'
+};
 type Community = 'seeded' | 'new';
 
 interface Shot {
@@ -150,6 +159,16 @@ for (const shot of SHOTS) {
 		await page.goto(`${server.url}${shot.path}`);
 		await page.waitForLoadState('networkidle');
 		await shot.act?.(page);
+		const docsPicture = process.env.DOCS_SCREENSHOTS ? DOCS_PICTURES[shot.name] : undefined;
+		if (docsPicture) {
+			await page.emulateMedia({ colorScheme: 'light' });
+			await page.screenshot({
+				path: `docs/screenshots/${docsPicture}`,
+				fullPage: true,
+				animations: 'disabled',
+				caret: 'hide'
+			});
+		}
 
 		for (const width of [320, 390]) {
 			await page.setViewportSize({ width, height: 844 });
