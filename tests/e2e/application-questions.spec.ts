@@ -107,7 +107,7 @@ test('the form builder: questions are one line each, move by drag and drop, and 
 	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin/form`);
 	await page.waitForFunction(() => document.querySelector('button[value="add"]') !== null);
-	const questions = page.locator('.questions .question');
+	const questions = page.locator('.questions .item');
 	const labels = () => questions.locator('summary .title').allInnerTexts();
 	// The saved form (the test above): three questions, collapsed to their label, type and required flag.
 	await expect(questions).toHaveCount(3);
@@ -167,4 +167,12 @@ test('the form builder: questions are one line each, move by drag and drop, and 
 		'3. Which city?',
 		'4. Which chain?'
 	]);
+
+	// The rubric's criteria are the same kind of list: a new one opens at its label; saved, it is one line.
+	await page.getByRole('button', { name: 'Add criterion' }).click();
+	await expect(page.locator('[name="criteria.0.label"]')).toBeFocused();
+	await page.keyboard.type('Fit with the community');
+	await page.getByRole('button', { name: 'Save rubric' }).click();
+	await expect(page.locator('.rubric .item summary .title')).toHaveText(['1. Fit with the community']);
+	await expect(page.locator('[name="criteria.0.label"]')).toBeHidden();
 });

@@ -196,15 +196,29 @@ export function moveQuestion(draft: readonly DraftQuestion[], from: number, to: 
 }
 
 /**
- * Where the open question is after an edit step or a move, so it stays open as it moves: the open
- * index (or null) before, and the step (`add`, `up:i`, `down:i`, `retire:i`, `move:from:to`).
+ * The item a list editor (questions, rubric criteria) opens on load: the first the server refused
+ * (an error named `<prefix>.<i>.…`), else the first without a label (a new one), else none.
+ */
+export function firstToOpen(
+	items: readonly { label: string }[],
+	errors: Record<string, string>,
+	prefix: string
+): number | null {
+	const refused = items.findIndex((_, i) => Object.keys(errors).some((k) => k.startsWith(`${prefix}.${i}.`)));
+	const blank = items.findIndex((d) => !d.label.trim());
+	return refused >= 0 ? refused : blank >= 0 ? blank : null;
+}
+
+/**
+ * Where the open item is after an edit step or a move, so it stays open as it moves: the open
+ * index (or null) before, and the step (`add`, `up:i`, `down:i`, `retire:i` or `remove:i`, `move:from:to`).
  */
 export function openAfter(open: number | null, op: string, count: number): number | null {
 	const [verb, a, b] = op.split(':');
 	const i = Number(a);
 	if (verb === 'add') return count - 1;
 	if (open === null) return null;
-	if (verb === 'retire') return open === i ? null : open > i ? open - 1 : open;
+	if (verb === 'retire' || verb === 'remove') return open === i ? null : open > i ? open - 1 : open;
 	const [from, to] =
 		verb === 'up' ? [i, i - 1] : verb === 'down' ? [i, i + 1] : verb === 'move' ? [i, Number(b)] : [-1, -1];
 	if (from < 0 || to < 0 || to >= count) return open;
