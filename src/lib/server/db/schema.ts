@@ -398,6 +398,21 @@ export const insightsWaitBuckets = pgTable(
 	(t) => [primaryKey({ columns: [t.week, t.bucket] })]
 );
 
+/**
+ * Current votes (each reviewer's newest per application) per reviewer and choice, kept by statement
+ * triggers on application_votes (drizzle/0017): the votes chart reads a row per reviewer and choice
+ * instead of every vote.
+ */
+export const insightsReviewerVotes = pgTable(
+	'insights_reviewer_votes',
+	{
+		reviewerAddress: text('reviewer_address').notNull(),
+		vote: text('vote').$type<VoteChoice>().notNull(),
+		votes: integer('votes').notNull()
+	},
+	(t) => [primaryKey({ columns: [t.reviewerAddress, t.vote] })]
+);
+
 /** Check-ins and distinct members per UTC day, in 16 shards by member (`insights_shard`). */
 export const insightsCheckInDays = pgTable(
 	'insights_check_in_days',

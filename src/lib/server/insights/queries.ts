@@ -188,20 +188,18 @@ export interface ReviewerVotes {
 }
 
 /**
- * Current votes (each reviewer's newest per application) per reviewer, in one aggregate statement; null
- * when no reviewer has voted yet, so the chart is left out ("when there are reviewers").
+ * Current votes (each reviewer's newest per application) per reviewer, in one aggregate statement over
+ * their rollup (drizzle/0017: a row per reviewer and choice, not a read of every vote); null when no
+ * reviewer has voted yet, so the chart is left out ("when there are reviewers").
  */
 export async function votesPerReviewer(db: Database): Promise<ReviewerVotes[] | null> {
 	const result = await db.execute(sql`
 		select reviewer_address as "reviewer",
-			count(*) filter (where vote = 'approve')::int as "approve",
-			count(*) filter (where vote = 'reject')::int as "reject",
-			count(*) filter (where vote = 'abstain')::int as "abstain"
-		from (
-			select distinct on (application_id, reviewer_address) reviewer_address, vote
-			from application_votes order by application_id, reviewer_address, created_at desc, id desc
-		) current
-		group by reviewer_address order by count(*) desc, reviewer_address limit 30`);
+			coalesce(sum(votes) filter (where vote = 'approve'), 0)::int as "approve",
+			coalesce(sum(votes) filter (where vote = 'reject'), 0)::int as "reject",
+			coalesce(sum(votes) filter (where vote = 'abstain'), 0)::int as "abstain"
+		from insights_reviewer_votes where votes > 0
+		group by reviewer_address order by sum(votes) desc, reviewer_address limit 30`);
 	const rows = rowsOf<ReviewerVotes>(result);
 	return rows.length ? rows : null;
 }
