@@ -51,7 +51,9 @@ export function pageWhere(page: ExportPage, descending = false): SQL[] {
  * A download of every row `source` reads, in batches of `batchSize` within one snapshot
  * (db/snapshot.ts). The head and the first batch are read before this resolves, so a database
  * fault is still a clean error answer; later batches are read as the client takes them (a pull
- * stream: one batch in memory at a time), and a client that goes away releases the snapshot.
+ * stream), one batch ahead: while the client takes a batch the database reads the next, so the two
+ * overlap instead of taking turns (at most two batches in memory), and a client that goes away releases
+ * the snapshot.
  */
 export async function exportStream<Row>(
 	handle: DatabaseHandle,
@@ -76,6 +78,12 @@ export async function exportStream<Row>(
 		await snapshot.release();
 		throw err;
 	}
+	// The batch being read while the client takes the one before; its error is reported when pulled.
+	let ahead: Promise<string> | undefined;
+	const readAhead = () => {
+		ahead = next();
+		ahead.catch(() => {});
+	};
 	return new ReadableStream<Uint8Array>(
 		{
 			async start(controller) {
@@ -83,16 +91,17 @@ export async function exportStream<Row>(
 				if (done) {
 					controller.close();
 					await snapshot.release();
-				}
+				} else readAhead();
 			},
 			async pull(controller) {
 				try {
-					const text = await next();
+					const text = await (ahead ?? next());
+					ahead = undefined;
 					if (text) controller.enqueue(encoder.encode(text));
 					if (done) {
 						await snapshot.release();
 						controller.close();
-					}
+					} else readAhead();
 				} catch (err) {
 					await snapshot.release();
 					controller.error(err);

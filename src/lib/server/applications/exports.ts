@@ -37,11 +37,18 @@ const FORMULA_START = '=+\\-@\\t\\r';
 // the lookbehind only walks the blanks before a formula start: linear in the cell.
 const UNSAFE = new RegExp(`(?=[${FORMULA_START}])(?<=(?:^|[,;\\t|\\r\\n])[\\p{Zs}]*)`, 'gu');
 
+// A cell with nothing to change: no quote, no separator (so the only place a formula could start is the
+// beginning), and a first character that is neither a formula start nor a blank. Most cells of an export
+// (ids, addresses, dates, states, numbers, names) are such; testing this one character class is far
+// cheaper than running UNSAFE's lookbehind on every hyphen of an id or a date.
+const PLAIN = new RegExp(`^(?:[^${FORMULA_START}\\p{Zs},;|\\n"][^,;\\t|\\r\\n"]*)?$`, 'u');
+
 export type CsvValue = string | number | Date | null | undefined;
 
 /** One RFC 4180 cell, always quoted, with every formula start defused (docs/pages-and-forms.md "CSV exports"). */
 export function csvCell(value: CsvValue): string {
 	const text = value == null ? '' : value instanceof Date ? value.toISOString() : String(value);
+	if (PLAIN.test(text)) return `"${text}"`;
 	return `"${text.replace(UNSAFE, "'").replace(/"/g, '""')}"`;
 }
 

@@ -179,6 +179,11 @@ export const applicationEvents = pgTable(
 		index('application_events_first_decision_idx')
 			.on(t.applicationId, t.createdAt)
 			.where(sql`${t.field} = 'review' and ${t.toState} <> 'pending'`),
+		// Each application's last tx hash, as applications.csv reads it per row: an index-only scan, no
+		// heap fetch of the audit rows (drizzle/0018).
+		index('application_events_last_tx_idx')
+			.on(t.applicationId, t.id, t.txHash)
+			.where(sql`${t.txHash} is not null`),
 		check('application_events_tx_hash_format', sql`${t.txHash} ~ '^0x[0-9a-f]{64}$'`),
 		check('application_events_reason_length', sql`char_length(${t.reason}) <= ${n(L.reason.max)}`),
 		check('application_events_asks_object', sql`jsonb_typeof(${t.asks}) = 'object'`)
@@ -396,6 +401,21 @@ export const insightsWaitBuckets = pgTable(
 		maxSeconds: doublePrecision('max_seconds')
 	},
 	(t) => [primaryKey({ columns: [t.week, t.bucket] })]
+);
+
+/**
+ * Current votes (each reviewer's newest per application) per reviewer and choice, kept by statement
+ * triggers on application_votes (drizzle/0017): the votes chart reads a row per reviewer and choice
+ * instead of every vote.
+ */
+export const insightsReviewerVotes = pgTable(
+	'insights_reviewer_votes',
+	{
+		reviewerAddress: text('reviewer_address').notNull(),
+		vote: text('vote').$type<VoteChoice>().notNull(),
+		votes: integer('votes').notNull()
+	},
+	(t) => [primaryKey({ columns: [t.reviewerAddress, t.vote] })]
 );
 
 /** Check-ins and distinct members per UTC day, in 16 shards by member (`insights_shard`). */
