@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { sveltekit } from '@sveltejs/kit/vite';
+import { paraglideVitePlugin } from '@inlang/paraglide-js';
 import { loadEnv, type Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 import { accentCss, parseBranding } from './src/lib/branding/branding.ts';
@@ -150,6 +151,26 @@ function kitSvelteNamespace(): Plugin {
 	};
 }
 
+/**
+ * The browser gets src/lib/i18n/client-runtime.ts for Paraglide's runtime: the page's locale from its
+ * path and nothing else (the messages import only getLocale). The server keeps Paraglide's runtime.
+ */
+function slimParaglideRuntime(): Plugin {
+	const RUNTIME = /[\\/]src[\\/]lib[\\/]paraglide[\\/]runtime(?:\.js)?$/;
+	return {
+		name: 'slim-paraglide-runtime',
+		apply: 'build',
+		enforce: 'pre',
+		applyToEnvironment: (environment) => environment.name === 'client',
+		async resolveId(source, importer, options) {
+			if (!importer || importer.endsWith('client-runtime.ts')) return null;
+			const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+			if (!resolved || !RUNTIME.test(resolved.id)) return resolved;
+			return this.resolve('/src/lib/i18n/client-runtime.ts', importer, { ...options, skipSelf: true });
+		}
+	};
+}
+
 export default defineConfig(({ mode }) => ({
 	plugins: [
 		branding(mode),
@@ -157,6 +178,17 @@ export default defineConfig(({ mode }) => ({
 		isolateWalletConnect(),
 		chunkGroups(),
 		kitSvelteNamespace(),
+		slimParaglideRuntime(),
+		// messages/<locale>.json compiled to src/lib/paraglide (one module per message, tree-shaken); the
+		// locale comes from the URL only (src/lib/i18n/locales.ts, DECISIONS "Every applicant in their language").
+		paraglideVitePlugin({
+			project: './project.inlang',
+			outdir: './src/lib/paraglide',
+			strategy: ['url', 'baseLocale'],
+			isServer: 'import.meta.env.SSR',
+			emitGitIgnore: false,
+			emitPrettierIgnore: false
+		}),
 		sveltekit()
 	],
 	test: {

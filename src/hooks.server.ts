@@ -33,6 +33,7 @@ import { eligibilityStartProblem } from '$lib/server/eligibility/startup';
 import { DataFolderHeldError } from '$lib/server/db/data-folder-lock.js';
 import { shutDown, startFailureInWords } from '$lib/server/db/lifecycle';
 import { startBackups } from '$lib/server/db/backups';
+import { localize } from '$lib/server/i18n/localize';
 
 export const init: ServerInit = async () => {
 	if (building) return;
@@ -178,6 +179,7 @@ export const handle = chain(
 	apiErrorBodies,
 	refuseCrossSiteForms,
 	readSession,
+	localize,
 	refuseUnknownActions,
 	noStoreAuth,
 	deliverAfterVercelResponse

@@ -1,3 +1,4 @@
+import { localHref, splitLocalePath } from '$lib/i18n/locales';
 /**
  * What the header and pages show on every page, kept apart from chain.ts and next.ts so the home
  * page ships only these few bytes (docs/design-system.md "Budget").
@@ -10,5 +11,7 @@ export function shortAddress(address: string): string {
 
 /** The /setup link that brings the member back to `path` after sign-in (checked there by safeNext). */
 export function setupHref(path: string): string {
-	return path === '/' || path === '/setup' ? '/setup' : `/setup?next=${encodeURIComponent(path)}`;
+	const { path: unprefixed } = splitLocalePath(path);
+	const setup = unprefixed === '/' || unprefixed === '/setup' ? '/setup' : `/setup?next=${encodeURIComponent(path)}`;
+	return localHref(setup);
 }

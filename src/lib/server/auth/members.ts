@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { members } from '../db/schema';
 
@@ -25,4 +25,15 @@ export async function upsertMember(db: Database, address: string): Promise<void>
 		upserts.set(db, upsert);
 	}
 	await upsert.execute({ address: address.toLowerCase() });
+}
+
+/**
+ * Records the locale of a signed-in member's page visit (their notifications speak it); writes only when
+ * it changed, so a visit in the same locale as the last is one index read.
+ */
+export async function recordMemberLocale(db: Database, address: string, locale: string): Promise<void> {
+	await db
+		.update(members)
+		.set({ locale })
+		.where(and(eq(members.address, address.toLowerCase()), ne(members.locale, locale)));
 }

@@ -40,9 +40,14 @@ export const members = pgTable(
 	{
 		address: text('address').primaryKey(),
 		createdAt: createdAt(),
-		lastSignedInAt: timestamp('last_signed_in_at', { withTimezone: true }).notNull().defaultNow()
+		lastSignedInAt: timestamp('last_signed_in_at', { withTimezone: true }).notNull().defaultNow(),
+		/** The locale of the member's last signed-in page visit: their notifications and e-mails speak it. */
+		locale: text('locale').notNull().default('en')
 	},
-	(t) => [check('members_address_lowercase', sql`${t.address} ~ '^0x[0-9a-f]{40}$'`)]
+	(t) => [
+		check('members_address_lowercase', sql`${t.address} ~ '^0x[0-9a-f]{40}$'`),
+		check('members_locale_known', sql`${t.locale} IN ('en', 'es', 'pt-BR', 'zh-Hans', 'ar')`)
+	]
 );
 
 /**

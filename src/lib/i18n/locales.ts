@@ -1,0 +1,53 @@
+/**
+ * The portal's locales and where a page's locale comes from: its path (DECISIONS "Every applicant in
+ * their language"). The base locale has no prefix (`/apply`); the others are the path's first segment,
+ * spelled exactly as here (`/es/apply`, `/zh-Hans/setup`). Only pages are localized: a prefixed API,
+ * file or operator path is no route at all (src/hooks.ts).
+ */
+import { baseLocale, getLocale, locales, type Locale } from '$lib/paraglide/runtime';
+
+export { baseLocale, locales, type Locale };
+
+/** Written right to left. */
+const RIGHT_TO_LEFT: ReadonlySet<Locale> = new Set(['ar']);
+
+/** Each locale's name in its own language, as the switcher and the offer show it. */
+export const LOCALE_NAMES: Readonly<Record<Locale, string>> = {
+	en: 'English',
+	es: 'Español',
+	'pt-BR': 'Português (Brasil)',
+	'zh-Hans': '简体中文',
+	ar: 'العربية'
+};
+
+export const textDirection = (locale: Locale): 'ltr' | 'rtl' => (RIGHT_TO_LEFT.has(locale) ? 'rtl' : 'ltr');
+
+export const isLocale = (value: unknown): value is Locale =>
+	typeof value === 'string' && (locales as readonly string[]).includes(value);
+
+/** Paths that are not pages, so never under a locale prefix. */
+const NOT_PAGES = /^\/(?:api|metrics|healthz|favicon\.svg|manifest\.json|service-worker\.js|_app)(?:\/|$)/;
+
+/**
+ * A decoded path's locale and the path without its prefix; `page` false when a prefix stands before
+ * something that is not a page (`/es/api/...`), which is then no route.
+ */
+export function splitLocalePath(path: string): { locale: Locale; path: string; page: boolean } {
+	const second = path.indexOf('/', 1);
+	const first = second === -1 ? path.slice(1) : path.slice(1, second);
+	if (first === baseLocale || !isLocale(first)) return { locale: baseLocale, path, page: true };
+	const rest = second === -1 ? '/' : path.slice(second);
+	return { locale: first, path: rest, page: !NOT_PAGES.test(rest) };
+}
+
+/** A root-relative page path (its query and hash kept) in `locale`: `/apply?x` becomes `/es/apply?x`, `/` becomes `/es`. */
+export function localizedPath(href: string, locale: Locale): string {
+	const cut = href.search(/[?#]/);
+	const [pathname, rest] = cut === -1 ? [href, ''] : [href.slice(0, cut), href.slice(cut)];
+	const { path } = splitLocalePath(pathname);
+	if (locale === baseLocale) return path + rest;
+	return (path === '/' ? `/${locale}` : `/${locale}${path}`) + rest;
+}
+
+/** A page path in the locale of the page being shown (every internal link and redirect goes through it). */
+export const localHref = (href: string): string => localizedPath(href, getLocale());

@@ -1,0 +1,40 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Handle } from '@sveltejs/kit';
+import { building } from '$app/environment';
+import { overwriteServerAsyncLocalStorage, type Locale } from '$lib/paraglide/runtime';
+import { splitLocalePath, textDirection } from '$lib/i18n/locales';
+import { isApiPath, routedPath } from '../platform/http';
+import { recordMemberLocale } from '../auth/members';
+import { runtime } from '../platform/runtime';
+
+type Store = { locale?: Locale; origin?: string; messageCalls?: Set<string> };
+
+const storage = new AsyncLocalStorage<Store>();
+// Paraglide's getLocale() reads the request's locale from here while a page renders on the server.
+overwriteServerAsyncLocalStorage(storage);
+
+/**
+ * The page's locale comes from its path (src/lib/i18n/locales.ts): messages render in it, `<html>` gets
+ * its `lang` and `dir`, and a signed-in member's visit records it for their notifications. The API is
+ * not localized (its `message`s are English, DECISIONS "Every applicant in their language").
+ */
+export const localize: Handle = async ({ event, resolve }) => {
+	if (isApiPath(event.url.pathname)) return resolve(event);
+	const { locale } = splitLocalePath(routedPath(event.url.pathname));
+	const member = event.locals.member;
+	if (!building && member && event.request.method === 'GET' && !event.isDataRequest) {
+		try {
+			const { database } = runtime();
+			await database.ready();
+			await recordMemberLocale(database.db, member.address, locale);
+		} catch {
+			// The page answers a database fault itself; a locale not recorded is not one.
+		}
+	}
+	const dir = textDirection(locale);
+	return storage.run({ locale, origin: event.url.origin }, () =>
+		resolve(event, {
+			transformPageChunk: ({ html }) => html.replace('%lang%', locale).replace('%dir%', dir)
+		})
+	);
+};
