@@ -9,6 +9,9 @@ export const BUILD_INPUTS = [
 	'src',
 	'static',
 	'drizzle',
+	// The translations; src/lib/paraglide is compiled from them (by every vite and vitest start), so not an input.
+	'messages',
+	'project.inlang/settings.json',
 	'svelte.config.js',
 	'vite.config.ts',
 	'package-lock.json',
@@ -20,9 +23,12 @@ export const BUILD_INPUTS = [
 ];
 export const BUILD_OUTPUT = 'build/index.js';
 
+/** Generated from other inputs whenever vite or vitest starts. */
+const DERIVED = new Set([path.join('src', 'lib', 'paraglide')]);
+
 /** @param {string} p @returns {number} the newest modification time under `p` (0 if absent) */
 function newestMtime(p) {
-	if (!existsSync(p)) return 0;
+	if (!existsSync(p) || [...DERIVED].some((derived) => p.endsWith(derived))) return 0;
 	const stat = statSync(p);
 	if (!stat.isDirectory()) return stat.mtimeMs;
 	let newest = stat.mtimeMs;

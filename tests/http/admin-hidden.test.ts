@@ -34,7 +34,21 @@ const SPELLINGS: [admin: string, unknown: string][] = [
 	['/admin/no-such-page', '/nope/no-such-page'],
 	['/admin/insights', '/nope/insights'],
 	['/%61dmin/insights/', '/%6Eope/insights/'],
-	['/admin/insights/__data.json', '/nope/insights/__data.json']
+	['/admin/insights/__data.json', '/nope/insights/__data.json'],
+	// Under every locale prefix (docs/translations.md), however spelled; /review is hidden to a member too.
+	['/es/admin', '/es/nope'],
+	['/es/admin/', '/es/nope/'],
+	['/es//admin', '/es//nope'],
+	['/%65s/admin', '/%65s/nope'],
+	['/ar/%61dmin', '/ar/%6Eope'],
+	['/pt-BR/admin?/bulk', '/pt-BR/nope?/bulk'],
+	['/zh-Hans/admin/__data.json', '/zh-Hans/nope/__data.json'],
+	['/es/admin/allowlist.csv', '/es/nope/allowlist.csv'],
+	['/ar/admin/insights', '/ar/nope/insights'],
+	['/ar/review', '/ar/nope'],
+	['/zh-Hans/%72eview/', '/zh-Hans/%6Eope/'],
+	['/es/metrics', '/es/nope'],
+	['/es/api/cron/webhooks', '/es/api/nope/webhooks']
 ];
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const BOUNDARY = '----portal-test';
@@ -116,6 +130,9 @@ describe('/admin for anyone who is not an admin', () => {
 		const base = new URL(server.url);
 		const page = await sendAsSpelled(base, 'GET', '/%61dmin', { cookie: adminCookie });
 		expect(page.status).toBe(200);
+		const spanish = await sendAsSpelled(base, 'GET', '/es/admin', { cookie: adminCookie });
+		expect(spanish.status).toBe(200);
+		expect(spanish.body).toContain('<html lang="es" dir="ltr">');
 		const csv = await sendAsSpelled(base, 'GET', '/admin/allowlist.csv', { cookie: adminCookie });
 		expect(csv.status).toBe(200);
 		expect(csv.headers['content-type']).toMatch(/^text\/csv/);
