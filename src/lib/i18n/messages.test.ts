@@ -1,0 +1,82 @@
+// Every message in every locale (DECISIONS "Every applicant in their language"): the same keys, the same
+// inputs, and no locale left in English.
+import { readFileSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { baseLocale, locales } from '$lib/paraglide/runtime';
+
+type Variant = { declarations?: string[]; selectors?: string[]; match?: Record<string, string> };
+type Message = string | Variant[];
+
+const read = (locale: string): Record<string, Message> => {
+	const { $schema: _schema, ...messages } = JSON.parse(readFileSync(`messages/${locale}.json`, 'utf8')) as Record<
+		string,
+		Message
+	>;
+	return messages;
+};
+const all = Object.fromEntries(locales.map((locale) => [locale, read(locale)]));
+const base = all[baseLocale]!;
+
+/** The `{inputs}` a message uses, across its variants. */
+function inputsOf(message: Message): string[] {
+	const texts = typeof message === 'string' ? [message] : message.flatMap((v) => Object.values(v.match ?? {}));
+	const found = new Set<string>();
+	for (const text of texts) for (const [, name] of text.matchAll(/\{(\w+)\}/g)) found.add(name!);
+	if (typeof message !== 'string')
+		for (const variant of message)
+			for (const declaration of variant.declarations ?? []) {
+				const input = /^input (\w+)$/.exec(declaration);
+				if (input) found.add(input[1]!);
+			}
+	return [...found].sort();
+}
+
+const textsOf = (message: Message) =>
+	typeof message === 'string' ? [message] : message.flatMap((v) => Object.values(v.match ?? {}));
+
+/**
+ * Words the same in every language: names, and what a person types or sees as data. A message made only
+ * of these may read the same as in English.
+ */
+const SAME_IN_EVERY_LANGUAGE =
+	/^(?:[\s\p{P}\p{S}\d]|\{\w+\}|MetaMask|WalletConnect|Safe\{Wallet\}|Safe|Polygon|Ethereum|GitHub|CSV|JSON|URL|POL|MATIC|ID|OK|Webhooks?|English|Español|Português \(Brasil\)|简体中文|العربية|https?:\/\/\S+|0x[0-9a-fA-F…]+)*$/u;
+
+describe('messages', () => {
+	it('the base locale has messages', () => {
+		expect(Object.keys(base).length).toBeGreaterThan(0);
+	});
+
+	it.each(locales.filter((l) => l !== baseLocale))('%s has every key of the base locale, and no other', (locale) => {
+		const keys = Object.keys(all[locale]!);
+		expect(Object.keys(base).filter((key) => !keys.includes(key))).toEqual([]);
+		expect(keys.filter((key) => !(key in base))).toEqual([]);
+	});
+
+	it.each(locales)('%s: every message is written and uses the inputs the English one does', (locale) => {
+		const problems: string[] = [];
+		for (const [key, message] of Object.entries(all[locale]!)) {
+			if (textsOf(message).some((text) => text.trim() === '')) problems.push(`${key}: empty`);
+			const english = base[key];
+			if (english !== undefined && inputsOf(message).join() !== inputsOf(english).join())
+				problems.push(`${key}: inputs ${inputsOf(message).join()} where English has ${inputsOf(english).join()}`);
+		}
+		expect(problems).toEqual([]);
+	});
+
+	it.each(locales.filter((l) => l !== baseLocale))('%s: no message is left in English', (locale) => {
+		const untranslated = Object.entries(all[locale]!)
+			.filter(([key, message]) => JSON.stringify(message) === JSON.stringify(base[key]))
+			.filter(([, message]) => textsOf(message).some((text) => !SAME_IN_EVERY_LANGUAGE.test(text)))
+			.map(([key]) => key);
+		expect(untranslated).toEqual([]);
+	});
+
+	it('keys are snake_case', () => {
+		expect(Object.keys(base).filter((key) => !/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/.test(key))).toEqual([]);
+	});
+
+	it('every locale file is one of the project', () => {
+		const files = readdirSync('messages').filter((f) => f.endsWith('.json'));
+		expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual([...locales].sort());
+	});
+});
