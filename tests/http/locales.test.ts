@@ -89,7 +89,7 @@ describe('pages in every locale', () => {
 		const body = (await fromSpanish.json()) as { error: { code: string; message: string } };
 		expect(body).toEqual(await plain.json());
 		expect(body.error.code).toBe('invalid_request');
-		expect(body.error.message).toMatch(/^[\x20-\x7e]+$/);
+		expect(body.error.message).toMatch(/^The body must be/);
 	});
 
 	it('a signed-out visitor is sent to sign in within their locale', async () => {
