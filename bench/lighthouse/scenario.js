@@ -10,7 +10,8 @@ import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from '../../scripts/chromium.js';
 import { startPortal } from '../harness.js';
 
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
-const PAGES = ['/', '/setup'];
+// The home page and /setup, and two of their prerendered translations (one right to left).
+const PAGES = ['/', '/setup', '/es', '/ar/setup'];
 const TARGET = 95;
 
 /** @param {number[]} values */
