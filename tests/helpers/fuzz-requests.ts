@@ -74,7 +74,11 @@ export const spelling = fc.constantFrom<(p: string) => string>(
 	(p) => `${p}/`,
 	(p) => `${p};x`,
 	(p) => `${p === '/' ? '' : p}/__data.json`,
-	(p) => `${p === '/' ? '' : p}/__data.json?x-sveltekit-invalidated=11`
+	(p) => `${p === '/' ? '' : p}/__data.json?x-sveltekit-invalidated=11`,
+	// Under a locale prefix (docs/translations.md): pages in that locale, anything else no route.
+	(p) => `/es${p === '/' ? '' : p}`,
+	(p) => `/ar${p}`,
+	(p) => `/%7Ah-Hans${p === '/' ? '' : p}/__data.json`
 );
 
 const GARBAGE = [
