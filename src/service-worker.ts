@@ -3,6 +3,9 @@
 /// <reference lib="webworker" />
 // Shows the portal's push notifications (docs/notifications.md) and opens their page on click. It
 // caches nothing and answers no fetch: every page stays as the server renders it.
+import { splitLocalePath } from '$lib/i18n/locales';
+import { m } from '$lib/paraglide/messages';
+
 const sw = self as unknown as ServiceWorkerGlobalScope;
 
 interface PushPayload {
@@ -21,11 +24,16 @@ sw.addEventListener('push', (event) => {
 	} catch {
 		// Not JSON: shown with the default words below.
 	}
-	const title = typeof payload.title === 'string' ? payload.title : 'Your application changed';
+	// The server writes the title in the recipient's language; without one, the words are in the language of the page to open.
+	const url = pageOf(payload.url);
+	const title =
+		typeof payload.title === 'string'
+			? payload.title
+			: m.notify_changed_title({}, { locale: splitLocalePath(url.split(/[?#]/, 1)[0]!).locale });
 	event.waitUntil(
 		sw.registration.showNotification(title, {
 			body: typeof payload.body === 'string' ? payload.body : '',
-			data: { url: pageOf(payload.url) },
+			data: { url },
 			icon: '/favicon.svg'
 		})
 	);

@@ -1,7 +1,7 @@
 // Notifications are written in the transaction of the change they tell (docs/notifications.md): one per
 // application moved, with an outbox row per push subscription and verified e-mail; none for a refused
 // or rolled-back move; and each member reads only their own.
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMoves } from '../../src/lib/server/applications/moves';
 import { memberEmails, notifications, pushSubscriptions, webhookDeliveries } from '../../src/lib/server/db/schema';
@@ -123,5 +123,41 @@ describe.each(engines)('notifications on %s', (engine) => {
 		expect(await markRead(t.db, alice.address, {})).toEqual({ ok: true, value: { marked: 1 } });
 		expect(await unreadCount(t.db, alice.address)).toBe(0);
 		expect(await unreadCount(t.db, bob.address)).toBe(1);
+	});
+
+	it('each recipient is written to in their own language (members.locale), whoever made the move', async () => {
+		const [es, ar, en] = [await addMember(t.db), await addMember(t.db), await addMember(t.db)];
+		// As an outside check sets it: the locale of the member's last signed-in page visit.
+		await t.db.execute(sql`update members set locale = 'es' where address = ${es.address}`);
+		await t.db.execute(sql`update members set locale = 'ar' where address = ${ar.address}`);
+		// The third never visited a page in another language: the default, English.
+		const apps = await Promise.all([es, ar, en].map((m) => seedApplication(t.db, m.address)));
+		const ids = apps.map((a) => a.id);
+		const outcome = await applyMoves(t.db, adminMember(), {
+			applicationIds: ids,
+			field: 'review',
+			to: 'needs_info',
+			reason: 'Link your project.',
+			txHash: '',
+			from: '',
+			asks: { motivation: 'Say more.' }
+		});
+		expect(outcome.ok).toBe(true);
+		const rows = await notificationsOf(ids);
+		const of = (id: string) => rows.find((r) => r.applicationId === id)!;
+		expect(of(apps[0]!.id)).toMatchObject({
+			title: 'Los revisores piden más información',
+			body: 'Los revisores piden más información: Link your project. Motivación: «Say more.» Modifica tu solicitud en su página para responderles.'
+		});
+		expect(of(apps[1]!.id)).toMatchObject({
+			title: 'يطلب المراجعون مزيدًا من المعلومات',
+			body: 'يطلب المراجعون مزيدًا من المعلومات: Link your project. الدافع: «Say more.» عدّل طلبك في صفحته للرد عليهم.'
+		});
+		expect(of(apps[2]!.id)).toMatchObject({
+			title: 'The reviewers ask for more information',
+			body: 'The reviewers ask for more information: Link your project. Motivation: “Say more.” Change your application on its page to answer them.'
+		});
+		// The inbox shows the words as they were written.
+		expect((await inboxOf(t.db, es.address)).map((n) => n.title)).toEqual(['Los revisores piden más información']);
 	});
 });

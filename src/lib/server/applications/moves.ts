@@ -197,7 +197,7 @@ async function asksInWords(
 	db: Pick<Database, 'select'>,
 	asks: Asks,
 	rows: readonly Current[]
-): Promise<Map<string, { label: string; comment: string }[]>> {
+): Promise<Map<string, { key: string; label: string; comment: string }[]>> {
 	const versions = await formVersions(
 		db as Database,
 		rows.map((r) => r.formId)
@@ -207,7 +207,7 @@ async function asksInWords(
 			const questions = row.formId === null ? [] : (versions.get(row.formId) ?? []);
 			const label = (key: string) =>
 				isBuiltIn(key) ? BUILT_IN_FIELDS[key] : (questions.find((q) => q.key === key)?.label ?? key);
-			return [row.id, Object.entries(asks).map(([key, comment]) => ({ label: label(key), comment }))];
+			return [row.id, Object.entries(asks).map(([key, comment]) => ({ key, label: label(key), comment }))];
 		})
 	);
 }

@@ -7,19 +7,21 @@ import { fieldError, notFound, rateLimited, type Outcome } from '../platform/out
 import { consume } from '../platform/rate-limit';
 import { readToken, tokenMatches } from './tokens';
 import { noteOutboxRows } from '../webhooks/events';
+import { m } from '$lib/paraglide/messages';
 
 export const EMAIL_FIELDS = ['email'] as const;
 
 /** How long a verification link works. */
 export const VERIFY_VALID_MS = 24 * 60 * 60 * 1000;
 
+// Messages as functions: said in the language of the page the form was posted from.
 const emailSchema = v.object({
 	email: v.pipe(
-		v.string('The e-mail address must be text.'),
+		v.string(() => m.notify_email_not_text()),
 		v.trim(),
-		v.nonEmpty('Enter an e-mail address.'),
-		v.maxLength(254, 'An e-mail address has at most 254 characters.'),
-		v.email('Enter an e-mail address such as name@example.org.')
+		v.nonEmpty(() => m.notify_email_empty()),
+		v.maxLength(254, () => m.notify_email_too_long()),
+		v.email(() => m.notify_email_invalid())
 	)
 });
 
@@ -43,7 +45,7 @@ export async function addEmail(
 	input: unknown,
 	mailOn: boolean
 ): Promise<Outcome<{ email: string; verified: boolean }>> {
-	if (!mailOn) return notFound('This portal does not send e-mail.');
+	if (!mailOn) return notFound(m.notify_email_off());
 	const limit = await consume(db, address, 'email');
 	if (!limit.ok) return rateLimited(limit);
 	const parsed = validate(emailSchema, input);
@@ -69,19 +71,17 @@ export async function addEmail(
 	return { ok: true, value: { email, verified: false } };
 }
 
-const badLink = fieldError(
-	'token',
-	'This link does not work: it is used, expired (links last 24 hours) or not whole. Add the address again on your inbox page.'
-);
+// In the language of the page the link opened (/es/inbox/verify?token=…).
+const badLink = () => fieldError('token', m.notify_link_bad());
 
 /** verifyEmail: the one-time link of GET /inbox/verify; within 24 h of the address being added, once. */
 export async function verifyEmail(db: Database, token: unknown, secrets: readonly string[]): Promise<Outcome<null>> {
 	const read = readToken(token);
-	if (!read) return badLink;
+	if (!read) return badLink();
 	const [row] = await db.select().from(memberEmails).where(eq(memberEmails.address, read.address));
-	if (!row || row.verifiedAt || row.createdAt.getTime() !== read.createdAtMs) return badLink;
-	if (Date.now() - read.createdAtMs > VERIFY_VALID_MS) return badLink;
-	if (!tokenMatches(secrets, 'verify', token as string, { ...read, email: row.email })) return badLink;
+	if (!row || row.verifiedAt || row.createdAt.getTime() !== read.createdAtMs) return badLink();
+	if (Date.now() - read.createdAtMs > VERIFY_VALID_MS) return badLink();
+	if (!tokenMatches(secrets, 'verify', token as string, { ...read, email: row.email })) return badLink();
 	const done = await db
 		.update(memberEmails)
 		.set({ verifiedAt: new Date() })
@@ -93,7 +93,7 @@ export async function verifyEmail(db: Database, token: unknown, secrets: readonl
 			)
 		)
 		.returning({ address: memberEmails.address });
-	return done.length ? { ok: true, value: null } : badLink;
+	return done.length ? { ok: true, value: null } : badLink();
 }
 
 /**
@@ -106,13 +106,13 @@ export async function unsubscribe(
 	secrets: readonly string[]
 ): Promise<Outcome<{ stopped: boolean }>> {
 	const read = readToken(token);
-	if (!read) return badLink;
+	if (!read) return badLink();
 	const [row] = await db.select().from(memberEmails).where(eq(memberEmails.address, read.address));
 	if (!row) return { ok: true, value: { stopped: false } };
 	if (
 		!tokenMatches(secrets, 'unsubscribe', token as string, { address: row.address, email: row.email, createdAtMs: 0 })
 	)
-		return badLink;
+		return badLink();
 	await db.delete(memberEmails).where(and(eq(memberEmails.address, row.address), eq(memberEmails.email, row.email)));
 	return { ok: true, value: { stopped: true } };
 }

@@ -4,6 +4,7 @@ import type { Database } from '../db/client';
 import { notifications } from '../db/schema';
 import { validate } from '../platform/forms';
 import type { Outcome } from '../platform/outcome';
+import { m } from '$lib/paraglide/messages';
 
 /** One notification as its recipient sees it. */
 export interface InboxEntry {
@@ -50,8 +51,8 @@ export const READ_FIELDS = ['id'] as const;
 const readSchema = v.object({
 	id: v.optional(
 		v.pipe(
-			v.string('The notification id must be text.'),
-			v.regex(/^[1-9]\d{0,17}$/, 'The notification id must be a positive whole number.'),
+			v.string(() => m.notify_id_not_text()),
+			v.regex(/^[1-9]\d{0,17}$/, () => m.notify_id_invalid()),
 			v.transform(Number)
 		)
 	)

@@ -1,13 +1,17 @@
 import { and, eq, isNotNull } from 'drizzle-orm';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Database } from '../db/client';
-import { memberEmails, notifications } from '../db/schema';
+import { memberEmails, members, notifications } from '../db/schema';
 import type { NotificationConfig } from '../platform/notification-config';
 import type { ChannelSender } from '../webhooks/channels';
 import type { SendResult } from '../webhooks/deliver';
 import type { ClaimedDelivery } from '../webhooks/outbox';
 import { signToken } from './tokens';
 import { mailOf, verificationMail, type Mail } from './mail-text';
+import { baseLocale, isLocale, type Locale } from '$lib/i18n/locales';
+
+/** The recipient's language as members.locale holds it (their last signed-in page visit). */
+const localeOf = (locale: string | null): Locale => (isLocale(locale) ? locale : baseLocale);
 
 const result = (r: Partial<SendResult> & Pick<SendResult, 'delivered'>): SendResult => ({
 	status: null,
@@ -23,6 +27,7 @@ const result = (r: Partial<SendResult> & Pick<SendResult, 'delivered'>): SendRes
  * link (`email.verify`, `{ address }`) or a notification (`notification.email`, `{ notificationId }`)
  * to the recipient's verified address as it is at sending time. Each message's Message-ID is the row's
  * event id, the same on every attempt, so a copy sent again after a lost record reads as one message.
+ * Each is written in the member's language (members.locale) and links to that language's pages.
  */
 export class MailSender implements ChannelSender {
 	private readonly transport: Transporter;
@@ -78,27 +83,34 @@ export class MailSender implements ChannelSender {
 		const db = this.db();
 		if (row.eventType === 'email.verify') {
 			const address = String(row.data.address);
-			const [e] = await db.select().from(memberEmails).where(eq(memberEmails.address, address));
+			const [found] = await db
+				.select({ e: memberEmails, locale: members.locale })
+				.from(memberEmails)
+				.leftJoin(members, eq(members.address, memberEmails.address))
+				.where(eq(memberEmails.address, address));
+			const e = found?.e;
 			if (!e || e.verifiedAt) return null;
 			const token = signToken(this.secret, 'verify', { address, email: e.email, createdAtMs: e.createdAt.getTime() });
-			return verificationMail(this.config, e.email, token);
+			return verificationMail(this.config, e.email, token, localeOf(found.locale));
 		}
 		const [n] = await db
 			.select({
 				title: notifications.title,
 				body: notifications.body,
 				address: memberEmails.address,
-				email: memberEmails.email
+				email: memberEmails.email,
+				locale: members.locale
 			})
 			.from(notifications)
 			.innerJoin(
 				memberEmails,
 				and(eq(memberEmails.address, notifications.recipientAddress), isNotNull(memberEmails.verifiedAt))
 			)
+			.leftJoin(members, eq(members.address, notifications.recipientAddress))
 			.where(eq(notifications.id, Number(row.data.notificationId)));
 		if (!n) return null;
 		const token = signToken(this.secret, 'unsubscribe', { address: n.address, email: n.email, createdAtMs: 0 });
-		return mailOf(this.config, n.email, n, token);
+		return mailOf(this.config, n.email, n, token, localeOf(n.locale));
 	}
 
 	close(): Promise<void> {

@@ -1,4 +1,7 @@
+import { baseLocale, textDirection, type Locale } from '$lib/i18n/locales';
+import { m } from '$lib/paraglide/messages';
 import type { NotificationConfig } from '../platform/notification-config';
+import { notificationUrl } from './links';
 
 /** One e-mail, as text and simple HTML. */
 export interface Mail {
@@ -12,47 +15,67 @@ export interface Mail {
 const escapeHtml = (s: string) =>
 	s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-const page = (paragraphs: string[]) =>
-	`<!doctype html><html><body style="font-family:sans-serif;line-height:1.5;max-width:36rem">${paragraphs
+// A language other than the base names itself and its direction, so that a mail client sets Arabic right to left.
+const page = (paragraphs: string[], locale: Locale) =>
+	`<!doctype html><html${
+		locale === baseLocale ? '' : ` lang="${locale}" dir="${textDirection(locale)}"`
+	}><body style="font-family:sans-serif;line-height:1.5;max-width:36rem">${paragraphs
 		.map((p) => `<p>${p}</p>`)
 		.join('')}</body></html>`;
 
-/** A notification by e-mail: its title and body, the link to the page, and how to stop (RFC 8058 one-click). */
+/**
+ * A notification by e-mail: its title and body, the link to the page, and how to stop (RFC 8058
+ * one-click), in the recipient's `locale`, its links to that locale's pages.
+ */
 export function mailOf(
 	config: Pick<NotificationConfig, 'origin'>,
 	to: string,
 	n: { title: string; body: string },
-	unsubscribeToken: string
+	unsubscribeToken: string,
+	locale: Locale = baseLocale
 ): Mail {
-	const open = `${config.origin}/apply`;
-	const stop = `${config.origin}/inbox/unsubscribe?token=${unsubscribeToken}`;
+	const options = { locale };
+	const open = notificationUrl(config, '/apply', locale);
+	const stop = notificationUrl(config, `/inbox/unsubscribe?token=${unsubscribeToken}`, locale);
 	return {
 		to,
 		subject: n.title,
-		text: `${n.body}\n\nSee your application: ${open}\n\nStop these e-mails: ${stop}\n`,
-		html: page([
-			escapeHtml(n.body),
-			`<a href="${escapeHtml(open)}">See your application</a>`,
-			`<small><a href="${escapeHtml(stop)}">Stop these e-mails</a></small>`
-		]),
+		text: `${n.body}\n\n${m.notify_mail_open_text({ url: open }, options)}\n\n${m.notify_mail_stop_text({ url: stop }, options)}\n`,
+		html: page(
+			[
+				escapeHtml(n.body),
+				`<a href="${escapeHtml(open)}">${escapeHtml(m.notify_mail_open_link({}, options))}</a>`,
+				`<small><a href="${escapeHtml(stop)}">${escapeHtml(m.notify_mail_stop_link({}, options))}</a></small>`
+			],
+			locale
+		),
 		headers: { 'List-Unsubscribe': `<${stop}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' }
 	};
 }
 
-/** The message with the one-time link that confirms an address (valid 24 hours). */
-export function verificationMail(config: Pick<NotificationConfig, 'origin'>, to: string, token: string): Mail {
-	const link = `${config.origin}/inbox/verify?token=${token}`;
-	const text =
-		'Confirm this address to be told by e-mail when your application changes. The link works once, for 24 hours.';
+/** The message with the one-time link that confirms an address (valid 24 hours), in the member's `locale`. */
+export function verificationMail(
+	config: Pick<NotificationConfig, 'origin'>,
+	to: string,
+	token: string,
+	locale: Locale = baseLocale
+): Mail {
+	const options = { locale };
+	const link = notificationUrl(config, `/inbox/verify?token=${token}`, locale);
+	const text = m.notify_verify_text({}, options);
+	const ignore = m.notify_verify_ignore({}, options);
 	return {
 		to,
-		subject: 'Confirm your e-mail address',
-		text: `${text}\n\n${link}\n\nIf you did not ask for this, ignore this message: nothing is sent without it.\n`,
-		html: page([
-			escapeHtml(text),
-			`<a href="${escapeHtml(link)}">Confirm this address</a>`,
-			'If you did not ask for this, ignore this message: nothing is sent without it.'
-		]),
+		subject: m.notify_verify_subject({}, options),
+		text: `${text}\n\n${link}\n\n${ignore}\n`,
+		html: page(
+			[
+				escapeHtml(text),
+				`<a href="${escapeHtml(link)}">${escapeHtml(m.notify_verify_link({}, options))}</a>`,
+				escapeHtml(ignore)
+			],
+			locale
+		),
 		headers: {}
 	};
 }

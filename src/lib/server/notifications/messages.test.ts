@@ -69,4 +69,53 @@ describe('notificationText', () => {
 				expect(text.title, `${field}.${to}`).not.toBe('Your application changed');
 			}
 	});
+
+	it('is written in the recipient’s language, with its punctuation, dates and the built-in fields’ labels', () => {
+		const change = {
+			kind: 'application.transitioned',
+			field: 'review',
+			to: 'needs_info',
+			reason: 'Falta el enlace.',
+			asks: [
+				{ key: 'motivation', label: 'Motivation', comment: '¿En qué trabajarías?' },
+				{ key: 'city', label: 'Ciudad', comment: '¿Cuál?' }
+			]
+		} as const;
+		expect(notificationText(change, 'es')).toEqual({
+			title: 'Los revisores piden más información',
+			body: 'Los revisores piden más información: Falta el enlace. Motivación: «¿En qué trabajarías?» Ciudad: «¿Cuál?» Modifica tu solicitud en su página para responderles.',
+			url: '/apply'
+		});
+		const zh = notificationText(
+			{ kind: 'application.transitioned', field: 'allowlist', to: 'added', txHash: tx },
+			'zh-Hans'
+		);
+		expect(zh.title).toBe('您的地址已加入允许名单（交易 0xabab…abab）');
+		expect(zh.body).toBe(`您的地址已加入允许名单。（交易 ${tx}）您的地址现在可以参与了。`);
+		const rejected = {
+			kind: 'application.transitioned',
+			field: 'review',
+			to: 'rejected',
+			reapplyAfter: new Date('2027-03-03T00:00:00Z')
+		} as const;
+		expect(notificationText(rejected, 'es').body).toMatch(/a partir del 3 de marzo de 2027\.$/);
+		expect(notificationText(rejected, 'pt-BR').body).toMatch(/a partir de 3 de março de 2027\.$/);
+		const ar = notificationText(rejected, 'ar');
+		expect(ar.title).toBe('لم يُقبل طلبك');
+		expect(ar.body).toContain('يمكنك التقديم مجددًا اعتبارًا من');
+		expect(notificationText({ kind: 'application.submitted' }, 'ar').title).toBe('تلقّينا طلبك');
+	});
+
+	it('keeps English as it was when no locale is given or the locale is English', () => {
+		const change = {
+			kind: 'application.transitioned',
+			field: 'review',
+			to: 'needs_info',
+			asks: [{ key: 'displayName', label: 'Display name', comment: 'Your full name?' }]
+		} as const;
+		expect(notificationText(change, 'en')).toEqual(notificationText(change));
+		expect(notificationText(change).body).toBe(
+			'The reviewers ask for more information. Display name: “Your full name?” Change your application on its page to answer them.'
+		);
+	});
 });

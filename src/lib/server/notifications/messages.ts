@@ -1,5 +1,7 @@
-import { dayText } from '$lib/applications/asks';
+import { isBuiltIn } from '$lib/applications/asks';
 import type { Field } from '$lib/applications/transitions';
+import { baseLocale, type Locale } from '$lib/i18n/locales';
+import { m } from '$lib/paraglide/messages';
 import type { NotificationKind } from '../db/schema';
 
 /** What changed, as the applicant may know it: the move's own fields, never votes, scores, comments or notes. */
@@ -10,8 +12,11 @@ export interface NotificationChange {
 	to?: string;
 	reason?: string | null;
 	txHash?: string | null;
-	/** A needs_info move's comments on single answers, each with its field's label as /apply shows it. */
-	asks?: readonly { label: string; comment: string }[];
+	/**
+	 * A needs_info move's comments on single answers, each with its field's label as /apply shows it; `key`
+	 * names the answer, so a built-in field's label is said in the recipient's language.
+	 */
+	asks?: readonly { key?: string; label: string; comment: string }[];
 	/** A rejection's first day on which the applicant may apply again. */
 	reapplyAfter?: Date | null;
 }
@@ -20,56 +25,87 @@ export interface NotificationChange {
 export interface NotificationText {
 	title: string;
 	body: string;
-	/** The page to open: the applicant's own application. */
+	/** The page to open: the applicant's own application (without a locale prefix: links.ts adds the recipient's). */
 	url: '/apply' | '/inbox';
 }
 
+type Words = (inputs: Record<string, never>, options: { locale: Locale }) => string;
+
 // Each move in the applicant's words: the title says what happened, the sentence what it means for them.
-const MOVES: Record<string, [title: string, sentence: string]> = {
-	'review.pending': ['Your application is under review again', 'The reviewers will look at it again.'],
-	'review.needs_info': [
-		'The reviewers ask for more information',
-		'Change your application on its page to answer them.'
-	],
-	'review.approved': ['Your application was approved', 'Welcome: the next steps are on your application’s page.'],
-	'review.rejected': ['Your application was not accepted', 'The decision is on your application’s page.'],
-	'allowlist.pending': ['Your allowlist step is pending again', 'It will be tried again.'],
-	'allowlist.added': ['Your address was added to the allowlist', 'Your address can now take part.'],
-	'allowlist.failed': ['Adding your address to the allowlist failed', 'The team will look into it.'],
-	'distribution.pending': ['Your token transfer is pending again', 'It will be tried again.'],
-	'distribution.sent': ['Your tokens were sent', 'They are in your wallet.'],
-	'distribution.failed': ['Sending your tokens failed', 'The team will look into it.']
+const MOVES: Record<string, [title: Words, sentence: Words]> = {
+	'review.pending': [m.notify_review_pending_title, m.notify_review_pending_sentence],
+	'review.needs_info': [m.notify_review_needs_info_title, m.notify_review_needs_info_sentence],
+	'review.approved': [m.notify_review_approved_title, m.notify_review_approved_sentence],
+	'review.rejected': [m.notify_review_rejected_title, m.notify_review_rejected_sentence],
+	'allowlist.pending': [m.notify_allowlist_pending_title, m.notify_allowlist_pending_sentence],
+	'allowlist.added': [m.notify_allowlist_added_title, m.notify_allowlist_added_sentence],
+	'allowlist.failed': [m.notify_allowlist_failed_title, m.notify_allowlist_failed_sentence],
+	'distribution.pending': [m.notify_distribution_pending_title, m.notify_distribution_pending_sentence],
+	'distribution.sent': [m.notify_distribution_sent_title, m.notify_distribution_sent_sentence],
+	'distribution.failed': [m.notify_distribution_failed_title, m.notify_distribution_failed_sentence]
 };
+
+/** The built-in answers' labels, as /apply shows them in each language. */
+const BUILT_IN_LABELS: Record<string, Words> = {
+	displayName: m.notify_field_display_name,
+	motivation: m.notify_field_motivation,
+	contact: m.notify_field_contact
+};
+
+/** The sentences of a body are set apart by a space, except in Chinese, whose full stops need none. */
+const sentenceGap = (locale: Locale) => (locale === 'zh-Hans' ? '' : ' ');
+
+/**
+ * A reapply day as the recipient reads it, in UTC (the day it was stored as): "3 March 2027",
+ * "3 de marzo de 2027", "2027年3月3日". English keeps the day-month order the portal has always shown.
+ */
+export const dayInWords = (day: Date, locale: Locale) =>
+	new Intl.DateTimeFormat(locale === baseLocale ? 'en-GB' : locale, {
+		day: 'numeric',
+		month: 'long',
+		year: 'numeric',
+		timeZone: 'UTC'
+	}).format(day);
 
 /**
  * notificationText: the one place a change becomes the words an applicant reads ("Your application
- * was approved", "The reviewers ask for more information: …", "… (tx 0x…)"). Pure: a change in, text out.
+ * was approved", "The reviewers ask for more information: …", "… (tx 0x…)"), in the recipient's
+ * `locale` (members.locale; never the locale of whoever made the move). Pure: a change in, text out.
  */
-export function notificationText(change: NotificationChange): NotificationText {
+export function notificationText(change: NotificationChange, locale: Locale = baseLocale): NotificationText {
+	const options = { locale };
 	if (change.kind === 'application.submitted')
 		return {
-			title: 'We received your application',
-			body: 'The reviewers will look at it; you will be told here when anything changes.',
+			title: m.notify_submitted_title({}, options),
+			body: m.notify_submitted_body({}, options),
 			url: '/apply'
 		};
 	if (change.kind === 'application.resubmitted')
 		return {
-			title: 'We received your changes',
-			body: 'Your application is under review again; you will be told here when anything changes.',
+			title: m.notify_resubmitted_title({}, options),
+			body: m.notify_resubmitted_body({}, options),
 			url: '/apply'
 		};
-	const [title, sentence] = MOVES[`${change.field}.${change.to}`] ?? [
-		'Your application changed',
-		'See your application’s page.'
+	const [titleOf, sentenceOf] = MOVES[`${change.field}.${change.to}`] ?? [
+		m.notify_changed_title,
+		m.notify_changed_sentence
 	];
-	const parts = [change.reason ? `${title}: ${change.reason}` : `${title}.`];
-	if (change.txHash) parts.push(`(tx ${change.txHash})`);
-	for (const { label, comment } of change.asks ?? []) parts.push(`${label}: “${comment}”`);
-	parts.push(sentence);
-	if (change.reapplyAfter) parts.push(`You may apply again from ${dayText(change.reapplyAfter)}.`);
+	const title = titleOf({}, options);
+	const parts: string[] = [
+		change.reason
+			? m.notify_title_with_reason({ title, reason: change.reason }, options)
+			: m.notify_title_sentence({ title }, options)
+	];
+	if (change.txHash) parts.push(m.notify_tx({ hash: change.txHash }, options));
+	for (const { key, label, comment } of change.asks ?? []) {
+		const builtIn = key !== undefined && isBuiltIn(key) ? BUILT_IN_LABELS[key]!({}, options) : label;
+		parts.push(m.notify_ask({ label: builtIn, comment }, options));
+	}
+	parts.push(sentenceOf({}, options));
+	if (change.reapplyAfter) parts.push(m.notify_reapply({ date: dayInWords(change.reapplyAfter, locale) }, options));
 	return {
-		title: change.txHash ? `${title} (tx ${short(change.txHash)})` : title,
-		body: parts.join(' '),
+		title: change.txHash ? m.notify_title_with_tx({ title, hash: short(change.txHash) }, options) : title,
+		body: parts.join(sentenceGap(locale)),
 		url: '/apply'
 	};
 }

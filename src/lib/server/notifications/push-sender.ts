@@ -2,7 +2,8 @@ import { eq, sql } from 'drizzle-orm';
 import { Pool } from 'undici';
 import webpush from 'web-push';
 import type { Database } from '../db/client';
-import { notifications, pushSubscriptions } from '../db/schema';
+import { members, notifications, pushSubscriptions } from '../db/schema';
+import { baseLocale, isLocale, localizedPath } from '$lib/i18n/locales';
 import { pushOriginAllowed, type NotificationConfig } from '../platform/notification-config';
 import type { ChannelSender } from '../webhooks/channels';
 import type { SendResult } from '../webhooks/deliver';
@@ -11,7 +12,7 @@ import type { ClaimedDelivery } from '../webhooks/outbox';
 /** The characters of a body a push message carries (3 bytes each at most, within Web Push's 4 KB). */
 const PUSH_BODY_MAX = 1000;
 
-/** Every notification is about the applicant's own application, shown on /apply. */
+/** Every notification is about the applicant's own application, shown on /apply (in the recipient's locale). */
 const APPLICANT_PAGE = '/apply';
 
 /** How long a push service keeps a message for a browser that is offline (RFC 8030 TTL). */
@@ -46,9 +47,15 @@ export class PushSender implements ChannelSender {
 		const db = this.db();
 		const { notificationId, subscriptionId } = row.data as { notificationId: number; subscriptionId: number };
 		const [found] = await db
-			.select({ title: notifications.title, body: notifications.body, sub: pushSubscriptions })
+			.select({
+				title: notifications.title,
+				body: notifications.body,
+				sub: pushSubscriptions,
+				locale: members.locale
+			})
 			.from(notifications)
 			.innerJoin(pushSubscriptions, eq(pushSubscriptions.id, subscriptionId))
+			.leftJoin(members, eq(members.address, notifications.recipientAddress))
 			.where(eq(notifications.id, notificationId));
 		if (!found) return result({ delivered: false, final: true, error: 'not sent: the subscription was removed' });
 		const endpoint = new URL(found.sub.endpoint);
@@ -59,7 +66,9 @@ export class PushSender implements ChannelSender {
 		}
 		// A push message holds at most about 4 KB: a long body (many asks) is cut; the inbox has it whole.
 		const body = found.body.length > PUSH_BODY_MAX ? `${found.body.slice(0, PUSH_BODY_MAX - 1)}…` : found.body;
-		const payload = JSON.stringify({ title: found.title, body, url: APPLICANT_PAGE });
+		// The title and body were written in the recipient's language; the page opens in it too (/es/apply).
+		const url = localizedPath(APPLICANT_PAGE, isLocale(found.locale) ? found.locale : baseLocale);
+		const payload = JSON.stringify({ title: found.title, body, url });
 		const request = webpush.generateRequestDetails(
 			{ endpoint: endpoint.href, keys: { p256dh: found.sub.p256dh, auth: found.sub.auth } },
 			payload,

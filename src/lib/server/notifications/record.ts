@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { memberEmails, notifications, pushSubscriptions, webhookDeliveries as w } from '../db/schema';
+import { memberEmails, members, notifications, pushSubscriptions, webhookDeliveries as w } from '../db/schema';
+import { rowsOf } from '../db/rows';
 import { singleton } from '$lib/platform/singleton';
+import { baseLocale, isLocale, type Locale } from '$lib/i18n/locales';
 import { noteOutboxRows } from '../webhooks/events';
 import { notificationText, type NotificationChange } from './messages';
 
@@ -24,15 +26,37 @@ export interface NotificationFor {
 }
 
 /**
+ * Each recipient's locale (members.locale: that of their last signed-in page visit), read in the change's
+ * transaction; the base locale for an address that is no member (yet).
+ */
+async function recipientLocales(tx: Pick<Database, 'execute'>, addresses: readonly string[]) {
+	const found = rowsOf<{ address: string; locale: string }>(
+		await tx.execute(sql`select address, locale from ${members}
+			where address in (select jsonb_array_elements_text(${JSON.stringify([...new Set(addresses)])}::jsonb))`)
+	);
+	const locales = new Map<string, Locale>();
+	for (const { address, locale } of found) if (isLocale(locale)) locales.set(address, locale);
+	return (address: string) => locales.get(address) ?? baseLocale;
+}
+
+/**
  * Writes the notifications of a change with `tx`, the change's own transaction, in one statement:
  * one row each, and for each an outbox row per push subscription of its recipient and one for their
  * verified e-mail (channels that are on). They commit or roll back with the change; the worker sends.
+ *
+ * The title and body are written in the recipient's language (DECISIONS "Every applicant in their
+ * language"), whoever made the change and in whatever language: the inbox, the push message and the
+ * e-mail all show these same words, as a letter is written once in the language of the one it is for.
  */
 export async function recordNotifications(tx: Pick<Database, 'execute'>, items: readonly NotificationFor[]) {
 	if (items.length === 0) return;
+	const localeOf = await recipientLocales(
+		tx,
+		items.map((i) => i.recipient.toLowerCase())
+	);
 	const rows = JSON.stringify(
 		items.map(({ recipient, applicationId, change }) => {
-			const { title, body } = notificationText(change);
+			const { title, body } = notificationText(change, localeOf(recipient.toLowerCase()));
 			return { recipient: recipient.toLowerCase(), application_id: applicationId, kind: change.kind, title, body };
 		})
 	);

@@ -1,5 +1,6 @@
 import { error, json, text, type Handle } from '@sveltejs/kit';
 import { ownEntry } from '$lib/platform/own-entry';
+import { splitLocalePath } from '$lib/i18n/locales';
 import { isApiPath, jsonError, routedPath } from './http';
 
 // Content types a browser form can send across origins (SvelteKit's own list, kit/src/utils/http.js).
@@ -10,7 +11,7 @@ const FORM_TYPES = [
 	'application/x-sveltekit-formdata'
 ];
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** The one form a mail provider posts from elsewhere (docs/notifications.md). */
+/** The one form a mail provider posts from elsewhere (docs/notifications.md), under any locale's prefix (/es/inbox/unsubscribe). */
 const ONE_CLICK_UNSUBSCRIBE = '/inbox/unsubscribe';
 
 /**
@@ -27,7 +28,7 @@ export const refuseCrossSiteForms: Handle = ({ event, resolve }) => {
 		FORM_TYPES.includes(type) &&
 		request.headers.get('origin') !== url.origin &&
 		// RFC 8058: a mail provider posts the one-click unsubscribe from its own servers; the link's token, not a cookie, authorises it.
-		routedPath(url.pathname) !== ONE_CLICK_UNSUBSCRIBE;
+		splitLocalePath(routedPath(url.pathname)).path !== ONE_CLICK_UNSUBSCRIBE;
 	if (!crossSite) return resolve(event);
 	const message = `Cross-site ${request.method} form submissions are forbidden`;
 	if (isApiPath(url.pathname)) return jsonError(403, 'forbidden_origin', message);

@@ -1,0 +1,208 @@
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import postgres from 'postgres';
+import webpush from 'web-push';
+import type { ParsedMail } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engines } from '../helpers/db';
+import { getPage, postForm, textOf } from '../helpers/forms';
+import { MailCatcher } from '../helpers/mail-catcher';
+import { createServerDatabase } from '../helpers/postgres.js';
+import { PushService } from '../helpers/push-service';
+import { startServer, type RunningServer } from '../helpers/server';
+import { signIn } from '../helpers/siwe';
+
+// Every applicant in their language (DECISIONS; docs/notifications.md): notifications, pushes and
+// e-mails are written in the recipient's members.locale, which their last signed-in page visit sets
+// (an /api request leaves it), and link to that locale's pages. Through the built server, with a
+// loopback push service and a local SMTP server; on PGlite and (with TEST_DATABASE_URL) on Postgres.
+const admin = privateKeyToAccount(generatePrivateKey());
+const vapid = webpush.generateVAPIDKeys();
+const SUBJECT = 'mailto:portal@example.test';
+
+describe.each(engines)('notifications in the recipient’s language on %s', (engine) => {
+	let server: RunningServer;
+	let base: string;
+	let push: PushService;
+	let mail: MailCatcher;
+	let sql: postgres.Sql | undefined;
+	let drop: (() => Promise<void>) | undefined;
+	let adminCookie: string;
+	beforeAll(async () => {
+		push = await new PushService(vapid.publicKey, SUBJECT).start();
+		mail = await new MailCatcher().start();
+		const env: Record<string, string> = {
+			ADMIN_ADDRESSES: admin.address,
+			VAPID_PUBLIC_KEY: vapid.publicKey,
+			VAPID_PRIVATE_KEY: vapid.privateKey,
+			VAPID_SUBJECT: SUBJECT,
+			PUSH_SERVICE_ORIGINS: push.url,
+			SMTP_URL: mail.url,
+			MAIL_FROM: 'Portal <portal@example.test>'
+		};
+		if (engine === 'postgres') {
+			const database = await createServerDatabase(process.env.TEST_DATABASE_URL!, {
+				prefix: 'portal_notify_locale',
+				migrate: true
+			});
+			env.DATABASE_URL = database.url;
+			drop = database.drop;
+			sql = postgres(database.url, { max: 1, onnotice: () => {} });
+		}
+		server = await startServer({ env });
+		base = server.url;
+		adminCookie = await signIn(base, admin);
+	}, 200_000);
+	afterAll(async () => {
+		await sql?.end();
+		await server?.stop();
+		await push?.stop();
+		await mail?.stop();
+		await drop?.();
+	});
+
+	async function applicant() {
+		const account = privateKeyToAccount(generatePrivateKey());
+		const cookie = await signIn(base, account);
+		return { address: account.address.toLowerCase(), cookie };
+	}
+	/**
+	 * The member's locale as an outside check sets it, with SQL, on a Postgres server; on PGlite (inside the
+	 * server's process) by what sets it there: a signed-in page visit under the locale's prefix.
+	 */
+	async function setLocale(member: { address: string; cookie: string }, locale: string) {
+		if (sql) await sql`update members set locale = ${locale} where address = ${member.address}`;
+		else expect((await getPage(`${base}/${locale}/inbox`, member.cookie)).status).toBe(200);
+	}
+	const localeOf = async (address: string) =>
+		sql ? ((await sql`select locale from members where address = ${address}`)[0]?.locale as string) : null;
+	const subscribe = (path: string, cookie: string) => {
+		const sub = push.subscription(path);
+		return fetch(`${base}/api/push/subscriptions`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', cookie },
+			body: JSON.stringify({ endpoint: sub.endpoint, keys: sub.keys })
+		});
+	};
+	async function apply(member: { address: string; cookie: string }, prefix = '') {
+		const posted = await postForm(
+			`${base}${prefix}/apply`,
+			{ displayName: 'Lucía Idioma', motivation: 'Avísame' },
+			{ cookie: member.cookie }
+		);
+		expect(posted.status).toBe(303);
+		const page = await getPage(`${base}/admin?q=${member.address}`, adminCookie);
+		return /href="\/admin\/applications\/([0-9a-f-]{36})"/.exec(page.body)![1]!;
+	}
+	const move = (applicationId: string, to: string, reason = '', prefix = '') =>
+		postForm(
+			`${base}${prefix}/admin?/transition`,
+			{ applicationId, field: 'review', to, reason },
+			{ cookie: adminCookie }
+		);
+	const pushedTo = async (path: string, count: number) =>
+		(await push.until((p) => p.filter((x) => x.path === path).length >= count, 20_000))
+			.filter((x) => x.path === path)
+			.map((x) => x.payload);
+	const mailTo = async (email: string, subject: string): Promise<ParsedMail> =>
+		(await mail.until((m) => m.some((x) => x.subject === subject && JSON.stringify(x.to).includes(email)))).find(
+			(x) => x.subject === subject && JSON.stringify(x.to).includes(email)
+		)!;
+	/** Adds and confirms an address from the inbox page in `locale`; the confirmation mail speaks it too. */
+	async function confirmEmail(member: { cookie: string }, email: string, locale: string, subject: string) {
+		expect((await postForm(`${base}/${locale}/inbox?/email`, { email }, { cookie: member.cookie })).status).toBe(303);
+		const verification = await mailTo(email, subject);
+		const link = new RegExp(`(http://\\S+/${locale}/inbox/verify\\?token=\\S+)`).exec(verification.text!)![1]!;
+		expect(link.startsWith(`${base}/${locale}/inbox/verify?token=`)).toBe(true);
+		expect((await getPage(link)).status).toBe(200);
+		return verification;
+	}
+
+	it('a member whose locale is es is pushed and mailed in Spanish, with links under /es/', async () => {
+		const lucia = await applicant();
+		await setLocale(lucia, 'es');
+		expect((await subscribe('/push/es', lucia.cookie)).status).toBe(201);
+		const email = `lucia-${Date.now()}@example.test`;
+		const verification = await confirmEmail(lucia, email, 'es', 'Confirma tu dirección de correo electrónico');
+		expect(verification.text).toContain('El enlace funciona una sola vez, durante 24 horas.');
+
+		const id = await apply(lucia, '/es');
+		expect((await pushedTo('/push/es', 1))[0]).toEqual({
+			title: 'Hemos recibido tu solicitud',
+			body: 'Los revisores la examinarán; se te avisará aquí cuando cambie algo.',
+			url: '/es/apply'
+		});
+		// The admin's own page is English: the applicant is still told in Spanish.
+		expect((await move(id, 'approved')).status).toBe(303);
+		expect((await pushedTo('/push/es', 2))[1]).toEqual({
+			title: 'Tu solicitud ha sido aprobada',
+			body: 'Tu solicitud ha sido aprobada. Te damos la bienvenida: los siguientes pasos están en la página de tu solicitud.',
+			url: '/es/apply'
+		});
+		const approved = await mailTo(email, 'Tu solicitud ha sido aprobada');
+		expect(approved.text).toContain(`Ver tu solicitud: ${base}/es/apply\n`);
+		expect(approved.text).toContain(`Dejar de recibir estos correos: ${base}/es/inbox/unsubscribe?token=`);
+		expect(approved.html).toContain('<html lang="es" dir="ltr">');
+		expect(approved.html).toContain(`<a href="${base}/es/apply">Ver tu solicitud</a>`);
+		// The inbox shows the same words.
+		expect(textOf((await getPage(`${base}/es/inbox`, lucia.cookie)).body)).toContain('Tu solicitud ha sido aprobada');
+
+		// RFC 8058 one-click, to the Spanish page, without a cookie or the portal's origin: stops the e-mails.
+		const header = approved.headerLines.find((h) => h.key === 'list-unsubscribe')?.line ?? '';
+		const unsubscribe = /<(http:\/\/[^>]+)>/.exec(header)![1]!;
+		expect(unsubscribe.startsWith(`${base}/es/inbox/unsubscribe?token=`)).toBe(true);
+		const oneClick = await fetch(unsubscribe, {
+			method: 'POST',
+			headers: { 'content-type': 'application/x-www-form-urlencoded' },
+			body: 'List-Unsubscribe=One-Click'
+		});
+		expect(oneClick.status).toBe(200);
+		expect(textOf((await getPage(`${base}/es/inbox`, lucia.cookie)).body)).not.toContain(email);
+	}, 60_000);
+
+	it('a member whose locale is ar is pushed and mailed in Arabic, right to left, with links under /ar/', async () => {
+		const amal = await applicant();
+		await setLocale(amal, 'ar');
+		expect((await subscribe('/push/ar', amal.cookie)).status).toBe(201);
+		const email = `amal-${Date.now()}@example.test`;
+		const verification = await confirmEmail(amal, email, 'ar', 'أكّد عنوان بريدك الإلكتروني');
+		expect(verification.html).toContain('<html lang="ar" dir="rtl">');
+
+		const id = await apply(amal);
+		expect((await pushedTo('/push/ar', 1))[0]).toMatchObject({ title: 'تلقّينا طلبك', url: '/ar/apply' });
+		// A Spanish-speaking admin asks: the applicant reads it in Arabic, the reason as the admin wrote it.
+		expect((await move(id, 'needs_info', 'Add a link.', '/es')).status).toBe(303);
+		expect((await pushedTo('/push/ar', 2))[1]).toEqual({
+			title: 'يطلب المراجعون مزيدًا من المعلومات',
+			body: 'يطلب المراجعون مزيدًا من المعلومات: Add a link. عدّل طلبك في صفحته للرد عليهم.',
+			url: '/ar/apply'
+		});
+		const asked = await mailTo(email, 'يطلب المراجعون مزيدًا من المعلومات');
+		expect(asked.text).toContain(`اطّلع على طلبك: ${base}/ar/apply\n`);
+		expect(asked.text).toContain(`إيقاف هذه الرسائل: ${base}/ar/inbox/unsubscribe?token=`);
+		expect(asked.html).toContain('<html lang="ar" dir="rtl">');
+	}, 60_000);
+
+	it('a signed-in page visit under /es/ records es; an /api request does not change it; an English visit records en', async () => {
+		const noa = await applicant();
+		expect(await localeOf(noa.address)).toBe(sql ? 'en' : null);
+		expect((await subscribe('/push/visits', noa.cookie)).status).toBe(201);
+		expect((await getPage(`${base}/es/inbox`, noa.cookie)).status).toBe(200);
+		expect(await localeOf(noa.address)).toBe(sql ? 'es' : null);
+		// The API is not localized: its requests (here all in the base locale's spelling) leave the locale as it is.
+		for (const path of ['/api/notifications/unread', '/api/auth/me'])
+			await (await fetch(base + path, { headers: { cookie: noa.cookie } })).arrayBuffer();
+		expect(await localeOf(noa.address)).toBe(sql ? 'es' : null);
+		// A form post is no visit either: the English /apply's POST leaves Spanish.
+		const id = await apply(noa);
+		expect((await pushedTo('/push/visits', 1))[0]).toMatchObject({ title: 'Hemos recibido tu solicitud' });
+
+		expect((await getPage(`${base}/inbox`, noa.cookie)).status).toBe(200);
+		expect(await localeOf(noa.address)).toBe(sql ? 'en' : null);
+		await move(id, 'approved');
+		expect((await pushedTo('/push/visits', 2))[1]).toEqual({
+			title: 'Your application was approved',
+			body: 'Your application was approved. Welcome: the next steps are on your application’s page.',
+			url: '/apply'
+		});
+	}, 60_000);
+});
