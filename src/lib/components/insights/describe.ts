@@ -1,20 +1,34 @@
 import type { Insights } from '$lib/server/insights/insights';
+import { m } from '$lib/paraglide/messages';
+import { getLocale } from '$lib/paraglide/runtime';
 
-// The words of the charts: their labels and text alternatives, written from the same numbers they draw.
+// The words of the charts: their labels and text alternatives, written from the same numbers they draw,
+// in the page's locale (docs/translations.md).
 
-const shortDate = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
-const longDate = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' });
+/** The page's locale for dates: the portal's English writes the day first ("14 Sep"). */
+const dateLocale = () => {
+	const locale = getLocale();
+	return locale === 'en' ? 'en-GB' : locale;
+};
+const utcDay = (day: string) => new Date(`${day}T00:00:00Z`);
 
 /** "14 Sep" for a YYYY-MM-DD day (UTC), as the x axes label weeks and days. */
-export const dayLabel = (day: string) => shortDate.format(new Date(`${day}T00:00:00Z`));
-export const longDay = (day: string) => longDate.format(new Date(`${day}T00:00:00Z`));
+export const dayLabel = (day: string) =>
+	new Intl.DateTimeFormat(dateLocale(), { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(utcDay(day));
+export const longDay = (day: string) =>
+	new Intl.DateTimeFormat(dateLocale(), { dateStyle: 'medium', timeZone: 'UTC' }).format(utcDay(day));
 
 /** Seconds as days with one decimal, the unit of waiting times. */
 export const days = (seconds: number) => Math.round((seconds / 86_400) * 10) / 10;
 
-export const shortAddress = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
+/** A number in the page's locale ("1,234", "1.234", "1.5"). */
+export const numberText = (value: number) => new Intl.NumberFormat(getLocale()).format(value);
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** A share as a percentage with at most one decimal ("33.3%"). */
+export const percentText = (share: number) =>
+	new Intl.NumberFormat(getLocale(), { style: 'percent', maximumFractionDigits: 1 }).format(share);
+
+export const shortAddress = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
 
 function busiest<T>(rows: T[], value: (row: T) => number): T | null {
 	return rows.reduce<T | null>((best, row) => (best === null || value(row) > value(best) ? row : best), null);
@@ -23,45 +37,70 @@ function busiest<T>(rows: T[], value: (row: T) => number): T | null {
 export function describeWeekly(rows: Insights['applicationsPerWeek']): string {
 	const sum = (key: 'pending' | 'needsInfo' | 'approved' | 'rejected') => rows.reduce((s, r) => s + r[key], 0);
 	const total = sum('pending') + sum('needsInfo') + sum('approved') + sum('rejected');
-	if (total === 0) return `No applications were submitted in the last ${rows.length} weeks.`;
+	const weeks = numberText(rows.length);
+	if (total === 0) return m.insights_weekly_none({ weeks });
 	const top = busiest(rows, (r) => r.pending + r.needsInfo + r.approved + r.rejected)!;
 	const topCount = top.pending + top.needsInfo + top.approved + top.rejected;
-	return (
-		`${plural(total, 'application')} submitted in the last ${rows.length} weeks: ${sum('pending')} pending, ` +
-		`${sum('needsInfo')} needing information, ${sum('approved')} approved, ${sum('rejected')} rejected. ` +
-		`The busiest week began ${longDay(top.week)}, with ${topCount}.`
-	);
+	return m.insights_weekly_summary({
+		total,
+		weeks,
+		pending: numberText(sum('pending')),
+		needsInfo: numberText(sum('needsInfo')),
+		approved: numberText(sum('approved')),
+		rejected: numberText(sum('rejected')),
+		date: longDay(top.week),
+		top: numberText(topCount)
+	});
 }
 
 export function describeFunnel(f: Insights['funnel']): string {
-	if (f.submitted === 0) return 'No applications have been submitted yet.';
-	return `Of ${plural(f.submitted, 'application')} submitted, ${f.approved} were approved, ${f.allowlisted} added to the allowlist and ${f.sent} sent the token.`;
+	if (f.submitted === 0) return m.insights_funnel_none();
+	return m.insights_funnel_summary({
+		submitted: f.submitted,
+		approved: numberText(f.approved),
+		allowlisted: numberText(f.allowlisted),
+		sent: numberText(f.sent)
+	});
 }
 
 export function describeWaits(rows: Insights['timeToFirstDecision']): string {
 	const decided = rows.reduce((s, r) => s + r.decided, 0);
-	const waiting = rows.reduce((s, r) => s + r.waiting, 0);
+	const waiting = numberText(rows.reduce((s, r) => s + r.waiting, 0));
+	const weeks = numberText(rows.length);
 	const latest = [...rows].reverse().find((r) => r.medianSeconds !== null);
-	if (!latest)
-		return `No application submitted in the last ${rows.length} weeks has had a decision yet; ${waiting} waiting.`;
-	return (
-		`${plural(decided, 'application')} submitted in the last ${rows.length} weeks had a first decision and ${waiting} still wait. ` +
-		`For the latest week with decisions (from ${longDay(latest.week)}), the median wait was ${days(latest.medianSeconds!)} days ` +
-		`and the 90th percentile ${days(latest.p90Seconds!)} days.`
-	);
+	if (!latest) return m.insights_waits_none({ weeks, waiting });
+	return m.insights_waits_summary({
+		decided,
+		weeks,
+		waiting,
+		date: longDay(latest.week),
+		median: numberText(days(latest.medianSeconds!)),
+		p90: numberText(days(latest.p90Seconds!))
+	});
 }
 
 export function describeCheckIns(rows: Insights['checkInsPerDay']): string {
 	const total = rows.reduce((s, r) => s + r.checkIns, 0);
-	if (total === 0) return `No check-ins in the last ${rows.length} days.`;
+	if (total === 0) return m.insights_checkins_none({ days: numberText(rows.length) });
 	const top = busiest(rows, (r) => r.checkIns)!;
 	const mostMembers = Math.max(...rows.map((r) => r.members));
-	return `${plural(total, 'check-in')} in the last ${rows.length} days, by at most ${plural(mostMembers, 'member')} a day; the busiest day was ${longDay(top.day)}, with ${top.checkIns}.`;
+	return m.insights_checkins_summary({
+		total,
+		members: mostMembers,
+		days: numberText(rows.length),
+		date: longDay(top.day),
+		top: numberText(top.checkIns)
+	});
 }
 
 export function describeVotes(rows: NonNullable<Insights['votesPerReviewer']>): string {
-	if (rows.length === 0) return 'No reviewer has voted yet.';
+	if (rows.length === 0) return m.insights_votes_none();
 	const votes = rows.reduce((s, r) => s + r.approve + r.reject + r.abstain, 0);
 	const top = rows[0]!;
-	return `${plural(rows.length, 'reviewer')} hold ${plural(votes, 'current vote')}; the most active, ${shortAddress(top.reviewer)}, holds ${top.approve + top.reject + top.abstain}.`;
+	return m.insights_votes_summary({
+		reviewers: rows.length,
+		votes,
+		address: shortAddress(top.reviewer),
+		top: numberText(top.approve + top.reject + top.abstain)
+	});
 }

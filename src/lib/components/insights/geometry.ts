@@ -30,6 +30,9 @@ export const yOf = (value: number, max: number) => FRAME.top + plotHeight - (val
 /** The x coordinate of the middle of band `index` of `count`. */
 export const bandCenter = (index: number, count: number) => FRAME.left + ((index + 0.5) * plotWidth) / count;
 
+/** An x coordinate mirrored across the frame: charts drawn right to left (Arabic) run their x axis as the page reads. */
+export const mirrorX = (x: number) => FRAME.width - x;
+
 /** The width of one band of `count`, less a gap between bands. */
 export const bandWidth = (count: number) => Math.max(1, (plotWidth / count) * 0.75);
 

@@ -6,11 +6,14 @@ import type { SignedInMember } from '../auth/guards';
 import { textField, validate } from '../platform/forms';
 import { forbidden, notFound, type Outcome } from '../platform/outcome';
 import { passOnOpenAssignments } from './assignment';
+import { m } from '$lib/paraglide/messages';
 
 export const CONFLICT_FIELDS = ['reason'] as const;
 export const CONFLICT_REASON = { min: 1, max: 500 } as const;
 
-const conflictSchema = v.object({ reason: textField('Reason', { ...CONFLICT_REASON, multiline: true }) });
+// Built per declaration: its label is in the request's locale.
+const conflictSchema = () =>
+	v.object({ reason: textField(m.review_conflict_reason_label(), { ...CONFLICT_REASON, multiline: true }) });
 
 /**
  * declareConflict: `reason` 1–500 characters → one transaction that records the declaration (a second
@@ -23,7 +26,7 @@ export async function declareConflict(
 	applicationId: string,
 	input: Record<string, unknown>
 ): Promise<Outcome<{ reason: string }>> {
-	const parsed = validate(conflictSchema, input);
+	const parsed = validate(conflictSchema(), input);
 	if (!parsed.ok) return parsed;
 	const { reason } = parsed.value;
 	return db.transaction(async (tx): Promise<Outcome<{ reason: string }>> => {
@@ -31,9 +34,8 @@ export async function declareConflict(
 			.select({ applicant: applications.applicantAddress })
 			.from(applications)
 			.where(eq(applications.id, applicationId));
-		if (!app) return notFound('No application has this id.');
-		if (app.applicant === reviewer.address)
-			return forbidden('This is your own application: you are not among its reviewers.');
+		if (!app) return notFound(m.review_error_no_application());
+		if (app.applicant === reviewer.address) return forbidden(m.review_error_own_conflict());
 		await tx
 			.insert(reviewConflicts)
 			.values({ applicationId, reviewerAddress: reviewer.address, reason })

@@ -21,6 +21,7 @@ import {
 } from '../platform/outcome';
 import { outboxTargets } from '../webhooks/events';
 import * as v from 'valibot';
+import { m } from '$lib/paraglide/messages';
 
 /** The vote form's own fields; each rubric criterion adds `score.<key>`. */
 export const VOTE_FIELDS = ['vote', 'comment'] as const;
@@ -40,7 +41,8 @@ export interface VoteInput {
 	asks: Asks | null;
 }
 
-const commentField = textField('Comment', { ...LENGTHS.voteComment, multiline: true });
+// Built per vote: its label is in the request's locale (docs/translations.md, server-side messages).
+const commentField = () => textField(m.review_comment_label(), { ...LENGTHS.voteComment, multiline: true });
 const SCORE = new RegExp(`^[${SCORE_MIN}-${SCORE_MAX}]$`);
 
 /**
@@ -53,18 +55,19 @@ export function parseVote(input: Record<string, unknown>, rubric: readonly Crite
 	const vote = input.vote;
 	const choice =
 		typeof vote === 'string' && (VOTE_CHOICES as readonly string[]).includes(vote) ? (vote as VoteChoice) : null;
-	if (!choice) errors.vote = 'Choose approve, reject or abstain.';
-	const comment = validate(v.object({ comment: commentField }), { comment: input.comment });
+	if (!choice) errors.vote = m.review_error_choose_vote();
+	const comment = validate(v.object({ comment: commentField() }), { comment: input.comment });
 	if (!comment.ok) Object.assign(errors, comment.errors);
-	else if (choice === 'reject' && comment.value.comment === '') errors.comment = 'Say why you vote to reject.';
+	else if (choice === 'reject' && comment.value.comment === '') errors.comment = m.review_error_reject_reason();
 	const scores: Record<string, number> = {};
 	for (const criterion of rubric) {
 		const name = scoreField(criterion.key);
 		const raw = input[name];
 		if (raw === undefined || raw === '') {
-			if (choice !== 'abstain') errors[name] = `Score “${criterion.label}” from ${SCORE_MIN} to ${SCORE_MAX}.`;
+			if (choice !== 'abstain')
+				errors[name] = m.review_error_score_missing({ label: criterion.label, min: SCORE_MIN, max: SCORE_MAX });
 		} else if (typeof raw !== 'string' || !SCORE.test(raw)) {
-			errors[name] = `A score is a whole number from ${SCORE_MIN} to ${SCORE_MAX}.`;
+			errors[name] = m.review_error_score_whole({ min: SCORE_MIN, max: SCORE_MAX });
 		} else scores[criterion.key] = Number(raw);
 	}
 	const sent = input.asks;
@@ -103,11 +106,10 @@ export async function castVote(
 			.select({ formId: applications.formId })
 			.from(applications)
 			.where(eq(applications.id, applicationId));
-		if (!app) return notFound('No application has this id.');
+		if (!app) return notFound(m.review_error_no_application());
 		const versions = await formVersions(db, [app.formId]);
 		const [unknown] = unknownAsks(asks, app.formId === null ? [] : (versions.get(app.formId) ?? []));
-		if (unknown !== undefined)
-			return invalid({ [askField(unknown)]: `This application has no answer with the key “${unknown}”.` });
+		if (unknown !== undefined) return invalid({ [askField(unknown)]: m.review_error_unknown_ask({ key: unknown }) });
 	}
 	const targets = outboxTargets();
 	// The row lock (FOR NO KEY UPDATE, what a transition's UPDATE takes) orders this vote against a
@@ -165,13 +167,11 @@ export async function castVote(
 		vote_id: string | null;
 		created_at: string | null;
 	}>(result)[0];
-	if (!row) return notFound('No application has this id.');
+	if (!row) return notFound(m.review_error_no_application());
 	if (row.vote_id && row.created_at) return { ok: true, value: { id: row.vote_id, vote, createdAt: row.created_at } };
-	if (row.applicant_address === reviewer.address)
-		return forbidden('This is your own application: you cannot vote on it.');
-	if (row.conflicted)
-		return forbidden('You declared a conflict of interest on this application: you cannot vote on it.');
-	return conflict('This application has been decided: votes are closed.');
+	if (row.applicant_address === reviewer.address) return forbidden(m.review_own_application());
+	if (row.conflicted) return forbidden(m.review_error_conflicted());
+	return conflict(m.review_decided());
 }
 
 /** A vote as reviewers and admins read it. */

@@ -9,6 +9,7 @@ import { reviewDetail } from '$lib/server/reviews/detail';
 import { reviewQueue } from '$lib/server/reviews/queue';
 import { castVote, voteInput } from '$lib/server/reviews/votes';
 import { asksInput } from '$lib/server/applications/asks';
+import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, params, url }) => {
@@ -37,7 +38,7 @@ export const actions: Actions = {
 		const input = { ...voteInput(form), asks };
 		const outcome = await withDatabase((db) => castVote(db, reviewer, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), asks: typedValues(asks) });
-		redirect(303, `/review/${params.id}?voted#votes`);
+		redirect(303, localHref(`/review/${params.id}?voted#votes`));
 	},
 
 	// declareConflict: guard → validate → one transaction (the declaration, the assignment passed on).
@@ -47,6 +48,6 @@ export const actions: Actions = {
 		const input = formInput(await readForm(request), CONFLICT_FIELDS);
 		const outcome = await withDatabase((db) => declareConflict(db, reviewer, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), conflictForm: true });
-		redirect(303, `/review/${params.id}#vote-heading`);
+		redirect(303, localHref(`/review/${params.id}#vote-heading`));
 	}
 };

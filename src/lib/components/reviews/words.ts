@@ -1,0 +1,32 @@
+import { m } from '$lib/paraglide/messages';
+import { getLocale } from '$lib/paraglide/runtime';
+import type { VoteChoice } from '$lib/reviews/rubric';
+
+// The reviewer's words that code builds: vote choices, counts, means and waits, in the page's locale.
+
+const VOTE_MESSAGES: Record<VoteChoice, () => string> = {
+	approve: m.review_vote_approve,
+	reject: m.review_vote_reject,
+	abstain: m.review_vote_abstain
+};
+
+/** "Approve", "Reject", "Abstain" in the page's locale; an unknown choice as it is stored. */
+export const voteLabel = (choice: string): string =>
+	choice in VOTE_MESSAGES ? VOTE_MESSAGES[choice as VoteChoice]() : choice;
+
+/** A count in the page's locale ("1,234", "1.234"). */
+export const countText = (n: number): string => new Intl.NumberFormat(getLocale()).format(n);
+
+/** A mean score with one decimal ("3.7", "3,7"); "—" without one. */
+export const meanText = (mean: number | null): string =>
+	mean === null
+		? '—'
+		: new Intl.NumberFormat(getLocale(), { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(mean);
+
+/** How long since `from`, counted against the server's `now` so both renderings agree: "40 min", "5 h", "12 d". */
+export function waitedText(from: string, now: string): string {
+	const minutes = Math.max(0, Math.floor((Date.parse(now) - Date.parse(from)) / 60_000));
+	if (minutes < 60) return m.review_waited_minutes({ count: minutes });
+	const hours = Math.floor(minutes / 60);
+	return hours < 48 ? m.review_waited_hours({ count: hours }) : m.review_waited_days({ count: Math.floor(hours / 24) });
+}
