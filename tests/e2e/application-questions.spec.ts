@@ -116,7 +116,7 @@ test('the form builder: questions are one line each, move by drag and drop, and 
 		'2. Which city?',
 		'3. Have you read the code of conduct?'
 	]);
-	await expect(questions.nth(0).locator('summary')).toContainText(/Single choice\s*Required/);
+	await expect(questions.nth(0).locator(':scope > details > summary')).toContainText(/Single choice\s*Required/);
 	await expect(page.locator('[name="questions.0.label"]')).toBeHidden();
 
 	// Dragged by its handle onto the top half of the first, the third question becomes the first.
@@ -134,16 +134,16 @@ test('the form builder: questions are one line each, move by drag and drop, and 
 	await expect(page.getByRole('status').filter({ hasText: 'moved to place 1' })).toHaveCount(1);
 
 	// Opening one question closes the one open before.
-	await questions.nth(1).locator('summary').click();
+	await questions.nth(1).locator(':scope > details > summary').click();
 	await expect(page.locator('[name="questions.1.label"]')).toBeVisible();
-	await questions.nth(2).locator('summary').click();
+	await questions.nth(2).locator(':scope > details > summary').click();
 	await expect(page.locator('[name="questions.2.label"]')).toBeVisible();
 	await expect(page.locator('[name="questions.1.label"]')).toBeHidden();
 
 	// A new question left without a label and closed: saving opens it at the label the browser asks for.
 	await page.getByRole('button', { name: 'Add question' }).click();
 	await expect(page.locator('[name="questions.3.label"]')).toBeFocused();
-	await questions.nth(3).locator('summary').click();
+	await questions.nth(3).locator(':scope > details > summary').click();
 	await expect(page.locator('[name="questions.3.label"]')).toBeHidden();
 	await page.getByRole('button', { name: 'Save as a new version' }).click();
 	await expect(page.locator('[name="questions.3.label"]')).toBeFocused();
@@ -152,11 +152,11 @@ test('the form builder: questions are one line each, move by drag and drop, and 
 	await page.locator('[name="questions.3.label"]').fill('Which chain?');
 	await page.locator('[name="questions.3.type"]').selectOption('single_choice');
 	await page.locator('[name="questions.3.options"]').fill('Polygon');
-	await questions.nth(3).locator('summary').click();
+	await questions.nth(3).locator(':scope > details > summary').click();
 	await page.getByRole('button', { name: 'Save as a new version' }).click();
 	await expect(page.getByRole('alert')).toContainText('Question 4:');
 	await expect(page.locator('[name="questions.3.options"]')).toBeFocused();
-	await expect(questions.nth(3).locator('summary')).toContainText('Needs a fix');
+	await expect(questions.nth(3).locator(':scope > details > summary')).toContainText('Needs a fix');
 	await screenshots(page, testInfo, 'admin-form-refused');
 	await page.locator('[name="questions.3.options"]').fill('Polygon\nBase');
 	await page.getByRole('button', { name: 'Save as a new version' }).click();

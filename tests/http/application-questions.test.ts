@@ -22,6 +22,8 @@ type Q = {
 	options?: string;
 	min?: string;
 	max?: string;
+	/** By locale: label, help and options (one a line), as the editor's Translations fields post them. */
+	translations?: Record<string, { label?: string; help?: string; options?: string }>;
 };
 
 /** The editor's fields for these questions, as /admin/form posts them. */
@@ -29,9 +31,13 @@ function editorFields(questions: Q[]): Record<string, string> {
 	const fields: Record<string, string> = { questionCount: String(questions.length) };
 	questions.forEach((q, i) => {
 		for (const [name, value] of Object.entries(q)) {
-			if (name === 'required') {
+			if (name === 'translations') {
+				for (const [locale, parts] of Object.entries(q.translations ?? {}))
+					for (const [part, text] of Object.entries(parts))
+						fields[`questions.${i}.translations.${locale}.${part}`] = text;
+			} else if (name === 'required') {
 				if (value) fields[`questions.${i}.required`] = 'on';
-			} else fields[`questions.${i}.${name}`] = String(value);
+			} else if (typeof value !== 'object') fields[`questions.${i}.${name}`] = String(value);
 		}
 	});
 	return fields;
@@ -335,5 +341,68 @@ describe('versions, resubmission, search and CSV', () => {
 		expect(row).toContain('"Rust; Svelte"');
 		expect(row).toContain('"<i>hi</i>"');
 		expect(row).toContain('"Yes"');
+	});
+});
+
+describe('the community’s own words in the applicant’s language (DECISIONS “The community’s own words”)', () => {
+	const TRANSLATED: Q = {
+		...SEVEN[0]!,
+		translations: {
+			es: { label: '¿Qué grupo de trabajo?', help: 'Elige uno.', options: 'Documentación\nInfraestructura\nEventos' }
+		}
+	};
+
+	it('a translation that does not match the options in number is a 400 on its own field, nothing saved', async () => {
+		const before = await currentVersion();
+		const refused = await saveForm([{ ...TRANSLATED, translations: { es: { options: 'Documentación' } } }]);
+		expect(refused.status).toBe(400);
+		expect(textOf(refused.body)).toMatch(/Question 1: Options \(Español\): give 3 lines/);
+		expect(refused.body).toMatch(/name="questions\.0\.translations\.es\.options"[^>]*aria-invalid="true"/);
+		expect(await currentVersion()).toBe(before);
+	});
+
+	it('is saved with the form version, shown in Spanish on /es/apply, and the translated choice stores the original option', async () => {
+		expect((await saveForm([TRANSLATED, SEVEN[3]!])).status).toBe(303);
+		const editor = await getPage(`${base}/admin/form`, await login(admin));
+		expect(editor.body).toMatch(/name="questions\.0\.translations\.es\.label"[^>]*value="¿Qué grupo de trabajo\?"/);
+
+		const member = newAccount();
+		const cookie = await login(member);
+		const spanish = await getPage(`${base}/es/apply`, cookie);
+		expect(spanish.status).toBe(200);
+		const text = textOf(spanish.body);
+		expect(text).toContain('¿Qué grupo de trabajo?');
+		expect(text).toContain('Elige uno.');
+		expect(text).toContain('Documentación');
+		expect(text).not.toContain('Which working group?');
+		// Each radio reads the Spanish text but sends the original option.
+		expect(spanish.body).toMatch(
+			/<input[^>]*type="radio"[^>]*name="answers\.group"[^>]*value="Docs"[^>]*>\s*Documentación/
+		);
+		// A question without a translation reads as written.
+		expect(text).toContain('Have you read the code of conduct?');
+		// The English page still reads the originals.
+		const english = textOf((await getPage(`${base}/apply`, await login(newAccount()))).body);
+		expect(english).toContain('Which working group?');
+		expect(english).not.toContain('Documentación');
+
+		const posted = await postForm(
+			`${base}/es/apply`,
+			{ displayName: 'Ana', motivation: 'Documentación.', 'answers.group': 'Docs', 'answers.coc': 'on' },
+			{ cookie }
+		);
+		expect(posted.status).toBe(303);
+		const id = await applicationIdOf(member);
+		const detail = textOf((await getPage(`${base}/admin/applications/${id}`, await login(admin))).body);
+		expect(detail).toMatch(/Which working group\? Docs/);
+		// The translated text is not an option: refused, as any text that is not one.
+		const other = newAccount();
+		const refused = await postForm(
+			`${base}/es/apply`,
+			{ displayName: 'Bea', motivation: 'x', 'answers.group': 'Documentación', 'answers.coc': 'on' },
+			{ cookie: await login(other) }
+		);
+		expect(refused.status).toBe(400);
+		expect(refused.body).toMatch(/name="answers\.group"[^>]*aria-invalid="true"/);
 	});
 });

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { m } from '$lib/paraglide/messages';
 import {
 	KEY,
 	LIMITS,
@@ -9,6 +10,14 @@ import {
 	type Question,
 	type QuestionType
 } from './questions';
+import {
+	blankTranslations,
+	draftTranslationsOf,
+	lines,
+	translationField,
+	translationsCandidate,
+	type DraftTranslations
+} from './translations';
 
 /**
  * /admin/form's draft: the posted fields as questions, the edit steps, the checks before a save. Pure:
@@ -31,10 +40,13 @@ export interface DraftQuestion {
 	options: string;
 	min: string;
 	max: string;
+	/** The question's words in the other locales, by locale (absent: none typed). */
+	translations?: DraftTranslations;
 }
 
 const DRAFT_FIELDS = ['key', 'label', 'help', 'type', 'required', 'options', 'min', 'max'] as const;
 const FIELD_NAME = /^questions\.(\d{1,3})\.([a-z]+)$/;
+const TRANSLATED_NAME = /^questions\.(\d{1,3})\.(translations\..+)$/;
 
 export const draftOf = (q: Question): DraftQuestion => ({
 	key: q.key,
@@ -44,7 +56,8 @@ export const draftOf = (q: Question): DraftQuestion => ({
 	required: q.required,
 	options: (q.options ?? []).join('\n'),
 	min: q.min === undefined ? '' : String(q.min),
-	max: q.max === undefined ? '' : String(q.max)
+	max: q.max === undefined ? '' : String(q.max),
+	...(q.translations ? { translations: draftTranslationsOf(q.translations) } : {})
 });
 
 export const blankQuestion = (type: string): DraftQuestion => ({
@@ -61,27 +74,41 @@ export function readQuestionsDraft(form: {
 	getAll(name: string): FormDataEntryValue[];
 }): Checked<DraftQuestion[]> {
 	const byIndex = new Map<number, Partial<Record<string, string>>>();
+	const translated = new Map<number, DraftTranslations>();
+	const seen = new Set<string>();
 	for (const [name, value] of form.entries()) {
-		const match = FIELD_NAME.exec(name);
-		if (!match || !(DRAFT_FIELDS as readonly string[]).includes(match[2]!)) continue;
-		if (typeof value !== 'string') return refusal({ [name]: 'Send text only.' });
-		const problem = rawProblem(match[2]!, value);
+		const item = TRANSLATED_NAME.exec(name);
+		const tr = item ? translationField(item[2]!) : null;
+		const match = tr ? null : FIELD_NAME.exec(name);
+		if (!tr && (!match || !(DRAFT_FIELDS as readonly string[]).includes(match[2]!))) continue;
+		if (typeof value !== 'string') return refusal({ [name]: m.editor_send_text_only() });
+		const problem = rawProblem(tr ? tr.part : match![2]!, value);
 		if (problem) return refusal({ [name]: problem });
-		const index = Number(match[1]);
+		const index = Number((tr ? item : match)![1]);
 		const fields = byIndex.get(index) ?? {};
-		if (fields[match[2]!] !== undefined) return refusal({ [name]: 'Send this field once.' });
-		fields[match[2]!] = value;
+		if (tr) {
+			// A question of translations only is still a question (its other fields empty), so the count sees it.
+			byIndex.set(index, fields);
+			const all = translated.get(index) ?? blankTranslations();
+			if (seen.has(name)) return refusal({ [name]: m.editor_send_field_once() });
+			seen.add(name);
+			all[tr.locale][tr.part] = value;
+			translated.set(index, all);
+			continue;
+		}
+		if (fields[match![2]!] !== undefined) return refusal({ [name]: m.editor_send_field_once() });
+		fields[match![2]!] = value;
 		byIndex.set(index, fields);
 	}
 	if (byIndex.size > LIMITS.maxQuestions)
-		return refusal({ questions: `A form has at most ${LIMITS.maxQuestions} questions.` });
+		return refusal({ questions: m.question_too_many({ max: LIMITS.maxQuestions }) });
 	// The editor says how many questions it sends, so a post that lost its fields never saves an empty form.
 	const count = form.getAll('questionCount');
 	if (count.length !== 1 || count[0] !== String(byIndex.size))
-		return refusal({ questions: 'The form arrived incomplete. Reload the page and try again.' });
+		return refusal({ questions: m.editor_form_incomplete() });
 	const draft = [...byIndex.entries()]
 		.sort(([a], [b]) => a - b)
-		.map(([, f]) => ({
+		.map(([i, f]) => ({
 			key: f.key ?? '',
 			label: f.label ?? '',
 			help: f.help ?? '',
@@ -89,7 +116,8 @@ export function readQuestionsDraft(form: {
 			required: f.required === 'on',
 			options: f.options ?? '',
 			min: f.min ?? '',
-			max: f.max ?? ''
+			max: f.max ?? '',
+			translations: translated.get(i)
 		}));
 	return { ok: true, value: draft };
 }
@@ -111,12 +139,12 @@ const RAW_MAX: Record<string, number> = {
 	max: 100
 };
 function rawProblem(field: string, value: string): string | null {
-	if (field === 'required') return value === 'on' ? null : 'Required is a box: ticked or not.';
+	if (field === 'required') return value === 'on' ? null : m.editor_required_is_a_box();
 	const lines = field === 'help' || field === 'options';
 	if ((lines ? CONTROL_EXCEPT_LINES : CONTROL).test(value) || /\p{Cs}/u.test(value))
-		return 'Remove the control characters from this field.';
+		return m.editor_remove_control_characters();
 	const max = RAW_MAX[field] ?? 0;
-	if ([...value.trim()].length > max) return `At most ${max} characters here.`;
+	if ([...value.trim()].length > max) return m.editor_at_most_here({ max });
 	return null;
 }
 
@@ -124,7 +152,7 @@ const refusal = (errors: FieldErrors): Refused => ({
 	ok: false,
 	status: 400,
 	code: 'invalid_request',
-	message: 'Some fields need attention.',
+	message: m.editor_fields_need_attention(),
 	errors
 });
 
@@ -140,29 +168,27 @@ export function parseDraft(draft: readonly DraftQuestion[]): Checked<Question[]>
 		help: d.help,
 		type: d.type as QuestionType,
 		required: d.required,
-		options: isChoice(d.type as QuestionType)
-			? d.options
-					.split(/\r\n?|\n/)
-					.map((o) => o.trim())
-					.filter(Boolean)
-			: undefined,
+		options: isChoice(d.type as QuestionType) ? lines(d.options) : undefined,
 		min: d.type === 'number' ? bound(d.min) : undefined,
-		max: d.type === 'number' ? bound(d.max) : undefined
+		max: d.type === 'number' ? bound(d.max) : undefined,
+		translations: translationsCandidate(d.translations, isChoice(d.type as QuestionType))
 	}));
 	const result = v.safeParse(questionsSchema, candidate, { abortPipeEarly: true });
 	const errors: FieldErrors = {};
 	if (!result.success)
 		for (const issue of result.issues) {
 			const path = issue.path?.map((p) => String(p.key)) ?? [];
-			// An option's own problem is reported on the options box, which holds them all.
-			const name = ['questions', ...path.slice(0, 2)].join('.');
+			// An option's own problem is reported on the options box, which holds them all; a translation's
+			// on its own field (questions.<i>.translations.<locale>.<part>).
+			const name = ['questions', ...path.slice(0, path[1] === 'translations' ? 4 : 2)].join('.');
 			// Named by its question, so the page's summary of refusals says which one to fix.
 			if (!(name in errors))
-				errors[name] = path.length ? `Question ${Number(path[0]) + 1}: ${issue.message}` : issue.message;
+				errors[name] = path.length
+					? m.editor_question_refusal({ n: Number(path[0]) + 1, message: issue.message })
+					: issue.message;
 		}
 	for (const i of duplicateKeys(candidate))
-		errors[`questions.${i}.key`] ??=
-			`Question ${i + 1}: key "${candidate[i]!.key}" is used by an earlier question: keys must differ.`;
+		errors[`questions.${i}.key`] ??= m.editor_question_duplicate_key({ n: i + 1, key: candidate[i]!.key });
 	if (Object.keys(errors).length || !result.success) return refusal(errors);
 	return { ok: true, value: result.output };
 }
@@ -232,17 +258,26 @@ export function openAfter(open: number | null, op: string, count: number): numbe
 export function previewOf(draft: readonly DraftQuestion[]): Question[] {
 	return draft.map((d, i) => ({
 		key: KEY.test(d.key.trim()) ? d.key.trim() : `question_${i + 1}`,
-		label: d.label.trim() || `Question ${i + 1}`,
+		label: d.label.trim() || m.editor_question_n({ n: i + 1 }),
 		help: d.help.trim() || undefined,
 		type: (QUESTION_TYPES as readonly string[]).includes(d.type) ? (d.type as QuestionType) : 'short_text',
 		required: d.required,
-		options: d.options
-			.split(/\r\n?|\n/)
-			.map((o) => o.trim())
-			.filter(Boolean),
+		options: lines(d.options),
 		min: Number.isFinite(bound(d.min)) ? bound(d.min) : undefined,
-		max: Number.isFinite(bound(d.max)) ? bound(d.max) : undefined
+		max: Number.isFinite(bound(d.max)) ? bound(d.max) : undefined,
+		translations: previewTranslations(d.translations)
 	}));
+}
+
+/** The translations typed so far, as a question holds them (a preview in another locale shows them). */
+function previewTranslations(draft: DraftTranslations | undefined): Question['translations'] {
+	const out: NonNullable<Question['translations']> = {};
+	for (const [locale, t] of Object.entries(draft ?? {}) as [keyof DraftTranslations, DraftTranslations['es']][]) {
+		const options = lines(t.options);
+		if (t.label.trim() || t.help.trim() || options.length)
+			out[locale] = { label: t.label.trim(), help: t.help.trim(), options };
+	}
+	return out;
 }
 
 /** A key made from a label, for a question whose key is still empty. */

@@ -1,4 +1,6 @@
 import * as v from 'valibot';
+import { m } from '$lib/paraglide/messages';
+import { LOCALE_NAMES, baseLocale, locales, type Locale } from '$lib/i18n/locales';
 import { hasInvisible, invisibleMessage } from './invisible-text';
 
 /**
@@ -17,15 +19,19 @@ export const QUESTION_TYPES = [
 ] as const;
 export type QuestionType = (typeof QUESTION_TYPES)[number];
 
-export const TYPE_LABELS: Record<QuestionType, string> = {
-	short_text: 'Short answer',
-	long_text: 'Paragraph',
-	single_choice: 'Single choice',
-	multiple_choice: 'Multiple choice',
-	url: 'Link',
-	number: 'Number',
-	yes_no: 'Yes / no'
+const TYPE_LABELS: Record<QuestionType, () => string> = {
+	short_text: m.question_type_short_text,
+	long_text: m.question_type_long_text,
+	single_choice: m.question_type_single_choice,
+	multiple_choice: m.question_type_multiple_choice,
+	url: m.question_type_url,
+	number: m.question_type_number,
+	yes_no: m.question_type_yes_no
 };
+
+/** A question type's name in the page's locale ("Short answer"); an unknown type as it is. */
+export const typeLabel = (type: string): string =>
+	Object.hasOwn(TYPE_LABELS, type) ? TYPE_LABELS[type as QuestionType]() : type;
 
 export const KEY = /^[a-z][a-z0-9_]{0,39}$/;
 export const LIMITS = {
@@ -44,6 +50,19 @@ export const LIMITS = {
 
 export const isChoice = (t: QuestionType) => t === 'single_choice' || t === 'multiple_choice';
 
+/** The locales a form's own words may be translated into: every locale but the base (`en`), which the originals are in. */
+export const TRANSLATION_LOCALES = locales.filter((l): l is Exclude<Locale, typeof baseLocale> => l !== baseLocale);
+export type TranslationLocale = (typeof TRANSLATION_LOCALES)[number];
+
+/** A question's words in one more locale (DECISIONS "The community's own words"): each part optional. */
+export interface QuestionTranslation {
+	label?: string;
+	help?: string;
+	/** The options in the same order and number as the originals. */
+	options?: string[];
+}
+export type Translations<T> = Partial<Record<TranslationLocale, T>>;
+
 export interface Question {
 	key: string;
 	label: string;
@@ -53,6 +72,7 @@ export interface Question {
 	options?: string[];
 	min?: number;
 	max?: number;
+	translations?: Translations<QuestionTranslation>;
 }
 
 /** A stored answer: text, url and single choice a string; multiple choice strings; number; yes/no. */
@@ -80,51 +100,172 @@ function textProblem(label: string, s: string, max: number, multiline = false): 
 	return null;
 }
 
-const text = (label: string, min: number, max: number) =>
+/** A text field of the schema; `label` names it in the page's locale when a message is made. */
+export const schemaText = (label: () => string, min: number, max: number) =>
 	v.pipe(
-		v.string(`${label} must be text.`),
+		v.string(() => m.question_must_be_text({ field: label() })),
 		v.transform(clean),
-		v.check((s) => chars(s) >= min, `${label} is required.`),
+		v.check(
+			(s) => chars(s) >= min,
+			() => m.question_is_required({ field: label() })
+		),
 		v.rawCheck(({ dataset, addIssue }) => {
-			const problem = dataset.typed ? textProblem(label, dataset.value, max) : null;
+			const problem = dataset.typed ? textProblem(label(), dataset.value, max) : null;
 			if (problem) addIssue({ message: problem });
 		})
 	);
+const text = schemaText;
+
+/** A locale's name in its own language, as the editor's fields and refusals name it. */
+export const languageName = (locale: TranslationLocale) => LOCALE_NAMES[locale];
+
+/**
+ * The `translations` of a question or a rubric criterion (whose schema drops `options`): an object keyed
+ * by the non-base locales, each part as limited as its original; another key is refused by name.
+ */
+export function translationsSchema(limits: { label: number; help: number; option: number }) {
+	const entry = (locale: TranslationLocale) => {
+		const language = languageName(locale);
+		return v.object({
+			label: v.optional(text(() => m.question_field_label_in({ language }), 0, limits.label)),
+			help: v.optional(text(() => m.question_field_help_in({ language }), 0, limits.help)),
+			options: v.optional(
+				v.array(
+					text(() => m.question_field_option_in({ language }), 0, limits.option),
+					() => m.question_translation_options_list({ language })
+				)
+			)
+		});
+	};
+	return v.pipe(
+		v.strictObject(
+			Object.fromEntries(TRANSLATION_LOCALES.map((l) => [l, v.optional(entry(l))])) as Record<
+				TranslationLocale,
+				v.OptionalSchema<ReturnType<typeof entry>, undefined>
+			>,
+			(issue) =>
+				issue.expected === 'never'
+					? m.question_translation_unknown_locale({
+							locale: typeof issue.path?.at(-1)?.key === 'string' ? (issue.path.at(-1)!.key as string) : '',
+							locales: TRANSLATION_LOCALES.join(', ')
+						})
+					: m.question_translations_object()
+		),
+		// Empty parts and empty locales are left out, so what is stored is only what was translated.
+		v.transform((t) => {
+			const out: Translations<QuestionTranslation> = {};
+			for (const locale of TRANSLATION_LOCALES) {
+				const e: QuestionTranslation | undefined = t[locale];
+				if (!e) continue;
+				const kept: QuestionTranslation = {};
+				if (e.label) kept.label = e.label;
+				if (e.help) kept.help = e.help;
+				if (e.options?.some(Boolean)) kept.options = e.options;
+				if (Object.keys(kept).length) out[locale] = kept;
+			}
+			return out;
+		})
+	);
+}
+
+const questionTranslations = translationsSchema({ label: LIMITS.label, help: LIMITS.help, option: LIMITS.option });
+
+/**
+ * A question's translated options, when given, must match its options in number (an empty one is not
+ * allowed: each stands for the original in its place) and differ from each other. The path names the field.
+ */
+function translatedOptionsProblems(q: {
+	type: QuestionType;
+	options?: string[];
+	translations?: Translations<QuestionTranslation>;
+}): { locale: TranslationLocale; message: string }[] {
+	if (!isChoice(q.type) || !q.translations) return [];
+	const problems: { locale: TranslationLocale; message: string }[] = [];
+	for (const locale of TRANSLATION_LOCALES) {
+		const options = q.translations[locale]?.options;
+		if (!options) continue;
+		const language = languageName(locale);
+		const count = q.options?.length ?? 0;
+		if (options.length !== count || options.some((o) => !o))
+			problems.push({ locale, message: m.question_translation_option_count({ language, count }) });
+		else if (new Set(options).size !== options.length)
+			problems.push({ locale, message: m.question_translation_options_differ({ language }) });
+	}
+	return problems;
+}
 
 /** One question as the editor saves it; the rules that join fields (options, bounds) are below. */
 export const questionSchema = v.pipe(
 	v.object({
 		key: v.pipe(
-			v.string('Key must be text.'),
+			v.string(() => m.question_key_text()),
 			v.trim(),
-			v.regex(KEY, 'Key must start with a-z and have only a-z, 0-9 and _, up to 40 characters.')
+			v.regex(KEY, () => m.question_key_pattern())
 		),
-		label: text('Label', 1, LIMITS.label),
-		help: v.optional(text('Help', 0, LIMITS.help)),
-		type: v.picklist(QUESTION_TYPES, 'Type must be one of the seven question types.'),
+		label: text(() => m.question_field_label(), 1, LIMITS.label),
+		help: v.optional(text(() => m.question_field_help(), 0, LIMITS.help)),
+		type: v.picklist(QUESTION_TYPES, () => m.question_type_unknown()),
 		required: v.boolean(),
 		options: v.optional(
 			v.pipe(
-				v.array(text('Each option', 1, LIMITS.option)),
-				v.check((o) => new Set(o).size === o.length, 'Options must differ from each other.')
+				v.array(text(() => m.question_field_each_option(), 1, LIMITS.option)),
+				v.check(
+					(o) => new Set(o).size === o.length,
+					() => m.question_options_differ()
+				)
 			)
 		),
-		min: v.optional(v.pipe(v.number('Minimum must be a number.'), v.finite('Minimum must be a number.'))),
-		max: v.optional(v.pipe(v.number('Maximum must be a number.'), v.finite('Maximum must be a number.')))
+		min: v.optional(
+			v.pipe(
+				v.number(() => m.question_min_number()),
+				v.finite(() => m.question_min_number())
+			)
+		),
+		max: v.optional(
+			v.pipe(
+				v.number(() => m.question_max_number()),
+				v.finite(() => m.question_max_number())
+			)
+		),
+		translations: v.optional(questionTranslations)
 	}),
 	v.forward(
 		v.check(
 			(q) =>
 				!isChoice(q.type) ||
 				(!!q.options && q.options.length >= LIMITS.minOptions && q.options.length <= LIMITS.maxOptions),
-			`A choice needs ${LIMITS.minOptions} to ${LIMITS.maxOptions} options.`
+			() => m.question_options_count({ min: LIMITS.minOptions, max: LIMITS.maxOptions })
 		),
 		['options']
 	),
 	v.forward(
-		v.check((q) => q.min === undefined || q.max === undefined || q.min <= q.max, 'Minimum must not be above maximum.'),
+		v.check(
+			(q) => q.min === undefined || q.max === undefined || q.min <= q.max,
+			() => m.question_min_above_max()
+		),
 		['min']
 	),
+	// Named on the translated options' own field: translations.<locale>.options.
+	v.rawCheck(({ dataset, addIssue }) => {
+		if (!dataset.typed) return;
+		for (const { locale, message } of translatedOptionsProblems(dataset.value)) {
+			const translations = dataset.value.translations!;
+			addIssue({
+				message,
+				path: [
+					{ type: 'object', origin: 'value', input: dataset.value, key: 'translations', value: translations },
+					{ type: 'object', origin: 'value', input: translations, key: locale, value: translations[locale] },
+					{
+						type: 'object',
+						origin: 'value',
+						input: translations[locale] as Record<string, unknown>,
+						key: 'options',
+						value: translations[locale]!.options
+					}
+				]
+			});
+		}
+	}),
 	// What does not belong to the type is dropped, so a stored question is always in its type's shape.
 	v.transform((q): Question => {
 		const out: Question = { key: q.key, label: q.label, type: q.type, required: q.required };
@@ -134,14 +275,57 @@ export const questionSchema = v.pipe(
 			if (q.min !== undefined) out.min = q.min;
 			if (q.max !== undefined) out.max = q.max;
 		}
+		const translations = keptTranslations(q.translations, isChoice(q.type));
+		if (translations) out.translations = translations;
 		return out;
 	})
 );
 
 export const questionsSchema = v.pipe(
 	v.array(questionSchema),
-	v.maxLength(LIMITS.maxQuestions, `A form has at most ${LIMITS.maxQuestions} questions.`)
+	v.maxLength(LIMITS.maxQuestions, () => m.question_too_many({ max: LIMITS.maxQuestions }))
 );
+
+/** The translations to store: options only for a choice; none at all when nothing is translated. */
+function keptTranslations(
+	translations: Translations<QuestionTranslation> | undefined,
+	choice: boolean
+): Translations<QuestionTranslation> | undefined {
+	if (!translations) return undefined;
+	const out: Translations<QuestionTranslation> = {};
+	for (const locale of TRANSLATION_LOCALES) {
+		const t = translations[locale];
+		if (!t) continue;
+		const kept: QuestionTranslation = { ...t };
+		if (!choice) delete kept.options;
+		if (Object.keys(kept).length) out[locale] = kept;
+	}
+	return Object.keys(out).length ? out : undefined;
+}
+
+/** A question as a page in `locale` shows it: `label`, `help` and `optionTexts` translated where a translation has them. */
+export interface LocalizedQuestion extends Question {
+	/** What each option reads; `options` stays the originals, which are the values sent and stored. */
+	optionTexts: string[];
+}
+
+/**
+ * The texts a question shows in `locale` (DECISIONS "The community's own words"): its translation's
+ * label, help and options where present, else the originals. The options themselves stay the originals,
+ * so a choice is sent and stored as the original option text whatever the applicant's locale.
+ */
+export function questionInLocale(q: Question, locale: string): LocalizedQuestion {
+	const options = q.options ?? [];
+	const t = (q.translations as Record<string, QuestionTranslation | undefined> | undefined)?.[locale];
+	const translated = t?.options && t.options.length === options.length ? t.options : null;
+	const out: LocalizedQuestion = {
+		...q,
+		label: t?.label || q.label,
+		optionTexts: options.map((o, i) => translated?.[i] || o)
+	};
+	if (t?.help) out.help = t.help;
+	return out;
+}
 
 /** Keys used twice in one form, by index of the later use. */
 export function duplicateKeys(questions: readonly { key: string }[]): number[] {

@@ -1,5 +1,13 @@
 import * as v from 'valibot';
-import { KEY, duplicateKeys } from '../forms/questions';
+import { m } from '$lib/paraglide/messages';
+import { KEY, duplicateKeys, translationsSchema, type Translations } from '../forms/questions';
+import {
+	blankTranslations,
+	draftTranslationsOf,
+	translationField,
+	translationsCandidate,
+	type DraftTranslations
+} from '../forms/translations';
 
 /**
  * Reviewers' rubric and votes (DECISIONS "Reviewers and votes"): the criterion schema the rubric editor
@@ -22,37 +30,74 @@ export const RUBRIC_LIMITS = {
 	maxCriteria: 20
 } as const;
 
+/** A criterion's words in one more locale (DECISIONS "The community's own words"). */
+export interface CriterionTranslation {
+	label?: string;
+	help?: string;
+}
+
 export interface Criterion {
 	key: string;
 	label: string;
 	help?: string;
+	translations?: Translations<CriterionTranslation>;
 }
+
+// A criterion has no options: what a hand-written row gives as options is dropped.
+const criterionTranslations = v.pipe(
+	translationsSchema({ label: RUBRIC_LIMITS.label, help: RUBRIC_LIMITS.help, option: RUBRIC_LIMITS.label }),
+	v.transform((t): Translations<CriterionTranslation> => {
+		const out: Translations<CriterionTranslation> = {};
+		for (const [locale, { label, help }] of Object.entries(t) as [keyof typeof t, CriterionTranslation][])
+			if (label || help) out[locale] = { ...(label ? { label } : {}), ...(help ? { help } : {}) };
+		return out;
+	})
+);
 
 /** The rubric as application_forms.rubric holds it. */
 export const rubricSchema = v.pipe(
 	v.array(
-		v.object({
-			key: v.pipe(
-				v.string(),
-				v.trim(),
-				v.regex(KEY, 'Key: a lowercase letter, then up to 39 lowercase letters, digits or _.')
-			),
-			label: v.pipe(
-				v.string(),
-				v.trim(),
-				v.minLength(1, 'Label is required.'),
-				v.check((s) => [...s].length <= RUBRIC_LIMITS.label, `Label: at most ${RUBRIC_LIMITS.label} characters.`)
-			),
-			help: v.pipe(
-				v.optional(v.string(), ''),
-				v.trim(),
-				v.check((s) => [...s].length <= RUBRIC_LIMITS.help, `Help: at most ${RUBRIC_LIMITS.help} characters.`),
-				v.transform((s) => s || undefined)
+		v.pipe(
+			v.object({
+				key: v.pipe(
+					v.string(),
+					v.trim(),
+					v.regex(KEY, () => m.editor_rubric_key_pattern())
+				),
+				label: v.pipe(
+					v.string(),
+					v.trim(),
+					v.minLength(1, () => m.editor_rubric_label_required()),
+					v.check(
+						(s) => [...s].length <= RUBRIC_LIMITS.label,
+						() => m.editor_rubric_label_max({ max: RUBRIC_LIMITS.label })
+					)
+				),
+				help: v.pipe(
+					v.optional(v.string(), ''),
+					v.trim(),
+					v.check(
+						(s) => [...s].length <= RUBRIC_LIMITS.help,
+						() => m.editor_rubric_help_max({ max: RUBRIC_LIMITS.help })
+					),
+					v.transform((s) => s || undefined)
+				),
+				translations: v.optional(criterionTranslations)
+			}),
+			// Nothing translated is no translations at all (a stored criterion without them reads the same).
+			v.transform(({ translations, ...c }): Criterion =>
+				translations && Object.keys(translations).length ? { ...c, translations } : c
 			)
-		})
+		)
 	),
-	v.maxLength(RUBRIC_LIMITS.maxCriteria, `A rubric has at most ${RUBRIC_LIMITS.maxCriteria} criteria.`)
+	v.maxLength(RUBRIC_LIMITS.maxCriteria, () => m.editor_rubric_too_many({ max: RUBRIC_LIMITS.maxCriteria }))
 );
+
+/** A criterion as a page in `locale` shows it: its translation's label and help where present, else the originals. */
+export function criterionInLocale(c: Criterion, locale: string): Criterion {
+	const t = (c.translations as Record<string, CriterionTranslation | undefined> | undefined)?.[locale];
+	return { ...c, label: t?.label || c.label, help: t?.help || c.help };
+}
 
 /** A stored rubric as code reads it: anything that is not a valid rubric (a hand-edited row) reads as none. */
 export function rubricOf(stored: unknown): Criterion[] {
@@ -69,7 +114,7 @@ const refusal = (errors: FieldErrors): Refused => ({
 	ok: false,
 	status: 400,
 	code: 'invalid_request',
-	message: 'Some fields need attention.',
+	message: m.editor_fields_need_attention(),
 	errors
 });
 
@@ -78,11 +123,19 @@ export interface DraftCriterion {
 	key: string;
 	label: string;
 	help: string;
+	/** Its label and help in the other locales (the `options` of each stay empty; absent: none typed). */
+	translations?: DraftTranslations;
 }
 
-export const draftCriterionOf = (c: Criterion): DraftCriterion => ({ key: c.key, label: c.label, help: c.help ?? '' });
+export const draftCriterionOf = (c: Criterion): DraftCriterion => ({
+	key: c.key,
+	label: c.label,
+	help: c.help ?? '',
+	...(c.translations ? { translations: draftTranslationsOf(c.translations) } : {})
+});
 
 const FIELD_NAME = /^criteria\.(\d{1,2})\.(key|label|help)$/;
+const TRANSLATED_NAME = /^criteria\.(\d{1,2})\.(translations\..+)$/;
 // Looser than the schema, so the schema names a too-long label precisely; beyond this the post is refused whole.
 const RAW_MAX = { key: 200, label: 1000, help: 2000 } as const;
 /* eslint-disable no-control-regex */
@@ -98,46 +151,69 @@ export function readRubricDraft(form: {
 	entries(): Iterable<[string, FormDataEntryValue]>;
 	getAll(name: string): FormDataEntryValue[];
 }): Checked<DraftCriterion[]> {
-	const byIndex = new Map<number, Partial<DraftCriterion>>();
+	const byIndex = new Map<number, Partial<Omit<DraftCriterion, 'translations'>>>();
+	const translated = new Map<number, DraftTranslations>();
+	const seen = new Set<string>();
 	for (const [name, value] of form.entries()) {
-		const match = FIELD_NAME.exec(name);
-		if (!match) continue;
-		const field = match[2] as keyof DraftCriterion;
-		if (typeof value !== 'string') return refusal({ [name]: 'Send text only.' });
+		const item = TRANSLATED_NAME.exec(name);
+		const tr = item ? translationField(item[2]!) : null;
+		const match = tr ? null : FIELD_NAME.exec(name);
+		// A criterion has no options to translate.
+		if ((!tr && !match) || tr?.part === 'options') continue;
+		const field = tr ? tr.part : (match![2] as 'key' | 'label' | 'help');
+		if (typeof value !== 'string') return refusal({ [name]: m.editor_send_text_only() });
 		if ((field === 'help' ? CONTROL_EXCEPT_LINES : CONTROL).test(value) || /\p{Cs}/u.test(value))
-			return refusal({ [name]: 'Remove the control characters from this field.' });
-		if ([...value.trim()].length > RAW_MAX[field])
-			return refusal({ [name]: `At most ${RAW_MAX[field]} characters here.` });
-		const fields = byIndex.get(Number(match[1])) ?? {};
-		if (fields[field] !== undefined) return refusal({ [name]: 'Send this field once.' });
-		fields[field] = value;
-		byIndex.set(Number(match[1]), fields);
+			return refusal({ [name]: m.editor_remove_control_characters() });
+		const max = RAW_MAX[field];
+		if ([...value.trim()].length > max) return refusal({ [name]: m.editor_at_most_here({ max }) });
+		const index = Number((tr ? item : match)![1]);
+		const fields = byIndex.get(index) ?? {};
+		if (seen.has(name)) return refusal({ [name]: m.editor_send_field_once() });
+		seen.add(name);
+		if (tr) {
+			const all = translated.get(index) ?? blankTranslations();
+			all[tr.locale][tr.part] = value;
+			translated.set(index, all);
+		} else fields[field] = value;
+		byIndex.set(index, fields);
 	}
 	if (byIndex.size > RUBRIC_LIMITS.maxCriteria)
-		return refusal({ criteria: `A rubric has at most ${RUBRIC_LIMITS.maxCriteria} criteria.` });
+		return refusal({ criteria: m.editor_rubric_too_many({ max: RUBRIC_LIMITS.maxCriteria }) });
 	const count = form.getAll('criterionCount');
-	if (count.length !== 1 || count[0] !== String(byIndex.size))
-		return refusal({ criteria: 'The form arrived incomplete. Reload the page and try again.' });
+	if (count.length !== 1 || count[0] !== String(byIndex.size)) return refusal({ criteria: m.editor_form_incomplete() });
 	return {
 		ok: true,
 		value: [...byIndex.entries()]
 			.sort(([a], [b]) => a - b)
-			.map(([, f]) => ({ key: f.key ?? '', label: f.label ?? '', help: f.help ?? '' }))
+			.map(([i, f]) => ({
+				key: f.key ?? '',
+				label: f.label ?? '',
+				help: f.help ?? '',
+				translations: translated.get(i)
+			}))
 	};
 }
 
 /** The draft checked against the rubric schema: the criteria to save, or a message per field (`criteria.<i>.<field>`). */
 export function parseRubricDraft(draft: readonly DraftCriterion[]): Checked<Criterion[]> {
-	const result = v.safeParse(rubricSchema, draft, { abortPipeEarly: true });
+	const candidate = draft.map((d) => ({
+		key: d.key,
+		label: d.label,
+		help: d.help,
+		translations: translationsCandidate(d.translations, false)
+	}));
+	const result = v.safeParse(rubricSchema, candidate, { abortPipeEarly: true });
 	const errors: FieldErrors = {};
 	if (!result.success)
 		for (const issue of result.issues) {
-			const name = ['criteria', ...(issue.path?.map((p) => String(p.key)) ?? []).slice(0, 2)].join('.');
+			const path = issue.path?.map((p) => String(p.key)) ?? [];
+			// A translation's problem on its own field: criteria.<i>.translations.<locale>.<part>.
+			const name = ['criteria', ...path.slice(0, path[1] === 'translations' ? 4 : 2)].join('.');
 			if (!(name in errors)) errors[name] = issue.message;
 		}
 	const trimmed = draft.map((d) => ({ key: d.key.trim() }));
 	for (const i of duplicateKeys(trimmed))
-		errors[`criteria.${i}.key`] ??= `Key "${trimmed[i]!.key}" is used by an earlier criterion: keys must differ.`;
+		errors[`criteria.${i}.key`] ??= m.editor_rubric_duplicate_key({ key: trimmed[i]!.key });
 	if (Object.keys(errors).length || !result.success) return refusal(errors);
 	return { ok: true, value: result.output };
 }

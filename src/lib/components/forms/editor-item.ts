@@ -1,3 +1,5 @@
+import { m } from '$lib/paraglide/messages';
+
 /** Drag and drop of one item of a list editor (EditorItem.svelte), by its handle. */
 export interface ItemDrag {
 	ondragstart: (event: DragEvent) => void;
@@ -7,11 +9,29 @@ export interface ItemDrag {
 	side: 'before' | 'after' | null;
 }
 
+/** What each list editor says after a step, by its item's noun. */
+const SAY = {
+	question: {
+		add: m.editor_question_added,
+		retire: m.editor_question_retired,
+		remove: m.editor_question_retired,
+		up: m.editor_question_moved_up,
+		down: m.editor_question_moved_down
+	},
+	criterion: {
+		add: m.editor_criterion_added,
+		retire: m.editor_criterion_removed,
+		remove: m.editor_criterion_removed,
+		up: m.editor_criterion_moved_up,
+		down: m.editor_criterion_moved_down
+	}
+} as const;
+
 /**
  * After an edit step run in the browser (`add`, `up:i`, `down:i`, `retire:i` or `remove:i`) on a list
  * editor whose fields are named `<prefix>.<i>.<field>`: what to announce, and the keyboard kept where
  * the admin was (on the moved item's same button, or the new item's label). `noun` names an item
- * ("Question"); `before` and `after` are the counts around the step; `full` is said when an add found the list full.
+ * (`question` or `criterion`); `before` and `after` are the counts around the step; `full` is said when an add found the list full.
  */
 export function afterStep(
 	form: HTMLFormElement,
@@ -22,7 +42,7 @@ export function afterStep(
 		before,
 		after,
 		full
-	}: { prefix: string; noun: string; op: string; before: number; after: number; full: string }
+	}: { prefix: string; noun: keyof typeof SAY; op: string; before: number; after: number; full: string }
 ): string {
 	const [verb, at] = op.split(':');
 	const n = Number(at) + 1;
@@ -33,8 +53,8 @@ export function afterStep(
 			const selector = verb === 'add' ? label : `button[value="${verb}:${focusAt}"]`;
 			(form.querySelector<HTMLElement>(selector) ?? form.querySelector<HTMLElement>(label))?.focus();
 		});
-	if (verb === 'add') return after > before ? `${noun} ${after} added.` : full;
-	if (verb === 'retire') return `${noun} ${n} retired.`;
-	if (verb === 'remove') return `${noun} ${n} removed.`;
-	return `${noun} ${n} moved ${verb}.`;
+	const say = SAY[noun];
+	if (verb === 'add') return after > before ? say.add({ n: after }) : full;
+	if (verb === 'retire' || verb === 'remove' || verb === 'up' || verb === 'down') return say[verb]({ n });
+	return '';
 }

@@ -1,4 +1,5 @@
-import { KEY, checkAnswers, type Answers } from '$lib/forms/questions';
+import { KEY, checkAnswers, questionInLocale, type Answers } from '$lib/forms/questions';
+import { getLocale } from '$lib/paraglide/runtime';
 import type { Database } from '../db/client';
 import type { FormFields } from '../platform/forms';
 import { currentForm, type CurrentForm } from './versions';
@@ -31,6 +32,10 @@ export async function answersToCurrentForm(
 	read?: CurrentForm
 ): Promise<{ ok: true; formId: number | null; answers: Answers } | { ok: false; errors: Record<string, string> }> {
 	const form = read ?? (await currentForm(db));
-	const checked = checkAnswers(form.questions, sent);
+	// A refusal names the question as the page asked it (its translation); the options checked and stored stay the originals.
+	const checked = checkAnswers(
+		form.questions.map((q) => questionInLocale(q, getLocale())),
+		sent
+	);
 	return checked.ok ? { ok: true, formId: form.id, answers: checked.answers } : checked;
 }

@@ -10,6 +10,8 @@ import { saveFormVersion } from '$lib/server/forms/editor';
 import { applyRubricStep, draftCriterionOf, isRubricStep, readRubricDraft, rubricOf } from '$lib/reviews/rubric';
 import { saveRubric } from '$lib/server/reviews/rubric';
 import { eligibility as saveEligibility, eligibilityEditor } from './eligibility-action';
+import { localHref } from '$lib/i18n/locales';
+import { m } from '$lib/paraglide/messages';
 import type { Actions, PageServerLoad } from './$types';
 
 const text = (value: FormDataEntryValue | null | undefined) => (typeof value === 'string' ? value : '');
@@ -38,12 +40,12 @@ export const actions: Actions = {
 		const op = form.getAll('op');
 		const newType = form.getAll('newType');
 		if (op.length !== 1 || !isEditStep(text(op[0]), read.value.length))
-			return refuse(setHeaders, fieldError('op', 'Choose one of the editor’s buttons.'), { draft: null });
+			return refuse(setHeaders, fieldError('op', m.editor_choose_a_button()), { draft: null });
 		if (
 			newType.length > 1 ||
 			(newType.length === 1 && !(QUESTION_TYPES as readonly string[]).includes(text(newType[0])))
 		)
-			return refuse(setHeaders, fieldError('newType', 'Type must be one of the seven question types.'), {
+			return refuse(setHeaders, fieldError('newType', m.question_type_unknown()), {
 				draft: null
 			});
 		const draft = applyEditStep(read.value, text(op[0]), text(newType[0]));
@@ -58,7 +60,7 @@ export const actions: Actions = {
 		if (!read.ok) return refuse(setHeaders, read, { draft: null });
 		const outcome = await withDatabase((db) => saveFormVersion(db, admin, read.value));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { draft: read.value });
-		redirect(303, '/admin/form?saved');
+		redirect(303, localHref('/admin/form?saved'));
 	},
 	// The reviewers' rubric (#27), src/routes/admin/form/RubricEditor.svelte: an edit step without JavaScript.
 	rubricEdit: async ({ locals, request, url, setHeaders }) => {
@@ -68,7 +70,7 @@ export const actions: Actions = {
 		if (!read.ok) return refuse(setHeaders, read, { rubricDraft: null });
 		const op = form.getAll('op');
 		if (op.length !== 1 || !isRubricStep(text(op[0]), read.value.length))
-			return refuse(setHeaders, fieldError('op', 'Choose one of the rubric editor’s buttons.'), { rubricDraft: null });
+			return refuse(setHeaders, fieldError('op', m.editor_choose_a_rubric_button()), { rubricDraft: null });
 		return { rubricDraft: applyRubricStep(read.value, text(op[0])) };
 	},
 	// saveRubric: guard (404 for anyone not an admin) → validate → a new form version, questions carried forward.
@@ -78,7 +80,7 @@ export const actions: Actions = {
 		if (!read.ok) return refuse(setHeaders, read, { rubricDraft: null });
 		const outcome = await withDatabase((db) => saveRubric(db, admin, read.value));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { rubricDraft: read.value });
-		redirect(303, '/admin/form?saved');
+		redirect(303, localHref('/admin/form?saved'));
 	},
 	// saveEligibility (docs/eligibility.md): guard → validate → read the chain → one insert; or an edit step (add, remove).
 	eligibility: saveEligibility

@@ -7,6 +7,8 @@ import { applyEligibilityStep, draftOfRules, isEligibilityStep, readEligibilityD
 import { eligibilityEndpointSet, tokenDetails } from '$lib/server/eligibility/check';
 import { storedRules } from '$lib/server/eligibility/rules';
 import { saveEligibility } from '$lib/server/eligibility/editor';
+import { localHref } from '$lib/i18n/locales';
+import { m } from '$lib/paraglide/messages';
 
 /** The eligibility editor's part of /admin/form's data: the current rules as a draft, and whether they can be checked. */
 export async function eligibilityEditor(stored: unknown) {
@@ -33,11 +35,11 @@ export async function eligibility({ locals, request, url, setHeaders }: RequestE
 		op.length > 1 ||
 		(op.length === 1 && (typeof op[0] !== 'string' || !isEligibilityStep(op[0], read.value.rules.length)))
 	)
-		return refuse(setHeaders, fieldError('op', 'Choose one of the editor’s buttons.'), {
+		return refuse(setHeaders, fieldError('op', m.editor_choose_a_button()), {
 			eligibilityDraft: read.value
 		});
 	if (op.length === 1) return { eligibilityDraft: applyEligibilityStep(read.value, op[0] as string) };
 	const outcome = await withDatabase((db) => saveEligibility(db, admin, read.value));
 	if (!outcome.ok) return refuse(setHeaders, outcome, { eligibilityDraft: read.value });
-	redirect(303, '/admin/form?saved=eligibility#eligibility');
+	redirect(303, localHref('/admin/form?saved=eligibility#eligibility'));
 }
