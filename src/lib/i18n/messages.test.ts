@@ -43,7 +43,10 @@ const SAME_IN_EVERY_LANGUAGE =
 
 /** Messages that read as in English in one locale, with the reason. */
 const SAME_AS_ENGLISH: Record<string, string> = {
-	'pt-BR insights_checkins': '"Check-ins" is the Brazilian word for them.'
+	'pt-BR insights_checkins': '"Check-ins" is the Brazilian word for them.',
+	'es editor_rule_unit_tokens': 'A token is a "token" in Spanish crypto communities.',
+	'pt-BR editor_rule_unit_tokens': 'A token is a "token" in Brazilian crypto communities.',
+	'pt-BR question_type_url': '"Link" is the Brazilian word for it.'
 };
 
 describe('messages', () => {
