@@ -20,8 +20,7 @@ const keyBytes = (base64url: string) =>
 
 /** Asks the browser (which asks the member) and saves the subscription; the reason in words when it cannot. */
 export async function subscribe(vapidPublicKey: string): Promise<string | null> {
-	if ((await Notification.requestPermission()) !== 'granted')
-		return m.inbox_push_denied();
+	if ((await Notification.requestPermission()) !== 'granted') return m.inbox_push_denied();
 	const registration = await navigator.serviceWorker.register('/service-worker.js', {
 		type: dev ? 'module' : 'classic',
 		scope: '/'
