@@ -5,12 +5,25 @@
  */
 import { LENGTHS } from '$lib/platform/limits';
 import { KEY } from '$lib/forms/questions';
+import { m } from '$lib/paraglide/messages';
+import { getLocale, type Locale } from '$lib/paraglide/runtime';
 
 export const ASK_PREFIX = 'ask.';
 export const askField = (key: string) => `${ASK_PREFIX}${key}`;
 
-/** The built-in fields every application has, by key, as the pages label them. */
-export const BUILT_IN_FIELDS = { displayName: 'Display name', motivation: 'Motivation', contact: 'Contact' } as const;
+/** The built-in fields every application has, by key, as the pages label them (in the page's locale, read when used). */
+export const BUILT_IN_FIELDS: { readonly displayName: string; readonly motivation: string; readonly contact: string } =
+	{
+		get displayName() {
+			return m.field_display_name();
+		},
+		get motivation() {
+			return m.field_motivation();
+		},
+		get contact() {
+			return m.field_contact();
+		}
+	};
 export const isBuiltIn = (key: string): key is keyof typeof BUILT_IN_FIELDS => Object.hasOwn(BUILT_IN_FIELDS, key);
 
 /** A key an ask may name at all: a built-in field or the shape of a question key (the form decides the rest). */
@@ -53,6 +66,14 @@ export function parseReapplyAfter(sent: string, now: Date): { value: Date | null
 	return { value: day };
 }
 
-/** How a reapply date reads on the pages: "3 March 2027" (UTC, the day it was stored as). */
-export const dayText = (d: Date | string) =>
-	new Date(d).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+/**
+ * How a reapply date reads on the pages: "3 March 2027" (UTC, the day it was stored as), in the page's
+ * locale or `locale` (English writes the day first, as it always has here).
+ */
+export const dayText = (d: Date | string, locale: Locale = getLocale()) =>
+	new Date(d).toLocaleDateString(locale === 'en' ? 'en-GB' : locale, {
+		day: 'numeric',
+		month: 'long',
+		year: 'numeric',
+		timeZone: 'UTC'
+	});

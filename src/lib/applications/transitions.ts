@@ -3,6 +3,7 @@
  * Pure and shared: the server decides with it, the admin page offers only what it permits.
  */
 import { ownEntry } from '../platform/own-entry';
+import { m } from '$lib/paraglide/messages';
 
 export const FIELDS = ['review', 'allowlist', 'distribution'] as const;
 export type Field = (typeof FIELDS)[number];
@@ -100,23 +101,30 @@ export function permittedMoves(app: ApplicationStates): Move[] {
 	return MOVES.filter((m) => app[m.field] === m.from && refusal(app, m.field, m.to) === null);
 }
 
-export const LABELS: Record<Field, string> = {
-	review: 'Review',
-	allowlist: 'Allowlist',
-	distribution: 'Token distribution'
+/** Each field's name in the page's locale (read when used: the getters call the messages). */
+export const LABELS: Readonly<Record<Field, string>> = {
+	get review() {
+		return m.application_field_review();
+	},
+	get allowlist() {
+		return m.application_field_allowlist();
+	},
+	get distribution() {
+		return m.application_field_distribution();
+	}
 };
 
-const STATE_LABELS: Record<string, string> = {
-	pending: 'pending',
-	needs_info: 'needs info',
-	approved: 'approved',
-	rejected: 'rejected',
-	added: 'added',
-	sent: 'sent',
-	failed: 'failed'
+const STATE_LABELS: Record<string, () => string> = {
+	pending: m.application_state_pending,
+	needs_info: m.application_state_needs_info,
+	approved: m.application_state_approved,
+	rejected: m.application_state_rejected,
+	added: m.application_state_added,
+	sent: m.application_state_sent,
+	failed: m.application_state_failed
 };
 
-export const stateLabel = (state: string) => ownEntry(STATE_LABELS, state) ?? state;
+export const stateLabel = (state: string) => ownEntry(STATE_LABELS, state)?.() ?? state;
 
 /** How a state reads to a person, and its colour: done, stopped, asked (needs info), waiting or not started. */
 export interface StateWords {
@@ -127,11 +135,11 @@ export interface StateWords {
 	tone: 'done' | 'stopped' | 'asked' | 'waiting' | 'not-started';
 }
 
-const REVIEW_WORDS: Record<string, [string, StateWords['tone']]> = {
-	pending: ['Waiting for review', 'waiting'],
-	needs_info: ['More information asked', 'asked'],
-	approved: ['Approved', 'done'],
-	rejected: ['Rejected', 'stopped']
+const REVIEW_WORDS: Record<string, [() => string, StateWords['tone']]> = {
+	pending: [m.application_badge_pending, 'waiting'],
+	needs_info: [m.application_badge_needs_info, 'asked'],
+	approved: [m.application_badge_approved, 'done'],
+	rejected: [m.application_badge_rejected, 'stopped']
 };
 
 /**
@@ -141,18 +149,22 @@ const REVIEW_WORDS: Record<string, [string, StateWords['tone']]> = {
 export function stateWords(field: Field, state: string, review?: string): StateWords {
 	const cap = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 	if (field === 'review') {
-		const [words, tone] = ownEntry(REVIEW_WORDS, state) ?? [cap(stateLabel(state)), 'waiting'];
+		const known = ownEntry(REVIEW_WORDS, state);
+		const [words, tone] = known ? [known[0](), known[1]] : [cap(stateLabel(state)), 'waiting' as const];
 		return { long: words, short: words, tone };
 	}
 	let words: string;
 	let tone: StateWords['tone'];
 	if (state === 'pending' && review !== undefined && review !== 'approved')
-		[words, tone] = ['not started', 'not-started'];
+		[words, tone] = [m.application_step_not_started(), 'not-started'];
 	else if (state === 'pending')
-		[words, tone] = [field === 'allowlist' ? 'waiting to be added' : 'waiting to be sent', 'waiting'];
-	else if (state === 'failed') [words, tone] = ['failed', 'stopped'];
+		[words, tone] = [
+			field === 'allowlist' ? m.application_step_waiting_added() : m.application_step_waiting_sent(),
+			'waiting'
+		];
+	else if (state === 'failed') [words, tone] = [m.application_state_failed(), 'stopped'];
 	else [words, tone] = [stateLabel(state), 'done'];
-	return { long: `${LABELS[field]}: ${words}`, short: cap(words), tone };
+	return { long: m.application_badge_long({ field: LABELS[field], state: words }), short: cap(words), tone };
 }
 
 /** The verb on the button that makes a move. */
@@ -182,15 +194,7 @@ export const explorerTxUrl = (hash: string) => `https://polygonscan.com/tx/${has
  * looks hashes up (no answer in time, or still pending) and "not checked" when it does not.
  */
 export function txCheckLabel(verified: boolean | null, checksOn: boolean): { text: string; title: string } {
-	if (verified) return { text: 'verified on chain 137', title: 'Chain 137 confirmed this transaction succeeded.' };
-	if (checksOn)
-		return {
-			text: 'unverified',
-			title:
-				'Chain 137 had not confirmed this transaction when it was recorded (no answer within 5 seconds, or still pending). Check it on Polygonscan.'
-		};
-	return {
-		text: 'not checked',
-		title: 'POLYGON_RPC_URL is not set, so tx hashes are not looked up on chain 137. Check it on Polygonscan.'
-	};
+	if (verified) return { text: m.application_tx_verified(), title: m.application_tx_verified_title() };
+	if (checksOn) return { text: m.application_tx_unverified(), title: m.application_tx_unverified_title() };
+	return { text: m.application_tx_not_checked(), title: m.application_tx_not_checked_title() };
 }

@@ -1,4 +1,5 @@
 import { formatUnits } from 'viem';
+import { m } from '$lib/paraglide/messages';
 
 /**
  * Who may apply, checked on chain 137 (docs/eligibility.md): the shapes that the form version stores
@@ -69,7 +70,7 @@ const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`;
 /** A base-unit amount in tokens when the decimals are known ("100", "0.5"), else in base units. */
 export function formatAmount(base: string | bigint, details: TokenDetails | undefined): string {
 	const value = BigInt(base);
-	if (details?.decimals == null) return `${value.toString()} base units`;
+	if (details?.decimals == null) return m.application_amount_base_units({ amount: value.toString() });
 	return formatUnits(value, details.decimals);
 }
 
@@ -82,12 +83,16 @@ export function ruleNeed(rule: EligibilityRule, details?: TokenDetails): string 
 /** What a rule needs without its label (the label says it in the community's words). */
 export function ruleNeedPlain(rule: EligibilityRule, details?: TokenDetails): string {
 	if (rule.kind === 'erc20') {
-		const symbol = details?.symbol ? ` ${details.symbol}` : details?.decimals == null ? '' : ' tokens';
-		return `Hold at least ${formatAmount(rule.min, details)}${symbol} of ERC-20 ${short(rule.token)}`;
+		const amount = formatAmount(rule.min, details);
+		const held = details?.symbol
+			? `${amount} ${details.symbol}`
+			: details?.decimals == null
+				? amount
+				: m.application_amount_tokens({ amount });
+		return m.application_rule_hold_erc20({ amount: held, token: short(rule.token) });
 	}
-	const many = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
-	if (rule.kind === 'erc721') return `Hold at least ${many(rule.min, 'NFT')} of ERC-721 ${short(rule.contract)}`;
-	return `Hold at least ${rule.min} of token id ${rule.id} of ERC-1155 ${short(rule.contract)}`;
+	if (rule.kind === 'erc721') return m.application_rule_hold_erc721({ count: rule.min, token: short(rule.contract) });
+	return m.application_rule_hold_erc1155({ count: rule.min, id: rule.id, token: short(rule.contract) });
 }
 
 /** What the address holds, in the rule's unit ("12.5 COMM", "1 NFT"). */
@@ -96,7 +101,7 @@ export function ruleHeld(rule: EligibilityRule, held: string, details?: TokenDet
 		const symbol = details?.symbol ? ` ${details.symbol}` : '';
 		return `${formatAmount(held, details)}${details?.decimals == null ? '' : symbol}`;
 	}
-	if (rule.kind === 'erc721') return `${held} NFT${held === '1' ? '' : 's'}`;
+	if (rule.kind === 'erc721') return m.application_held_nfts({ count: Number(held), held });
 	return held;
 }
 

@@ -1,3 +1,5 @@
+import { m } from '$lib/paraglide/messages';
+
 /**
  * Characters that change how text reads without being seen (docs/security.md "Invisible characters",
  * decisions/0039): bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), the
@@ -22,6 +24,5 @@ const NEEDED_JOINER = new RegExp(
 /** Whether `s` holds a character that is refused: an invisible one other than a joiner real text needs. */
 export const hasInvisible = (s: string): boolean => INVISIBLE.test(s) && INVISIBLE.test(s.replace(NEEDED_JOINER, ''));
 
-/** The refusal, naming the field by its label. */
-export const invisibleMessage = (label: string) =>
-	`${label} must not contain invisible or text-direction control characters (such as U+202E or U+200B).`;
+/** The refusal, naming the field by its label (in the request's locale). */
+export const invisibleMessage = (label: string) => m.field_invisible({ label });

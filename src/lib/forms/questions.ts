@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { m } from '$lib/paraglide/messages';
 import { LOCALE_NAMES, baseLocale, locales, type Locale } from '$lib/i18n/locales';
 import { hasInvisible, invisibleMessage } from './invisible-text';
+import { getLocale } from '$lib/paraglide/runtime';
 
 /**
  * An application form's own questions (DECISIONS "Application questions"): the question schema the
@@ -88,17 +89,19 @@ const LONE_SURROGATE = /\p{Cs}/u;
 const chars = (s: string) => [...s].length;
 const clean = (s: string) => s.replace(/\r\n?/g, '\n').trim();
 
-/** Why a piece of text is refused, or null. */
+/** Why a piece of text is refused, or null (in the request's locale). */
 function textProblem(label: string, s: string, max: number, multiline = false): string | null {
-	if (LONE_SURROGATE.test(s)) return `${label} contains characters that are not valid text.`;
+	if (LONE_SURROGATE.test(s)) return m.field_invalid_chars({ label });
 	if ((multiline ? CONTROL_EXCEPT_NEWLINE_TAB : CONTROL).test(s))
-		return multiline
-			? `${label} must not contain control characters (line breaks are fine).`
-			: `${label} must not contain control characters or line breaks.`;
+		return multiline ? m.field_control_chars_multiline({ label }) : m.field_control_chars({ label });
 	if (hasInvisible(s)) return invisibleMessage(label);
-	if (chars(s) > max) return `${label} must be at most ${max} characters.`;
+	if (chars(s) > max) return m.field_too_long({ label, max });
 	return null;
 }
+
+/** A bound as a refusal names it: in the request's locale, without grouping ("1000", "0,5"). */
+const bound = (n: number) =>
+	new Intl.NumberFormat(getLocale(), { useGrouping: false, maximumFractionDigits: 20 }).format(n);
 
 /** A text field of the schema; `label` names it in the page's locale when a message is made. */
 export const schemaText = (label: () => string, min: number, max: number) =>
@@ -348,20 +351,21 @@ export function checkAnswer(q: Question, sent: unknown): { value?: Answer } | { 
 	const values = (Array.isArray(sent) ? (sent as unknown[]) : sent === undefined ? [] : [sent]).map((s) =>
 		typeof s === 'string' ? clean(s) : s
 	);
-	if (values.some((s) => typeof s !== 'string')) return { error: `${q.label}: send text only.` };
+	const label = q.label;
+	if (values.some((s) => typeof s !== 'string')) return { error: m.form_answer_text_only({ label }) };
 	const strings = (values as string[]).filter((s) => s !== '');
 	if (q.type === 'yes_no') {
-		if (strings.some((s) => s !== 'on')) return { error: `${q.label}: tick the box or leave it.` };
-		if (q.required && !strings.length) return { error: `${q.label} is required.` };
+		if (strings.some((s) => s !== 'on')) return { error: m.form_answer_tick({ label }) };
+		if (q.required && !strings.length) return { error: m.field_required({ label }) };
 		return { value: strings.length > 0 };
 	}
-	if (!strings.length) return q.required ? { error: `${q.label} is required.` } : {};
+	if (!strings.length) return q.required ? { error: m.field_required({ label }) } : {};
 	if (q.type === 'multiple_choice') {
 		const picked = [...new Set(strings)];
-		if (picked.some((s) => !q.options?.includes(s))) return { error: `${q.label}: choose among the options.` };
+		if (picked.some((s) => !q.options?.includes(s))) return { error: m.form_answer_choose_among({ label }) };
 		return { value: picked };
 	}
-	if (strings.length > 1) return { error: `${q.label} takes one answer.` };
+	if (strings.length > 1) return { error: m.form_answer_one_answer({ label }) };
 	const s = strings[0]!;
 	switch (q.type) {
 		case 'short_text':
@@ -371,21 +375,21 @@ export function checkAnswer(q: Question, sent: unknown): { value?: Answer } | { 
 			return problem ? { error: problem } : { value: s };
 		}
 		case 'single_choice':
-			return q.options?.includes(s) ? { value: s } : { error: `${q.label}: choose one of the options.` };
+			return q.options?.includes(s) ? { value: s } : { error: m.form_answer_choose_one({ label }) };
 		case 'url': {
 			const problem = textProblem(q.label, s, LIMITS.url);
 			if (problem) return { error: problem };
-			return isHttpUrl(s) ? { value: s } : { error: `${q.label} must be a link starting with http:// or https://.` };
+			return isHttpUrl(s) ? { value: s } : { error: m.form_answer_link({ label }) };
 		}
 		case 'number': {
 			const n = DECIMAL.test(s) ? Number(s) : NaN;
-			if (!Number.isFinite(n)) return { error: `${q.label} must be a number.` };
-			if (q.min !== undefined && n < q.min) return { error: `${q.label} must be at least ${q.min}.` };
-			if (q.max !== undefined && n > q.max) return { error: `${q.label} must be at most ${q.max}.` };
+			if (!Number.isFinite(n)) return { error: m.form_answer_number({ label }) };
+			if (q.min !== undefined && n < q.min) return { error: m.form_answer_min({ label, min: bound(q.min) }) };
+			if (q.max !== undefined && n > q.max) return { error: m.form_answer_max({ label, max: bound(q.max) }) };
 			return { value: n };
 		}
 	}
-	return { error: `${q.label} cannot be answered.` };
+	return { error: m.form_answer_unanswerable({ label }) };
 }
 
 function isHttpUrl(s: string): boolean {
@@ -417,11 +421,17 @@ export function checkAnswers(
 	return Object.keys(errors).length ? { ok: false, errors } : { ok: true, answers };
 }
 
-/** An answer as people read it: multiple choices joined with `; `, yes/no as words. */
-export function answerText(answer: Answer | undefined): string {
+/**
+ * An answer as people read it: multiple choices joined with `; `, yes/no as words (English unless a
+ * page gives its own: the CSV export keeps English, it is data).
+ */
+export function answerText(
+	answer: Answer | undefined,
+	words: { yes: string; no: string } = { yes: 'Yes', no: 'No' }
+): string {
 	if (answer === undefined) return '';
 	if (Array.isArray(answer)) return answer.join('; ');
-	if (typeof answer === 'boolean') return answer ? 'Yes' : 'No';
+	if (typeof answer === 'boolean') return answer ? words.yes : words.no;
 	return String(answer);
 }
 

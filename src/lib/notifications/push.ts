@@ -1,4 +1,5 @@
 import { dev } from '$app/environment';
+import { m } from '$lib/paraglide/messages';
 
 /**
  * This browser's Web Push subscription (docs/notifications.md): registers the portal's service worker
@@ -19,8 +20,7 @@ const keyBytes = (base64url: string) =>
 
 /** Asks the browser (which asks the member) and saves the subscription; the reason in words when it cannot. */
 export async function subscribe(vapidPublicKey: string): Promise<string | null> {
-	if ((await Notification.requestPermission()) !== 'granted')
-		return 'The browser does not allow notifications for this site. Allow them in its site settings, then try again.';
+	if ((await Notification.requestPermission()) !== 'granted') return m.inbox_push_denied();
 	const registration = await navigator.serviceWorker.register('/service-worker.js', {
 		type: dev ? 'module' : 'classic',
 		scope: '/'
@@ -38,7 +38,7 @@ export async function subscribe(vapidPublicKey: string): Promise<string | null> 
 	if (response.status === 201) return null;
 	await subscription.unsubscribe();
 	const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
-	return body?.error?.message ?? `The portal refused this browser (HTTP ${response.status}).`;
+	return body?.error?.message ?? m.inbox_push_refused({ status: response.status });
 }
 
 /** Stops push in this browser: the server forgets it, then the browser unsubscribes. */

@@ -7,6 +7,7 @@ import { answersInput, typedAnswers } from '$lib/server/forms/answers';
 import { currentForm, formVersions } from '$lib/server/forms/versions';
 import { withDatabase } from '$lib/server/platform/runtime';
 import { eligibilityBanner } from '$lib/server/eligibility/banner';
+import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals }) => {
@@ -47,6 +48,6 @@ export const actions: Actions = {
 		const answers = answersInput(form);
 		const outcome = await withDatabase((db) => submitApplication(db, member, input, answers));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), answers: typedAnswers(answers) });
-		redirect(303, '/apply');
+		redirect(303, localHref('/apply'));
 	}
 };

@@ -3,6 +3,7 @@ import { CHECKIN_FIELDS, checkin, checkInSummary, recentCheckIns } from '$lib/se
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { requireMember } from '$lib/server/auth/guards';
 import { withDatabase } from '$lib/server/platform/runtime';
+import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals }) => {
@@ -20,6 +21,6 @@ export const actions: Actions = {
 		const input = formInput(await readForm(request), CHECKIN_FIELDS);
 		const outcome = await withDatabase((db) => checkin(db, member, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input) });
-		redirect(303, '/checkin');
+		redirect(303, localHref('/checkin'));
 	}
 };

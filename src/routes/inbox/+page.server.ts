@@ -5,6 +5,7 @@ import { READ_FIELDS, inboxOf, markRead } from '$lib/server/notifications/inbox'
 import { subscriptionCount } from '$lib/server/notifications/subscriptions';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
+import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
@@ -31,7 +32,7 @@ export const actions: Actions = {
 		const input = formInput(await readForm(request), READ_FIELDS);
 		const outcome = await withDatabase((db) => markRead(db, member.address, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, {});
-		redirect(303, '/inbox');
+		redirect(303, localHref('/inbox'));
 	},
 	// addEmail: guard → limit → validate → one transaction (the verification mail queued in it).
 	email: async ({ locals, request, setHeaders }) => {
@@ -40,11 +41,11 @@ export const actions: Actions = {
 		const mailOn = runtime().config.notifications.mail !== null;
 		const outcome = await withDatabase((db) => addEmail(db, member.address, input, mailOn));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input) });
-		redirect(303, outcome.value.verified ? '/inbox' : '/inbox?done=email');
+		redirect(303, localHref(outcome.value.verified ? '/inbox' : '/inbox?done=email'));
 	},
 	emailRemove: async ({ locals }) => {
 		const member = requireMember({ locals });
 		await withDatabase((db) => removeEmail(db, member.address));
-		redirect(303, '/inbox?done=emailRemove');
+		redirect(303, localHref('/inbox?done=emailRemove'));
 	}
 };

@@ -29,15 +29,16 @@ import { consume } from '../platform/rate-limit';
 import { assignOnSubmit } from '../reviews/assignment';
 import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } from '../webhooks/events';
 import { recordNotifications } from '../notifications/record';
+import { m } from '$lib/paraglide/messages';
 
 export type { Application, ApplicationEvent };
 
 export const APPLICATION_FIELDS = ['displayName', 'motivation', 'contact'] as const;
 
 const applicationSchema = v.object({
-	displayName: textField('Display name', LENGTHS.displayName),
-	motivation: textField('Motivation', { ...LENGTHS.motivation, multiline: true }),
-	contact: textField('Contact', LENGTHS.contact)
+	displayName: textField(m.field_display_name, LENGTHS.displayName),
+	motivation: textField(m.field_motivation, { ...LENGTHS.motivation, multiline: true }),
+	contact: textField(m.field_contact, LENGTHS.contact)
 });
 
 export type ApplicationInput = v.InferOutput<typeof applicationSchema>;
@@ -68,7 +69,7 @@ export async function submitApplication(
 	// and only for a submission that can be taken (a member with an application under review gets the 409).
 	let eligibility = null;
 	if (form.eligibility !== null) {
-		if (await hasApplicationUnderReview(db, member.address)) return alreadyActive;
+		if (await hasApplicationUnderReview(db, member.address)) return alreadyActive();
 		const checked = await eligibilityAtSubmission(form.eligibility, member.address);
 		if (!checked.ok) return checked;
 		eligibility = checked.value;
@@ -95,13 +96,13 @@ export async function submitApplication(
 				await assignOnSubmit(tx, application!.id);
 				return { ok: true, value: { application: application!, resubmitted: false } };
 			}
-			if (active.review !== 'needs_info') return alreadyActive;
+			if (active.review !== 'needs_info') return alreadyActive();
 			const [application] = await tx
 				.update(applications)
 				.set({ ...fields, review: 'pending', updatedAt: sql`now()` })
 				.where(and(eq(applications.id, active.id), eq(applications.review, 'needs_info')))
 				.returning();
-			if (!application) return alreadyActive;
+			if (!application) return alreadyActive();
 			// The text as it stood before, kept for the admin page; it was submitted at the last resubmission, or at creation.
 			await tx.insert(applicationRevisions).values({
 				applicationId: active.id,
@@ -130,7 +131,7 @@ export async function submitApplication(
 		});
 	} catch (err) {
 		// The unique index: a parallel submission created the member's active application first.
-		return failureOfDatabaseError(err, { unique: alreadyActive, foreignKey: memberMissing });
+		return failureOfDatabaseError(err, { unique: alreadyActive(), foreignKey: memberMissing });
 	}
 }
 
@@ -161,14 +162,13 @@ async function reapplyLater(db: Pick<Database, 'select'>, address: string): Prom
 		ok: false,
 		status: 409,
 		code: 'reapply_later',
-		message: `You can apply again from ${dayText(waiting.reapplyAfter)} (${day}), as the reviewers decided with their answer.`,
+		message: m.application_reapply_later({ date: dayText(waiting.reapplyAfter), day }),
 		reapplyAfter: day
 	};
 }
 
-const alreadyActive = conflict(
-	'You already have an application under review. You can change it only when the reviewers ask for more information.'
-);
+/** The 409 of a second application while one is under review (its message in the request's locale). */
+const alreadyActive = () => conflict(m.application_already_active());
 
 /** A member's applications, newest first, each with its audit history (two queries). */
 export async function applicationsOf(db: Database, address: string): Promise<ApplicationWithHistory[]> {

@@ -4,6 +4,7 @@ import { LENGTHS } from '$lib/platform/limits';
 import type { Database } from '../db/client';
 import { checkIns, type CheckIn } from '../db/schema';
 import { textField, validate } from '../platform/forms';
+import { m } from '$lib/paraglide/messages';
 import { failureOfDatabaseError, memberMissing, rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { RATE_LIMITS, consume, consumeCall, consumedAs, type CountedRow } from '../platform/rate-limit';
@@ -15,7 +16,7 @@ export type { CheckIn };
 
 export const CHECKIN_FIELDS = ['note'] as const;
 
-const checkinSchema = v.object({ note: textField('Note', { ...LENGTHS.checkinNote, multiline: true }) });
+const checkinSchema = v.object({ note: textField(m.checkin_note_label, { ...LENGTHS.checkinNote, multiline: true }) });
 
 /**
  * checkin: records that the member checked in, with an optional note. Order: limit → validate → write

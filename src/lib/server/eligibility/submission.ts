@@ -1,16 +1,15 @@
-import { modeWords, ruleLines, type EligibilityEvidence } from '$lib/eligibility/rules';
+import { ruleLines, type EligibilityEvidence } from '$lib/eligibility/rules';
+import { m } from '$lib/paraglide/messages';
 import type { FailureOf, Outcome } from '../platform/outcome';
 import { checkEligibility, type Unchecked } from './check';
 import { storedRules } from './rules';
 
-const SUBMIT_UNAVAILABLE: Record<Unchecked | 'invalid_rules', string> = {
-	not_configured:
-		'This form has requirements that are checked on chain, and the portal is not connected to a chain (POLYGON_RPC_URL).',
-	no_answer: 'The chain did not answer in time, so your holdings could not be checked.',
-	wrong_chain:
-		'The portal’s chain endpoint (POLYGON_RPC_URL) does not serve Polygon, so your holdings could not be checked.',
-	contract_failed: 'A token contract of the requirements did not answer, so your holdings could not be checked.',
-	invalid_rules: 'The form’s requirements could not be read.'
+const SUBMIT_UNAVAILABLE: Record<Unchecked | 'invalid_rules', () => string> = {
+	not_configured: m.application_unavailable_not_configured,
+	no_answer: m.application_unavailable_no_answer,
+	wrong_chain: m.application_unavailable_wrong_chain,
+	contract_failed: m.application_unavailable_contract_failed,
+	invalid_rules: m.application_unavailable_invalid_rules
 };
 
 /** 503 eligibility_unavailable: nothing was written; the applicant may try again in a moment. */
@@ -18,7 +17,7 @@ export const eligibilityUnavailable = (why: Unchecked | 'invalid_rules'): Failur
 	ok: false,
 	status: 503,
 	code: 'eligibility_unavailable',
-	message: `${SUBMIT_UNAVAILABLE[why]} Nothing was sent; try again in a moment.`
+	message: m.application_unavailable({ why: SUBMIT_UNAVAILABLE[why]() })
 });
 
 /**
@@ -43,13 +42,22 @@ export async function eligibilityAtSubmission(
 	const { evidence, details } = answer;
 	if (evidence.ok) return { ok: true, value: evidence };
 	const lines = ruleLines(rules, evidence, details);
+	const said = lines
+		.map((l) =>
+			l.ok
+				? m.apply_eligibility_line({ need: l.need, held: l.held })
+				: m.application_not_eligible_not_enough({ need: l.need, held: l.held })
+		)
+		.join('; ');
+	const block = evidence.block;
 	return {
 		ok: false,
 		status: 403,
 		code: 'not_eligible',
-		message: `This community asks applicants to meet ${modeWords(rules.mode)} requirements, checked at Polygon block ${evidence.block}: ${lines
-			.map((l) => `${l.need}: you hold ${l.held}${l.ok ? '' : ' (not enough)'}`)
-			.join('; ')}. Nothing was sent.`,
+		message:
+			rules.mode === 'all'
+				? m.application_not_eligible_all({ block, lines: said })
+				: m.application_not_eligible_any({ block, lines: said }),
 		eligibility: { mode: rules.mode, block: evidence.block, lines }
 	};
 }

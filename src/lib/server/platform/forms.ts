@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { error, fail, isHttpError, type ActionFailure } from '@sveltejs/kit';
 import * as v from 'valibot';
 import { invalid, type Failure, type FieldErrors } from './outcome';
+import { m } from '$lib/paraglide/messages';
 
 /** A refused action: the page is rendered with the refusal's status; a 429 also says Retry-After. */
 export function refuse<T extends Record<string, unknown>>(
@@ -73,8 +74,7 @@ export class FormFields {
 const oneOrMany = (values: readonly FormDataEntryValue[]) =>
 	values.length === 0 ? undefined : values.length === 1 ? values[0] : [...values];
 
-const unreadable = (): never =>
-	error(400, { code: 'invalid_request', message: 'The form could not be read. Send it again from the page.' });
+const unreadable = (): never => error(400, { code: 'invalid_request', message: m.form_unreadable() });
 
 /**
  * The body of a form action, read once into FormFields. One that is not a readable form (malformed or
@@ -96,7 +96,7 @@ export async function readForm(request: Request): Promise<FormFields> {
 	if (entriesAtMost(body, type) > MAX_FORM_FIELDS)
 		error(413, {
 			code: 'too_many_fields',
-			message: `A form carries at most ${MAX_FORM_FIELDS} fields. Send it again from the page.`
+			message: m.form_too_many_fields({ max: MAX_FORM_FIELDS })
 		});
 	// The parser would turn bytes that are not UTF-8 into U+FFFD and let them through as text.
 	if (!isUtf8Form(body, type)) return unreadable();

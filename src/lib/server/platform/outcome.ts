@@ -2,6 +2,7 @@ import type { RateLimitRefusal } from './rate-limit';
 import type { EligibilityRefusal } from '$lib/eligibility/rules';
 import { sqlState } from '../db/errors';
 import type { Result } from '$lib/platform/result';
+import { m } from '$lib/paraglide/messages';
 
 /**
  * What every server operation answers (docs/decisions/0026-one-outcome.md), the one result shape of
@@ -47,7 +48,7 @@ export const invalid = (errors: FieldErrors): FailureOf<400> => ({
 	ok: false,
 	status: 400,
 	code: 'invalid_request',
-	message: 'Some fields need attention.',
+	message: m.form_invalid(),
 	errors
 });
 
@@ -65,12 +66,14 @@ export const forbidden = (message: string): FailureOf<403> => ({ ok: false, stat
 
 export const notFound = (message: string): FailureOf<404> => ({ ok: false, status: 404, code: 'not_found', message });
 
-/** The 401 of a write whose session's member row is gone (e.g. a reset database): sign in again. */
+/** The 401 of a write whose session's member row is gone (e.g. a reset database): sign in again (its message in the request's locale). */
 export const memberMissing: FailureOf<401> = {
 	ok: false,
 	status: 401,
 	code: 'unauthenticated',
-	message: 'Your sign-in is no longer on record. Sign in again.'
+	get message() {
+		return m.form_member_missing();
+	}
 };
 
 /** The 429 answer for a spent per-address limit, saying how long until it may be tried again. */
@@ -80,21 +83,25 @@ export function rateLimited(refused: RateLimitRefusal, now = Date.now()): Failur
 		ok: false,
 		status: 429,
 		code: 'rate_limited',
-		message: `${refused.message} You can try again in ${formatWait(retryAfterSeconds)}.`,
+		message: m.form_rate_limited({ why: refused.message, wait: formatWait(retryAfterSeconds) }),
 		retryAfterSeconds,
 		resetAt: refused.resetAt.toISOString()
 	};
 }
 
-/** "23 hours 5 minutes", "12 minutes", "40 seconds". */
+/** "23 hours 5 minutes", "12 minutes", "40 seconds" (in the request's locale). */
 export function formatWait(seconds: number): string {
-	const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
-	if (seconds < 60) return plural(seconds, 'second');
+	if (seconds < 60) return m.form_wait_seconds({ count: seconds });
 	const minutes = Math.ceil(seconds / 60);
-	if (minutes < 60) return plural(minutes, 'minute');
+	if (minutes < 60) return m.form_wait_minutes({ count: minutes });
 	const hours = Math.floor(minutes / 60);
 	const rest = minutes % 60;
-	return rest ? `${plural(hours, 'hour')} ${plural(rest, 'minute')}` : plural(hours, 'hour');
+	return rest
+		? m.form_wait_hours_minutes({
+				hours: m.form_wait_hours({ count: hours }),
+				minutes: m.form_wait_minutes({ count: rest })
+			})
+		: m.form_wait_hours({ count: hours });
 }
 
 /** The integrity-constraint SQLSTATEs a write may hit because of what a user sent, not a fault. */

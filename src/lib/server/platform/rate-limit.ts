@@ -6,22 +6,26 @@ import { rateLimitRefusals } from './metrics';
 import { ok, type Failed, type Result } from '$lib/platform/result';
 import { singleton } from '$lib/platform/singleton';
 import { transactionOutcome } from './transaction';
+import { m } from '$lib/paraglide/messages';
 
 /** A per-address limit: `limit` calls in `windowSeconds`, and what is counted, in words. */
 export interface RateLimitRule {
 	limit: number;
 	windowSeconds: number;
-	/** What a 429 says was counted: "You have reached the limit of 20 check-ins in 24 hours". */
-	counts: string;
+	/**
+	 * What a 429 says was counted: "You have reached the limit of 20 check-ins in 24 hours"; a message
+	 * (read when a call is refused, in the request's locale) or plain text.
+	 */
+	counts: string | (() => string);
 }
 
 /** The specification's "Per-address limits on authenticated Server Actions" (docs/data.md). */
 export const RATE_LIMITS = {
-	submitApplication: { limit: 5, windowSeconds: 24 * 60 * 60, counts: 'applications in 24 hours' },
-	checkin: { limit: 20, windowSeconds: 24 * 60 * 60, counts: 'check-ins in 24 hours' },
-	transitionApplication: { limit: 120, windowSeconds: 60 * 60, counts: 'state changes in an hour' },
-	vote: { limit: 240, windowSeconds: 60 * 60, counts: 'votes in an hour' },
-	email: { limit: 5, windowSeconds: 24 * 60 * 60, counts: 'verification e-mails in 24 hours' }
+	submitApplication: { limit: 5, windowSeconds: 24 * 60 * 60, counts: m.form_limit_applications },
+	checkin: { limit: 20, windowSeconds: 24 * 60 * 60, counts: m.form_limit_checkins },
+	transitionApplication: { limit: 120, windowSeconds: 60 * 60, counts: m.form_limit_state_changes },
+	vote: { limit: 240, windowSeconds: 60 * 60, counts: m.form_limit_votes },
+	email: { limit: 5, windowSeconds: 24 * 60 * 60, counts: m.form_limit_emails }
 } as const satisfies Record<string, RateLimitRule>;
 
 export type RateLimitedAction = keyof typeof RATE_LIMITS;
@@ -50,7 +54,10 @@ function counted(
 	return {
 		ok: false,
 		code: 'rate_limited',
-		message: `You have reached the limit of ${rule.limit} ${rule.counts}.`,
+		message: m.form_limit_reached({
+			limit: rule.limit,
+			counts: typeof rule.counts === 'string' ? rule.counts : rule.counts()
+		}),
 		...count
 	};
 }

@@ -3,12 +3,13 @@ import { readToken } from '$lib/server/notifications/tokens';
 import { unsubscribe } from '$lib/server/notifications/email';
 import { linkSecrets } from '$lib/server/notifications/senders';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
+import { m } from '$lib/paraglide/messages';
 import type { Actions, PageServerLoad } from './$types';
 
 const badLink = () =>
 	error(400, {
 		code: 'invalid_request',
-		message: 'This link is not whole. Use the link in the e-mail, or stop e-mails on your inbox page.'
+		message: m.inbox_bad_link()
 	});
 
 /** The page behind the List-Unsubscribe link: a button, so that a mail scanner's GET stops nothing. */
