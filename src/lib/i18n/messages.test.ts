@@ -39,13 +39,14 @@ const textsOf = (message: Message) =>
  * of these may read the same as in English.
  */
 const SAME_IN_EVERY_LANGUAGE =
-	/^(?:[\s\p{P}\p{S}\d]|\{\w+\}|MetaMask|WalletConnect|Safe\{Wallet\}|Safe|Polygon|Ethereum|GitHub|CSV|JSON|URL|POL|MATIC|ID|OK|Webhooks?|min|h|d|English|Español|Português \(Brasil\)|简体中文|العربية|https?:\/\/\S+|0x[0-9a-fA-F…]+)*$/u;
+	/^(?:[\s\p{P}\p{S}\d]|\{\w+\}|MetaMask|WalletConnect|Safe\{Wallet\}|Safe|Polygon|Ethereum|GitHub|CSV|JSON|URL|POL|MATIC|ID|OK|Webhooks?|min|h|d|NFTs?|tokens|English|Español|Português \(Brasil\)|简体中文|العربية|https?:\/\/\S+|0x[0-9a-fA-F…]+)*$/u;
 
 /** Messages that read as in English in one locale, with the reason. */
 const SAME_AS_ENGLISH: Record<string, string> = {
+	// "tokens" and "NFT(s)" are the words Spanish and Brazilian crypto communities use (SAME_IN_EVERY_LANGUAGE).
 	'pt-BR insights_checkins': '"Check-ins" is the Brazilian word for them.',
-	'es editor_rule_unit_tokens': 'A token is a "token" in Spanish crypto communities.',
-	'pt-BR editor_rule_unit_tokens': 'A token is a "token" in Brazilian crypto communities.',
+	'es form_answer_no': '"No" is Spanish for no.',
+	'pt-BR apply_status_label': '"Status" is the Brazilian word for it.',
 	'pt-BR question_type_url': '"Link" is the Brazilian word for it.'
 };
 
