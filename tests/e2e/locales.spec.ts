@@ -1,0 +1,142 @@
+// The applicant's whole journey in Arabic (right to left) and in simplified Chinese, by keyboard only:
+// sign in on /<locale>/setup, apply, check in, read the inbox, each page in the locale, axe-clean, and
+// nothing scrolling sideways at 320 px (DECISIONS "Every applicant in their language"). The words the
+// test looks for are read from messages/<locale>.json by their English original, so it checks what
+// a person of that language reads, not a key.
+import { readFileSync } from 'node:fs';
+import type { Locator, Page } from '@playwright/test';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { RunningServer } from '../helpers/server';
+import { TestWallet } from '../helpers/test-wallet';
+import { expect, header, screenshots, startPortal, tabTo, test } from './fixtures';
+
+type Message = string | { match?: Record<string, string> }[];
+const read = (locale: string) => JSON.parse(readFileSync(`messages/${locale}.json`, 'utf8')) as Record<string, Message>;
+const english = read('en');
+
+/** What `locale` says where English says `text` (a plain message, its `{inputs}` filled). */
+function say(locale: string, text: string, inputs: Record<string, string> = {}): string {
+	const key = Object.keys(english).find((k) => english[k] === text);
+	if (!key) throw new Error(`no message reads "${text}" in English`);
+	const said = read(locale)[key];
+	if (typeof said !== 'string') throw new Error(`${key} is not a plain message`);
+	return said.replace(/\{(\w+)\}/g, (_, name: string) => inputs[name] ?? `{${name}}`);
+}
+
+let server: RunningServer;
+test.beforeAll(async () => {
+	server = await startPortal();
+});
+test.afterAll(async () => {
+	await server?.stop();
+});
+
+/** Tab to `target`, then press a key on it. */
+async function press(page: Page, target: Locator, key = 'Enter') {
+	await tabTo(page, target);
+	await page.keyboard.press(key);
+}
+
+async function noSidewaysScrollAt320(page: Page, what: string) {
+	const before = page.viewportSize()!;
+	await page.setViewportSize({ width: 320, height: 720 });
+	const overflow = await page.evaluate(
+		() => document.documentElement.scrollWidth - document.documentElement.clientWidth
+	);
+	expect(overflow, `${what} scrolls sideways at 320 px`).toBeLessThanOrEqual(0);
+	await page.setViewportSize(before);
+}
+
+for (const [locale, dir] of [
+	['ar', 'rtl'],
+	['zh-Hans', 'ltr']
+] as const) {
+	test(`an applicant who reads ${locale}: sign in, apply, check in and read the inbox by keyboard`, async ({
+		browser
+	}, testInfo) => {
+		const context = await browser.newContext({ locale, viewport: { width: 390, height: 844 } });
+		const page = await context.newPage();
+		await TestWallet.install(page, {
+			account: privateKeyToAccount(generatePrivateKey()),
+			chainId: 137,
+			knownChains: [1, 137]
+		});
+
+		await page.goto(`${server.url}/${locale}/setup`);
+		await expect(page.locator('html')).toHaveAttribute('lang', locale);
+		await expect(page.locator('html')).toHaveAttribute('dir', dir);
+		// The browser's language is the page's: nothing is offered.
+		await expect(page.getByRole('complementary', { name: say(locale, 'Language') })).toHaveCount(0);
+		await press(
+			page,
+			page.getByRole('button', { name: say(locale, 'Sign in with {wallet}', { wallet: 'Test Wallet' }) })
+		);
+		await expect(page.getByRole('heading', { name: say(locale, 'You are signed in') })).toBeVisible();
+
+		await press(page, header(page).getByRole('link', { name: say(locale, 'Apply'), exact: true }));
+		await expect(page).toHaveURL(`${server.url}/${locale}/apply`);
+		await expect(page.getByRole('heading', { level: 1 })).toHaveText(say(locale, 'Your application'));
+		await tabTo(page, page.getByLabel(say(locale, 'Display name')));
+		await page.keyboard.type('ليلى / 莉拉');
+		await tabTo(page, page.getByLabel(say(locale, 'Motivation')));
+		await page.keyboard.type('أود المساعدة في ترجمة الوثائق. 我想帮忙翻译文档。');
+		await tabTo(page, page.getByLabel(say(locale, 'Contact')));
+		await page.keyboard.type('@layla:matrix.example');
+		await press(page, page.getByRole('button', { name: say(locale, 'Submit application') }));
+		await expect(
+			page.getByRole('status').filter({ hasText: say(locale, 'Thank you: your application was received.') })
+		).toBeVisible();
+		await expect(page.getByText('ليلى / 莉拉').first()).toBeVisible();
+		await screenshots(page, testInfo, `apply-${locale}`);
+		await noSidewaysScrollAt320(page, `/${locale}/apply`);
+
+		await press(page, header(page).getByRole('link', { name: say(locale, 'Check in'), exact: true }));
+		await expect(page).toHaveURL(`${server.url}/${locale}/checkin`);
+		await tabTo(page, page.getByLabel(say(locale, 'Note')));
+		await page.keyboard.type('في مكالمة المجتمع اليوم');
+		await press(page, page.getByRole('button', { name: say(locale, 'Check in'), exact: true }));
+		await expect(page.getByRole('status')).toContainText(say(locale, 'Checked in. Thank you for being around.'));
+		await screenshots(page, testInfo, `checkin-${locale}`);
+		await noSidewaysScrollAt320(page, `/${locale}/checkin`);
+
+		// The portal wrote to them in their language: the visit recorded it before they applied.
+		await press(page, header(page).getByRole('link', { name: new RegExp(`^${say(locale, 'Inbox')}`) }));
+		await expect(page).toHaveURL(`${server.url}/${locale}/inbox`);
+		await expect(page.getByRole('main')).toContainText(say(locale, 'We received your application'));
+		await screenshots(page, testInfo, `inbox-${locale}`);
+		await noSidewaysScrollAt320(page, `/${locale}/inbox`);
+		await context.close();
+	});
+}
+
+test('the switcher by keyboard: same page in another language, written in its direction', async ({ page }) => {
+	await page.goto(`${server.url}/checkin`);
+	const switcher = header(page).locator('details.locale > summary');
+	await press(page, switcher);
+	await press(page, header(page).getByRole('link', { name: 'العربية' }));
+	await expect(page).toHaveURL(`${server.url}/ar/checkin`);
+	await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
+	await press(page, header(page).locator('details.locale > summary'));
+	await press(page, header(page).getByRole('link', { name: 'English' }));
+	await expect(page).toHaveURL(`${server.url}/checkin`);
+	await expect(page.locator('html')).toHaveAttribute('dir', 'ltr');
+});
+
+test('a browser that prefers Spanish is offered Spanish, in Spanish, and not asked again once it says no', async ({
+	browser
+}) => {
+	const context = await browser.newContext({ locale: 'es-MX' });
+	const page = await context.newPage();
+	await page.goto(`${server.url}/`);
+	// Never sent there by itself.
+	await expect(page).toHaveURL(`${server.url}/`);
+	const offer = page.getByRole('complementary', { name: 'Idioma' });
+	await expect(offer).toHaveAttribute('lang', 'es');
+	await expect(offer.getByRole('link')).toHaveAttribute('href', '/es');
+	await offer.getByRole('button').click();
+	await expect(offer).toHaveCount(0);
+	await page.reload();
+	await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+	await expect(page.getByRole('complementary', { name: 'Idioma' })).toHaveCount(0);
+	await context.close();
+});
