@@ -21,8 +21,11 @@ const WALLETCONNECT_ENTRY = 'Could not reach WalletConnect';
 // loaded only inside a frame, measured on their own.
 // The last is the id of SignIn's Safe notice (src/lib/components/sign-in/SafeNotice.svelte), loaded only for a Safe.
 const SAFE_MARKERS = ['getSafeInfo', 'unstable_getInfoTimeout', 'safe-cannot-sign-in'];
-// A string only src/lib/components/sign-in/NoWallet.svelte carries: loaded only when no wallet is found.
-const NO_WALLET_ENTRY = 'There is no wallet in this browser';
+// Strings only src/lib/components/sign-in/NoWallet.svelte (a computer's browser) and NoWalletPhone.svelte
+// carry (their English messages): loaded only when no wallet is found, each on its own kind of device.
+// The computer's is measured (as tests/e2e/setup-no-wallet.spec.ts does); neither counts in the wallet flow.
+const NO_WALLET_ENTRY = 'No wallet found in this browser';
+const NO_WALLET_PHONE_ENTRY = 'There is no wallet in this browser';
 
 /**
  * Every module reachable from `start` through static imports (and dynamic ones when `dynamic`), except
@@ -123,7 +126,8 @@ export function jsSizes(root = path.resolve('build')) {
 		: [];
 	const isWalletConnect = (/** @type {string} */ code) => code.includes(WALLETCONNECT_ENTRY);
 	const isSafeApp = (/** @type {string} */ code) => SAFE_MARKERS.some((m) => code.includes(m));
-	const isNoWallet = (/** @type {string} */ code) => code.includes(NO_WALLET_ENTRY);
+	const isNoWallet = (/** @type {string} */ code) =>
+		code.includes(NO_WALLET_ENTRY) || code.includes(NO_WALLET_PHONE_ENTRY);
 	// The injected flow: what /setup loads for a member whose browser has a wallet.
 	const setupAll = setupNode
 		? closure(lazy, true, new Set(setup), (code) => isWalletConnect(code) || isSafeApp(code) || isNoWallet(code))
@@ -136,7 +140,7 @@ export function jsSizes(root = path.resolve('build')) {
 	const safeAppEntry = clientJs.filter((f) => isSafeApp(readFileSync(f, 'utf8')));
 	const safeApp = setupAll && safeAppEntry.length > 0 ? onTop(safeAppEntry, setupAll) : null;
 	// What a browser with no wallet loads on top (the phone deep links and the install hint).
-	const noWalletEntry = clientJs.filter((f) => isNoWallet(readFileSync(f, 'utf8')));
+	const noWalletEntry = clientJs.filter((f) => readFileSync(f, 'utf8').includes(NO_WALLET_ENTRY));
 	const noWallet = setupAll && noWalletEntry.length > 0 ? onTop(noWalletEntry, setupAll) : null;
 	// A browser with no wallet at all: /setup finds none without the wallet library and loads only the help.
 	const setupNoWallet = noWalletEntry.length > 0 ? new Set([...setup, ...onTop(noWalletEntry, setup)]) : null;

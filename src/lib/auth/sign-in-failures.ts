@@ -1,4 +1,5 @@
 import { MAX_MESSAGE_VALIDITY_MS, REQUIRED_CHAIN_ID } from '../chain/chain';
+import { m } from '$lib/paraglide/messages';
 
 /**
  * Why POST /api/auth/verify refused a signed message (docs/http.md, docs/sign-in.md), with what the
@@ -50,32 +51,28 @@ export function domainRefusal(domain: string, allowed: readonly string[]): strin
 	return `This portal accepts sign-ins made at ${allowed.join(' or ')}, not at ${domain}: open it there and sign in again.`;
 }
 
-/** What the sign-in screen says after each refusal, and whether to offer a retry or a new signature. */
-export const SIGN_IN_FAILURE_PROMPTS: Record<VerifyErrorCode, { message: string; action: 'retry' | 'sign_again' }> = {
-	expired: { message: 'The signed message expired before the server received it.', action: 'sign_again' },
-	expiration_too_far: {
-		message: "The message's expiry time was refused; check your device's clock.",
-		action: 'sign_again'
-	},
-	expiration_missing: { message: 'The message had no expiry time.', action: 'sign_again' },
-	not_yet_valid: { message: "The message is not valid yet; check your device's clock.", action: 'sign_again' },
-	nonce_mismatch: {
-		message:
-			'This sign-in attempt is no longer current (it may have been replaced in another tab, or cookies are blocked).',
-		action: 'sign_again'
-	},
+/**
+ * What the sign-in screen says after each refusal (a message, in the page's language), and whether to
+ * offer a retry or a new signature.
+ */
+export const SIGN_IN_FAILURE_PROMPTS: Record<
+	VerifyErrorCode,
+	{ message: () => string; action: 'retry' | 'sign_again' }
+> = {
+	expired: { message: m.signin_prompt_expired, action: 'sign_again' },
+	expiration_too_far: { message: m.signin_prompt_expiration_too_far, action: 'sign_again' },
+	expiration_missing: { message: m.signin_prompt_expiration_missing, action: 'sign_again' },
+	not_yet_valid: { message: m.signin_prompt_not_yet_valid, action: 'sign_again' },
+	nonce_mismatch: { message: m.signin_prompt_nonce_mismatch, action: 'sign_again' },
 	chain_mismatch: {
-		message: `Wrong network: the message must name Polygon (chain ${REQUIRED_CHAIN_ID}).`,
+		message: () => m.signin_prompt_chain_mismatch({ required: REQUIRED_CHAIN_ID }),
 		action: 'sign_again'
 	},
-	domain_not_allowed: { message: 'This site address is not allowed to sign in here.', action: 'retry' },
-	uri_mismatch: { message: "The message's address does not match this site.", action: 'retry' },
-	signature_invalid: {
-		message: 'The signature does not match the address. Smart-contract wallets may not be supported here.',
-		action: 'sign_again'
-	},
-	message_malformed: { message: 'The server could not read the signed message.', action: 'sign_again' },
-	invalid_request: { message: 'The server could not read the sign-in request.', action: 'retry' }
+	domain_not_allowed: { message: m.signin_prompt_domain_not_allowed, action: 'retry' },
+	uri_mismatch: { message: m.signin_prompt_uri_mismatch, action: 'retry' },
+	signature_invalid: { message: m.signin_prompt_signature_invalid, action: 'sign_again' },
+	message_malformed: { message: m.signin_prompt_message_malformed, action: 'sign_again' },
+	invalid_request: { message: m.signin_prompt_invalid_request, action: 'retry' }
 };
 
 /**

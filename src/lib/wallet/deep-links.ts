@@ -22,7 +22,5 @@ export function walletAppLinks(page: URL): WalletAppLink[] {
 	];
 }
 
-/** A phone or tablet, where wallets live in apps rather than browser extensions. */
-export function isPhone(nav: Pick<Navigator, 'userAgent'> & { userAgentData?: { mobile?: boolean } }): boolean {
-	return nav.userAgentData?.mobile === true || /Android|iPhone|iPad|iPod|Mobile/i.test(nav.userAgent);
-}
+// In a module of its own: /setup asks it before it loads the help that uses these links.
+export { isPhone } from './phone';

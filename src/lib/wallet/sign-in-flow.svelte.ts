@@ -1,3 +1,4 @@
+import { m } from '$lib/paraglide/messages';
 import type { Me } from './session.svelte';
 import { failed, isUserRejection, type SignInFailure, type SignInOutcome, type SigningWallet } from './sign-in';
 
@@ -36,12 +37,11 @@ export interface SignInFlowParts {
 
 /** What went wrong while connecting, in the member's words. */
 export function connectFailure(error: unknown): SignInFailure {
-	if (isUserRejection(error))
-		return failed('connection_declined', 'You declined the connection request in your wallet.');
+	if (isUserRejection(error)) return failed('connection_declined', m.signin_connection_declined());
 	// connectors/walletconnect.ts: the relay handed out no pairing link in time.
 	if (error instanceof Error && error.name === 'WalletConnectUnreachableError')
 		return failed('relay_unreachable', error.message);
-	return failed('connection_failed', 'Could not connect to your wallet. Unlock it and try again.');
+	return failed('connection_failed', m.signin_connection_failed());
 }
 
 export class SignInFlow {
@@ -54,11 +54,9 @@ export class SignInFlow {
 
 	/** What the member is waiting for, in their words; null when nothing is under way. */
 	get busy(): string | null {
-		if (this.step.name === 'connecting') return `Connect your wallet in the ${this.step.wallet} window…`;
+		if (this.step.name === 'connecting') return m.signin_busy_connecting({ wallet: this.step.wallet });
 		if (this.step.name === 'signing')
-			return this.step.inSafe
-				? 'Sign the message in Safe{Wallet}…'
-				: 'Confirm the network switch and the signature request in your wallet…';
+			return this.step.inSafe ? m.signin_busy_safe({ app: 'Safe{Wallet}' }) : m.signin_busy_signing();
 		return null;
 	}
 
@@ -69,7 +67,7 @@ export class SignInFlow {
 	/** The label of the button that tries again: a new signature, or the whole step again. */
 	get retryLabel(): string {
 		const failure = this.failure;
-		return failure?.action === 'sign_again' ? 'Sign again' : 'Try again';
+		return failure?.action === 'sign_again' ? m.signin_sign_again() : m.signin_try_again();
 	}
 
 	/** Connects `choice` (none: the wallet already connected), then signs in. Ignored while a step is under way. */
@@ -91,14 +89,14 @@ export class SignInFlow {
 		if (!signer) {
 			this.step = {
 				name: 'failed',
-				failure: failed('no_account', 'Your wallet shared no account. Unlock it and try again.')
+				failure: failed('no_account', m.signin_no_account())
 			};
 			return;
 		}
 		this.step = { name: 'signing', inSafe: this.#parts.inSafe() };
 		const outcome = await this.#parts
 			.signIn(signer)
-			.catch((): SignInOutcome => failed('interrupted', 'The sign-in stopped unexpectedly.', 'sign_again'));
+			.catch((): SignInOutcome => failed('interrupted', m.signin_interrupted(), 'sign_again'));
 		this.#finish(outcome);
 	}
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { privateKeyToAccount } from 'viem/accounts';
 import { parseSiweMessage } from 'viem/siwe';
-import { RATE_LIMITED_MESSAGE, signInWithEthereum, type SigningWallet } from './sign-in';
+import { rateLimitedMessage, signInWithEthereum, type SigningWallet } from './sign-in';
 
 const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 const env = {
@@ -86,7 +86,7 @@ describe('signInWithEthereum', () => {
 	it.each(['nonce', 'verify'] as const)('a 429 from %s is rate_limited, with no retry action', async (step) => {
 		const { w } = wallet();
 		const outcome = await signInWithEthereum(w, { ...env, ...server({ [step]: { status: 429 } }) });
-		expect(outcome).toEqual({ ok: false, code: 'rate_limited', action: null, message: RATE_LIMITED_MESSAGE });
+		expect(outcome).toEqual({ ok: false, code: 'rate_limited', action: null, message: rateLimitedMessage() });
 	});
 
 	it('a refused signature (4001, however wrapped) offers to sign again and sends nothing', async () => {

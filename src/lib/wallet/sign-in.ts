@@ -2,6 +2,7 @@ import { createSiweMessage } from 'viem/siwe';
 import { REQUIRED_CHAIN_ID, SIGN_IN_MESSAGE_LIFETIME_MS } from '$lib/chain/chain';
 import type { Failed, Result } from '$lib/platform/result';
 import { SIGN_IN_FAILURE_PROMPTS, isVerifyErrorCode, type SignInScreenCode } from '$lib/auth/sign-in-failures';
+import { m } from '$lib/paraglide/messages';
 import type { Me } from './session.svelte';
 
 /**
@@ -18,7 +19,8 @@ export type SignInOutcome = Result<Me, SignInFailure>;
 /** The statement of every sign-in message this portal asks a wallet to sign. */
 export const SIGN_IN_STATEMENT = 'Sign in to the member portal.';
 
-export const RATE_LIMITED_MESSAGE = 'Traffic is high right now. Please wait a minute and try again.';
+/** What a 429 says, in the page's language. */
+export const rateLimitedMessage = (): string => m.signin_rate_limited();
 
 /** The wallet side of the routine; the browser passes the wagmi-backed wallet, tests a fake. */
 export interface SigningWallet {
@@ -55,7 +57,7 @@ export function failed(
 	return { ok: false, code, message, action };
 }
 
-const rateLimited = failed('rate_limited', RATE_LIMITED_MESSAGE, null);
+const rateLimited = () => failed('rate_limited', rateLimitedMessage(), null);
 
 async function errorOf(response: Response): Promise<{ code: string | null; message: string | null }> {
 	try {
@@ -80,20 +82,27 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 		try {
 			await wallet.switchToRequiredChain();
 		} catch (error) {
-			const on = wallet.chainId();
-			const where = on ? ` (your wallet is on chain ${on})` : '';
+			const chain = wallet.chainId();
+			const required = REQUIRED_CHAIN_ID;
 			return failed(
 				'wrong_network',
 				isUserRejection(error)
-					? `Wrong network${where}: the switch to Polygon was declined. Sign-in needs Polygon (chain ${REQUIRED_CHAIN_ID}).`
-					: `Wrong network${where}: your wallet could not switch to Polygon (chain ${REQUIRED_CHAIN_ID}).`
+					? chain
+						? m.signin_switch_declined_on({ chain, required })
+						: m.signin_switch_declined({ required })
+					: chain
+						? m.signin_switch_failed_on({ chain, required })
+						: m.signin_switch_failed({ required })
 			);
 		}
 	}
 	if (wallet.chainId() !== REQUIRED_CHAIN_ID) {
 		return failed(
 			'wrong_network',
-			`Wrong network: your wallet is on chain ${wallet.chainId() ?? 'unknown'}, sign-in needs Polygon (chain ${REQUIRED_CHAIN_ID}).`
+			m.signin_still_wrong_network({
+				chain: wallet.chainId() ?? m.signin_unknown_chain(),
+				required: REQUIRED_CHAIN_ID
+			})
 		);
 	}
 
@@ -118,8 +127,8 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 		signature = await wallet.signMessage(message);
 	} catch (error) {
 		return isUserRejection(error)
-			? failed('signature_declined', 'You refused the signature request in your wallet.', 'sign_again')
-			: failed('signing_failed', 'Your wallet could not sign the message.', 'sign_again');
+			? failed('signature_declined', m.signin_signature_declined(), 'sign_again')
+			: failed('signing_failed', m.signin_signing_failed(), 'sign_again');
 	}
 
 	return verifySignedMessage(env, message, signature);
@@ -131,17 +140,16 @@ export async function requestNonce(env: SignInEnvironment): Promise<string | Sig
 	try {
 		nonceResponse = await env.fetch('/api/auth/nonce', { cache: 'no-store', credentials: 'same-origin' });
 	} catch {
-		return failed('server_unreachable', 'Could not reach the server. Check your connection.');
+		return failed('server_unreachable', m.signin_server_unreachable());
 	}
-	if (nonceResponse.status === 429) return rateLimited;
-	if (!nonceResponse.ok)
-		return failed('server_error', `The server could not start a sign-in (HTTP ${nonceResponse.status}).`);
+	if (nonceResponse.status === 429) return rateLimited();
+	if (!nonceResponse.ok) return failed('server_error', m.signin_nonce_failed({ status: nonceResponse.status }));
 	try {
 		const body = (await nonceResponse.json()) as { nonce?: unknown };
 		if (typeof body.nonce !== 'string') throw new Error('no nonce');
 		return body.nonce;
 	} catch {
-		return failed('answer_unreadable', 'The server sent an unreadable answer when starting the sign-in.');
+		return failed('answer_unreadable', m.signin_nonce_unreadable());
 	}
 }
 
@@ -161,16 +169,16 @@ export async function verifySignedMessage(
 			credentials: 'same-origin'
 		});
 	} catch {
-		return failed('server_unreachable', 'Could not reach the server. Check your connection.', 'sign_again');
+		return failed('server_unreachable', m.signin_server_unreachable(), 'sign_again');
 	}
-	if (verify.status === 429) return rateLimited;
+	if (verify.status === 429) return rateLimited();
 	if (!verify.ok) {
 		const { code, message: said } = await errorOf(verify);
 		if (!code || !isVerifyErrorCode(code))
-			return failed('server_error', `Sign-in failed (HTTP ${verify.status}).`, 'sign_again');
+			return failed('server_error', m.signin_verify_failed({ status: verify.status }), 'sign_again');
 		const prompt = SIGN_IN_FAILURE_PROMPTS[code];
-		// The server names the address that is allowed: the one thing to do next.
-		const words = code === 'domain_not_allowed' && said && said.length <= 300 ? said : prompt.message;
+		// The server names the address that is allowed: the one thing to do next (in English, as the API speaks).
+		const words = code === 'domain_not_allowed' && said && said.length <= 300 ? said : prompt.message();
 		return failed(code, words, prompt.action);
 	}
 	try {
@@ -178,6 +186,6 @@ export async function verifySignedMessage(
 		if (typeof body.address !== 'string') throw new Error('no address');
 		return { ok: true, value: { address: body.address, isAdmin: body.isAdmin === true } };
 	} catch {
-		return failed('answer_unreadable', 'The server sent an unreadable answer after signing in.', 'sign_again');
+		return failed('answer_unreadable', m.signin_verify_unreadable(), 'sign_again');
 	}
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
-	ACCOUNT_CHANGED,
-	CHAIN_CHANGED,
+	accountChanged,
+	chainChanged,
 	signOutReason,
 	watchSignOutTriggers,
 	type WatchedWallet
@@ -19,7 +19,7 @@ const on = (address: `0x${string}` | undefined, chainId: number | undefined): Wa
 describe('client-side sign-out triggers', () => {
 	it('the active account changing signs out on every page', () => {
 		for (const onSetupPage of [true, false]) {
-			expect(signOutReason(on(B, 137), on(A, 137), { signedInAddress: A, onSetupPage })).toBe(ACCOUNT_CHANGED);
+			expect(signOutReason(on(B, 137), on(A, 137), { signedInAddress: A, onSetupPage })).toBe(accountChanged());
 		}
 	});
 
@@ -30,7 +30,7 @@ describe('client-side sign-out triggers', () => {
 	});
 
 	it('a chain change away from 137 signs out on /setup only', () => {
-		expect(signOutReason(on(A, 1), on(A, 137), { signedInAddress: A, onSetupPage: true })).toBe(CHAIN_CHANGED);
+		expect(signOutReason(on(A, 1), on(A, 137), { signedInAddress: A, onSetupPage: true })).toBe(chainChanged());
 		expect(signOutReason(on(A, 1), on(A, 137), { signedInAddress: A, onSetupPage: false })).toBeNull();
 	});
 
@@ -72,7 +72,7 @@ describe('watchSignOutTriggers: the watcher the root layout starts for a signed-
 	it('another account restored before the watcher listened signs out once', async () => {
 		const reasons: string[] = [];
 		await watchSignOutTriggers(fakeWallet(on(B, 137)), context(), (r) => reasons.push(r));
-		expect(reasons).toEqual([ACCOUNT_CHANGED]);
+		expect(reasons).toEqual([accountChanged()]);
 	});
 
 	it('the same account restored signs nobody out; a later account change does', async () => {
@@ -81,7 +81,7 @@ describe('watchSignOutTriggers: the watcher the root layout starts for a signed-
 		await watchSignOutTriggers(wallet, context(), (r) => reasons.push(r));
 		expect(reasons).toEqual([]);
 		wallet.move(on(B, 137));
-		expect(reasons).toEqual([ACCOUNT_CHANGED]);
+		expect(reasons).toEqual([accountChanged()]);
 	});
 
 	it('leaving Polygon signs out on /setup only, read at the time of the change', async () => {
@@ -98,6 +98,6 @@ describe('watchSignOutTriggers: the watcher the root layout starts for a signed-
 		wallet.move(on(A, 137));
 		onSetupPage = true;
 		wallet.move(on(A, 1));
-		expect(reasons).toEqual([CHAIN_CHANGED]);
+		expect(reasons).toEqual([chainChanged()]);
 	});
 });

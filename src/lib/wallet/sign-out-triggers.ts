@@ -1,9 +1,10 @@
 import { REQUIRED_CHAIN_ID } from '$lib/chain/chain';
+import { m } from '$lib/paraglide/messages';
 import type { WalletConnection } from './wallet.svelte';
 
-export const ACCOUNT_CHANGED = 'You were signed out because the active account in your wallet changed.';
-export const CHAIN_CHANGED =
-	'You were signed out because your wallet left Polygon (chain 137) while on the sign-in page.';
+/** Why the browser signed the member out, in the page's language (shown once in the header). */
+export const accountChanged = (): string => m.signin_signed_out_account();
+export const chainChanged = (): string => m.signin_signed_out_chain({ chain: REQUIRED_CHAIN_ID });
 
 /**
  * The specification's "Client-side sign-out triggers" (docs/sign-in.md) for one connection change: a different active
@@ -16,14 +17,14 @@ export function signOutReason(
 ): string | null {
 	const signedIn = context.signedInAddress?.toLowerCase();
 	if (!signedIn) return null;
-	if (next.address && next.address.toLowerCase() !== signedIn) return ACCOUNT_CHANGED;
+	if (next.address && next.address.toLowerCase() !== signedIn) return accountChanged();
 	const chainMoved =
 		next.status === 'connected' &&
 		previous.chainId !== undefined &&
 		next.chainId !== undefined &&
 		next.chainId !== previous.chainId &&
 		next.chainId !== REQUIRED_CHAIN_ID;
-	if (context.onSetupPage && chainMoved) return CHAIN_CHANGED;
+	if (context.onSetupPage && chainMoved) return chainChanged();
 	return null;
 }
 

@@ -1,11 +1,28 @@
-// One fixed format and time zone, so the server's HTML and the browser's first render agree.
-const dateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+import { m } from '$lib/paraglide/messages';
+import { baseLocale, getLocale } from '$lib/paraglide/runtime';
 
-export const formatTime = (value: Date | string) => `${dateTime.format(new Date(value))} UTC`;
+// One fixed format and time zone per locale, so the server's HTML and the browser's first render agree
+// (English keeps its day-month-year order).
+export const formatTime = (value: Date | string) => {
+	const locale = getLocale();
+	const dateTime = new Intl.DateTimeFormat(locale === baseLocale ? 'en-GB' : locale, {
+		dateStyle: 'medium',
+		timeStyle: 'short',
+		timeZone: 'UTC'
+	});
+	return `${dateTime.format(new Date(value))} UTC`;
+};
 
-/** The same moment in the reader's own zone (browser only: the server's zone is not the reader's). */
+/**
+ * The same moment in the reader's own zone (browser only: the server's zone is not the reader's), in the
+ * page's locale; an English page keeps the reader's own English (en-GB, en-US...).
+ */
 export const formatLocalTime = (value: Date | string, timeZone?: string) =>
-	new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(new Date(value));
+	new Intl.DateTimeFormat(getLocale() === baseLocale ? undefined : getLocale(), {
+		dateStyle: 'medium',
+		timeStyle: 'short',
+		timeZone
+	}).format(new Date(value));
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
 	['year', 365 * 24 * 3600],
@@ -16,15 +33,15 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
 	['minute', 60]
 ];
 
-/** "3 hours ago", "yesterday", "just now" (the pulse feed and every <Time>; English, as the pages are). */
+/** "3 hours ago", "yesterday", "just now" (the pulse feed and every <Time>), in the page's locale. */
 export function timeAgo(iso: string, now: number): string {
 	const seconds = Math.round((Date.parse(iso) - now) / 1000);
-	if (!Number.isFinite(seconds)) return 'some time ago';
-	const format = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+	if (!Number.isFinite(seconds)) return m.common_some_time_ago();
+	const format = new Intl.RelativeTimeFormat(getLocale(), { numeric: 'auto' });
 	for (const [unit, size] of UNITS) {
 		if (Math.abs(seconds) >= size) return format.format(Math.trunc(seconds / size), unit);
 	}
-	return 'just now';
+	return m.common_just_now();
 }
 
 export const isoTime = (value: Date | string) => new Date(value).toISOString();

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ACCOUNT_CHANGED, signOutReason } from '../sign-out-triggers';
+import { accountChanged, signOutReason } from '../sign-out-triggers';
 
 // A page loaded again after a WalletConnect sign-in: wagmi's storage remembers WalletConnect as the
 // last connector and the chains it asked for, and WalletConnect's provider finds its session (A on
@@ -51,8 +51,14 @@ page.parent = page;
 beforeAll(() => {
 	storage.set('wagmi.recentConnectorId', JSON.stringify('walletConnect'));
 	storage.set('wagmi.walletConnect.requestedChains', JSON.stringify([137]));
-	vi.stubGlobal('window', page);
-	vi.stubGlobal('location', { origin: 'https://portal.example.org' });
+	// The page's address: its origin for WalletConnect, its path for the messages' locale.
+	const location = {
+		origin: 'https://portal.example.org',
+		href: 'https://portal.example.org/setup',
+		pathname: '/setup'
+	};
+	vi.stubGlobal('window', Object.assign(page, { location }));
+	vi.stubGlobal('location', location);
 });
 afterAll(() => vi.unstubAllGlobals());
 
@@ -81,7 +87,7 @@ describe('a WalletConnect session after a reload', () => {
 		);
 		RestoredProvider.last!.emit('accountsChanged', [B]);
 		stop();
-		expect(reasons).toEqual([ACCOUNT_CHANGED]);
+		expect(reasons).toEqual([accountChanged()]);
 	});
 
 	it('an ended session is forgotten: no connection, and the next page loads nothing of WalletConnect', async () => {

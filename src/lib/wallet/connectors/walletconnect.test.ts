@@ -1,14 +1,14 @@
 import { EventEmitter } from 'node:events';
 import { disconnect } from '@wagmi/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ACCOUNT_CHANGED, CHAIN_CHANGED, signOutReason } from '../sign-out-triggers';
+import { accountChanged, chainChanged, signOutReason } from '../sign-out-triggers';
 import { getWallet, type WalletConnection } from '../wallet.svelte';
 import { verifyMessage } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createEncodedRecap, formatMessage } from '@walletconnect/utils';
 import {
 	connectWalletConnect,
-	RELAY_UNREACHABLE,
+	relayUnreachable,
 	walletConnectOneClickAuth,
 	WalletConnectUnreachableError
 } from './walletconnect';
@@ -125,7 +125,7 @@ describe('WalletConnect in the wallet module', () => {
 			[A, 1],
 			[B, 1]
 		]);
-		expect(reasons).toEqual([CHAIN_CHANGED, ACCOUNT_CHANGED]);
+		expect(reasons).toEqual([chainChanged(), accountChanged()]);
 	});
 
 	it('without a pairing link in time it fails with the unreachable message and closes the modal', async () => {
@@ -135,7 +135,7 @@ describe('WalletConnect in the wallet module', () => {
 		const started = Date.now();
 		const failing = connectWalletConnect(wallet, PROJECT_ID, { origin: 'https://portal.example.org', timeoutMs: 200 });
 		await expect(failing).rejects.toThrow(WalletConnectUnreachableError);
-		await expect(failing).rejects.toThrow(RELAY_UNREACHABLE);
+		await expect(failing).rejects.toThrow(relayUnreachable());
 		expect(Date.now() - started).toBeLessThan(1_000);
 		expect(FakeProvider.last!.modal.close).toHaveBeenCalled();
 	});
@@ -210,7 +210,7 @@ describe('One-Click Auth over WalletConnect', () => {
 		await disconnect(wallet.config);
 		FakeProvider.pairing = 'silent';
 		const failing = walletConnectOneClickAuth(wallet, PROJECT_ID, { origin: request.uri, timeoutMs: 200 })(request);
-		await expect(failing).rejects.toThrow(RELAY_UNREACHABLE);
+		await expect(failing).rejects.toThrow(relayUnreachable());
 		expect(FakeProvider.last!.modal.close).toHaveBeenCalled();
 	});
 });

@@ -9,6 +9,7 @@ import { community } from '$lib/branding/community';
 import { signInWithOneClickAuth, type OneClickAuth } from '../one-click-auth';
 import type { SignInEnvironment, SignInOutcome } from '../sign-in';
 import type { Connector, Wallet } from '../wallet.svelte';
+import { m } from '$lib/paraglide/messages';
 
 /**
  * How long the relay may take to hand out a pairing link (the QR code). WalletConnect's client keeps
@@ -16,12 +17,13 @@ import type { Connector, Wallet } from '../wallet.svelte';
  */
 export const RELAY_TIMEOUT_MS = 8_000;
 
-export const RELAY_UNREACHABLE = 'Could not reach WalletConnect. Check your internet connection, then try again.';
+/** What the member reads (bench/scenarios/js-size.js finds WalletConnect's chunk by its English words). */
+export const relayUnreachable = (): string => m.signin_relay_unreachable();
 
 /** The relay gave no pairing link within RELAY_TIMEOUT_MS. */
 export class WalletConnectUnreachableError extends Error {
 	constructor() {
-		super(RELAY_UNREACHABLE);
+		super(relayUnreachable());
 		this.name = 'WalletConnectUnreachableError';
 	}
 }
