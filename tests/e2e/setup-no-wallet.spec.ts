@@ -8,7 +8,15 @@ import { DESKTOP, expect, startPortal, test } from './fixtures';
 
 // Strings only wallet code carries (wagmi's and viem's error texts, EIP-6963's event) and the siwe parser's.
 const WALLET_MARKERS = ['wagmi.sh', '@wagmi/core@', 'viem@', 'SiweMessage'];
-const LIMIT_GZIP_BYTES = 40_000;
+// 40 kB before the portal spoke five languages (39.4 kB then). Every message a page uses ships in all five
+// locales, and /setup's sign-in help is about a hundred of them: issue 47's target of 40 kB is not met
+// (bench/README.md, "JavaScript shipped"). This bound keeps it from growing further.
+const LIMIT_GZIP_BYTES = 46_000;
+const NO_WALLET: Record<string, string> = {
+	'': 'No wallet found in this browser. Install a wallet extension',
+	'/ar': 'لم يُعثر على محفظة في هذا المتصفح',
+	'/zh-Hans': '此浏览器中未找到钱包。'
+};
 
 let server: RunningServer;
 let withWalletConnect: RunningServer;
@@ -39,18 +47,19 @@ const walletMarkers = (scripts: Map<string, Buffer>) =>
 
 test.use({ viewport: DESKTOP });
 
-test('a wallet-less browser: the no-wallet help, no wallet library, at most 40 kB of JavaScript', async ({
-	page
-}, testInfo) => {
-	const scripts = recordScripts(page);
-	await page.goto(`${server.url}/setup`);
-	await expect(page.getByText('No wallet found in this browser. Install a wallet extension')).toBeVisible();
-	await page.waitForLoadState('networkidle');
-	expect(walletMarkers(scripts)).toEqual([]);
-	const gzip = gzipTotal(scripts);
-	testInfo.annotations.push({ type: 'js', description: `${scripts.size} scripts, ${gzip} B gzip` });
-	expect(gzip).toBeLessThanOrEqual(LIMIT_GZIP_BYTES);
-});
+for (const [prefix, help] of Object.entries(NO_WALLET))
+	test(`a wallet-less browser on ${prefix}/setup: the no-wallet help, no wallet library, at most 46 kB of JavaScript`, async ({
+		page
+	}, testInfo) => {
+		const scripts = recordScripts(page);
+		await page.goto(`${server.url}${prefix}/setup`);
+		await expect(page.getByText(help)).toBeVisible();
+		await page.waitForLoadState('networkidle');
+		expect(walletMarkers(scripts)).toEqual([]);
+		const gzip = gzipTotal(scripts);
+		testInfo.annotations.push({ type: 'js', description: `${scripts.size} scripts, ${gzip} B gzip` });
+		expect(gzip).toBeLessThanOrEqual(LIMIT_GZIP_BYTES);
+	});
 
 test('picking WalletConnect there loads the wallet library, and only then', async ({ page }) => {
 	// WalletConnect's relay is out of reach: nothing leaves the machine.
