@@ -1,10 +1,11 @@
 /**
  * The admin's words for the three state fields, their states and their moves, in the page's locale
  * (messages `admin_*`, docs/translations.md). Pure and shared: the admin pages, the browser's checks
- * and the server's refusals read the same words.
+ * and the server's refusals read the same words. Kept apart from transitions.ts, which the database
+ * schema imports outside Vite (drizzle, the test helpers), where Paraglide's runtime cannot load.
  */
 import { m } from '$lib/paraglide/messages';
-import type { Field } from './transitions';
+import { MOVES, isTerminal, type ApplicationStates, type Field } from './transitions';
 
 /** A field's name: "Review", "Allowlist", "Token distribution". */
 export function fieldName(field: Field): string {
@@ -49,5 +50,21 @@ export function builtInName(key: string): string | null {
 	if (key === 'displayName') return m.admin_answer_display_name();
 	if (key === 'motivation') return m.admin_answer_motivation();
 	if (key === 'contact') return m.admin_answer_contact();
+	return null;
+}
+
+/**
+ * Why an admin may not move `field` of `app` to `to` now, in the request's locale, or null when the
+ * table permits it: transitions.ts `refusal()` in words (admin-words.test.ts holds them together).
+ */
+export function moveRefusal(app: ApplicationStates, field: Field, to: string): string | null {
+	const from = app[field];
+	const name = fieldName(field);
+	if (from === to) return m.admin_refusal_already({ field: name, state: stateName(to) });
+	if (isTerminal(field, from)) return m.admin_refusal_final({ field: name, state: stateName(from) });
+	if (field !== 'review' && app.review !== 'approved') return m.admin_refusal_after_approval({ field: name });
+	const found = MOVES.find((move) => move.field === field && move.from === from && move.to === to);
+	if (!found) return m.admin_refusal_no_move({ field: name, from: stateName(from), to: stateName(to) });
+	if (found.byApplicant) return m.admin_refusal_by_applicant();
 	return null;
 }

@@ -3,8 +3,6 @@
  * Pure and shared: the server decides with it, the admin page offers only what it permits.
  */
 import { ownEntry } from '../platform/own-entry';
-import { m } from '$lib/paraglide/messages';
-import { fieldName, stateName } from './admin-words';
 
 export const FIELDS = ['review', 'allowlist', 'distribution'] as const;
 export type Field = (typeof FIELDS)[number];
@@ -85,15 +83,15 @@ export function needsOf(field: Field, to: string): { reason: boolean; txHash: bo
 
 /** Why an admin may not move `field` of `app` to `to` now, or null when the table permits it. */
 export function refusal(app: ApplicationStates, field: Field, to: string): string | null {
-	// In the admin's words (admin-words.ts), in the request's locale.
 	const from = app[field];
-	const name = fieldName(field);
-	if (from === to) return m.admin_refusal_already({ field: name, state: stateName(to) });
-	if (isTerminal(field, from)) return m.admin_refusal_final({ field: name, state: stateName(from) });
-	if (field !== 'review' && app.review !== 'approved') return m.admin_refusal_after_approval({ field: name });
-	const found = MOVES.find((move) => move.field === field && move.from === from && move.to === to);
-	if (!found) return m.admin_refusal_no_move({ field: name, from: stateName(from), to: stateName(to) });
-	if (found.byApplicant) return m.admin_refusal_by_applicant();
+	if (from === to) return `${LABELS[field]} is already ${stateLabel(to)}.`;
+	if (isTerminal(field, from)) return `${LABELS[field]} is ${stateLabel(from)}, which is final.`;
+	if (field !== 'review' && app.review !== 'approved') {
+		return `${LABELS[field]} can change only after the application is approved.`;
+	}
+	const found = MOVES.find((m) => m.field === field && m.from === from && m.to === to);
+	if (!found) return `${LABELS[field]} cannot move from ${stateLabel(from)} to ${stateLabel(to)}.`;
+	if (found.byApplicant) return 'Only the applicant returns an application to pending, by re-submitting it.';
 	return null;
 }
 

@@ -1,6 +1,6 @@
 import { inArray, sql } from 'drizzle-orm';
-import { needsOf, refusal, type ApplicationStates, type Field } from '$lib/applications/transitions';
-import { actionName, fieldName, stateName } from '$lib/applications/admin-words';
+import { needsOf, type ApplicationStates, type Field } from '$lib/applications/transitions';
+import { actionName, fieldName, moveRefusal, stateName } from '$lib/applications/admin-words';
 import { m } from '$lib/paraglide/messages';
 import type { Database } from '../db/client';
 import { applications, type Application, type ApplicationEvent } from '../db/schema';
@@ -167,7 +167,7 @@ export function checkMoves(
 		if (changed && answer === 'one') return stale(field, now);
 		const why = changed
 			? m.admin_refusal_now({ field: fieldName(field), state: stateName(now) })
-			: refusal(row, field, to);
+			: moveRefusal(row, field, to);
 		if (why && answer === 'one') return conflict(why);
 		if (why) refused.push({ id, displayName: row.displayName, why });
 	}
