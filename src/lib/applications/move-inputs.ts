@@ -4,9 +4,13 @@
  * that an admin never confirms "This is final" only to be refused for an empty reason.
  */
 import { parseReapplyAfter } from './asks';
-import { LABELS, TX_HASH, needsOf, stateLabel, type Field } from './transitions';
+import { m } from '$lib/paraglide/messages';
+import { getLocale } from '$lib/paraglide/runtime';
+import { TX_HASH, needsOf, type Field } from './transitions';
+import { fieldName, stateName } from './admin-words';
 
-export const TX_HASH_SHAPE = 'Transaction hash must be 0x followed by 64 hexadecimal characters.';
+/** Why a tx hash is refused for its shape, in the page's locale. */
+export const txHashShape = () => m.admin_tx_hash_shape();
 
 /** What a move's inputs may be refused for, by field name (`ask` for the first comment on an answer). */
 export type MoveProblems = Partial<Record<'reason' | 'txHash' | 'reapplyAfter' | 'ask', string>>;
@@ -28,21 +32,21 @@ export function moveInputProblems(
 	const reapplyAfter = (input.reapplyAfter ?? '').trim();
 	const asking = field === 'review' && to === 'needs_info';
 	const needs = needsOf(field, to);
-	if (asking && !reason && !input.asks)
-		problems.reason = 'A reason or a comment on at least one answer is needed to ask for more information.';
+	if (asking && !reason && !input.asks) problems.reason = m.admin_problem_ask_reason();
 	else if (needs.reason && !reason && !asking)
-		problems.reason = `A reason is needed to move ${LABELS[field].toLowerCase()} to ${stateLabel(to)}.`;
-	if (input.asks && !asking)
-		problems.ask = 'Comments on answers go only with “Ask for more information”: clear them to make this move.';
+		problems.reason = m.admin_problem_reason({
+			field: fieldName(field).toLocaleLowerCase(getLocale()),
+			state: stateName(to)
+		});
+	if (input.asks && !asking) problems.ask = m.admin_problem_ask_only({ action: m.admin_action_ask() });
 	if (reapplyAfter && !(field === 'review' && to === 'rejected'))
-		problems.reapplyAfter = 'A date to apply again goes only with “Reject”: clear it to make this move.';
+		problems.reapplyAfter = m.admin_problem_reapply_only({ action: m.admin_action_reject() });
 	else if (reapplyAfter) {
 		const parsed = parseReapplyAfter(reapplyAfter, now);
 		if ('error' in parsed) problems.reapplyAfter = parsed.error;
 	}
-	if (field === 'review' && txHash) problems.txHash = 'A review decision takes no transaction hash.';
-	else if (txHash && !TX_HASH.test(txHash)) problems.txHash = TX_HASH_SHAPE;
-	else if (needs.txHash && !txHash)
-		problems.txHash = `The transaction hash of the on-chain step is needed to record ${stateLabel(to)}.`;
+	if (field === 'review' && txHash) problems.txHash = m.admin_problem_review_tx();
+	else if (txHash && !TX_HASH.test(txHash)) problems.txHash = txHashShape();
+	else if (needs.txHash && !txHash) problems.txHash = m.admin_problem_tx_needed({ state: stateName(to) });
 	return problems;
 }

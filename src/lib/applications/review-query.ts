@@ -1,5 +1,7 @@
 import { BULK_MAX } from '../platform/limits';
 import { ownEntry } from '../platform/own-entry';
+import { m } from '$lib/paraglide/messages';
+import { getLocale } from '$lib/paraglide/runtime';
 
 /** The /admin review table's filters, search, order and cursor, as its query string carries them. */
 export interface ReviewTableQuery {
@@ -58,26 +60,26 @@ export function reviewTableHref(query: ReviewTableQuery | URLSearchParams, actio
 /** The table's filters without its cursor: the first page of the same selection. */
 export const firstPage = ({ after: _a, before: _b, ...rest }: ReviewTableQuery): ReviewTableQuery => rest;
 
-/** "1,000+" once a count reached its cap. */
+/** "1,000+" once a count reached its cap (numbers in the page's locale). */
 export const cappedCount = (n: number) =>
-	n > COUNT_CAP ? `${COUNT_CAP.toLocaleString('en')}+` : n.toLocaleString('en');
+	n > COUNT_CAP ? `${COUNT_CAP.toLocaleString(getLocale())}+` : n.toLocaleString(getLocale());
 
 /** How long since `from`, counted against the server's `now` so both renderings agree: "40 min", "5 h", "12 d". */
 export function waited(from: string, now: string): string {
 	const minutes = Math.max(0, Math.floor((Date.parse(now) - Date.parse(from)) / 60_000));
-	if (minutes < 60) return `${minutes} min`;
+	if (minutes < 60) return m.admin_waited_minutes({ count: minutes });
 	const hours = Math.floor(minutes / 60);
-	return hours < 48 ? `${hours} h` : `${Math.floor(hours / 24)} d`;
+	return hours < 48 ? m.admin_waited_hours({ count: hours }) : m.admin_waited_days({ count: Math.floor(hours / 24) });
 }
 
 const DONE: Record<string, (who: string) => string> = {
-	'review.approved': (who) => `Approved ${who}`,
-	'review.rejected': (who) => `Rejected ${who}`,
-	'review.needs_info': (who) => `Asked ${who} for more information`,
-	'allowlist.added': (who) => `Recorded ${who} as added to the allowlist`,
-	'allowlist.failed': (who) => `Recorded a failed allowlist step for ${who}`,
-	'distribution.sent': (who) => `Recorded tokens sent to ${who}`,
-	'distribution.failed': (who) => `Recorded a failed token distribution for ${who}`
+	'review.approved': (who) => m.admin_done_approved({ who }),
+	'review.rejected': (who) => m.admin_done_rejected({ who }),
+	'review.needs_info': (who) => m.admin_done_asked({ who }),
+	'allowlist.added': (who) => m.admin_done_added({ who }),
+	'allowlist.failed': (who) => m.admin_done_allowlist_failed({ who }),
+	'distribution.sent': (who) => m.admin_done_sent({ who }),
+	'distribution.failed': (who) => m.admin_done_distribution_failed({ who })
 };
 
 /**
@@ -95,26 +97,36 @@ export function bulkDoneMessage(done: { move: string | null; count: string | nul
 	return n >= 1 && n <= BULK_MAX ? doneMessage(done.move, applicationCount(n)) : null;
 }
 
-export const applicationCount = (n: number) => `${n} application${n === 1 ? '' : 's'}`;
+export const applicationCount = (n: number) => m.admin_application_count({ count: n });
 
-const QUESTIONS: Record<string, (who: string) => string> = {
-	'review.approved': (who) => `Approve ${who}?`,
-	'review.rejected': (who) => `Reject ${who}?`,
-	'allowlist.added': (who) => `Record ${who} as added to the allowlist?`,
-	'distribution.sent': (who) => `Record tokens sent to ${who}?`
+const ACTIONS: Record<string, (who: string) => string> = {
+	'review.approved': (who) => m.admin_confirm_approve({ who }),
+	'review.rejected': (who) => m.admin_confirm_reject({ who }),
+	'allowlist.added': (who) => m.admin_confirm_added({ who }),
+	'distribution.sent': (who) => m.admin_confirm_sent({ who })
 };
+
+/** What a final move does to `who`, as a confirm step words it ("Approve 5 applications"). */
+const confirmAction = (field: string, to: string, who: string) =>
+	(ownEntry(ACTIONS, `${field}.${to}`) ?? ((w: string) => m.admin_confirm_move({ field, who: w, to })))(who);
 
 /** The confirm step's question before a final move ("Approve 5 applications?"). */
 export const confirmQuestion = (field: string, to: string, who: string) =>
-	(ownEntry(QUESTIONS, `${field}.${to}`) ?? ((w: string) => `Move ${field} of ${w} to ${to}?`))(who);
+	m.admin_confirm_question({ action: confirmAction(field, to, who) });
 
-const CONSEQUENCES: Record<string, (who: string) => string> = {
-	'review.approved': (who) => `${who} is told they are approved; the allowlist and token steps open.`,
-	'review.rejected': (who) => `${who} is told they were not accepted, with the reason, and may apply again.`,
-	'allowlist.added': () => 'The allowlist step is recorded as done, with this transaction hash.',
-	'distribution.sent': () => 'The token distribution is recorded as sent, with this transaction hash.'
+/** The confirm step's button ("Confirm: Approve 5 applications"). */
+export const confirmLabel = (field: string, to: string, who: string) =>
+	m.admin_confirm_label({ action: confirmAction(field, to, who) });
+
+const CONSEQUENCES: Record<string, (count: number) => string> = {
+	'review.approved': (count) =>
+		count === 1 ? m.admin_consequence_approved_one() : m.admin_consequence_approved_each(),
+	'review.rejected': (count) =>
+		count === 1 ? m.admin_consequence_rejected_one() : m.admin_consequence_rejected_each(),
+	'allowlist.added': () => m.admin_consequence_added(),
+	'distribution.sent': () => m.admin_consequence_sent()
 };
 
 /** What a final move does, said in its confirm step before "This is final: it cannot be undone." */
 export const finalConsequence = (field: string, to: string, count = 1) =>
-	ownEntry(CONSEQUENCES, `${field}.${to}`)?.(count === 1 ? 'The applicant' : 'Each applicant') ?? '';
+	ownEntry(CONSEQUENCES, `${field}.${to}`)?.(count) ?? '';

@@ -1,5 +1,7 @@
 import { fail, redirect } from '@sveltejs/kit';
 import { reviewTableHref } from '$lib/applications/review-query';
+import { builtInName } from '$lib/applications/admin-words';
+import { localHref } from '$lib/i18n/locales';
 import { cursorText, parseTableQuery, reviewTable } from '$lib/server/applications/review-table';
 import { MOVE_FIELDS } from '$lib/server/applications/move-input';
 import { asksInput } from '$lib/server/applications/asks';
@@ -35,7 +37,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		quorum,
 		// The answers a bulk "ask for more information" may comment on: the built-in fields and the current form's.
 		askable: [
-			...Object.entries(BUILT_IN_FIELDS).map(([key, label]) => ({ key, label })),
+			...Object.entries(BUILT_IN_FIELDS).map(([key, label]) => ({ key, label: builtInName(key) ?? label })),
 			...form.questions.map(({ key, label }) => ({ key, label }))
 		]
 	};
@@ -53,7 +55,7 @@ export const actions: Actions = {
 			return refuse(setHeaders, outcome, { values, applicationId: values.applicationId ?? null });
 		}
 		// Back to the table the form was posted from: its action URL carries the table's query.
-		redirect(303, reviewTableHref(url.searchParams));
+		redirect(303, localHref(reviewTableHref(url.searchParams)));
 	},
 
 	// One move for up to 100 applications, all or nothing (src/lib/server/applications/bulk.ts). A final move
@@ -79,7 +81,7 @@ export const actions: Actions = {
 		const back = new URLSearchParams(url.searchParams);
 		back.set('done', `${move.field}.${move.to}`);
 		back.set('count', String(outcome.value.count));
-		redirect(303, reviewTableHref(back));
+		redirect(303, localHref(reviewTableHref(back)));
 	},
 
 	// "Find on chain" (src/lib/server/chain/reconcile.ts): guard → validate → read the chain → limit (one per

@@ -4,6 +4,7 @@ import { LENGTHS } from '$lib/platform/limits';
 import type { Question } from '$lib/forms/questions';
 import { textField, type FormFields } from '../platform/forms';
 import type { FieldErrors } from '../platform/outcome';
+import { m } from '$lib/paraglide/messages';
 
 /** More `ask.*` fields than any form has answers: refused before each is read (50 questions + 3 built-in). */
 const MOST_ASKS = 53;
@@ -28,12 +29,12 @@ const comment = textField('A comment on an answer', { ...LENGTHS.ask, min: 0, mu
 export function parseAsks(sent: Readonly<Record<string, unknown>>): { asks: Asks | null; errors: FieldErrors } {
 	const errors: FieldErrors = {};
 	const keys = Object.keys(sent);
-	if (keys.length > MOST_ASKS) return { asks: null, errors: { ask: `Send at most ${MOST_ASKS} comments on answers.` } };
+	if (keys.length > MOST_ASKS) return { asks: null, errors: { ask: m.admin_asks_at_most({ count: MOST_ASKS }) } };
 	const asks: Asks = {};
 	for (const key of keys) {
 		const name = askField(key);
 		if (!isAskKey(key)) {
-			errors[name] = 'No answer has this key.';
+			errors[name] = m.admin_ask_unknown_key();
 			continue;
 		}
 		const checked = v.safeParse(comment, sent[key], { abortPipeEarly: true });

@@ -8,6 +8,7 @@ import { rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { consumeCost } from '../platform/rate-limit';
 import { applyMoves, checkAsks, checkMoves, type BulkApplication } from './moves';
+import { m } from '$lib/paraglide/messages';
 
 export type { BulkApplication, BulkConflict, BulkRefusal } from './moves';
 
@@ -18,13 +19,22 @@ export { BULK_MAX };
 
 // formInput() gives undefined, one value (text or a file) or a list: every entry must be a UUID.
 const applicationIds = v.pipe(
-	v.optional(v.union([v.string(), v.array(v.unknown())], 'Application ids must be text.'), () => []),
+	v.optional(
+		v.union([v.string(), v.array(v.unknown())], () => m.admin_ids_text()),
+		() => []
+	),
 	v.transform((x): unknown[] => (Array.isArray(x) ? x : [x])),
-	v.check((list) => list.length >= 1, 'Select at least one application.'),
-	v.check((list) => list.length <= BULK_MAX, `Select at most ${BULK_MAX} applications at once.`),
+	v.check(
+		(list) => list.length >= 1,
+		() => m.admin_select_one()
+	),
+	v.check(
+		(list) => list.length <= BULK_MAX,
+		() => m.admin_select_at_most({ count: BULK_MAX })
+	),
 	v.check(
 		(list) => list.every((id) => typeof id === 'string' && UUID_ANY_CASE.test(id)),
-		'Every application id must be a UUID.'
+		() => m.admin_ids_uuid()
 	),
 	v.transform((list) => [...new Set((list as string[]).map((id) => id.toLowerCase()))])
 );
@@ -78,7 +88,7 @@ export async function moveInBulk(
 		const refused = rateLimited(limit);
 		return {
 			...refused,
-			message: `${refused.message} This move needs ${ids.length} of them; ${left} ${left === 1 ? 'is' : 'are'} left. Nothing was changed.`
+			message: m.admin_bulk_rate_limited({ message: refused.message, needed: ids.length, count: left })
 		};
 	}
 	const outcome = await applyMoves(db, admin, move);

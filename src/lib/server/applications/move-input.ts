@@ -1,11 +1,12 @@
 import * as v from 'valibot';
 import { FIELDS, STATES, TX_HASH, isState } from '$lib/applications/transitions';
-import { TX_HASH_SHAPE, moveInputProblems } from '$lib/applications/move-inputs';
+import { moveInputProblems, txHashShape } from '$lib/applications/move-inputs';
 import { LENGTHS, UUID_ANY_CASE } from '$lib/platform/limits';
 import { textField, validate } from '../platform/forms';
 import { invalid, type FieldErrors, type Outcome } from '../platform/outcome';
 import type { Asks } from '$lib/applications/asks';
 import { parseAsks } from './asks';
+import { m } from '$lib/paraglide/messages';
 
 /** The fields of `POST /admin?/transition` and the application page's `?/transition` (docs/http.md). */
 export const MOVE_FIELDS = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from', 'reapplyAfter'] as const;
@@ -14,7 +15,10 @@ export const MOVE_FIELDS = ['applicationId', 'field', 'to', 'reason', 'txHash', 
 export const applicationIdField = (label: string) =>
 	v.pipe(
 		textField(label, { min: 1, max: 36 }),
-		v.check((s) => UUID_ANY_CASE.test(s), `${label} must be a UUID.`),
+		v.check(
+			(s) => UUID_ANY_CASE.test(s),
+			() => m.admin_must_be_uuid({ label })
+		),
 		v.transform((s) => s.toLowerCase())
 	);
 
@@ -22,13 +26,13 @@ export const applicationIdField = (label: string) =>
 export const moveEntries = {
 	field: v.pipe(
 		textField('Field', { min: 1, max: 20 }),
-		v.picklist(FIELDS, 'Field must be review, allowlist or distribution.')
+		v.picklist(FIELDS, () => m.admin_field_must_be())
 	),
 	to: textField('New state', { min: 1, max: 20 }),
 	reason: textField('Reason', { ...LENGTHS.reason, multiline: true }),
 	txHash: v.pipe(
 		textField('Transaction hash', LENGTHS.txHash),
-		v.check((s) => s === '' || TX_HASH.test(s), TX_HASH_SHAPE),
+		v.check((s) => s === '' || TX_HASH.test(s), txHashShape),
 		v.transform((s) => s.toLowerCase())
 	),
 	/** Optional: the state the admin saw, so a change made meanwhile answers 409 instead of going through. */
@@ -72,11 +76,11 @@ function checkMoveInput(input: MoveInput): FieldErrors {
 	const errors: FieldErrors = {};
 	const { field, to } = input;
 	if (!isState(field, to)) {
-		errors.to = `New state must be one of: ${STATES[field].join(', ')}.`;
+		errors.to = m.admin_to_must_be({ states: STATES[field].join(', ') });
 		return errors;
 	}
 	if (input.from && !isState(field, input.from))
-		errors.from = `Current state must be one of: ${STATES[field].join(', ')}.`;
+		errors.from = m.admin_from_must_be({ states: STATES[field].join(', ') });
 	// The same messages the browser shows before a confirm dialog opens ($lib/applications/move-inputs).
 	const asks = Object.keys(input.asks ?? {});
 	const { ask, ...problems } = moveInputProblems(field, to, { ...input, asks: asks.length });

@@ -1,13 +1,7 @@
 import { inArray, sql } from 'drizzle-orm';
-import {
-	LABELS,
-	actionLabel,
-	needsOf,
-	refusal,
-	stateLabel,
-	type ApplicationStates,
-	type Field
-} from '$lib/applications/transitions';
+import { needsOf, type ApplicationStates, type Field } from '$lib/applications/transitions';
+import { actionName, fieldName, moveRefusal, stateName } from '$lib/applications/admin-words';
+import { m } from '$lib/paraglide/messages';
 import type { Database } from '../db/client';
 import { applications, type Application, type ApplicationEvent } from '../db/schema';
 import { conflict, fieldError, rateLimited, type FailureOf, type Outcome, type RefusedItem } from '../platform/outcome';
@@ -163,24 +157,27 @@ export function checkMoves(
 	const { field, to } = moves;
 	const found = new Map(rows.map((r) => [r.id, r]));
 	const missing = moves.applicationIds.filter((id) => !found.has(id));
-	if (missing.length && answer === 'one') return fieldError('applicationId', 'No application has this id.');
-	if (missing.length)
-		return fieldError('applicationIds', `No application has the id ${missing.join(', ')}. Nothing was changed.`);
+	if (missing.length && answer === 'one') return fieldError('applicationId', m.admin_no_application_id());
+	if (missing.length) return fieldError('applicationIds', m.admin_no_application_ids({ ids: missing.join(', ') }));
 	const refused: BulkRefusal[] = [];
 	for (const id of moves.applicationIds) {
 		const row = found.get(id)!;
 		const now = row[field];
 		const changed = moves.from !== '' && moves.from !== now;
 		if (changed && answer === 'one') return stale(field, now);
-		const why = changed ? `${LABELS[field]} is now ${stateLabel(now)}.` : refusal(row, field, to);
+		const why = changed
+			? m.admin_refusal_now({ field: fieldName(field), state: stateName(now) })
+			: moveRefusal(row, field, to);
 		if (why && answer === 'one') return conflict(why);
 		if (why) refused.push({ id, displayName: row.displayName, why });
 	}
 	if (!refused.length) return null;
 	const n = moves.applicationIds.length;
-	const list = refused.map((r) => `${r.displayName} (${r.why.replace(/\.$/, '')})`).join('; ');
+	const list = refused
+		.map((r) => m.admin_bulk_refused_item({ name: r.displayName, why: r.why.replace(/[.。]$/, '') }))
+		.join('; ');
 	return conflict(
-		`Nothing was changed: ${refused.length} of the ${n} selected application${n === 1 ? '' : 's'} cannot take “${actionLabel(field, to)}”: ${list}.`,
+		m.admin_bulk_conflict({ refused: refused.length, count: n, action: actionName(field, to), list }),
 		refused
 	);
 }
@@ -231,16 +228,14 @@ export async function checkAsks(
 		if (key !== undefined)
 			return fieldError(
 				`ask.${key}`,
-				rows.length === 1
-					? `This application has no answer with the key “${key}”.`
-					: `${row.displayName} has no answer with the key “${key}”. Nothing was changed.`
+				rows.length === 1 ? m.admin_ask_no_answer({ key }) : m.admin_ask_no_answer_of({ name: row.displayName, key })
 			);
 	}
 	return null;
 }
 
 export const stale = (field: Field, now: string) =>
-	conflict(`${LABELS[field]} was changed meanwhile and is now ${stateLabel(now)}. Reload to see the current state.`);
+	conflict(m.admin_refusal_stale({ field: fieldName(field), state: stateName(now) }));
 
 /**
  * transitionApplication: moves one field of one application as the transitions table permits, with

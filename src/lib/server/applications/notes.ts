@@ -6,6 +6,7 @@ import { textField, validate } from '../platform/forms';
 import { failureOfDatabaseError, notFound, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { enqueueWebhookEvent, noteAdded } from '../webhooks/events';
+import { m } from '$lib/paraglide/messages';
 
 export const NOTE_FIELDS = ['body'] as const;
 
@@ -37,6 +38,6 @@ export async function addNote(
 		return { ok: true, value: note };
 	} catch (err) {
 		// The foreign key to applications: no application has this id (the page itself is a 404 then).
-		return failureOfDatabaseError(err, { foreignKey: notFound('No application has this id.') });
+		return failureOfDatabaseError(err, { foreignKey: notFound(m.admin_no_application_id()) });
 	}
 }

@@ -2,6 +2,7 @@ import { TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex } f
 import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
 import { ok, type Failed, type Result } from '$lib/platform/result';
 import { singleton } from '$lib/platform/singleton';
+import { m } from '$lib/paraglide/messages';
 
 /**
  * What chain 137 says about a tx hash (docs/transitions.md "Checking the tx hash on chain"): a hash
@@ -20,6 +21,7 @@ export function setTxCheckEndpoint(url: string | null, timeoutMs = RPC_TIMEOUT_M
 	endpoint.set(url ? { url, timeoutMs } : null);
 }
 
+/** The refusals in English (the API's words); a page gets them in its locale (m.admin_tx_unknown, m.admin_tx_reverted). */
 export const UNKNOWN_TX =
 	'Chain 137 (Polygon) does not know this transaction hash. Check that it is the hash of the Polygon transaction, copied in full.';
 export const REVERTED_TX =
@@ -61,7 +63,7 @@ async function lookUp(url: string, timeoutMs: number, hash: Hex): Promise<TxChec
 		if (receipt) {
 			return receipt.status === 'success'
 				? ok({ verified: true })
-				: { ok: false, code: 'tx_reverted', message: REVERTED_TX };
+				: { ok: false, code: 'tx_reverted', message: m.admin_tx_reverted() };
 		}
 		const known = await client.getTransaction({ hash }).then(
 			() => true,
@@ -72,7 +74,7 @@ async function lookUp(url: string, timeoutMs: number, hash: Hex): Promise<TxChec
 		);
 		return known
 			? ok({ verified: null, unverified: 'pending' })
-			: { ok: false, code: 'tx_unknown', message: UNKNOWN_TX };
+			: { ok: false, code: 'tx_unknown', message: m.admin_tx_unknown() };
 	} catch {
 		return noAnswer;
 	}

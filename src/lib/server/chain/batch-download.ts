@@ -8,10 +8,12 @@ import {
 	countWaiting,
 	missingSettings,
 	nameList,
+	stepWord,
 	waitingFor,
 	type Step,
 	type WaitingApplication
 } from './steps';
+import { m } from '$lib/paraglide/messages';
 
 export type BatchRefusal = { ok: false; status: 400 | 409; code: string; message: string };
 
@@ -43,7 +45,7 @@ export async function batchApplications(
 			ok: false,
 			status: 400,
 			code: 'not_configured',
-			message: `The ${step} batch needs ${nameList(missing)}, which ${missing.length === 1 ? 'is' : 'are'} not set.`
+			message: m.admin_batch_needs({ step: stepWord(step), names: nameList(missing), count: missing.length })
 		};
 	const parsed = parseBatchIds(params);
 	if (!parsed.ok) return parsed;
@@ -51,17 +53,14 @@ export async function batchApplications(
 	if (parsed.ids) {
 		const found = new Set(waiting.map((w) => w.id));
 		const other = parsed.ids.filter((id) => !found.has(id));
-		if (other.length)
-			return invalid(
-				`Not waiting for the ${step} step (not approved, already done, or unknown): ${other.join(', ')}. No batch was made.`
-			);
+		if (other.length) return invalid(m.admin_batch_not_waiting({ step: stepWord(step), ids: other.join(', ') }));
 	}
 	if (!waiting.length)
 		return {
 			ok: false,
 			status: 409,
 			code: 'nothing_waiting',
-			message: `No approved application waits for the ${step} step.`
+			message: m.admin_batch_nothing_waiting({ step: stepWord(step) })
 		};
 	const total = !parsed.ids && waiting.length === BATCH_MAX ? await countWaiting(db, step) : waiting.length;
 	return { ok: true, waiting, total };
@@ -69,9 +68,7 @@ export async function batchApplications(
 
 /** What a batch of the oldest waiting applications says when more wait than it holds. */
 export const moreWaiting = (held: number, total: number) =>
-	total > held
-		? `The oldest ${held} of ${total} waiting: once this batch is recorded, the next download holds the next ${Math.min(BATCH_MAX, total - held)}.`
-		: '';
+	total > held ? m.admin_batch_more_waiting({ held, total, next: Math.min(BATCH_MAX, total - held) }) : '';
 
 /** The batch file's download: the file and its name. */
 export async function batchDownload(

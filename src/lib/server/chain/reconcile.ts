@@ -6,7 +6,17 @@ import { consumeCost } from '../platform/rate-limit';
 import { polygonRpc } from './polygon';
 import { recordFound } from './record-found';
 import { findSettlements, type Settlement } from './settlements';
-import { STEPS, isStep, missingSettings, nameList, waitingFor, type Step, type WaitingApplication } from './steps';
+import {
+	STEPS,
+	isStep,
+	missingSettings,
+	nameList,
+	stepWord,
+	waitingFor,
+	type Step,
+	type WaitingApplication
+} from './steps';
+import { m } from '$lib/paraglide/messages';
 
 /** The field of `POST /admin?/reconcile`: `step`, once or for both steps. */
 export const RECONCILE_FIELDS = ['step'] as const;
@@ -54,12 +64,16 @@ export async function reconcile(
 	options: ReconcileOptions = {}
 ): Promise<Outcome<StepReport[]> | ChainUnavailable> {
 	const steps = parseSteps(input.step);
-	if (!steps) return fieldError('step', 'Step must be allowlist or distribution.');
+	if (!steps) return fieldError('step', m.admin_step_must_be());
 	const missing = [...new Set(steps.flatMap((step) => missingSettings(config, step, 'reconcile')))];
 	if (missing.length)
 		return fieldError(
 			'step',
-			`Finding the ${steps.join(' and ')} step on chain needs ${nameList(missing)}, which ${missing.length === 1 ? 'is' : 'are'} not set.`
+			m.admin_find_needs_settings({
+				steps: nameList(steps.map(stepWord)),
+				names: nameList(missing),
+				count: missing.length
+			})
 		);
 
 	// Read the chain first, outside any database transaction: it may take many requests.

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Config } from '../platform/config';
 import type { Database } from '../db/client';
 import { applicationEvents, applications } from '../db/schema';
+import { m } from '$lib/paraglide/messages';
 
 /** The two on-chain steps an approved application waits for. */
 export const STEPS = ['allowlist', 'distribution'] as const;
@@ -41,7 +42,12 @@ export function missingSettings(config: Config, step: Step, purpose: 'batch' | '
 
 /** "POLYGON_RPC_URL" / "A and B" / "A, B and C". */
 export const nameList = (names: string[]) =>
-	names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+	names.length <= 1
+		? (names[0] ?? '')
+		: m.admin_name_list({ names: names.slice(0, -1).join(m.admin_list_separator()), last: names.at(-1)! });
+
+/** A step as the admin's messages name it ("allowlist", "distribution"), in the request's locale. */
+export const stepWord = (step: Step) => (step === 'allowlist' ? m.admin_step_allowlist() : m.admin_step_distribution());
 
 /** An approved application whose step is still pending or failed. */
 export interface WaitingApplication {

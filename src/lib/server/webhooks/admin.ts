@@ -6,6 +6,7 @@ import { textField, validate } from '../platform/forms';
 import { conflict, fieldError, rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { consumeRateLimit, type RateLimitRule } from '../platform/rate-limit';
+import { m } from '$lib/paraglide/messages';
 
 /** A delivery as /admin/webhooks lists it: the URL's host only, never its path (a token, for Discord). */
 export interface DeliveryRow {
@@ -78,7 +79,7 @@ export const RETRY_FIELDS = ['deliveryId'] as const;
 const retrySchema = v.object({
 	deliveryId: v.pipe(
 		textField('Delivery', { min: 1, max: 18 }),
-		v.regex(/^[1-9]\d*$/, 'Delivery must be a delivery number.'),
+		v.regex(/^[1-9]\d*$/, () => m.admin_delivery_number()),
 		v.transform(Number)
 	)
 });
@@ -104,6 +105,6 @@ export async function retryDelivery(
 		.returning({ id: w.id });
 	if (row) return { ok: true, value: row };
 	const [exists] = await db.select({ status: w.status }).from(w).where(eq(w.id, id));
-	if (!exists) return fieldError('deliveryId', 'No delivery has this number.');
-	return conflict(`Delivery ${id} is ${exists.status}; only a failed delivery can be retried.`);
+	if (!exists) return fieldError('deliveryId', m.admin_no_delivery());
+	return conflict(m.admin_delivery_not_failed({ id, status: exists.status }));
 }

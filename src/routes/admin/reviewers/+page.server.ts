@@ -12,6 +12,7 @@ import {
 	saveReviewSettings
 } from '$lib/server/reviews/roster';
 import { formatWait, workloadOf } from '$lib/server/reviews/workload';
+import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
 
 // The reviewers, their workload and how many review each application (decision 0040); admins only.
@@ -42,7 +43,7 @@ export const actions: Actions = {
 		const input = formInput(await readForm(request), REVIEWER_FIELDS);
 		const outcome = await withDatabase((db) => addReviewer(db, admin, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'add' });
-		redirect(303, '/admin/reviewers?done=added');
+		redirect(303, localHref('/admin/reviewers?done=added'));
 	},
 	// removeReviewer: their votes stay; their open assignments pass on in the same transaction.
 	remove: async ({ locals, request, url, setHeaders }) => {
@@ -50,7 +51,7 @@ export const actions: Actions = {
 		const input = formInput(await readForm(request), REVIEWER_FIELDS);
 		const outcome = await withDatabase((db) => removeReviewer(db, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'remove' });
-		redirect(303, '/admin/reviewers?done=removed');
+		redirect(303, localHref('/admin/reviewers?done=removed'));
 	},
 	// saveReviewSettings: perApplication 0–10, for submissions from now on.
 	settings: async ({ locals, request, url, setHeaders }) => {
@@ -58,6 +59,6 @@ export const actions: Actions = {
 		const input = formInput(await readForm(request), SETTINGS_FIELDS);
 		const outcome = await withDatabase((db) => saveReviewSettings(db, admin, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'settings' });
-		redirect(303, '/admin/reviewers?done=settings');
+		redirect(303, localHref('/admin/reviewers?done=settings'));
 	}
 };

@@ -3,6 +3,7 @@ import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/f
 import { requireAdmin } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { RETRY_FIELDS, channelCounts, recentDeliveries, retryDelivery } from '$lib/server/webhooks/admin';
+import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
@@ -18,6 +19,6 @@ export const actions: Actions = {
 		const input = formInput(await readForm(request), RETRY_FIELDS);
 		const outcome = await withDatabase((db) => retryDelivery(db, admin, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input) });
-		redirect(303, '/admin/webhooks');
+		redirect(303, localHref('/admin/webhooks'));
 	}
 };

@@ -12,6 +12,7 @@ import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { applicationVotes, reviewersOf } from '$lib/server/reviews/admin';
 import { ASSIGN_FIELDS, assignReviewer, unassignReviewer } from '$lib/server/reviews/assigning';
 import { checkEligibilityAgain, evidenceOf } from '$lib/server/eligibility/evidence';
+import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url, params }) => {
@@ -57,7 +58,10 @@ export const actions: Actions = {
 			const values = typedValues(input);
 			return refuse(setHeaders, outcome, { values, asks: typedValues(asks), field: values.field ?? null });
 		}
-		redirect(303, `/admin/applications/${params.id}?done=${outcome.value.event.field}.${outcome.value.event.toState}`);
+		redirect(
+			303,
+			localHref(`/admin/applications/${params.id}?done=${outcome.value.event.field}.${outcome.value.event.toState}`)
+		);
 	},
 
 	// A reviewer note: guard → validate → one insert. Admins only; the applicant never sees it.
@@ -67,7 +71,7 @@ export const actions: Actions = {
 		const input = formInput(await readForm(request), NOTE_FIELDS);
 		const outcome = await withDatabase((db) => addNote(db, admin, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'note' });
-		redirect(303, `/admin/applications/${params.id}#notes`);
+		redirect(303, localHref(`/admin/applications/${params.id}#notes`));
 	},
 
 	// assignReviewer: guard → validate → one transaction (never the applicant nor a conflicted reviewer).
@@ -77,7 +81,7 @@ export const actions: Actions = {
 		const input = formInput(await readForm(request), ASSIGN_FIELDS);
 		const outcome = await withDatabase((db) => assignReviewer(db, admin, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'reviewer' });
-		redirect(303, `/admin/applications/${params.id}#reviewers`);
+		redirect(303, localHref(`/admin/applications/${params.id}#reviewers`));
 	},
 
 	// unassignReviewer: guard → validate → one delete; nobody replaces the reviewer (the admin chose).
@@ -87,7 +91,7 @@ export const actions: Actions = {
 		const input = formInput(await readForm(request), ASSIGN_FIELDS);
 		const outcome = await withDatabase((db) => unassignReviewer(db, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'reviewer' });
-		redirect(303, `/admin/applications/${params.id}#reviewers`);
+		redirect(303, localHref(`/admin/applications/${params.id}#reviewers`));
 	},
 
 	// checkEligibilityAgain: what the applicant holds now beside the evidence at submission; reads the chain, writes nothing.
