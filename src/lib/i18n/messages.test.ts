@@ -46,6 +46,8 @@ const SAME_AS_ENGLISH: Record<string, string> = {
 	// "tokens" and "NFT(s)" are the words Spanish and Brazilian crypto communities use (SAME_IN_EVERY_LANGUAGE).
 	'pt-BR insights_checkins': '"Check-ins" is the Brazilian word for them.',
 	'es form_answer_no': '"No" is Spanish for no.',
+	'es admin_no': '"no" is Spanish for no.',
+	'pt-BR admin_channel_email': '"E-mail" is the Brazilian word for it.',
 	'pt-BR apply_status_label': '"Status" is the Brazilian word for it.',
 	'pt-BR question_type_url': '"Link" is the Brazilian word for it.'
 };

@@ -19,7 +19,8 @@ const READ_ATTRIBUTES = new Set([
 ]);
 
 /** Text that is the same in every language: names, symbols and codes. */
-const SAME_IN_EVERY_LANGUAGE = /^(?:MetaMask|WalletConnect|Safe\{Wallet\}|Safe|Polygon|GitHub|CSV|JSON|POL|0x|ETH|px)$/;
+const SAME_IN_EVERY_LANGUAGE =
+	/^(?:MetaMask|WalletConnect|Safe\{Wallet\}|Safe|Polygon|GitHub|CSV|JSON|POL|0x|ETH|px|HTTP)$/;
 
 /** Files or texts shown as they are, with the reason. */
 const EXCEPTIONS: Record<string, string> = {};
@@ -56,6 +57,8 @@ function hardCoded(file: string): string[] {
 				found.push(`${inAttribute ? `${inAttribute}="` : ''}${n.data.trim()}${inAttribute ? '"' : ''}`);
 			return;
 		}
+		// Code, keys and a program's output read the same in every language (`<code>WEBHOOK_URLS</code>`).
+		if (n.type === 'RegularElement' && ['code', 'kbd', 'samp'].includes(n.name as string)) return;
 		if (n.type === 'Attribute') {
 			if (READ_ATTRIBUTES.has(n.name as string)) visit(n.value, n.name as string);
 			return;
