@@ -167,7 +167,7 @@ describe.each(engines)('notifications in the recipient’s language on %s', (eng
 		const verification = await confirmEmail(amal, email, 'ar', 'أكّد عنوان بريدك الإلكتروني');
 		expect(verification.html).toContain('<html lang="ar" dir="rtl">');
 
-		const id = await apply(amal);
+		const id = await apply(amal, '/ar');
 		expect((await pushedTo('/push/ar', 1))[0]).toMatchObject({ title: 'تلقّينا طلبك', url: '/ar/apply' });
 		// A Spanish-speaking admin asks: the applicant reads it in Arabic, the reason as the admin wrote it.
 		expect((await move(id, 'needs_info', 'Add a link.', '/es')).status).toBe(303);
@@ -182,7 +182,7 @@ describe.each(engines)('notifications in the recipient’s language on %s', (eng
 		expect(asked.html).toContain('<html lang="ar" dir="rtl">');
 	}, 60_000);
 
-	it('a signed-in page visit under /es/ records es; an /api request does not change it; an English visit records en', async () => {
+	it('a signed-in visit under /es/ (a page, its data, a form post) records es; an /api request does not change it; an English one records en', async () => {
 		const noa = await applicant();
 		expect(await localeOf(noa.address)).toBe(sql ? 'en' : null);
 		expect((await subscribe('/push/visits', noa.cookie)).status).toBe(201);
@@ -192,10 +192,13 @@ describe.each(engines)('notifications in the recipient’s language on %s', (eng
 		for (const path of ['/api/notifications/unread', '/api/auth/me'])
 			await (await fetch(base + path, { headers: { cookie: noa.cookie } })).arrayBuffer();
 		expect(await localeOf(noa.address)).toBe(sql ? 'es' : null);
-		// A form post is no visit either: the English /apply's POST leaves Spanish.
+		// A form post is a visit too: the English /apply's POST records en before the notification is written.
 		const id = await apply(noa);
-		expect((await pushedTo('/push/visits', 1))[0]).toMatchObject({ title: 'Hemos recibido tu solicitud' });
-
+		expect(await localeOf(noa.address)).toBe(sql ? 'en' : null);
+		expect((await pushedTo('/push/visits', 1))[0]).toMatchObject({ title: 'We received your application' });
+		// So is a page the browser reads as it navigates (its __data.json): back to Spanish.
+		expect((await getPage(`${base}/es/inbox/__data.json`, noa.cookie)).status).toBe(200);
+		expect(await localeOf(noa.address)).toBe(sql ? 'es' : null);
 		expect((await getPage(`${base}/inbox`, noa.cookie)).status).toBe(200);
 		expect(await localeOf(noa.address)).toBe(sql ? 'en' : null);
 		await move(id, 'approved');

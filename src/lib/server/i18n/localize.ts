@@ -15,14 +15,16 @@ overwriteServerAsyncLocalStorage(storage);
 
 /**
  * The page's locale comes from its path (src/lib/i18n/locales.ts): messages render in it, `<html>` gets
- * its `lang` and `dir`, and a signed-in member's visit records it for their notifications. The API is
+ * its `lang` and `dir`, and a signed-in member's visit records it for their notifications (before a form
+ * post writes any: submitting from /ar/apply is answered in Arabic). The API is
  * not localized (its `message`s are English, DECISIONS "Every applicant in their language").
  */
 export const localize: Handle = async ({ event, resolve }) => {
 	if (isApiPath(event.url.pathname)) return resolve(event);
 	const { locale } = splitLocalePath(routedPath(event.url.pathname));
 	const member = event.locals.member;
-	if (!building && member && event.request.method === 'GET' && !event.isDataRequest) {
+	// A visit is a page, the data a navigation reads, or a form posted from a page: each in its locale.
+	if (!building && member) {
 		try {
 			const { database } = runtime();
 			await database.ready();
