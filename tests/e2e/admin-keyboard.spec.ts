@@ -57,13 +57,14 @@ test('/admin: the first row is a few Tab presses from the page top, and a bulk m
 	await page.goto(`${server.url}/admin?q=Keyrow`);
 	const firstRow = page.getByRole('checkbox', { name: 'Select Keyrow 0' });
 	await expect(firstRow).toBeVisible();
-	// From the top of the page: Tab to "Skip to applications", Enter, Tab: the first row's checkbox.
+	// From the top of the page: Tab to "Skip to applications", Enter, Tab: the first row's checkbox. The
+	// header's language switcher (issue 47) is one stop more than before.
 	const skip = page.getByRole('link', { name: 'Skip to applications' });
-	let presses = await tabTo(page, skip, 10);
+	let presses = await tabTo(page, skip, 11);
 	await page.keyboard.press('Enter');
 	presses += await tabTo(page, firstRow, 1);
 	testInfo.annotations.push({ type: 'Tab presses from the top of /admin to the first row', description: `${presses}` });
-	expect(presses).toBeLessThanOrEqual(10);
+	expect(presses).toBeLessThanOrEqual(11);
 
 	// The row's own actions follow it: its checkbox (Space selects), then its link.
 	await page.keyboard.press('Space');
