@@ -59,7 +59,14 @@ describe.each(engines)('consume_rate_limit on %s', (engine) => {
 	});
 
 	it('consume() applies the per-address limits table, keyed by the lowercase address', async () => {
-		expect(RATE_LIMITS).toEqual({
+		// What each limit counts is said in the request's language (English outside a page's request).
+		const said = Object.fromEntries(
+			Object.entries(RATE_LIMITS).map(([name, { counts, ...rule }]) => [
+				name,
+				{ ...rule, counts: typeof counts === 'string' ? counts : counts() }
+			])
+		);
+		expect(said).toEqual({
 			submitApplication: { limit: 5, windowSeconds: 86_400, counts: 'applications in 24 hours' },
 			checkin: { limit: 20, windowSeconds: 86_400, counts: 'check-ins in 24 hours' },
 			transitionApplication: { limit: 120, windowSeconds: 3_600, counts: 'state changes in an hour' },
