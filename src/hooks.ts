@@ -1,5 +1,5 @@
 import type { Reroute } from '@sveltejs/kit';
-import { browser } from '$app/environment';
+import { browser, building } from '$app/environment';
 import { CALLER_ROLES_PROBE, UNMATCHED_PATH, hiddenSection } from '$lib/platform/hidden-sections';
 import { splitLocalePath } from '$lib/i18n/locales';
 
@@ -12,6 +12,9 @@ import { splitLocalePath } from '$lib/i18n/locales';
  * resolves to no route for everyone: SvelteKit would otherwise redirect it (308) and so reveal it
  * (docs/pages-and-forms.md).
  */
+/** The pages svelte.config.js prerenders in every locale. */
+const PRERENDERED = new Set(['/', '/setup']);
+
 export const reroute: Reroute = async ({ url, fetch }) => {
 	let decoded: string;
 	try {
@@ -21,6 +24,10 @@ export const reroute: Reroute = async ({ url, fetch }) => {
 	}
 	const { path, page } = splitLocalePath(decoded);
 	if (!page) return UNMATCHED_PATH;
+	// A prerendered page in a locale is a file the server sends before it gets here. What does get here
+	// (its data, another method) would make SvelteKit fetch the base locale's file over HTTP from the
+	// request's own origin: no route instead. The browser and the prerendering still route it.
+	if (!browser && !building && path !== decoded && PRERENDERED.has(path)) return UNMATCHED_PATH;
 	const section = hiddenSection(path);
 	// Without its prefix, as sent (SvelteKit decodes what reroute returns): the prefix is one segment.
 	const second = url.pathname.indexOf('/', 1);

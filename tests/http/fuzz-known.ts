@@ -53,5 +53,16 @@ export const KNOWN: [string, Who, string, string, string?, string?, Record<strin
 		'application/x-www-form-urlencoded',
 		'message=x',
 		{ origin: 'http://evil.example' }
-	]
+	],
+	// Issue 47's run: a prerendered page's data under a locale prefix made SvelteKit fetch the base locale's
+	// file from the request's origin (500 when that failed); it is no route now.
+	...['DELETE', 'POST', 'GET'].map((method): [string, Who, string, string, string, string] => [
+		'/',
+		'admin',
+		method,
+		`/%7Ah-Hans/__data.json?x-sveltekit-invalidated=2026-02-30T00:00:00Z_${CURSOR_ID}&__proto__=%3Cscript%3E`,
+		'text/plain',
+		'x'
+	]),
+	['/setup', 'member', 'POST', '/es/setup', 'application/x-www-form-urlencoded', 'a=b']
 ];
