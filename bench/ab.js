@@ -164,7 +164,9 @@ const loads = {
 					if (r.status !== 200) throw new Error(`nonce ${r.status}`);
 					const setCookie = r.headers['set-cookie']?.[0]?.split(';')[0];
 					if (!setCookie) throw new Error('nonce: no Set-Cookie');
-					nonces[i] = { nonce: /** @type {{ nonce: string }} */ (JSON.parse(r.text)).nonce, cookie: setCookie };
+					/** @type {unknown} */
+					const body = JSON.parse(r.text);
+					nonces[i] = { nonce: /** @type {{ nonce: string }} */ (body).nonce, cookie: setCookie };
 				}, BATCH);
 				// Untimed: each message names its own nonce.
 				const signed = await Promise.all(
