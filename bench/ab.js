@@ -11,6 +11,10 @@
 // checkin: POST /checkin as a browser's form sends it, 400 members, 16 connections (the `checkin` scenario's).
 // verify: POST /api/auth/verify, verify-cost's "normal sign-in" (one signed message replayed with its nonce
 // cookie: parse, rules, recovery, upsert, new cookie), sequential on one connection; read its CPU per request.
+// signin: real sign-ins, nonce + verify with a fresh key and a fresh nonce each, 8 connections, in batches of
+// 100 (the `signin` scenario's connections and batch): a batch's nonces are fetched (GET /api/auth/nonce,
+// timed), its messages signed in this process (untimed), then its verifies sent (timed); the rate is
+// sign-ins per timed second, and the CPU per request is per sign-in (its two requests).
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,10 +83,18 @@ async function prepare(dir) {
 			for (let i = w; i < MEMBERS; i += 8) cookies[i] = await signIn(portal.url, /** @type {any} */ (accounts[i]));
 		})
 	);
+	// The session check must answer as signed in, not with the anonymous 200 a lost cookie also gets.
+	if (cookies[0]) {
+		const me = await fetch(`${portal.url}/api/auth/me`, { headers: { cookie: cookies[0] } });
+		const text = await me.text();
+		const address = accounts[0]?.address.slice(2).toLowerCase() ?? '';
+		if (me.status !== 200 || !text.toLowerCase().includes(address))
+			throw new Error(`${dir}: /api/auth/me does not see the sign-in: ${me.status} ${text}`);
+	}
 	return { database, portal, cookies };
 }
 
-/** @type {Record<string, (side: Awaited<ReturnType<typeof prepare>>) => () => Promise<import('./harness.js').Rate>>} */
+/** @type {Record<string, (side: Awaited<ReturnType<typeof prepare>>) => () => Promise<import('./harness.js').Rate & { count?: number }>>} */
 const loads = {
 	me: ({ portal, cookies }) => {
 		const client = httpClient(portal.url, 32);
@@ -109,6 +121,88 @@ const loads = {
 				},
 				{ seconds, concurrency: 1 }
 			);
+		};
+	},
+	signin: ({ portal }) => {
+		const CONNECTIONS = 8;
+		const BATCH = 100;
+		const client = httpClient(portal.url, CONNECTIONS);
+		/**
+		 * `n` calls of fn over CONNECTIONS workers: latencies, errors, wall time.
+		 * @param {(i: number) => Promise<unknown>} fn
+		 * @param {number} n
+		 */
+		const spread = async (fn, n) => {
+			/** @type {number[]} */
+			const latencies = [];
+			let errors = 0;
+			let next = 0;
+			const started = performance.now();
+			await Promise.all(
+				Array.from({ length: CONNECTIONS }, async () => {
+					for (let i; (i = next++) < n;) {
+						const t = performance.now();
+						await fn(i).catch(() => errors++);
+						latencies[i] = performance.now() - t;
+					}
+				})
+			);
+			return { latencies, errors, ms: performance.now() - started };
+		};
+		return async () => {
+			/** @type {number[]} */
+			const latencies = [];
+			let errors = 0;
+			let timed = 0;
+			let count = 0;
+			while (timed < seconds * 1000) {
+				const accounts = Array.from({ length: BATCH }, () => privateKeyToAccount(generatePrivateKey()));
+				/** @type {{ nonce: string, cookie: string }[]} */
+				const nonces = [];
+				const fetched = await spread(async (i) => {
+					const r = await client.request('GET', '/api/auth/nonce');
+					if (r.status !== 200) throw new Error(`nonce ${r.status}`);
+					const setCookie = r.headers['set-cookie']?.[0]?.split(';')[0];
+					if (!setCookie) throw new Error('nonce: no Set-Cookie');
+					/** @type {unknown} */
+					const body = JSON.parse(r.text);
+					nonces[i] = { nonce: /** @type {{ nonce: string }} */ (body).nonce, cookie: setCookie };
+				}, BATCH);
+				// Untimed: each message names its own nonce.
+				const signed = await Promise.all(
+					accounts.map(async (account, i) => {
+						const got = nonces[i];
+						if (!got) return undefined;
+						const message = siweMessage(portal.url, account.address, got.nonce);
+						return {
+							cookie: got.cookie,
+							body: JSON.stringify({ message, signature: await account.signMessage({ message }) })
+						};
+					})
+				);
+				const verified = await spread(async (i) => {
+					const item = signed[i];
+					if (!item) throw new Error('no nonce');
+					const r = await client.request('POST', '/api/auth/verify', {
+						headers: { 'content-type': 'application/json', cookie: item.cookie },
+						body: item.body
+					});
+					if (r.status !== 200) throw new Error(`verify ${r.status}`);
+				}, BATCH);
+				timed += fetched.ms + verified.ms;
+				count += BATCH;
+				errors += fetched.errors + verified.errors;
+				// A sign-in's latency: its nonce request's and its verify request's.
+				for (let i = 0; i < BATCH; i++) latencies.push((fetched.latencies[i] ?? 0) + (verified.latencies[i] ?? 0));
+			}
+			latencies.sort((a, b) => a - b);
+			return {
+				rps: count / (timed / 1000),
+				p50: quantile(latencies, 0.5),
+				p99: quantile(latencies, 0.99),
+				errors,
+				count
+			};
 		};
 	},
 	checkin: ({ portal, cookies }) => {
@@ -150,7 +244,8 @@ try {
 				const pgBefore = await backendsCpu(admin, side.database.name);
 				const started = performance.now();
 				const rate = await run();
-				const requests = (rate.rps * (performance.now() - started)) / 1000;
+				// A load whose rounds include untimed work (signin signs between its timed phases) counts its own operations.
+				const requests = rate.count ?? (rate.rps * (performance.now() - started)) / 1000;
 				let pg = 0;
 				for (const [pid, ms] of await backendsCpu(admin, side.database.name)) pg += ms - (pgBefore.get(pid) ?? 0);
 				return { ...rate, cpu: (cpuMs(side.portal.pid) - cpu) / requests, pg: pg / requests };

@@ -3,9 +3,9 @@
 // Exits 1 when a target of issue 5 is missed. The measuring lives in bench/scenarios/js-size.js,
 // which `npm run bench` also runs.
 import path from 'node:path';
-import { jsSizes } from './scenarios/js-size.js';
+import { jsSizes, localeNote } from './scenarios/js-size.js';
 
-const { pages, siwe } = jsSizes(path.resolve(process.argv[2] ?? 'build'));
+const { pages, siwe, locales } = jsSizes(path.resolve(process.argv[2] ?? 'build'));
 console.table(
 	pages.map((p) => ({
 		page: p.page,
@@ -17,5 +17,6 @@ console.table(
 		ok: p.ok
 	}))
 );
+console.log(localeNote(locales));
 console.log(`siwe in browser chunks: ${siwe.length ? `YES (${siwe.join(', ')})` : 'no'}`);
 process.exit(pages.every((p) => p.ok) && siwe.length === 0 ? 0 : 1);

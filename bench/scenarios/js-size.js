@@ -111,8 +111,40 @@ function allClientJs(dir) {
  */
 
 /**
- * Figures per page; `ok` says whether the issue's targets hold.
- * @returns {{ pages: PageSize[], siwe: string[] }}
+ * Whether every locale's prerendered `/` and `/setup` (`prerendered/<locale>.html`, `<locale>/setup.html`)
+ * load the same modules as the base locale's: the bundles are shared and the locale picks its strings at run
+ * time, so the sizes measured on the base locale's pages hold for every locale. Locales whose pages load
+ * other modules are listed in `differing`.
+ * @param {string} root
+ * @param {Set<string>} home
+ * @param {Set<string>} setup
+ */
+function localeBundles(root, home, setup) {
+	const dir = path.join(root, 'prerendered');
+	const same = (/** @type {Set<string>} */ a, /** @type {Set<string>} */ b) =>
+		a.size === b.size && [...a].every((f) => b.has(f));
+	const locales = readdirSync(dir, { withFileTypes: true })
+		.filter((d) => d.isDirectory() && existsSync(path.join(dir, `${d.name}.html`)))
+		.map((d) => d.name);
+	const differing = locales.filter(
+		(l) =>
+			!same(pageModules(root, `prerendered/${l}.html`), home) ||
+			(existsSync(path.join(dir, l, 'setup.html')) && !same(pageModules(root, `prerendered/${l}/setup.html`), setup))
+	);
+	return { checked: locales, differing };
+}
+
+/** The note printed under the sizes. @param {{ checked: string[], differing: string[] }} locales */
+export function localeNote({ checked, differing }) {
+	if (checked.length === 0) return 'locales: no prerendered locale pages found (a build before translations)';
+	return differing.length === 0
+		? `every locale loads the same bundles (the locale picks its strings at run time): the prerendered / and /setup of ${checked.join(', ')} load the same modules as the base locale's, so these sizes hold for every locale`
+		: `NOT the same bundles for every locale: ${differing.join(', ')} load other modules than the base locale's / or /setup (checked: ${checked.join(', ')})`;
+}
+
+/**
+ * Figures per page; `ok` says whether the issue's targets hold; `locales`, whether every locale loads the same.
+ * @returns {{ pages: PageSize[], siwe: string[], locales: { checked: string[], differing: string[] } }}
  */
 export function jsSizes(root = path.resolve('build')) {
 	const home = pageModules(root, 'prerendered/index.html');
@@ -171,7 +203,7 @@ export function jsSizes(root = path.resolve('build')) {
 		...(safeApp ? [{ page: 'Safe App (in a frame only, on top)', ...measure(safeApp), limit: 100_000 }] : [])
 	];
 	const pages = measured.map((p) => ({ ...p, ok: p.gzip <= p.limit && (!p.walletFree || p.markers.length === 0) }));
-	return { pages, siwe: siwe.map((f) => path.relative(root, f)) };
+	return { pages, siwe: siwe.map((f) => path.relative(root, f)), locales: localeBundles(root, home, setup) };
 }
 
 /**
@@ -179,13 +211,14 @@ export function jsSizes(root = path.resolve('build')) {
  * @type {import('../harness.js').Scenario}
  */
 export default function jsSize() {
-	const { pages, siwe } = jsSizes();
-	return Promise.resolve(
-		pages.map((p) => ({
+	const { pages, siwe, locales } = jsSizes();
+	return Promise.resolve([
+		...pages.map((p) => ({
 			name: `JS shipped for ${p.page}: ${(p.gzip / 1000).toFixed(1)} kB gzip in ${p.chunks} chunks (${(p.raw / 1000).toFixed(1)} kB raw), wallet code: ${p.markers.length ? p.markers.join(' ') : 'none'}${p.page === '/' ? `, siwe in any chunk: ${siwe.length ? 'YES' : 'no'}` : ''}`,
 			target: Number.isFinite(p.limit)
 				? `<= ${p.limit / 1000} kB${p.walletFree ? ', no wallet code' : ''}: ${p.ok ? 'met' : 'MISSED'}`
 				: 'loaded only when chosen (no size target)'
-		}))
-	);
+		})),
+		{ name: `JS shipped per locale: ${localeNote(locales)}` }
+	]);
 }
