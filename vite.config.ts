@@ -264,7 +264,6 @@ export default defineConfig(({ mode }) => ({
 			project: './project.inlang',
 			outdir: './src/lib/paraglide',
 			strategy: ['url', 'baseLocale'],
-			isServer: 'import.meta.env.SSR',
 			emitGitIgnore: false,
 			emitPrettierIgnore: false
 		}),
