@@ -5,7 +5,7 @@ import { ADMIN_PAGE_SIZE, LENGTHS, UUID_SOURCE } from '$lib/platform/limits';
 import { rowsOf } from '../db/rows';
 import { STATES, type ApplicationStates, type ReviewState } from '$lib/applications/transitions';
 import type { Database } from '../db/client';
-import { applicationNotes, applications } from '../db/schema';
+import { applications } from '../db/schema';
 // Votes (#27): the reviewers' tally, its filter and its order live in the reviews domain.
 import { scoreKeySql, tallyColumns, tallyOf, votesFilterSql, type VoteTally } from '../reviews/tally';
 
@@ -217,11 +217,8 @@ export async function reviewTable(
 			allowlist: applications.allowlist,
 			distribution: applications.distribution,
 			createdAt: sql<string>`to_char(${applications.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
-			// Qualified by hand: drizzle leaves a one-table select's columns unqualified.
-			notes:
-				sql<number>`(select count(*) from ${applicationNotes} as n where n.application_id = "applications"."id")`.mapWith(
-					Number
-				),
+			// Kept on the row by triggers (drizzle/0020).
+			notes: applications.notesCount,
 			// Votes (#27): the tally kept on the row (drizzle/0011)
 			votes: tallyColumns,
 			assigned: sql<

@@ -98,7 +98,13 @@ export const applications = pgTable(
 		/** Current non-abstaining votes that carry a score. */
 		votesScored: integer('votes_scored').notNull().default(0),
 		/** The mean of those votes' own mean scores; null without any. */
-		votesMeanScore: numeric('votes_mean_score')
+		votesMeanScore: numeric('votes_mean_score'),
+		// What applications.csv writes per row, kept by triggers on the audit log and the notes
+		// (drizzle/0020, docs/decisions/0044-export-facts-on-the-row.md); never written by the portal's code.
+		/** The tx hash of the newest audit row that has one; null without any. */
+		lastTxHash: text('last_tx_hash'),
+		/** The reviewer notes on this application (never shown to its applicant). */
+		notesCount: integer('notes_count').notNull().default(0)
 	},
 	(t) => [
 		// One application per member whose review is not rejected.
