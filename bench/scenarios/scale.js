@@ -80,7 +80,7 @@ function download(url, cookie, pid) {
 	let peak = before;
 	const sampler = setInterval(() => (peak = Math.max(peak, memoryOf(pid).rss)), 50);
 	const started = performance.now();
-	return /** @type {Promise<{ firstByteMs: number, seconds: number, rows: number, bytes: number, growthMiB: number, status: number }>} */ (
+	return /** @type {Promise<{ firstByteMs: number, seconds: number, rows: number, bytes: number, beforeMiB: number, growthMiB: number, status: number }>} */ (
 		new Promise((resolve, reject) => {
 			http
 				.get(url, { headers: { cookie } }, (res) => {
@@ -99,6 +99,7 @@ function download(url, cookie, pid) {
 							seconds: (performance.now() - started) / 1000,
 							rows,
 							bytes,
+							beforeMiB: before,
 							growthMiB: peak - before,
 							status: res.statusCode ?? 0
 						});
@@ -170,19 +171,21 @@ export default async function scale({ databaseUrl, adminUrl, engine, scales, sec
 				target: 'ratio >= 0.67 (1.5x)'
 			});
 		}
-		// The export at the large size: every row, first byte, rows/s, the server's RSS growth.
+		// The export at the large size: every row, first byte, rows/s, the server's RSS growth; twice, since
+		// the first download grows V8's heap to where it settles and a second shows what a download then adds.
 		const bigPortal = opened[1];
-		if (bigPortal) {
-			const d = await download(
-				`${bigPortal.portal.url}/admin/applications.csv`,
-				bigPortal.cookie,
-				bigPortal.portal.pid
-			);
-			rows.push({
-				name: `GET /admin/applications.csv at ${big}x: ${d.rows} of ${UNIT * big} rows, ${(d.bytes / 2 ** 20).toFixed(0)} MiB in ${d.seconds.toFixed(1)} s = ${Math.round(d.rows / d.seconds)} rows/s, first byte ${d.firstByteMs.toFixed(0)} ms, server RSS +${d.growthMiB.toFixed(0)} MiB (status ${d.status})`,
-				target: 'every row, RSS growth <= 64 MiB, first byte <= 1 s, >= 50,000 rows/s'
-			});
-		}
+		if (bigPortal)
+			for (const which of ['first', 'second']) {
+				const d = await download(
+					`${bigPortal.portal.url}/admin/applications.csv`,
+					bigPortal.cookie,
+					bigPortal.portal.pid
+				);
+				rows.push({
+					name: `GET /admin/applications.csv at ${big}x (${which} download): ${d.rows} of ${UNIT * big} rows, ${(d.bytes / 2 ** 20).toFixed(0)} MiB in ${d.seconds.toFixed(1)} s = ${Math.round(d.rows / d.seconds)} rows/s, first byte ${d.firstByteMs.toFixed(0)} ms, server RSS ${d.beforeMiB.toFixed(0)} +${d.growthMiB.toFixed(0)} MiB (status ${d.status})`,
+					target: 'every row, RSS growth <= 64 MiB, first byte <= 1 s, >= 50,000 rows/s'
+				});
+			}
 	} finally {
 		for (const { client, portal } of opened) {
 			client.close();

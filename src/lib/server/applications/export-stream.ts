@@ -48,6 +48,27 @@ export function pageWhere(page: ExportPage, descending = false): SQL[] {
 }
 
 /**
+ * Characters a chunk of a download holds at most (plus one line): the client's socket takes a batch
+ * in pieces instead of one string of about 1 MB (and its bytes) made at once.
+ */
+const CHUNK = 32 * 1024;
+
+/** The lines of `rows`, joined into chunks of about `CHUNK` characters. */
+function chunksOf<Row>(rows: readonly Row[], line: (row: Row) => string): string[] {
+	const chunks: string[] = [];
+	let text = '';
+	for (const row of rows) {
+		text += line(row);
+		if (text.length >= CHUNK) {
+			chunks.push(text);
+			text = '';
+		}
+	}
+	if (text) chunks.push(text);
+	return chunks;
+}
+
+/**
  * A download of every row `source` reads, in batches of `batchSize` within one snapshot
  * (db/snapshot.ts). The head and the first batch are read before this resolves, so a database
  * fault is still a clean error answer; later batches are read as the client takes them (a pull
@@ -64,22 +85,22 @@ export async function exportStream<Row>(
 	const encoder = new TextEncoder();
 	let last: Row | undefined;
 	let done = false;
-	const next = async (limit = batchSize): Promise<string> => {
+	const next = async (limit = batchSize): Promise<string[]> => {
 		const after = last === undefined ? undefined : source.key(last);
 		const rows = await source.read(snapshot.db, { after, until: snapshot.openedAt, limit });
 		if (rows.length < limit) done = true;
 		last = rows.at(-1) ?? last;
-		return rows.map((row) => source.line(row)).join('');
+		return chunksOf(rows, (row) => source.line(row));
 	};
-	let first: string;
+	let first: string[];
 	try {
-		first = source.head + (await next(Math.min(batchSize, FIRST_BATCH)));
+		first = [source.head, ...(await next(Math.min(batchSize, FIRST_BATCH)))];
 	} catch (err) {
 		await snapshot.release();
 		throw err;
 	}
 	// The batch being read while the client takes the one before; its error is reported when pulled.
-	let ahead: Promise<string> | undefined;
+	let ahead: Promise<string[]> | undefined;
 	const readAhead = () => {
 		ahead = next();
 		ahead.catch(() => {});
@@ -87,7 +108,7 @@ export async function exportStream<Row>(
 	return new ReadableStream<Uint8Array>(
 		{
 			async start(controller) {
-				controller.enqueue(encoder.encode(first));
+				for (const text of first) controller.enqueue(encoder.encode(text));
 				if (done) {
 					controller.close();
 					await snapshot.release();
@@ -95,9 +116,9 @@ export async function exportStream<Row>(
 			},
 			async pull(controller) {
 				try {
-					const text = await (ahead ?? next());
+					const texts = await (ahead ?? next());
 					ahead = undefined;
-					if (text) controller.enqueue(encoder.encode(text));
+					for (const text of texts) controller.enqueue(encoder.encode(text));
 					if (done) {
 						await snapshot.release();
 						controller.close();
