@@ -75,7 +75,7 @@ describe.runIf(serverUrl)('prepared statements on the Postgres server', () => {
 			'insert into "check_ins"',
 			'from "applications" where "applications"."id" in ($1) for no key update',
 			'update "applications" set "review"',
-			'(select count(*) from "application_notes"',
+			'array(select r.reviewer_address from review_assignments as r',
 			'from (select 1) as one'
 		]) {
 			expect(
