@@ -10,6 +10,9 @@ import { admin, expect, pageAs, screenshots, startPortal, tabTo, test } from './
 let server: RunningServer;
 let evm: EligibilityChain;
 
+// Four pages, ten screenshots and axe on each against a local chain: 37 s alone, past 60 s in a loaded CI run.
+test.describe.configure({ timeout: 120_000 });
+
 test.beforeAll(async () => {
 	evm = await startEligibilityChain();
 	server = await startPortal({ ADMIN_ADDRESSES: admin.address, POLYGON_RPC_URL: evm.chain.url });
