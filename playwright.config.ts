@@ -6,7 +6,8 @@ export default defineConfig({
 	// The specs run build/index.js: stop at once on a missing or stale build.
 	globalSetup: './tests/helpers/require-current-build.ts',
 	outputDir: 'test-results',
-	timeout: 60_000,
+	// Long journeys (many pages, screenshots, axe) passed 60 s on a loaded 2-core CI run; a stuck test still ends.
+	timeout: 120_000,
 	workers: 1,
 	reporter: process.env.CI ? 'list' : 'list',
 	use: {
