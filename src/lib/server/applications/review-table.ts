@@ -176,8 +176,8 @@ export function tableFilter(
 }
 
 /**
- * One page of the review table in two statements whatever the data: the rows with their note
- * counts, then the capped counts per review state. Keyset pagination over (created_at, id), read
+ * One page of the review table in two statements whatever the data: the capped counts per review
+ * state (and, for a search, its matches when few), then the rows with their note counts. Keyset pagination over (created_at, id), read
  * from the (state, created_at, id) indexes in either direction, so the last page costs what the first does.
  */
 export async function reviewTable(
@@ -191,7 +191,17 @@ export async function reviewTable(
 	// Votes (#27): sort=score is highest mean score first, then longest waiting (no score counts as 0).
 	const scored = query.sort === 'score';
 	const ascending = (query.sort !== 'newest') !== backwards;
-	const where = tableFilter(query, true, options);
+	// A search is counted first; when its matches are few (under SEARCH_SAMPLE, nearly every search) the
+	// count hands back their ids and the rows are read by primary key, so the trigram scan runs once a
+	// page, not twice (it is most of a search's cost at 1,000,000 applications: bench/README.md).
+	const { counts, matches } = await countByReview(db, query, options);
+	if (matches?.length === 0) return { rows: [], next: null, previous: null, counts };
+	const where = matches
+		? [
+				...tableFilter({ ...query, q: undefined }, true, options),
+				sql`${applications.id} = any(string_to_array(${matches.join(',')}, ',')::uuid[])`
+			]
+		: tableFilter(query, true, options);
 	const from = backwards ? (query.before === 'end' ? undefined : query.before) : query.after;
 	// Votes (#27): under sort=score the key is (-mean score, created_at, id), ascending, the order of the
 	// (review,) score indexes of drizzle/0011, so its pages are a walk over one of them as well.
@@ -248,7 +258,7 @@ export async function reviewTable(
 		rows,
 		next: backwards ? (query.before === 'end' ? null : last) : more ? last : null,
 		previous: backwards ? (more ? first : null) : query.after ? first : null,
-		counts: await countByReview(db, query, options)
+		counts
 	};
 }
 
@@ -264,7 +274,15 @@ function excerptOf(text: string): string {
  * that do the per-state capped counts run, each repeating the search (an InitPlan in the CASE's other
  * branch runs only if that branch is taken).
  */
-async function countByReview(db: Database, query: TableQuery, options: TableOptions): Promise<ReviewTable['counts']> {
+/**
+ * The capped counts per review state; for a search with fewer than SEARCH_SAMPLE matches under the other
+ * filters, also the ids of those matches (all of them, in every review state).
+ */
+async function countByReview(
+	db: Database,
+	query: TableQuery,
+	options: TableOptions
+): Promise<{ counts: ReviewTable['counts']; matches?: string[] }> {
 	const others = tableFilter(query, false, options);
 	const capped = (review?: ReviewState) => {
 		const where = review ? [...others, eq(applications.review, review)] : others;
@@ -282,24 +300,29 @@ async function countByReview(db: Database, query: TableQuery, options: TableOpti
 	} else {
 		const filter = sql`where ${and(...others)}`;
 		const few = sql`(select count(*) from matched) < ${SEARCH_SAMPLE}`;
+		// Text rather than an array: PGlite and postgres.js read a text column alike.
 		const count = (review?: ReviewState) =>
 			sql`case when ${few} then least((select count(*) from matched ${review ? sql`where review = ${review}` : sql``}), ${COUNT_CAP + 1}) else ${capped(review)} end`;
 		const result = await db.execute(
-			sql`with matched as materialized (select ${applications.review} as review from ${applications} ${filter} limit ${SEARCH_SAMPLE})
+			sql`with matched as materialized (select ${applications.id} as id, ${applications.review} as review from ${applications} ${filter} limit ${SEARCH_SAMPLE})
 				select ${count()} as "all", ${sql.join(
 					states.map((s) => sql`${count(s)} as ${sql.identifier(s)}`),
 					sql`, `
-				)}`
+				)}, case when ${few} then coalesce((select string_agg(id::text, ',') from matched), '') end as matches`
 		);
 		row = rowsOf(result)[0] as Record<string, unknown> | undefined;
 	}
-	if (!row) return { all: 0, pending: 0, needs_info: 0, approved: 0, rejected: 0 };
+	if (!row) return { counts: { all: 0, pending: 0, needs_info: 0, approved: 0, rejected: 0 } };
+	const matches = typeof row.matches === 'string' ? (row.matches ? row.matches.split(',') : []) : undefined;
 	return {
-		all: Number(row.all),
-		pending: Number(row.pending),
-		needs_info: Number(row.needs_info),
-		approved: Number(row.approved),
-		rejected: Number(row.rejected)
+		counts: {
+			all: Number(row.all),
+			pending: Number(row.pending),
+			needs_info: Number(row.needs_info),
+			approved: Number(row.approved),
+			rejected: Number(row.rejected)
+		},
+		matches
 	};
 }
 
