@@ -120,11 +120,14 @@ export function memoryOf(pid) {
  * @property {() => Promise<void>} stop  resolves once the server has exited (and, when profiling, written its profile)
  */
 
+/** The portal's command line as deploy/systemd/member-portal.service runs it (decision 0045). */
+export const PORTAL_ARGS = ['--max-old-space-size=1024', 'build/index.js'];
+
 /** How much of a portal's output (its last characters) is kept for an error message. */
 const OUTPUT_TAIL = 64 * 1024;
 
 /**
- * Starts `node build/index.js` (or node with other `args`, such as `npm start`'s command line) with
+ * Starts `node --max-old-space-size=1024 build/index.js` (or node with other `args`, such as `npm start`'s command line) with
  * only the variables given here and in `env` (an undefined value removes one).
  * With BENCH_CPU_PROF=<dir> the server runs under --cpu-prof and writes its profile there on stop().
  * `cwd` runs another checkout's build (bench/ab.js), which reads its own migrations folder.
@@ -132,7 +135,7 @@ const OUTPUT_TAIL = 64 * 1024;
  * @param {{ profile?: boolean, args?: string[], cwd?: string }} [options]
  * @returns {Promise<Portal>}
  */
-export async function startPortal(env, { profile = true, args = ['build/index.js'], cwd = undefined } = {}) {
+export async function startPortal(env, { profile = true, args = PORTAL_ARGS, cwd = undefined } = {}) {
 	const port = await freePort();
 	const profileDir = profile ? process.env.BENCH_CPU_PROF : undefined;
 	const flags = [];

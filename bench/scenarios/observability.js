@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
-import { alternate, httpClient, loop, signIn, startPortal } from '../harness.js';
+import { alternate, httpClient, loop, PORTAL_ARGS, signIn, startPortal } from '../harness.js';
 
 // A well-known development key; it holds nothing.
 const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -46,7 +46,7 @@ export default async function observability({ seconds, rounds }) {
 		if (!existsSync(path.join(dir, 'build/index.js'))) throw new Error('the baseline did not build');
 		// PGlite in memory for both: the session check never reads the database.
 		const current = await startPortal({});
-		const before = await startPortal({}, { args: [path.join(dir, 'build/index.js')] });
+		const before = await startPortal({}, { args: [...PORTAL_ARGS.slice(0, -1), path.join(dir, 'build/index.js')] });
 		const clients = { current: httpClient(current.url, CONNECTIONS), before: httpClient(before.url, CONNECTIONS) };
 		try {
 			const cookies = { current: await signIn(current.url, account), before: await signIn(before.url, account) };
