@@ -177,8 +177,9 @@ export function tableFilter(
 
 /**
  * One page of the review table in two statements whatever the data: the capped counts per review
- * state (and, for a search, its matches when few), then the rows with their note counts. Keyset pagination over (created_at, id), read
- * from the (state, created_at, id) indexes in either direction, so the last page costs what the first does.
+ * state (and, for a search, its matches when few), then the rows with their note counts. Keyset
+ * pagination over (created_at, id), read from the (state, created_at, id) indexes in either direction,
+ * so the last page costs what the first does.
  */
 export async function reviewTable(
 	db: Database,
@@ -195,13 +196,14 @@ export async function reviewTable(
 	// count hands back their ids and the rows are read by primary key, so the trigram scan runs once a
 	// page, not twice (it is most of a search's cost at 1,000,000 applications: bench/README.md).
 	const { counts, matches } = await countByReview(db, query, options);
-	if (matches?.length === 0) return { rows: [], next: null, previous: null, counts };
-	const where = matches
-		? [
-				...tableFilter({ ...query, q: undefined }, true, options),
-				sql`${applications.id} = any(string_to_array(${matches.join(',')}, ',')::uuid[])`
-			]
-		: tableFilter(query, true, options);
+	if (matches === '') return { rows: [], next: null, previous: null, counts };
+	const where =
+		matches === undefined
+			? tableFilter(query, true, options)
+			: [
+					...tableFilter({ ...query, q: undefined }, true, options),
+					sql`${applications.id} = any(string_to_array(${matches}, ',')::uuid[])`
+				];
 	const from = backwards ? (query.before === 'end' ? undefined : query.before) : query.after;
 	// Votes (#27): under sort=score the key is (-mean score, created_at, id), ascending, the order of the
 	// (review,) score indexes of drizzle/0011, so its pages are a walk over one of them as well.
@@ -272,17 +274,14 @@ function excerptOf(text: string): string {
  * Without a search each count is its own capped index scan. With one, the trigram search runs once: the
  * matches (up to SEARCH_SAMPLE) are read into a CTE and counted there; only when there are more than
  * that do the per-state capped counts run, each repeating the search (an InitPlan in the CASE's other
- * branch runs only if that branch is taken).
- */
-/**
- * The capped counts per review state; for a search with fewer than SEARCH_SAMPLE matches under the other
- * filters, also the ids of those matches (all of them, in every review state).
+ * branch runs only if that branch is taken). When they are fewer, it also returns their ids (in every
+ * review state), comma-separated ('' for none), for the rows to be read by primary key.
  */
 async function countByReview(
 	db: Database,
 	query: TableQuery,
 	options: TableOptions
-): Promise<{ counts: ReviewTable['counts']; matches?: string[] }> {
+): Promise<{ counts: ReviewTable['counts']; matches?: string }> {
 	const others = tableFilter(query, false, options);
 	const capped = (review?: ReviewState) => {
 		const where = review ? [...others, eq(applications.review, review)] : others;
@@ -300,20 +299,21 @@ async function countByReview(
 	} else {
 		const filter = sql`where ${and(...others)}`;
 		const few = sql`(select count(*) from matched) < ${SEARCH_SAMPLE}`;
-		// Text rather than an array: PGlite and postgres.js read a text column alike.
 		const count = (review?: ReviewState) =>
 			sql`case when ${few} then least((select count(*) from matched ${review ? sql`where review = ${review}` : sql``}), ${COUNT_CAP + 1}) else ${capped(review)} end`;
+		// The ids as text rather than an array: PGlite and postgres.js read a text column alike.
 		const result = await db.execute(
 			sql`with matched as materialized (select ${applications.id} as id, ${applications.review} as review from ${applications} ${filter} limit ${SEARCH_SAMPLE})
 				select ${count()} as "all", ${sql.join(
 					states.map((s) => sql`${count(s)} as ${sql.identifier(s)}`),
 					sql`, `
-				)}, case when ${few} then coalesce((select string_agg(id::text, ',') from matched), '') end as matches`
+				)},
+				case when ${few} then coalesce((select string_agg(id::text, ',') from matched), '') end as matches`
 		);
 		row = rowsOf(result)[0] as Record<string, unknown> | undefined;
 	}
 	if (!row) return { counts: { all: 0, pending: 0, needs_info: 0, approved: 0, rejected: 0 } };
-	const matches = typeof row.matches === 'string' ? (row.matches ? row.matches.split(',') : []) : undefined;
+	const matches = typeof row.matches === 'string' ? row.matches : undefined;
 	return {
 		counts: {
 			all: Number(row.all),
