@@ -6,7 +6,7 @@
 // Requests are sequential on loopback, so latency is the server's time
 // per page; SQL statements per request are counted on the wire by a proxy in front of Postgres.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { countingProxy, httpClient, quantile, signIn, startPortal } from '../harness.js';
@@ -27,6 +27,16 @@ const NOTE_EVERY = 5;
 // A bulk decision: 100 applications approved in one POST /admin?/bulk (confirmed), a warm-up and then BULK_RUNS timed.
 const BULK = 100;
 const BULK_RUNS = 3;
+
+/** drizzle/0020's backfill, read from the migration so that the seed runs exactly what an upgrade does. */
+function backfillStatements() {
+	const statements = readFileSync('drizzle/0020_export_facts.sql', 'utf8').split('--> statement-breakpoint');
+	const first = statements.findIndex((s) => s.includes('DISABLE TRIGGER'));
+	const last = statements.findLastIndex((s) => s.includes('ENABLE TRIGGER'));
+	if (first < 0 || last < first || !statements.slice(first, last).some((s) => s.includes('SET "last_tx_hash"')))
+		throw new Error('drizzle/0020_export_facts.sql: its backfill was not found');
+	return statements.slice(first, last + 1);
+}
 
 /**
  * Adds applicants from+1..to with one application each and 5 audit rows per application.
@@ -72,25 +82,9 @@ export async function seed(sql, from, to, executor) {
 		join applications a on a.applicant_address = ${address}
 		where g % ${NOTE_EVERY} = 0`;
 	for (const name of rowTriggers) await sql.unsafe(`alter table ${on(name)} enable trigger ${name}`);
-	// The backfill of drizzle/0020, for the rows just added (the state-following statement triggers have
-	// nothing to count in it and are held off, as there).
-	const stateTriggers = ['insights_applications_updated', 'applications_open_upd'];
-	if (facts.length) {
-		for (const name of stateTriggers) await sql.unsafe(`alter table applications disable trigger ${name}`);
-		await sql`
-		update applications as a set last_tx_hash = f.tx_hash, notes_count = f.notes
-		from (
-			select coalesce(t.application_id, n.application_id) as id, t.tx_hash, coalesce(n.notes, 0) as notes
-			from (
-				select distinct on (application_id) application_id, tx_hash from application_events
-				where tx_hash is not null order by application_id, id desc
-			) as t
-			full join (select application_id, count(*)::int as notes from application_notes group by application_id) as n
-				on n.application_id = t.application_id
-		) as f
-		where f.id = a.id and (a.last_tx_hash is distinct from f.tx_hash or a.notes_count <> f.notes)`;
-		for (const name of stateTriggers) await sql.unsafe(`alter table applications enable trigger ${name}`);
-	}
+	// The backfill of drizzle/0020 itself: its statements from the first DISABLE TRIGGER to the last
+	// ENABLE TRIGGER (the state-following statement triggers held off, one UPDATE of both columns).
+	if (facts.length) for (const statement of backfillStatements()) await sql.unsafe(statement);
 	// Vacuum now so that autovacuum does not wake up during the measured requests.
 	await sql`vacuum (analyze) applications, application_events, application_notes, members`;
 }
