@@ -1,9 +1,11 @@
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { sql } from 'drizzle-orm';
+import { and, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTableQuery, reviewTable } from '../../src/lib/server/applications/review-table';
+import { parseTableQuery, reviewTable, tableFilter } from '../../src/lib/server/applications/review-table';
+import { commonWordsFor } from '../../src/lib/server/applications/search-pieces';
+import { rowsOf } from '../../src/lib/server/db/rows';
 import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { allowlistCsv, applicationsCsv, pendingAllowlist } from '../../src/lib/server/applications/exports';
 import type { Database } from '../../src/lib/server/db/client';
@@ -221,5 +223,72 @@ describe.each(engines)('capped counts of a broad search on %s', (engine) => {
 		// 1,111 matches (Gardener 1, 10–19, 100–199, 1000–1999): one pass, then capped.
 		const some = await reviewTable(t.db, query('q=gardener 1'));
 		expect(some.counts).toEqual({ all: 1001, pending: 834, approved: 277, needs_info: 0, rejected: 0 });
+	});
+});
+
+// #46: when every name contains "Applicant", a search for "icant 777." looked up all four of that
+// word's trigrams, each listing every application; the table now looks up " 777." in the names' index
+// and checks the whole search on what that finds. What matches must not change.
+describe.each(engines)('a search with a word most names contain on %s', (engine) => {
+	let t: TestDatabase;
+	let all: { id: string; applicant_address: string; display_name: string; contact: string }[];
+	beforeAll(async () => {
+		t = await createTestDatabase(engine);
+		const address = sql.raw(`'0x' || left(encode(sha256(g::text::bytea), 'hex'), 40)`);
+		await t.db.execute(sql`insert into members (address) select ${address} from generate_series(1, 3000) g`);
+		await t.db.execute(sql`insert into applications (applicant_address, display_name, motivation, contact)
+			select ${address}, 'Applicant ' || g || '.', 'Why', '@member' || g from generate_series(1, 3000) g`);
+		await t.db.execute(sql`analyze applications`);
+		all = rowsOf(await t.db.execute(sql`select id, applicant_address, display_name, contact from applications`));
+	}, 120_000);
+	afterAll(() => t?.drop());
+
+	it('finds what it found before, fragment and case alike, wildcards taken literally', async () => {
+		for (const q of [
+			'icant 777.',
+			'ICANT 77',
+			'applicant 1',
+			'plic 29',
+			'member 3',
+			'nt 2999.',
+			'applicant',
+			'Applicant 12. x',
+			'777. icant',
+			'icant 1_',
+			'icant 7%',
+			'cant 5 .',
+			'@member 12'
+		]) {
+			const lower = q.toLowerCase();
+			const expected = all.filter((a) =>
+				[a.applicant_address, a.display_name, a.contact].some((c) => c.toLowerCase().includes(lower))
+			);
+			const table = await reviewTable(t.db, query(`q=${encodeURIComponent(q)}`));
+			expect(table.counts.all, q).toBe(Math.min(expected.length, 1001));
+			if (expected.length <= 50)
+				expect(table.rows.map((r) => r.id).sort(), q).toEqual(expected.map((a) => a.id).sort());
+		}
+	});
+
+	it("looks up only the search's uncommon part in the names' index, and all of it in the others", async () => {
+		const q = 'icant 777.';
+		const common = await commonWordsFor(t.db, q);
+		expect(common?.('display_name', 'icant')).toBe(true);
+		expect(common?.('display_name', '777')).toBe(false);
+		expect(common?.('contact', 'icant')).toBe(false);
+		const plan = await t.db.transaction(async (tx) => {
+			await tx.execute(sql`set local enable_seqscan = off`);
+			const filter = and(...tableFilter(query(`q=${encodeURIComponent(q)}`), true, undefined, common));
+			return rowsOf<{ 'QUERY PLAN': string }>(
+				await tx.execute(sql`explain select id from applications where ${filter}`)
+			)
+				.map((r) => r['QUERY PLAN'])
+				.join('\n');
+		});
+		const conditions = (index: string) =>
+			plan.split(/\n(?=\s*->)/).find((node) => node.includes(`Bitmap Index Scan on ${index}`)) ?? '';
+		expect(conditions('applications_display_name_trgm_idx')).toContain("'% 777.%'");
+		expect(conditions('applications_display_name_trgm_idx')).not.toContain('icant');
+		expect(conditions('applications_contact_trgm_idx')).toContain("'%icant 777.%'");
 	});
 });

@@ -7,6 +7,7 @@ import { currentForm } from '../forms/versions';
 import { applications, type Application } from '../db/schema';
 import { exportStream, keyAt, pageWhere } from './export-stream';
 import { tableFilter, type TableOptions, type TableQuery } from './review-table';
+import { commonWordsFor } from './search-pieces';
 
 /** Approved applications whose allowlist step is still pending, oldest first: the manual on-chain list. */
 export async function pendingAllowlist(db: Database): Promise<Application[]> {
@@ -72,7 +73,8 @@ export async function applicationsCsv(
 	options?: TableOptions,
 	batchSize?: number
 ): Promise<ReadableStream<Uint8Array>> {
-	const filter = tableFilter(query, true, options);
+	const common = query.q ? await commonWordsFor(handle.db, query.q) : undefined;
+	const filter = tableFilter(query, true, options, common);
 	const descending = query.sort === 'newest';
 	const direction = descending ? desc : asc;
 	// One column per question of the current form, headed by its label (an answer to a key it no longer has is left out).

@@ -6,6 +6,7 @@ import { rowsOf } from '../db/rows';
 import { STATES, type ApplicationStates, type ReviewState } from '$lib/applications/transitions';
 import type { Database } from '../db/client';
 import { applications } from '../db/schema';
+import { commonWordsFor, indexPieces, type CommonWord, type SearchColumn } from './search-pieces';
 // Votes (#27): the reviewers' tally, its filter and its order live in the reviews domain.
 import { scoreKeySql, tallyColumns, tallyOf, votesFilterSql, type VoteTally } from '../reviews/tally';
 
@@ -148,7 +149,8 @@ const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, '\\$&')}%`;
 export function tableFilter(
 	query: Omit<TableQuery, 'after' | 'before'>,
 	withReview = true,
-	options: TableOptions = { quorum: 2 }
+	options: TableOptions = { quorum: 2 },
+	common?: CommonWord
 ): SQL[] {
 	const where: SQL[] = [];
 	// Votes (#27)
@@ -163,12 +165,19 @@ export function tableFilter(
 	if (query.q) {
 		// Each column has a pg_trgm GIN index, the text answers one on answers_search_text (drizzle/0006);
 		// Postgres ORs the four bitmap scans.
-		const pattern = likePattern(query.q);
+		// A word most of a column's values contain is left out of its index condition (search-pieces.ts).
+		const q = query.q;
+		const matches = (column: SQL, name: SearchColumn) => {
+			const pieces = common && indexPieces(q, (word) => common(name, word));
+			if (!pieces) return sql`${column} ilike ${likePattern(q)}`;
+			const looked = pieces.map((piece) => sql`${column} ilike ${likePattern(piece)}`);
+			return sql`(${sql.join([...looked, sql`strpos(lower(${column}), lower(${q})) > 0`], sql` and `)})`;
+		};
 		const match = or(
-			sql`${applications.applicantAddress} ilike ${pattern}`,
-			sql`${applications.displayName} ilike ${pattern}`,
-			sql`${applications.contact} ilike ${pattern}`,
-			sql`answers_search_text(${applications.answers}) ilike ${pattern}`
+			matches(sql`${applications.applicantAddress}`, 'applicant_address'),
+			matches(sql`${applications.displayName}`, 'display_name'),
+			matches(sql`${applications.contact}`, 'contact'),
+			matches(sql`answers_search_text(${applications.answers})`, 'answers')
 		);
 		if (match) where.push(match);
 	}
@@ -176,7 +185,8 @@ export function tableFilter(
 }
 
 /**
- * One page of the review table in two statements whatever the data: the capped counts per review
+ * One page of the review table in two statements whatever the data (a search of several words reads
+ * its columns' statistics once every five minutes besides: search-pieces.ts): the capped counts per review
  * state (and, for a search, its matches when few), then the rows with their note counts. Keyset
  * pagination over (created_at, id), read from the (state, created_at, id) indexes in either direction,
  * so the last page costs what the first does.
@@ -195,11 +205,12 @@ export async function reviewTable(
 	// A search is counted first; when its matches are few (under SEARCH_SAMPLE, nearly every search) the
 	// count hands back their ids and the rows are read by primary key, so the trigram scan runs once a
 	// page, not twice (it is most of a search's cost at 1,000,000 applications: bench/README.md).
-	const { counts, matches } = await countByReview(db, query, options);
+	const common = query.q ? await commonWordsFor(db, query.q) : undefined;
+	const { counts, matches } = await countByReview(db, query, options, common);
 	if (matches === '') return { rows: [], next: null, previous: null, counts };
 	const where =
 		matches === undefined
-			? tableFilter(query, true, options)
+			? tableFilter(query, true, options, common)
 			: [
 					...tableFilter({ ...query, q: undefined }, true, options),
 					sql`${applications.id} = any(string_to_array(${matches}, ',')::uuid[])`
@@ -280,9 +291,10 @@ function excerptOf(text: string): string {
 async function countByReview(
 	db: Database,
 	query: TableQuery,
-	options: TableOptions
+	options: TableOptions,
+	common?: CommonWord
 ): Promise<{ counts: ReviewTable['counts']; matches?: string }> {
-	const others = tableFilter(query, false, options);
+	const others = tableFilter(query, false, options, common);
 	const capped = (review?: ReviewState) => {
 		const where = review ? [...others, eq(applications.review, review)] : others;
 		const filter = where.length ? sql`where ${and(...where)}` : sql``;
