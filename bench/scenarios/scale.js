@@ -14,7 +14,13 @@ import { createHash } from 'node:crypto';
 
 const UNIT = 1_000;
 const ADDRESS_777 = createHash('sha256').update('777').digest('hex').slice(0, 40);
-/** @type {[label: string, path: string][]} */
+/** The application of applicant 777 (seeded at every size), as a page of `prefix`. @param {string} prefix */
+const application777 = (prefix) => /** @param {import('postgres').Sql} sql */ async (sql) => {
+	const [row] = await sql`select id from applications where display_name = 'Applicant 777.'`;
+	return `${prefix}/${String(row?.id)}`;
+};
+/** A page and its path, or how to find its path in a database (an application's id differs between them). */
+/** @type {[label: string, path: string | ((sql: import('postgres').Sql) => Promise<string>)][]} */
 const PAGES = [
 	['first page', '/admin'],
 	['filter review=pending, newest first', '/admin?review=pending&sort=newest'],
@@ -22,7 +28,13 @@ const PAGES = [
 	['search by address fragment', `/admin?q=${ADDRESS_777.slice(6, 16)}`],
 	['last page', '/admin?before=end'],
 	['reviewer queue', '/review'],
-	['insights', '/admin/insights']
+	['insights', '/admin/insights'],
+	['an application, as an admin', application777('/admin/applications')],
+	['an application, as a reviewer', application777('/review')],
+	['Safe batches', '/admin/batches'],
+	['reviewers and their workload', '/admin/reviewers'],
+	['webhooks', '/admin/webhooks'],
+	['the form', '/admin/form']
 ];
 
 /**
@@ -129,7 +141,7 @@ export default async function scale({ databaseUrl, adminUrl, engine, scales, sec
 	const sql = postgres(bigUrl, { max: 1, onnotice: () => {} });
 	/** @type {import('../harness.js').Row[]} */
 	const rows = [];
-	/** @type {{ portal: import('../harness.js').Portal, client: ReturnType<typeof httpClient>, cookie: string }[]} */
+	/** @type {{ portal: import('../harness.js').Portal, client: ReturnType<typeof httpClient>, cookie: string, paths: string[] }[]} */
 	const opened = [];
 	try {
 		let t = performance.now();
@@ -138,28 +150,39 @@ export default async function scale({ databaseUrl, adminUrl, engine, scales, sec
 			await seed(sql, UNIT * big, executor);
 			console.error(`  scale: ${UNIT * big} applications seeded in ${((performance.now() - t) / 1000).toFixed(0)} s`);
 		}
-		for (const url of [baseline.url, bigUrl]) {
+		for (const [db, url] of /** @type {const} */ ([
+			[baseSql, baseline.url],
+			[sql, bigUrl]
+		])) {
+			// Whoever voted in the seed (an earlier run's admin when the databases were given) is a reviewer,
+			// so the reviewers page has their workload to compute; this run's admin is one too.
+			await db`insert into reviewers (address, added_by)
+				select distinct reviewer_address, ${executor} from application_votes
+				union select ${executor}, ${executor} on conflict do nothing`;
 			const portal = await startPortal({ DATABASE_URL: url, ADMIN_ADDRESSES: account.address });
 			const cookie = await signIn(portal.url, account);
-			opened.push({ portal, client: httpClient(portal.url, 1), cookie });
+			/** @type {string[]} */
+			const paths = [];
+			for (const [, path] of PAGES) paths.push(typeof path === 'string' ? path : await path(db));
+			opened.push({ portal, client: httpClient(portal.url, 1), cookie, paths });
 		}
-		for (const { client, cookie } of opened)
-			for (const [, path] of PAGES) for (let i = 0; i < 3; i++) await client.get(path, { cookie, accept: 'text/html' });
+		for (const { client, cookie, paths } of opened)
+			for (const path of paths) for (let i = 0; i < 3; i++) await client.get(path, { cookie, accept: 'text/html' });
 		/** @type {Map<string, number[][]>} */
 		const samples = new Map(PAGES.map(([label]) => [label, [[], []]]));
 		const errors = [0, 0];
 		for (let round = 0; round < rounds; round++)
-			for (const [label, path] of PAGES) {
+			for (const [p, [label]] of PAGES.entries()) {
 				const end = performance.now() + (seconds * 1000) / PAGES.length;
 				for (let n = 0; performance.now() < end || n < 5; n++)
-					for (const [i, { client, cookie }] of opened.entries()) {
+					for (const [i, { client, cookie, paths }] of opened.entries()) {
 						t = performance.now();
-						const r = await client.get(path, { cookie, accept: 'text/html' }).catch(() => null);
+						const r = await client.get(paths[p] ?? '', { cookie, accept: 'text/html' }).catch(() => null);
 						samples.get(label)?.[i]?.push(performance.now() - t);
 						if (!r || r.status !== 200) errors[i] = (errors[i] ?? 0) + 1;
 					}
 			}
-		for (const [label, path] of PAGES) {
+		for (const [p, [label, path]] of PAGES.entries()) {
 			const [base = [], grown = []] = samples.get(label) ?? [];
 			/** @param {number[]} list @param {number} e */
 			const rate = (list, e) => {
@@ -168,7 +191,7 @@ export default async function scale({ databaseUrl, adminUrl, engine, scales, sec
 				return { rps: 1000 / p50, p50, p99: quantile(list, 0.99), errors: e };
 			};
 			rows.push({
-				name: `GET ${path} (${label}) at ${big}x (${UNIT * big} apps) vs ${small}x, sequential, alternating`,
+				name: `GET ${typeof path === 'string' ? path : (opened[1]?.paths[p] ?? '')} (${label}) at ${big}x (${UNIT * big} apps) vs ${small}x, sequential, alternating`,
 				...rate(grown, errors[1] ?? 0),
 				baseline: rate(base, errors[0] ?? 0),
 				target: 'ratio >= 0.67 (1.5x)'
