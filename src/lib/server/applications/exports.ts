@@ -73,7 +73,7 @@ export async function applicationsCsv(
 	options?: TableOptions,
 	batchSize?: number
 ): Promise<ReadableStream<Uint8Array>> {
-	const common = query.q ? await commonWordsFor(handle.db, query.q) : undefined;
+	const common = await commonWordsFor(handle.db, query.q);
 	const filter = tableFilter(query, true, options, common);
 	const descending = query.sort === 'newest';
 	const direction = descending ? desc : asc;

@@ -205,7 +205,7 @@ export async function reviewTable(
 	// A search is counted first; when its matches are few (under SEARCH_SAMPLE, nearly every search) the
 	// count hands back their ids and the rows are read by primary key, so the trigram scan runs once a
 	// page, not twice (it is most of a search's cost at 1,000,000 applications: bench/README.md).
-	const common = query.q ? await commonWordsFor(db, query.q) : undefined;
+	const common = await commonWordsFor(db, query.q);
 	const { counts, matches } = await countByReview(db, query, options, common);
 	if (matches === '') return { rows: [], next: null, previous: null, counts };
 	const where =

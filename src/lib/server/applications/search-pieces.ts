@@ -28,6 +28,7 @@ export type CommonWord = (column: SearchColumn, word: string) => boolean;
 export const COMMON_SHARE = 0.2;
 /** pg_trgm's words: runs of letters and digits; split() puts them at the odd indexes. */
 const WORD = /([\p{L}\p{N}]+)/u;
+const WORDS = /[\p{L}\p{N}]+/gu;
 
 /**
  * The parts of `q` to look up in a column's trigram index: `q` cut at its common words, each part
@@ -117,11 +118,15 @@ async function readStats(db: Database): Promise<Map<SearchColumn, ColumnStats>> 
 }
 
 /**
- * The common-word test for a search, or undefined when `q` has a single word (leaving it out would
- * leave nothing to look up, so the statistics are not read).
+ * The common-word test for a search, or undefined when there is no search or it has a single word
+ * (leaving that out would leave nothing to look up, so the statistics are not read).
  */
-export async function commonWordsFor(db: Database, q: string, now = Date.now()): Promise<CommonWord | undefined> {
-	if (q.split(WORD).length <= 3) return undefined;
+export async function commonWordsFor(
+	db: Database,
+	q: string | undefined,
+	now = Date.now()
+): Promise<CommonWord | undefined> {
+	if ((q?.match(WORDS) ?? []).length < 2) return undefined;
 	let entry = cached.get(db);
 	if (!entry || entry.until <= now) {
 		entry = { until: now + STATS_TTL_MS, stats: readStats(db) };
