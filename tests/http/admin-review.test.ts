@@ -1,3 +1,4 @@
+import postgres from 'postgres';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/db';
@@ -198,5 +199,48 @@ describe.each(engines)('admin review on %s', (engine) => {
 		const hidden = await getPage(`${base}/admin/applications.csv`, memberCookie);
 		expect(hidden.status).toBe(404);
 		expect(withoutNonces(hidden.body)).toBe(withoutNonces(unknown.body));
+	});
+});
+
+// #46 (decision 0046): once the names are analyzed, a search with a word most of them contain looks up
+// the rest in the index and checks the whole search row by row; through the page, it finds what it did.
+describe.runIf(engines.includes('postgres'))('a search with a word most names contain, through /admin', () => {
+	let server: RunningServer;
+	let base: string;
+	let database: { url: string; drop: () => Promise<void> } | undefined;
+	beforeAll(async () => {
+		database = await createServerDatabase(process.env.TEST_DATABASE_URL!, { prefix: 'portal_words', migrate: true });
+		server = await startServer({ env: { ADMIN_ADDRESSES: admin.address, DATABASE_URL: database.url } });
+		base = server.url;
+	});
+	afterAll(async () => {
+		await server?.stop();
+		await database?.drop();
+	});
+
+	it('finds the one application, in any case, and none for what no name holds', async () => {
+		for (let i = 0; i < 12; i++) {
+			const cookie = await signIn(base, newAccount());
+			const form = { displayName: `Gardener ${1000 + i}.`, motivation: 'Seeds' };
+			expect((await postForm(`${base}/apply`, form, { cookie })).status).toBe(303);
+		}
+		const sql = postgres(database!.url, { max: 1, onnotice: () => {} });
+		try {
+			await sql`analyze applications`;
+			const [stats] = await sql`select 1 from pg_stats where tablename = 'applications' and attname = 'display_name'`;
+			expect(stats).toBeDefined();
+		} finally {
+			await sql.end();
+		}
+		const cookie = await signIn(base, admin);
+		const names = (html: string) => [...textOf(html).matchAll(/Gardener \d+\./g)].map((m) => m[0]);
+		const found = await getPage(`${base}/admin?q=${encodeURIComponent('RDENER 1005.')}`, cookie);
+		expect(found.status).toBe(200);
+		expect(names(found.body)).toEqual(['Gardener 1005.']);
+		expect(textOf(found.body)).toMatch(/All 1 pending 1/);
+		const none = await getPage(`${base}/admin?q=${encodeURIComponent('gardener 2005.')}`, cookie);
+		expect(none.status).toBe(200);
+		expect(names(none.body)).toEqual([]);
+		expect(textOf(none.body)).toMatch(/All 0 pending 0/);
 	});
 });
