@@ -10,6 +10,8 @@ export default ts.config(
 	{
 		ignores: [
 			'build/',
+			'.builds/',
+			'backups/',
 			// Generated from messages/ by Paraglide (vite.config.ts, npm run i18n:compile).
 			'src/lib/paraglide/',
 			'.svelte-kit/',
