@@ -26,11 +26,24 @@ const POLICIES_FILE = 'prerendered-csp.json';
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 
 const NODE_ENTRY = `// Written by deploy/adapter.js: adapter-node's handler behind the portal's server (deploy/server.js).
-import { listenForNodeAnswers, startPortalServer } from './server.js';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { serverSettingsProblems, listenForNodeAnswers, startPortalServer } from './server.js';
+import { startFailed, unsetEmptyVariables } from './start-up.js';
 
+// KEY= means unset, before adapter-node reads its own variables (BODY_SIZE_LIMIT, ORIGIN, ...).
+unsetEmptyVariables();
+const problems = serverSettingsProblems(process.env);
+if (problems.length) startFailed(\`Invalid configuration: \${problems.join('; ')}\`);
+// The migrations this build was made with (scripts/build.js copies them beside it), whatever the working folder holds.
+const migrations = path.join(import.meta.dirname, 'drizzle');
+if (existsSync(migrations)) process.env.PORTAL_MIGRATIONS_FOLDER ??= migrations;
 // Before the handler starts the app, which offers the answers the server may give itself (deploy/node-answers.js).
 const answers = listenForNodeAnswers();
-const { handler } = await import('./handler.js');
+// A start that fails past the app's own checks still says why in one line, never a stack trace.
+const { handler } = await import('./handler.js').catch((err) =>
+	startFailed(\`Cannot start: \${err instanceof Error ? err.message.split('\\n')[0] : String(err)}\`)
+);
 export const server = startPortalServer(handler, { dir: import.meta.dirname, answers });
 `;
 
@@ -166,7 +179,7 @@ export function withSecurityHeaders(inner, { target, out = 'build', vercelConfig
 			}
 			const policies = prerenderedPolicies(builder.prerendered.pages, dir);
 			writeFileSync(path.join(out, POLICIES_FILE), JSON.stringify(policies, null, '\t') + '\n');
-			for (const file of ['server.js', 'security-headers.js', 'node-answers.js'])
+			for (const file of ['server.js', 'security-headers.js', 'node-answers.js', 'start-up.js'])
 				copyFileSync(path.join(here, file), path.join(out, file));
 			writeFileSync(path.join(out, 'index.js'), NODE_ENTRY);
 			rmSync(path.join(out, 'index.js.map'), { force: true });

@@ -18,6 +18,7 @@ import {
 	withFrameAncestors
 } from './security-headers.js';
 import { NODE_ANSWERS_EVENT } from './node-answers.js';
+import { logLine } from './start-up.js';
 
 /** Production defaults in seconds: the whole request (headers and body) and its headers must arrive within these. */
 export const TIMEOUT_DEFAULTS = Object.freeze({ REQUEST_TIMEOUT: 25, HEADERS_TIMEOUT: 20, KEEP_ALIVE_TIMEOUT: 5 });
@@ -40,6 +41,63 @@ function seconds(env, name) {
 	if (!Number.isFinite(value) || value <= 0)
 		throw new Error(`${name} must be a positive number of seconds, got ${raw}`);
 	return value;
+}
+
+/** adapter-node's BODY_SIZE_LIMIT: bytes, or with a K, M or G suffix. */
+const BYTES = /^\d+[KMG]?$/i;
+
+/**
+ * What is wrong with the settings this server and adapter-node read themselves (the app's own are
+ * checked by src/lib/server/platform/config.ts), each as "NAME: problem"; checked before anything starts.
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {string[]}
+ */
+export function serverSettingsProblems(env) {
+	const problems = [];
+	if (!env.SOCKET_PATH && env.PORT !== undefined && !(/^\d{1,5}$/.test(env.PORT) && Number(env.PORT) <= 65535))
+		problems.push(`PORT: must be a port number from 0 to 65535, got ${JSON.stringify(env.PORT)}`);
+	for (const name of /** @type {(keyof typeof TIMEOUT_DEFAULTS)[]} */ (Object.keys(TIMEOUT_DEFAULTS)))
+		try {
+			seconds(env, name);
+		} catch (err) {
+			problems.push(err instanceof Error ? err.message.replace(' must', ': must') : String(err));
+		}
+	const shutdown = env.SHUTDOWN_TIMEOUT;
+	if (shutdown !== undefined && !(Number(shutdown) > 0))
+		problems.push(`SHUTDOWN_TIMEOUT: must be a positive number of seconds, got ${JSON.stringify(shutdown)}`);
+	if (env.BODY_SIZE_LIMIT !== undefined && !BYTES.test(env.BODY_SIZE_LIMIT) && env.BODY_SIZE_LIMIT !== 'Infinity')
+		problems.push(
+			`BODY_SIZE_LIMIT: must be a number of bytes, with K, M or G for kilo-, mega- or gigabytes (default 512K), got ${JSON.stringify(env.BODY_SIZE_LIMIT)}`
+		);
+	return problems;
+}
+
+/** Why listening failed, in words. @param {NodeJS.ErrnoException} err @param {string} where */
+function listenFailure(err, where) {
+	if (err.code === 'EADDRINUSE')
+		return `Cannot listen on ${where}: another process is using it. Stop that process or choose another PORT.`;
+	if (err.code === 'EACCES')
+		return `Cannot listen on ${where}: permission denied (ports below 1024 need privileges; use a port above 1023 behind a proxy).`;
+	if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND')
+		return `Cannot listen on ${where}: HOST is not an address of this machine.`;
+	return `Cannot listen on ${where}: ${err.message}`;
+}
+
+/**
+ * A file that went missing or cannot be read while it is being sent (sirv pipes a read stream into the
+ * answer after writing its headers) would be an unhandled stream error, which ends the process: the
+ * answer is cut instead, and the server goes on. Builds never change under a server (scripts/build.js);
+ * this holds whatever happens to the files.
+ * @param {http.ServerResponse} res
+ */
+function survivePipedFileErrors(res) {
+	res.once('pipe', (source) => {
+		source.once('error', (/** @type {NodeJS.ErrnoException} */ err) => {
+			logLine('error', 'A file being sent could not be read; the answer was cut', { code: err.code, file: err.path });
+			if (!res.headersSent) res.writeHead(404).end('Not Found');
+			else res.destroy();
+		});
+	});
 }
 
 /** The decoded path of a request target, as adapter-node looks up prerendered pages. @param {string} url */
@@ -132,6 +190,7 @@ export function startPortalServer(handler, { dir, env = process.env, answers = n
 			if (pathname === SAFE_APP_MANIFEST_PATH)
 				for (const [name, value] of Object.entries(SAFE_APP_MANIFEST_HEADERS)) res.setHeader(name, value);
 			if (stopping) res.setHeader('Connection', 'close');
+			survivePipedFileErrors(res);
 			const notFound = () => res.writeHead(404).end('Not Found');
 			// Only the exact spellings the app offered; every other path, query and method goes to SvelteKit.
 			const answer = nodeAnswers.size ? nodeAnswers.get(`${req.method} ${req.url}`) : undefined;
@@ -148,11 +207,22 @@ export function startPortalServer(handler, { dir, env = process.env, answers = n
 
 	const host = env.HOST || '0.0.0.0';
 	const onListening = () => {
+		server.off('error', onListenError);
 		const address = server.address();
 		const where =
 			typeof address === 'string' ? address : `http://${host.includes(':') ? `[${host}]` : host}:${address?.port}`;
-		console.log(`Listening on ${where}`);
+		logLine('info', `Listening on ${where}`, { url: where });
 	};
+	const wanted = env.SOCKET_PATH ?? `port ${env.PORT || 3000} of ${host}`;
+	/** A port in use or refused: one line, then the app closes its database and the process ends with status 1. */
+	const onListenError = (/** @type {NodeJS.ErrnoException} */ err) => {
+		logLine('fatal', listenFailure(err, wanted));
+		process.exitCode = 1;
+		if (!process.emit(/** @type {'SIGTERM'} */ ('sveltekit:shutdown'), /** @type {NodeJS.Signals} */ ('SIGTERM')))
+			process.exit(1);
+		setTimeout(() => process.exit(1), 5000).unref();
+	};
+	server.once('error', onListenError);
 	if (env.SOCKET_PATH) server.listen(env.SOCKET_PATH, onListening);
 	else server.listen(Number(env.PORT || 3000), host, onListening);
 
@@ -163,6 +233,7 @@ export function startPortalServer(handler, { dir, env = process.env, answers = n
 	const stop = (signal) => {
 		if (stopping) return;
 		stopping = true;
+		logLine('info', `${signal}: finishing open requests, then closing the database`, { signal });
 		server.closeIdleConnections();
 		server.close(() => process.emit(/** @type {'SIGTERM'} */ ('sveltekit:shutdown'), signal));
 		setTimeout(() => server.closeAllConnections(), shutdownTimeout).unref();

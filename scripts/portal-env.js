@@ -4,12 +4,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
+import { unsetEmptyVariables } from '../deploy/start-up.js';
 
 /**
  * Loads ./.env when present (Node's own parser): a variable already in the environment wins, and an
- * empty line of .env.example copied as is (`ORIGIN=`) leaves the variable unset, so defaults apply.
+ * empty value, in the file (a line of .env.example copied as is, `ORIGIN=`) or in the environment,
+ * leaves the variable unset, so defaults apply.
  */
 export function loadDotEnv(file = '.env') {
+	unsetEmptyVariables();
 	if (!existsSync(file)) return;
 	for (const [name, value] of Object.entries(parseEnv(readFileSync(file, 'utf8'))))
 		if (process.env[name] === undefined && value !== '') process.env[name] = value;

@@ -4,14 +4,15 @@ import { building } from '$app/environment';
 import { env } from '$env/dynamic/private';
 import { env as publicEnv } from '$env/dynamic/public';
 import { ConfigError } from '$lib/server/platform/config';
-import { SchemaNotMigratedError, faultForLog, isDatabaseUnavailable } from '$lib/server/db/errors';
+import path from 'node:path';
+import { SchemaNotMigratedError, faultForLog, isDatabaseUnavailable, sqlState } from '$lib/server/db/errors';
 import { bearerMatches } from '$lib/server/auth/bearer';
 import { rolesOf } from '$lib/server/auth/guards';
 import { CALLER_ROLES_PROBE } from '$lib/platform/hidden-sections';
 import { memberOf } from '$lib/server/auth/member-of';
 import { apiErrorBodies, refuseCrossSiteForms, refuseUnknownActions } from '$lib/server/platform/request-guards';
 import { routedPath } from '$lib/server/platform/http';
-import { runtime, startRuntime } from '$lib/server/platform/runtime';
+import { runtime, serverLog, startRuntime } from '$lib/server/platform/runtime';
 import {
 	HSTS,
 	PRIVATE_NO_STORE,
@@ -24,6 +25,7 @@ import {
 import { SESSION_COOKIE } from '$lib/server/auth/session';
 import { SESSION_CHECK_ROUTE, answerSessionCheck } from '$lib/server/auth/session-check';
 import { NODE_ANSWERS_EVENT, type NodeAnswer } from '../deploy/node-answers.js';
+import { fileErrorInWords, startFailed } from '../deploy/start-up.js';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
 import { outboxRowsWritten } from '$lib/server/webhooks/events';
 import { DEFAULT_TIMEOUT_SECONDS, deliverAfterResponse } from '$lib/server/webhooks/scheduled';
@@ -35,6 +37,19 @@ import { shutDown, startFailureInWords } from '$lib/server/db/lifecycle';
 import { startBackups } from '$lib/server/db/backups';
 import { localize } from '$lib/server/i18n/localize';
 
+/** Why a Postgres server refused the start, in words (a database that does not exist, a refused user), or null. */
+function serverRefusalInWords(err: unknown, databaseUrl: string | null): string | null {
+	if (!databaseUrl) return null;
+	const state = sqlState(err);
+	// The name only: DATABASE_URL may carry a password.
+	const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1)) || '(the user name)';
+	if (state === '3D000')
+		return `The database "${name}" does not exist on the server DATABASE_URL names: create it (createdb ${name}), run npm run db:migrate, and start again.`;
+	if (state === '28P01' || state === '28000')
+		return `The server DATABASE_URL names refused its user: ${err instanceof Error ? (err.cause instanceof Error ? err.cause : err).message : String(err)}.`;
+	return null;
+}
+
 export const init: ServerInit = async () => {
 	if (building) return;
 	let database, config, webhookEndpoints;
@@ -42,35 +57,44 @@ export const init: ServerInit = async () => {
 		// $env/dynamic/private leaves out the PUBLIC_ variables; they are validated with the rest.
 		({ database, config, webhookEndpoints } = await startRuntime({ ...publicEnv, ...env }));
 	} catch (err) {
-		// A bad setting, or a data folder another live process holds (nothing written to it).
-		if (err instanceof ConfigError || err instanceof DataFolderHeldError) {
-			console.error(err.message);
-			process.exit(1);
-		}
+		// A bad setting, a data folder another live process holds (nothing written to it), or one the
+		// lock cannot be written in (no space, no permission): one line, status 1.
+		if (err instanceof ConfigError)
+			startFailed(`Invalid configuration: ${err.problems.map((p) => `${p.variable}: ${p.problem}`).join('; ')}`);
+		if (err instanceof DataFolderHeldError) startFailed(err.message);
+		const words = fileErrorInWords(err);
+		if (words) startFailed(`Cannot start: ${words}.`);
 		throw err;
 	}
 	try {
 		await database.ready();
 		// Eligibility rules without a chain 137 endpoint: refused at start, like any bad setting.
 		const problem = await eligibilityStartProblem(database.db, config.polygonRpcUrl);
-		if (problem) {
-			console.error(problem.message);
-			process.exit(1);
-		}
+		if (problem) startFailed(problem.message);
 	} catch (err) {
-		if (err instanceof SchemaNotMigratedError) {
-			console.error(err.message);
-			process.exit(1);
-		}
-		const words = await startFailureInWords(err, config.pgliteDataDir, database.kind);
-		if (words) {
-			console.error(words);
-			process.exit(1);
-		}
-		if (!isDatabaseUnavailable(err)) throw err;
+		// A server whose schema is behind the committed migrations: status 1 until npm run db:migrate.
+		if (err instanceof SchemaNotMigratedError) startFailed(err.message);
+		const words =
+			(await startFailureInWords(err, config.pgliteDataDir, database.kind)) ??
+			serverRefusalInWords(err, config.databaseUrl);
+		if (words) startFailed(words);
+		if (!isDatabaseUnavailable(err))
+			startFailed(`Cannot start: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
 		// Not fatal: requests that need the database answer 503 until it is back.
-		console.warn('The database is unreachable at start; retrying on each request that needs it.');
+		serverLog('warn', 'The database is unreachable at start; retrying on each request that needs it.');
 	}
+	serverLog(
+		'info',
+		database.kind === 'pglite'
+			? `Database: the embedded database in ${config.pgliteDataDir.startsWith('memory://') ? config.pgliteDataDir : path.resolve(config.pgliteDataDir)}`
+			: 'Database: the Postgres server at DATABASE_URL',
+		{
+			version: __PORTAL_VERSION__,
+			database: database.kind === 'pglite' ? 'embedded' : 'postgres',
+			dataFolder: database.kind === 'pglite' ? path.resolve(config.pgliteDataDir) : null,
+			backups: config.backupKeep > 0 && config.backupDir ? path.resolve(config.backupDir) : null
+		}
+	);
 	// On Vercel a function runs only while it serves a request: the cron route and the first attempt
 	// after a response deliver there instead (README, "What differs on Vercel").
 	const stops: (() => Promise<void>)[] = [];
@@ -84,12 +108,26 @@ export const init: ServerInit = async () => {
 		const worker = startWebhookWorker(database, webhookEndpoints, secret, options, channels);
 		stops.push(() => worker.stop());
 	}
-	// The embedded database in a folder: daily backups, and db:backup served while this server holds it.
-	if (database.kind === 'pglite' && !config.pgliteDataDir.startsWith('memory://'))
-		stops.push(await startBackups(database, config.pgliteDataDir, config.backupKeep));
+	// Daily backups on either engine (not on Vercel, which has no lasting disk), and for the embedded
+	// database in a folder db:backup served while this server holds it.
+	const embeddedFolder =
+		database.kind === 'pglite' && !config.pgliteDataDir.startsWith('memory://') ? config.pgliteDataDir : null;
+	if (!config.onVercel && config.backupDir)
+		stops.push(
+			await startBackups(
+				database,
+				{
+					folder: config.backupDir,
+					keep: config.backupKeep,
+					socketFolder: embeddedFolder,
+					version: __PORTAL_VERSION__
+				},
+				serverLog
+			)
+		);
 	// The Node server emits sveltekit:shutdown once it has closed (SIGTERM, SIGINT): the database closes
 	// cleanly (the next start needs no recovery) and the process ends (docs/operating.md).
-	process.once('sveltekit:shutdown', () => void shutDown(database, stops));
+	process.once('sveltekit:shutdown', () => void shutDown(database, stops, serverLog));
 	// The portal's Node server answers the session check itself (decision 0037); on Vercel nobody listens.
 	const answers: Record<string, NodeAnswer> = { [`GET ${SESSION_CHECK_ROUTE}`]: answerSessionCheck };
 	(process.emit as (event: string, ...args: unknown[]) => boolean)(NODE_ANSWERS_EVENT, answers);

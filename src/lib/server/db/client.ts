@@ -11,6 +11,7 @@ import { pgliteOptions } from './embedded.js';
 import { SchemaNotMigratedError } from './errors';
 import { applyMigrations, isSchemaCurrent } from './migrate';
 import * as schema from './schema';
+import type { Log } from './log';
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -33,9 +34,12 @@ export interface DbOptions {
 	connectTimeoutSeconds?: number;
 	/** Pool size for a Postgres server. */
 	max?: number;
+	/** Where migrations applied at start and a lock taken over from a dead process are told. */
+	log?: Log;
 }
 
-const defaultMigrationsFolder = () => path.resolve(process.cwd(), 'drizzle');
+/** The build's own copy (set by build/index.js: scripts/build.js copies drizzle/ into each build), else the working folder's. */
+const defaultMigrationsFolder = () => process.env.PORTAL_MIGRATIONS_FOLDER ?? path.resolve(process.cwd(), 'drizzle');
 
 /** A Postgres server through postgres.js when DATABASE_URL is set, embedded PGlite otherwise. */
 export function createDb(
@@ -66,13 +70,25 @@ export function createDb(
 	const dataDir = config.pgliteDataDir;
 	const inMemory = dataDir.startsWith('memory://');
 	// One process per folder (throws DataFolderHeldError, writing nothing); every commit fsynced to the disk.
-	const lock = inMemory ? null : lockDataFolder(path.resolve(dataDir));
+	const log: Log = options.log ?? (() => {});
+	const lock = inMemory
+		? null
+		: lockDataFolder(path.resolve(dataDir), {
+				onTakeover: (pid) =>
+					log('warn', `Took over the data folder's lock from process ${pid}, which is no longer running`, {
+						dataFolder: path.resolve(dataDir),
+						pid
+					})
+			});
 	const client = new PGlite(pgliteOptions(dataDir));
 	const db = drizzlePglite(client, { schema }) as unknown as Database;
 	return {
 		kind: 'pglite',
 		db,
-		ready: memoUntilFailure(() => applyMigrations(db, 'pglite', migrationsFolder)),
+		ready: memoUntilFailure(async () => {
+			const applied = await applyMigrations(db, 'pglite', migrationsFolder);
+			if (applied > 0) log('info', `Applied ${applied} new migration${applied === 1 ? '' : 's'}`, { applied });
+		}),
 		snapshot: pgliteSnapshot(client),
 		close: async () => {
 			try {

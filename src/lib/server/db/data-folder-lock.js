@@ -64,19 +64,21 @@ export function holderOf(folder) {
 
 /**
  * Takes `folder` for this process (creating the folder) until `release()` or the process ends; throws
- * DataFolderHeldError, writing nothing, when a live process holds it. A lock of a dead process is taken over.
+ * DataFolderHeldError, writing nothing, when a live process holds it. A lock of a dead process is taken
+ * over (`onTakeover` is told whose). A failure (no space, no permission) leaves no file behind.
  * @param {string} folder
+ * @param {{ onTakeover?: (pid: number) => void }} [options]
  * @returns {{ release(): void }}
  */
-export function lockDataFolder(folder) {
+export function lockDataFolder(folder, { onTakeover } = {}) {
 	const file = path.join(folder, LOCK_FILE);
 	const held = holderOf(folder);
 	if (held !== null) throw new DataFolderHeldError(folder, held);
 	mkdirSync(folder, { recursive: true, mode: 0o700 });
 	const mine = `${process.pid} ${startTimeOf(process.pid) ?? ''}\n`;
 	const temporary = `${file}.${process.pid}`;
-	writeFileSync(temporary, mine, { mode: 0o600 });
 	try {
+		writeFileSync(temporary, mine, { mode: 0o600 });
 		for (let attempt = 0; ; attempt++) {
 			try {
 				// link() fails when the lock exists: of two processes starting at once, one wins.
@@ -86,7 +88,9 @@ export function lockDataFolder(folder) {
 				if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'EEXIST' || attempt > 2) throw err;
 				const other = holderOf(folder);
 				if (other !== null) throw new DataFolderHeldError(folder, other);
+				const dead = readHolder(file);
 				rmSync(file, { force: true }); // a dead process's lock
+				if (dead) onTakeover?.(dead.pid);
 			}
 		}
 	} finally {

@@ -2,6 +2,7 @@ import { statfs } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatabaseHandle } from './client';
 import { sqlState } from './errors';
+import type { Log } from './log';
 
 /** Below this much free space a start that fails is put down to a full disk. */
 const NEARLY_FULL_BYTES = 64 * 1024 * 1024;
@@ -39,21 +40,27 @@ export async function startFailureInWords(
 	return `The embedded database in ${dataDir} cannot start: ${reason}. Restore the latest backup into an empty folder if it keeps failing (docs/operating.md, "Restore").`;
 }
 
-/** Stops the background work (outbox worker, backups), closes the database (a checkpoint, the lock released), and ends the process. */
-export async function shutDown(database: DatabaseHandle, stops: (() => Promise<void>)[]): Promise<void> {
+/**
+ * Stops the background work (outbox worker, backups), closes the database (a checkpoint, the lock
+ * released), and ends the process: with status 0, or the status already chosen (1 after a start that
+ * could not listen).
+ */
+export async function shutDown(database: DatabaseHandle, stops: (() => Promise<void>)[], log: Log): Promise<void> {
+	const status = Number(process.exitCode ?? 0);
 	// Whatever keeps the event loop busy (a driver's timer), the process ends once the database is closed.
 	const exit = (code: number) => setTimeout(() => process.exit(code), 100);
 	const limit = setTimeout(() => {
-		console.error('The database did not close in time; exiting.');
+		log('error', 'The database did not close in time; exiting.');
 		process.exit(1);
 	}, CLOSE_LIMIT_MS);
 	limit.unref();
 	try {
 		await Promise.all(stops.map((stop) => stop()));
 		await database.close();
-		exit(0).unref();
+		log('info', 'The database is closed; the server stops.', { status });
+		exit(status).unref();
 	} catch (err) {
-		console.error(`Closing the database failed: ${err instanceof Error ? err.message : String(err)}`);
+		log('error', `Closing the database failed: ${err instanceof Error ? err.message : String(err)}`);
 		exit(1);
 	}
 }

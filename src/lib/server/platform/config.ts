@@ -1,3 +1,4 @@
+import path from 'node:path';
 import * as v from 'valibot';
 import { SECRET_ADVICE, guessableSecretCheck } from '../auth/secret-strength';
 import { communityTokenFrom, WALLETCONNECT_PROJECT_ID, type CommunityToken } from '$lib/chain/chain';
@@ -22,8 +23,14 @@ export interface Config {
 	reviewQuorum: number;
 	databaseUrl: string | null;
 	pgliteDataDir: string;
-	/** BACKUP_KEEP: daily backups of the embedded database kept in <PGLITE_DATA_DIR>/backups; 0: none made. */
+	/** BACKUP_KEEP: daily backups kept in backupDir; 0: none made. */
 	backupKeep: number;
+	/**
+	 * BACKUP_DIR, or where daily backups go by default: <PGLITE_DATA_DIR>/backups for the embedded
+	 * database in a folder, <working folder>/backups on a Postgres server (under systemd the working
+	 * folder is its StateDirectory); null for an embedded database in memory.
+	 */
+	backupDir: string | null;
 	communityPulseRepo: string | null;
 	githubToken: string | null;
 	githubApiUrl: string;
@@ -227,10 +234,9 @@ const envSchema = (guessable: (secret: string) => boolean) =>
 				'must be a postgres:// or postgresql:// URL'
 			)
 		),
-		PGLITE_DATA_DIR: v.pipe(
-			optionalText,
-			v.transform((dir) => dir || '.data/pglite')
-		),
+		PGLITE_DATA_DIR: optionalText,
+		BACKUP_DIR: optionalText,
+		STATE_DIRECTORY: optionalText,
 		BACKUP_KEEP: v.pipe(
 			optionalText,
 			v.transform((raw) => (raw === '' ? '7' : raw)),
@@ -333,6 +339,32 @@ const envSchema = (guessable: (secret: string) => boolean) =>
 		)
 	});
 
+/**
+ * systemd's StateDirectory when the server runs as the unit (systemd sets STATE_DIRECTORY), or null:
+ * there the defaults live in it, so that an EnvironmentFile's empty `PGLITE_DATA_DIR=` still means the
+ * unit's folder (deploy/systemd/member-portal.service).
+ */
+const stateFolder = (stateDirectory: string): string | null => stateDirectory.split(':')[0] || null;
+
+/** PGLITE_DATA_DIR, or its default: <StateDirectory>/pglite under systemd, .data/pglite otherwise. */
+function pgliteDataDirOf(e: { PGLITE_DATA_DIR: string; STATE_DIRECTORY: string }): string {
+	const state = stateFolder(e.STATE_DIRECTORY);
+	return e.PGLITE_DATA_DIR || (state ? path.join(state, 'pglite') : '.data/pglite');
+}
+
+/** BACKUP_DIR, or its default by engine (Config.backupDir). */
+function backupDirOf(e: {
+	BACKUP_DIR: string;
+	DATABASE_URL: string;
+	PGLITE_DATA_DIR: string;
+	STATE_DIRECTORY: string;
+}) {
+	if (e.BACKUP_DIR) return e.BACKUP_DIR;
+	if (e.DATABASE_URL) return path.join(stateFolder(e.STATE_DIRECTORY) ?? '.', 'backups');
+	const dataDir = pgliteDataDirOf(e);
+	return dataDir.startsWith('memory://') ? null : path.join(dataDir, 'backups');
+}
+
 /** Why SAFE_APP_ORIGINS is refused (every bad entry, by value: origins are not secret), or null. */
 function originsProblem(raw: string): string | null {
 	try {
@@ -406,8 +438,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 		reviewerAddresses: e.REVIEWER_ADDRESSES,
 		reviewQuorum: e.REVIEW_QUORUM,
 		databaseUrl: e.DATABASE_URL || null,
-		pgliteDataDir: e.PGLITE_DATA_DIR,
+		pgliteDataDir: pgliteDataDirOf(e),
 		backupKeep: e.BACKUP_KEEP,
+		backupDir: backupDirOf(e),
 		communityPulseRepo: e.COMMUNITY_PULSE_REPO || null,
 		githubToken: e.GITHUB_TOKEN || null,
 		githubApiUrl: e.GITHUB_API_URL,

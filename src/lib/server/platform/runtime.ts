@@ -1,7 +1,7 @@
 import { error } from '@sveltejs/kit';
 import { loadConfig, type Config } from './config';
 import { createDb, type Database, type DatabaseHandle } from '../db/client';
-import { SchemaNotMigratedError, isDatabaseUnavailable, isOutOfResources } from '../db/errors';
+import { SchemaNotMigratedError, isDatabaseUnavailable, isOutOfResources, sqlState } from '../db/errors';
 import { noteOutOfResources } from '../db/health';
 import { createSessionCodec, type SessionCodec } from '../auth/session';
 import { setTxCheckEndpoint } from '../applications/tx-verify';
@@ -10,6 +10,8 @@ import { toEndpoint, type WebhookEndpoint } from '../webhooks/endpoints';
 import { setWebhookEndpoints } from '../webhooks/events';
 import { setNotificationChannels } from '../notifications/record';
 import { singleton } from '$lib/platform/singleton';
+import { logger } from './observability';
+import type { Log } from '../db/log';
 import { setConfiguredReviewers } from '../reviews/roster';
 
 /** The process's configuration and shared resources, made once at start-up. */
@@ -37,7 +39,7 @@ export async function startRuntime(env: Record<string, string | undefined>): Pro
 	setConfiguredReviewers(config.reviewerAddresses);
 	return current.set({
 		config,
-		database: createDb(config),
+		database: createDb(config, { log: serverLog }),
 		sessions: await createSessionCodec(config),
 		webhookEndpoints
 	});
@@ -54,6 +56,28 @@ export const DATABASE_UNAVAILABLE = {
 	message: 'The database is unavailable. Try again in a moment.'
 } as const;
 
+/** The server's log lines outside requests (start-up, migrations, backups, shutdown), as JSON through pino. */
+export const serverLog: Log = (level, msg, fields = {}) => logger[level](fields, msg);
+
+/** At most one warning a minute while writes fail for want of space: enough to see, not a flood. */
+const OUT_OF_SPACE_WARNING_EVERY_MS = 60_000;
+let lastOutOfSpaceWarning = 0;
+
+/** Writes fail for want of space (or memory, or connections: SQLSTATE class 53): a warning in the log. */
+export function warnOutOfResources(state: string | null): void {
+	if (Date.now() - lastOutOfSpaceWarning < OUT_OF_SPACE_WARNING_EVERY_MS) return;
+	lastOutOfSpaceWarning = Date.now();
+	serverLog(
+		'warn',
+		state === '53200'
+			? 'Writes fail: the database is out of memory; requests that write answer 503 until it recovers'
+			: state === '53300'
+				? 'Writes fail: the database has no connection free; requests that write answer 503 until one is'
+				: 'Writes fail: no space left for the database; requests that write answer 503 until space is freed',
+		{ sqlstate: state }
+	);
+}
+
 /**
  * Runs `work` against the database once it answers with a current schema. The one place where an
  * outage becomes SvelteKit's 503 database_unavailable (pages render it; JSON routes answer it
@@ -66,7 +90,10 @@ export async function withDatabase<T>(work: (db: Database, handle: DatabaseHandl
 		return await work(database.db, database);
 	} catch (err) {
 		// Out of disk (or memory): /healthz answers 503 until writes work again.
-		if (isOutOfResources(err)) noteOutOfResources();
+		if (isOutOfResources(err)) {
+			noteOutOfResources();
+			warnOutOfResources(sqlState(err));
+		}
 		if (isDatabaseUnavailable(err) || err instanceof SchemaNotMigratedError) error(503, DATABASE_UNAVAILABLE);
 		throw err;
 	}
