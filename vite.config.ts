@@ -6,6 +6,7 @@ import { paraglideVitePlugin } from '@inlang/paraglide-js';
 import { loadEnv, type Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 import { accentCss, parseBranding } from './src/lib/branding/branding.ts';
+import { portalVersion } from './scripts/portal-version.js';
 
 /**
  * The community's branding is fixed at build time (the prerendered pages carry it): validated here,
@@ -249,6 +250,8 @@ function messageDispatch(): Plugin {
 }
 
 export default defineConfig(({ mode }) => ({
+	// The version a backup's header names (src/lib/server/db/dump.js): package.json's and the git commit built.
+	define: { __PORTAL_VERSION__: JSON.stringify(portalVersion()) },
 	plugins: [
 		branding(mode),
 		safeAppsProviderInterop(),

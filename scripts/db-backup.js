@@ -1,12 +1,12 @@
 // @ts-check
-// `npm run db:backup [-- --out FILE]`: a consistent plain-SQL backup, gzipped (docs/operating.md,
-// "Backups"). On the embedded folder a running server makes it (asked on the folder's socket); with no
-// server the folder is locked and read here; with DATABASE_URL the Postgres server is read.
-import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
+// `npm run db:backup [-- --out FILE] [--encrypt KEYFILE]`: a consistent plain-SQL backup, gzipped, and
+// sealed with AES-256-GCM when asked (docs/operating.md, "Backups"). On the embedded folder a running
+// server makes it (asked on the folder's socket); with no server the folder is locked and read here
+// (what this writes in the folder stays its owner's, also when run as root); with DATABASE_URL the
+// Postgres server is read. Any failure is one line and status 1.
+import { createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { createGunzip } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import {
@@ -14,35 +14,33 @@ import {
 	backupName,
 	backupToFile,
 	pgliteSnapshot,
-	postgresSnapshot
+	postgresSnapshot,
+	readBackup
 } from '../src/lib/server/db/backup.js';
-import { DataFolderHeldError, holderOf, lockDataFolder } from '../src/lib/server/db/data-folder-lock.js';
-import { readDumpHeader } from '../src/lib/server/db/dump.js';
+import { readBackupKey } from '../src/lib/server/db/backup-crypt.js';
+import { holderOf, lockDataFolder } from '../src/lib/server/db/data-folder-lock.js';
 import { pgliteOptions } from '../src/lib/server/db/embedded.js';
+import { endWithFailure } from './db-failure.js';
+import { giveBack, ownerToKeep } from './folder-owner.js';
 import { embeddedFolder, loadDotEnv } from './portal-env.js';
+import { portalVersion } from './portal-version.js';
 
-/** The first lines and the last line of a gzipped dump, to check it is whole. @param {string} file */
-async function headAndTail(file) {
-	/** @type {string[]} */
-	const head = [];
-	let last = '';
-	for await (const line of createInterface({ input: createReadStream(file).pipe(createGunzip()) })) {
-		if (head.length < 2) head.push(line);
-		if (line.trim() !== '') last = line;
-	}
-	return readDumpHeader([...head, last]);
-}
+/** The default name, in the working folder (.gitignore leaves these out of git). @param {boolean} encrypted */
+export const defaultBackupName = (encrypted) =>
+	backupName().replace(/^portal-/, 'member-portal-') + (encrypted ? '.enc' : '');
 
 async function main() {
 	loadDotEnv();
-	const { values } = parseArgs({ options: { out: { type: 'string' } } });
-	const out = path.resolve(values.out ?? backupName().replace(/^portal-/, 'member-portal-'));
+	const { values } = parseArgs({ options: { out: { type: 'string' }, encrypt: { type: 'string' } } });
+	const key = values.encrypt ? readBackupKey(values.encrypt) : null;
+	const out = path.resolve(values.out ?? defaultBackupName(key !== null));
+	const options = { version: portalVersion(), key };
 	const folder = embeddedFolder();
 	const started = Date.now();
 	if (folder === null) {
 		const sql = postgres(/** @type {string} */ (process.env.DATABASE_URL), { max: 1, onnotice: () => {} });
 		try {
-			await backupToFile(postgresSnapshot(sql), out);
+			await backupToFile(postgresSnapshot(sql), out, options);
 		} finally {
 			await sql.end({ timeout: 5 });
 		}
@@ -50,8 +48,9 @@ async function main() {
 		console.log(`A server holds ${folder}: asking it for the backup ...`);
 		const partial = `${out}.partial`;
 		try {
-			await backupFromServer(folder, createWriteStream(partial, { mode: 0o600 }));
-			await headAndTail(partial); // refuses a backup the server did not finish
+			// The server sends it gzipped; sealed here, so that the key never leaves this command.
+			await backupFromServer(folder, createWriteStream(partial, { mode: 0o600 }), key);
+			await readBackup(partial, key); // refuses a backup the server did not finish
 			renameSync(partial, out);
 		} finally {
 			rmSync(partial, { force: true });
@@ -59,25 +58,26 @@ async function main() {
 	} else {
 		if (!statSync(path.join(folder, 'PG_VERSION'), { throwIfNoEntry: false }))
 			throw new Error(`there is no embedded database in ${folder}`);
+		const owner = ownerToKeep(folder);
 		const lock = lockDataFolder(folder);
-		const pg = new PGlite(pgliteOptions(folder));
 		try {
-			await backupToFile(pgliteSnapshot(pg), out);
+			const pg = new PGlite(pgliteOptions(folder));
+			try {
+				await backupToFile(pgliteSnapshot(pg), out, options);
+			} finally {
+				await pg.close();
+			}
 		} finally {
-			await pg.close();
 			lock.release();
+			giveBack(folder, owner);
 		}
 	}
-	const { counts } = await headAndTail(out);
+	const { counts } = await readBackup(out, key);
 	const rows = Object.values(counts).reduce((a, b) => a + b, 0);
 	console.log(
-		`Backup written: ${out} (${(statSync(out).size / 1024).toFixed(0)} KiB, ${rows} rows in ${Object.keys(counts).length} tables, ${((Date.now() - started) / 1000).toFixed(1)} s)`
+		`Backup written: ${out} (${(statSync(out).size / 1024).toFixed(0)} KiB, ${rows} rows in ${Object.keys(counts).length} tables, ${((Date.now() - started) / 1000).toFixed(1)} s${key ? ', encrypted' : ''})`
 	);
 }
 
-main().catch((/** @type {unknown} */ err) => {
-	if (err instanceof DataFolderHeldError) console.error(err.message);
-	// The driver's message names the problem; the URL (and any password in it) is never printed.
-	else console.error(`Backup failed: ${err instanceof Error ? err.message : String(err)}`);
-	process.exitCode = 1;
-});
+// The driver's message names the problem; the URL (and any password in it) is never printed.
+main().catch(endWithFailure('Backup failed', process.env.DATABASE_URL ?? null));

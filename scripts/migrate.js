@@ -3,6 +3,10 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { failureInWords } from './db-failure.js';
+import { loadDotEnv } from './portal-env.js';
+
+loadDotEnv();
 
 const url = process.env.DATABASE_URL;
 if (!url || !/^postgres(ql)?:\/\//.test(url)) {
@@ -15,7 +19,7 @@ try {
 	console.log('Migrations applied.');
 } catch (err) {
 	// The driver's message names the problem; the URL (and any password in it) is never printed.
-	console.error(`Migration failed: ${err instanceof Error ? err.message : String(err)}`);
+	console.error(`Migration failed: ${failureInWords(err, url)}`);
 	process.exitCode = 1;
 } finally {
 	await client.end({ timeout: 5 });

@@ -5,6 +5,8 @@ import type { Branding } from '$lib/branding/branding';
 declare global {
 	/** The build's branding, embedded by vite.config.ts. */
 	const __BRANDING__: Branding;
+	/** The portal's version and git commit, embedded by vite.config.ts (scripts/portal-version.js). */
+	const __PORTAL_VERSION__: string;
 
 	namespace App {
 		interface Error {

@@ -25,7 +25,10 @@ export async function freePort(): Promise<number> {
 	});
 }
 
-/** The environment a test server needs, on PGlite in memory unless DATABASE_URL is given. */
+/**
+ * The environment a test server needs, on PGlite in memory unless DATABASE_URL is given; without the
+ * daily backups (on a Postgres server they would go to the working folder): a test of them sets BACKUP_KEEP.
+ */
 export function baseEnv(port: number, overrides: Record<string, string | undefined> = {}) {
 	return {
 		PORT: String(port),
@@ -34,6 +37,7 @@ export function baseEnv(port: number, overrides: Record<string, string | undefin
 		SESSION_PASSWORD: TEST_SESSION_PASSWORD,
 		SIWE_ALLOWED_DOMAINS: `127.0.0.1:${port}`,
 		PGLITE_DATA_DIR: 'memory://',
+		BACKUP_KEEP: '0',
 		...overrides
 	};
 }

@@ -132,7 +132,7 @@ describe.runIf(serverUrl)('backups of the embedded folder, restored to Postgres'
 		await seeded.run(VOTES_SQL);
 		expect(SEED_SQL).toContain('insert into applications');
 		const dir = seeded.env.PGLITE_DATA_DIR!;
-		const server = await startServer({ env: { PGLITE_DATA_DIR: dir } });
+		const server = await startServer({ env: { PGLITE_DATA_DIR: dir, BACKUP_KEEP: undefined } });
 		const load = signInLoad(server.url);
 		while (load.acknowledged.length < 10) await new Promise((r) => setTimeout(r, 50));
 		const before = [...load.acknowledged];

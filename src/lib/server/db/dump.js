@@ -61,14 +61,16 @@ export async function tablesInOrder(query) {
  * repeatable-read transaction. Returns the row count of each table (also written at the end).
  * @param {Query} query
  * @param {(line: string) => Promise<void> | void} write
+ * @param {string} version the portal's version that takes it (scripts/portal-version.js): the code that restores it
  * @returns {Promise<Record<string, number>>}
  */
-export async function writeDump(query, write) {
+export async function writeDump(query, write, version) {
 	const [migration] = await query(
 		`select coalesce(max(created_at), 0)::text as latest from drizzle.__drizzle_migrations`
 	);
 	await write(`-- ${FORMAT}`);
 	await write(`-- migration: ${String(/** @type {string | undefined} */ (migration?.latest) ?? '0')}`);
+	await write(`-- portal: member-portal ${version.replace(/[\r\n]/g, ' ')}`);
 	await write(`-- taken: ${new Date().toISOString()}`);
 	await write(`-- Restore with: npm run db:restore -- FILE [--to postgres://...] (docs/operating.md)`);
 	/** @type {Record<string, number>} */
@@ -103,16 +105,22 @@ export async function writeDump(query, write) {
 	return counts;
 }
 
+/** Lines at the head of a dump that readDumpHeader reads. */
+export const HEADER_LINES = 3;
+
 /**
- * Reads a dump's header and row counts.
+ * Reads a dump's header and row counts: its first HEADER_LINES lines and its last.
  * @param {string[]} lines
+ * @returns {{ migration: number, counts: Record<string, number>, portal: string | null }}
  */
 export function readDumpHeader(lines) {
 	if (lines[0] !== `-- ${FORMAT}`) throw new Error(`not a member-portal backup (its first line is not "-- ${FORMAT}")`);
 	const migration = /^-- migration: (\d+)$/.exec(lines[1] ?? '')?.[1];
+	// Backups before 2026-12 name only their migration.
+	const portal = /^-- portal: (.+)$/.exec(lines[2] ?? '')?.[1] ?? null;
 	const last = [...lines].reverse().find((line) => line.trim() !== '') ?? '';
 	const rows = /^-- rows: (\{.*\})$/.exec(last)?.[1];
 	if (!migration || !rows)
 		throw new Error('the backup is incomplete (its header or its closing row counts are missing)');
-	return { migration: Number(migration), counts: /** @type {Record<string, number>} */ (parseJson(rows)) };
+	return { migration: Number(migration), counts: /** @type {Record<string, number>} */ (parseJson(rows)), portal };
 }

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { lastBackup } from '../db/backups';
 
 /**
  * The process's Prometheus metrics (docs/observability.md). Labels are bounded sets (route ids,
@@ -51,6 +52,15 @@ export const webhookBacklogReadable = new Gauge({
 	name: 'webhook_backlog_readable',
 	help: '1 when the last scrape could read the webhook outbox, 0 when the database did not answer',
 	registers: [registry]
+});
+
+export const lastBackupTimestamp = new Gauge({
+	name: 'portal_last_backup_timestamp_seconds',
+	help: 'When the newest daily backup was taken (Unix time); 0 while there is none',
+	registers: [registry],
+	collect() {
+		this.set((lastBackup()?.getTime() ?? 0) / 1000);
+	}
 });
 
 /** Only the `status` class goes into a label: 2xx, 3xx, 4xx, 5xx. */
