@@ -238,8 +238,10 @@ export const handleFetch: HandleFetch = async ({ event, request, fetch }) => {
 	// Vercel Cron calls GET only: any other method with the secret still meets the unknown path.
 	if (!building && event.request.method === 'GET' && bearerMatches(authorization, config.cronSecret))
 		roles.push('cron');
-	// /metrics is the operator's: shown to a request that carries METRICS_TOKEN (docs/observability.md).
-	if (!building && bearerMatches(authorization, config.metricsToken)) roles.push('operator');
+	// /metrics is the operator's: shown to a GET (or HEAD) that carries METRICS_TOKEN (docs/observability.md);
+	// any other method with the token meets the unknown path (404), as without it, never a 405 that shows the path.
+	const read = event.request.method === 'GET' || event.request.method === 'HEAD';
+	if (!building && read && bearerMatches(authorization, config.metricsToken)) roles.push('operator');
 	return Response.json({ roles });
 };
 

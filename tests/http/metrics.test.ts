@@ -91,6 +91,10 @@ describe.each(engines)('/metrics and request logs on %s', (engine) => {
 			['/metrics', { headers: { authorization: token } }],
 			['/metrics', { method: 'POST' }],
 			['/metrics', { method: 'POST', headers: { authorization: `Bearer ${token}x` } }],
+			// The right token with another method than GET: the unknown path too, not a 405 that shows the route.
+			...['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'].map(
+				(method): [string, RequestInit] => ['/metrics', { method, headers: { authorization: `Bearer ${token}` } }]
+			),
 			['/metrics/', { headers: { authorization: `Bearer ${token}` } }],
 			['/%6Detrics', {}]
 		];
@@ -113,6 +117,7 @@ describe.each(engines)('/metrics and request logs on %s', (engine) => {
 			'webhook_deliveries_pending',
 			'webhook_deliveries_oldest_pending_age_seconds',
 			'webhook_deliveries_failed',
+			'portal_last_backup_timestamp_seconds',
 			'process_cpu_seconds_total',
 			'nodejs_heap_size_used_bytes'
 		])
