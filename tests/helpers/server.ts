@@ -47,7 +47,7 @@ export function baseEnv(port: number, overrides: Record<string, string | undefin
  * and waits until it listens or exits.
  */
 export async function startServer(
-	options: { env?: Record<string, string | undefined>; entry?: string; port?: number; cwd?: string } = {}
+	options: { env?: Record<string, string | undefined>; entry?: string; port?: number; cwd?: string; uid?: number } = {}
 ): Promise<RunningServer> {
 	const port = options.port ?? (await freePort());
 	const env = { PATH: process.env.PATH, ...baseEnv(port), ...options.env };
@@ -56,7 +56,9 @@ export async function startServer(
 	const child = spawn(process.execPath, [options.entry ?? 'build/index.js'], {
 		cwd: options.cwd ?? path.resolve('.'),
 		env,
-		stdio: ['ignore', 'pipe', 'pipe']
+		stdio: ['ignore', 'pipe', 'pipe'],
+		// Another user than the test's (a service user): its own group too.
+		...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid })
 	});
 	let output = '';
 	child.stdout.on('data', (chunk) => (output += chunk));

@@ -92,9 +92,10 @@ describe.each(engines)('/metrics and request logs on %s', (engine) => {
 			['/metrics', { method: 'POST' }],
 			['/metrics', { method: 'POST', headers: { authorization: `Bearer ${token}x` } }],
 			// The right token with another method than GET: the unknown path too, not a 405 that shows the route.
-			...['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'].map(
-				(method): [string, RequestInit] => ['/metrics', { method, headers: { authorization: `Bearer ${token}` } }]
-			),
+			...['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'].map((method): [string, RequestInit] => [
+				'/metrics',
+				{ method, headers: { authorization: `Bearer ${token}` } }
+			]),
 			['/metrics/', { headers: { authorization: `Bearer ${token}` } }],
 			['/%6Detrics', {}]
 		];
