@@ -7,7 +7,7 @@
 // The server itself never invents a secret; this launcher keeps one generated secret in the data folder.
 import { spawnSync } from 'node:child_process';
 import { createECDH, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { serverSettingsProblems } from '../deploy/server.js';
 import { fileErrorInWords, logLine, startFailed } from '../deploy/start-up.js';
@@ -17,6 +17,12 @@ import { embeddedFolder, loadDotEnv, portalDataDir } from './portal-env.js';
 
 // Settings from ./.env when present; a variable set in the environment wins, an empty one is unset (docs/operating.md).
 loadDotEnv();
+const dotEnv = statSync('.env', { throwIfNoEntry: false });
+if (dotEnv && dotEnv.mode & 0o077)
+	logLine(
+		'warn',
+		`.env holds secrets and is readable by other users of this machine (mode ${(dotEnv.mode & 0o777).toString(8)}): chmod 600 .env`
+	);
 
 const env = process.env;
 env.PORT ??= '3000';

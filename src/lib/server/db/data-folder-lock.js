@@ -78,7 +78,14 @@ export function lockDataFolder(folder, { onTakeover } = {}) {
 	const mine = `${process.pid} ${startTimeOf(process.pid) ?? ''}\n`;
 	const temporary = `${file}.${process.pid}`;
 	try {
-		writeFileSync(temporary, mine, { mode: 0o600 });
+		try {
+			writeFileSync(temporary, mine, { mode: 0o600 });
+		} catch (err) {
+			// A write that fails (no space) names no file: this folder is where it failed.
+			const e = /** @type {NodeJS.ErrnoException} */ (err);
+			if (e && typeof e === 'object' && !e.path) e.path = folder;
+			throw err;
+		}
 		for (let attempt = 0; ; attempt++) {
 			try {
 				// link() fails when the lock exists: of two processes starting at once, one wins.
