@@ -13,6 +13,7 @@ export function portalVersion(root = process.cwd()) {
 	const git = (args) => spawnSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
 	const head = git(['rev-parse', 'HEAD']);
 	if (head.status !== 0) return pkg.version;
-	const changed = git(['status', '--porcelain', '--untracked-files=no']).stdout.trim() !== '';
+	// --no-optional-locks: a status that takes no index.lock, so that a git command run meanwhile never fails for it.
+	const changed = git(['--no-optional-locks', 'status', '--porcelain', '--untracked-files=no']).stdout.trim() !== '';
 	return `${pkg.version} (commit ${head.stdout.trim().slice(0, 12)}${changed ? ', with local changes' : ''})`;
 }

@@ -1,4 +1,5 @@
 import { bytesToHex, hashMessage, keccak256, recoverMessageAddress, type Hex } from 'viem';
+import { logger } from '../platform/observability';
 
 /** libsecp256k1's public-key recovery as tiny-secp256k1 exposes it (only what is used here). */
 export interface Secp256k1 {
@@ -29,7 +30,7 @@ export function createSignerRecovery(load: () => Promise<Secp256k1>): RecoverSig
 	let backend: Promise<Secp256k1 | null> | undefined;
 	const secp256k1 = () =>
 		(backend ??= load().catch((err: unknown) => {
-			console.warn(
+			logger.warn(
 				`sign-in: libsecp256k1 (tiny-secp256k1) could not be loaded; signatures are recovered by viem instead, six to eight times slower: ${err instanceof Error ? err.message : String(err)}`
 			);
 			return null;

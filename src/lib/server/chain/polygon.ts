@@ -2,6 +2,7 @@ import { createPublicClient, http, type PublicClient } from 'viem';
 import { polygon } from 'viem/chains';
 import { REQUIRED_CHAIN_ID } from '$lib/chain/chain';
 import { singleton } from '$lib/platform/singleton';
+import { logger } from '../platform/observability';
 
 /** How long one request to POLYGON_RPC_URL may take. */
 export const RPC_TIMEOUT_MS = 5_000;
@@ -39,7 +40,7 @@ export function polygonRpc(url: string, timeoutMs = RPC_TIMEOUT_MS): PolygonRpc 
 			confirmed ??= client.getChainId().then(
 				(id) => {
 					if (id !== REQUIRED_CHAIN_ID)
-						console.warn(
+						logger.warn(
 							`POLYGON_RPC_URL serves chain ${id}, not ${REQUIRED_CHAIN_ID}: contract wallets cannot sign in and tx hashes are not checked.`
 						);
 					return id === REQUIRED_CHAIN_ID;

@@ -4,6 +4,7 @@ import { currentForm } from '../forms/versions';
 import { ConfigError } from '../platform/config';
 import { polygonRpc } from '../chain/polygon';
 import { storedRules } from './rules';
+import { logger } from '../platform/observability';
 
 /**
  * The start-up check of eligibility rules (docs/eligibility.md): a current form with rules needs
@@ -25,7 +26,7 @@ export async function eligibilityStartProblem(db: Database, polygonRpcUrl: strin
 		.client.getChainId()
 		.catch(() => null);
 	if (chainId === null) {
-		console.warn(
+		logger.warn(
 			'POLYGON_RPC_URL did not answer at start: applications answer 503 eligibility_unavailable until it does.'
 		);
 		return null;

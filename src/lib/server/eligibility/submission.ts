@@ -3,6 +3,7 @@ import { m } from '$lib/paraglide/messages';
 import type { FailureOf, Outcome } from '../platform/outcome';
 import { checkEligibility, type Unchecked } from './check';
 import { storedRules } from './rules';
+import { logger } from '../platform/observability';
 
 const SUBMIT_UNAVAILABLE: Record<Unchecked | 'invalid_rules', () => string> = {
 	not_configured: m.application_unavailable_not_configured,
@@ -32,7 +33,7 @@ export async function eligibilityAtSubmission(
 	const rules = storedRules(formRules);
 	if (rules === null) return { ok: true, value: null };
 	if (rules === 'invalid') {
-		console.error(
+		logger.error(
 			'application_forms.eligibility of the current form is not well-formed: no one can apply until it is saved again.'
 		);
 		return eligibilityUnavailable('invalid_rules');

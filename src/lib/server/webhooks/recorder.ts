@@ -1,6 +1,7 @@
 import { isDatabaseUnavailable } from '../db/errors';
 import { messageOf, wakeableDelay } from './options';
 import type { RecordedAttempt } from './outbox';
+import { logger } from '../platform/observability';
 
 /** Called once an attempt's record was written (true) or failed (false). */
 export type AfterRecord = (recorded: boolean) => void;
@@ -51,7 +52,7 @@ export class RecordBatcher {
 				recorded = true;
 			} catch (err) {
 				// Unrecorded rows are claimed again when their lease ends: at least once, same webhook-id.
-				if (!isDatabaseUnavailable(err)) console.error('webhooks: could not record attempts:', messageOf(err));
+				if (!isDatabaseUnavailable(err)) logger.error(`webhooks: could not record attempts: ${messageOf(err)}`);
 			} finally {
 				for (const { id } of batch) {
 					this.after.get(id)?.(recorded);

@@ -8,6 +8,7 @@ import { channelEndpoints, routingSender, type ChannelSenders } from './channels
 import type { WebhookEndpoint } from './endpoints';
 import { messageOf, defaultWorkerOptions } from './options';
 import { deleteSettled } from './outbox';
+import { logger } from '../platform/observability';
 
 /** What deliverDueWebhooks needs of the runtime. */
 export interface ScheduledDelivery {
@@ -65,7 +66,7 @@ const AFTER_RESPONSE_BUDGET_MS = 5_000;
 export function deliverAfterResponse(delivery: ScheduledDelivery): void {
 	const run = deliverDueWebhooks(delivery, AFTER_RESPONSE_BUDGET_MS).catch((err: unknown) => {
 		// The cron run retries whatever this left; the error is only worth a line in the log.
-		console.warn('webhooks: the first attempt after the response failed:', messageOf(err));
+		logger.warn(`webhooks: the first attempt after the response failed: ${messageOf(err)}`);
 	});
 	waitUntil(run);
 }

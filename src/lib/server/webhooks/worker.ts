@@ -6,6 +6,7 @@ import { channelEndpoints, routingSender, type ChannelSenders } from './channels
 import type { WebhookEndpoint } from './endpoints';
 import { messageOf, wakeableDelay, type WorkerOptions } from './options';
 import { deleteSettled } from './outbox';
+import { logger } from '../platform/observability';
 
 export { backoffMs, defaultWorkerOptions, type WorkerOptions } from './options';
 
@@ -84,11 +85,11 @@ export function startClaimLoop(
 				}
 				claimAgain = false;
 				claimed = await dispatcher.claimAndSend(free);
-				if (outage) console.warn('webhooks: the database answers again; deliveries resume.');
+				if (outage) logger.warn('webhooks: the database answers again; deliveries resume.');
 				outage = false;
 			} catch (err) {
-				if (!isDatabaseUnavailable(err)) console.error('webhooks: could not claim deliveries:', messageOf(err));
-				else if (!outage) console.warn('webhooks: the database is unreachable; deliveries wait for it.');
+				if (!isDatabaseUnavailable(err)) logger.error(`webhooks: could not claim deliveries: ${messageOf(err)}`);
+				else if (!outage) logger.warn('webhooks: the database is unreachable; deliveries wait for it.');
 				outage ||= isDatabaseUnavailable(err);
 				await poll.wait(options.pollMs);
 				continue;
