@@ -67,7 +67,8 @@ async function restoreToPostgres(url, file, key, counts) {
 		const [row] = await sql`select count(*)::int as n from pg_tables where schemaname in ('public', 'drizzle')`;
 		if (Number(row?.n) > 0) throw new Error('the target database is not empty: restore into a new, empty database');
 		await sql.begin(async (tx) => {
-			const client = Object.assign(tx, { begin: tx.savepoint.bind(tx) });
+			// What drizzle's driver reads of a client (its options) and uses for its transaction (begin): the savepoint.
+			const client = Object.assign(tx, { begin: tx.savepoint.bind(tx), options: sql.options });
 			await migratePostgres(drizzlePostgres(/** @type {postgres.Sql} */ (/** @type {unknown} */ (client))), {
 				migrationsFolder: 'drizzle'
 			});

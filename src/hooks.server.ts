@@ -50,6 +50,10 @@ function serverRefusalInWords(err: unknown, databaseUrl: string | null): string 
 	return null;
 }
 
+/** The embedded database's folder, absolute; null in memory or on a Postgres server. */
+const embeddedFolderOf = (kind: 'pglite' | 'postgres', dataDir: string) =>
+	kind === 'pglite' && !dataDir.startsWith('memory://') ? path.resolve(dataDir) : null;
+
 export const init: ServerInit = async () => {
 	if (building) return;
 	let database, config, webhookEndpoints;
@@ -86,12 +90,12 @@ export const init: ServerInit = async () => {
 	serverLog(
 		'info',
 		database.kind === 'pglite'
-			? `Database: the embedded database in ${config.pgliteDataDir.startsWith('memory://') ? config.pgliteDataDir : path.resolve(config.pgliteDataDir)}`
+			? `Database: the embedded database in ${embeddedFolderOf(database.kind, config.pgliteDataDir) ?? config.pgliteDataDir}`
 			: 'Database: the Postgres server at DATABASE_URL',
 		{
 			version: __PORTAL_VERSION__,
 			database: database.kind === 'pglite' ? 'embedded' : 'postgres',
-			dataFolder: database.kind === 'pglite' ? path.resolve(config.pgliteDataDir) : null,
+			dataFolder: embeddedFolderOf(database.kind, config.pgliteDataDir),
 			backups: config.backupKeep > 0 && config.backupDir ? path.resolve(config.backupDir) : null
 		}
 	);
@@ -110,8 +114,7 @@ export const init: ServerInit = async () => {
 	}
 	// Daily backups on either engine (not on Vercel, which has no lasting disk), and for the embedded
 	// database in a folder db:backup served while this server holds it.
-	const embeddedFolder =
-		database.kind === 'pglite' && !config.pgliteDataDir.startsWith('memory://') ? config.pgliteDataDir : null;
+	const embeddedFolder = embeddedFolderOf(database.kind, config.pgliteDataDir);
 	if (!config.onVercel && config.backupDir)
 		stops.push(
 			await startBackups(

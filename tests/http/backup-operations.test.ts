@@ -76,7 +76,7 @@ describe('db:restore is all or nothing', () => {
 		const restored = await runScript('scripts/db-restore.js', [backup], { PGLITE_DATA_DIR: target });
 		expect(restored.stderr).toBe('');
 		expect(restored.stdout).toContain("every table's row count matches the backup");
-	}, 120_000);
+	}, 300_000);
 
 	it.runIf(serverUrl)(
 		'into PostgreSQL: a failed row check leaves the database with no table, schema or extension; a retry restores',
@@ -149,7 +149,7 @@ describe('db:backup --encrypt', () => {
 		const restored = await runScript('scripts/db-restore.js', [sealed, '--key', keyFile], { PGLITE_DATA_DIR: target });
 		expect(restored.stderr).toBe('');
 		expect(restored.stdout).toContain("every table's row count matches the backup");
-	}, 120_000);
+	}, 300_000);
 });
 
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -230,7 +230,9 @@ describe.runIf(serverUrl)('daily backups on PostgreSQL', () => {
 		// A folder that cannot be made (a file is in the way): the failure is a JSON line, the server goes on.
 		const blocked = path.join(work, 'blocked');
 		writeFileSync(blocked, '');
-		const failing = await startServer({ env: { DATABASE_URL: database.url, BACKUP_DIR: path.join(blocked, 'daily') } });
+		const failing = await startServer({
+			env: { DATABASE_URL: database.url, BACKUP_DIR: path.join(blocked, 'daily'), BACKUP_KEEP: '2' }
+		});
 		try {
 			let line: Record<string, unknown> | undefined;
 			for (let i = 0; i < 100 && !line; i++) {

@@ -4,8 +4,9 @@
 // 12-byte IV, the ciphertext, the 16-byte tag. A backup holds applicants' personal data; whoever copies
 // the file off the machine needs the key to read it, and a changed byte fails the tag.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
-import { Transform } from 'node:stream';
+import { closeSync, createReadStream, openSync, readFileSync, readSync } from 'node:fs';
+import { Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 const MAGIC = Buffer.from('MPBKGCM1');
 const IV_BYTES = 12;
@@ -91,4 +92,15 @@ export function decryptStream(key) {
 			}
 		}
 	});
+}
+
+/**
+ * Checks a sealed backup's tag over the whole file, keeping nothing of it: a wrong key or a changed
+ * byte is said before anything reads what it holds.
+ * @param {string} file
+ * @param {Buffer} key
+ */
+export async function checkSealed(file, key) {
+	const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
+	await pipeline(createReadStream(file), decryptStream(key), discard);
 }

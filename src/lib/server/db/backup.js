@@ -18,7 +18,7 @@ import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, createGzip } from 'node:zlib';
-import { decryptStream, encryptStream } from './backup-crypt.js';
+import { checkSealed, decryptStream, encryptStream } from './backup-crypt.js';
 import { HEADER_LINES, readDumpHeader, writeDump } from './dump.js';
 
 /** The socket in the data folder (mode 600, in a folder of mode 700): only the server's user may ask. */
@@ -137,6 +137,7 @@ export async function* backupLines(file, key = null) {
  * @param {Buffer | null} [key]
  */
 export async function readBackup(file, key = null) {
+	if (key) await checkSealed(file, key);
 	/** @type {string[]} */
 	const head = [];
 	let last = '';
