@@ -59,6 +59,13 @@ async function embeddedRows(dir: string, tables: string[]): Promise<Record<strin
 	}
 }
 
+/** Every line of a server's output, each of which must be JSON. */
+const jsonLines = (output: string) =>
+	output
+		.trim()
+		.split('\n')
+		.map((line) => JSON.parse(line) as Record<string, unknown>);
+
 async function stopWithin(server: RunningServer, ms: number) {
 	const started = Date.now();
 	server.process.kill('SIGTERM');
@@ -95,6 +102,15 @@ describe('one server per embedded folder, kill -9 and SIGTERM', () => {
 			const third = await startServer({ env });
 			expect(third.output()).toMatch(/Listening on/); // the dead process's lock taken over
 			expect(await stopWithin(third, 10_000)).toMatchObject({ code: 0 });
+			// Start-up, the takeover and the stop as JSON lines, like the requests; no plain text.
+			const lines = jsonLines(third.output());
+			expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', pid: first.process.pid, dataFolder: dir }));
+			expect(lines).toContainEqual(expect.objectContaining({ level: 'info', dataFolder: dir, database: 'embedded' }));
+			expect(lines.at(-1)).toMatchObject({
+				level: 'info',
+				msg: 'The database is closed; the server stops.',
+				status: 0
+			});
 			expect(controlState(dir)).toBe(SHUT_DOWN);
 			const { members } = await embeddedRows(dir, ['members']);
 			const addresses = new Set(members!.map((row) => (JSON.parse(row) as { address: string }).address));

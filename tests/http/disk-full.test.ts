@@ -57,6 +57,13 @@ describe.runIf(mounted)('a full disk under the embedded database', () => {
 			expect(answers.at(-1)).toEqual({ status: 503, code: 'database_unavailable' });
 			const health = await fetch(`${server.url}/healthz`);
 			expect(health.status).toBe(503);
+			// Said in the log as a JSON warning, once for the while.
+			const warnings = server
+				.output()
+				.split('\n')
+				.filter((line) => line.includes('Writes fail'));
+			expect(warnings).toHaveLength(1);
+			expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 'warn', sqlstate: '53100' });
 			expect(await errorCode(health)).toBe('database_unavailable');
 
 			rmSync(filler);

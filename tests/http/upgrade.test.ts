@@ -151,5 +151,5 @@ describe('the documented upgrade while members use the portal', () => {
 		const oldAssets = answers.filter((a) => assets.includes(a.path) && a.at < restartAt);
 		expect(oldAssets.length).toBeGreaterThan(assets.length);
 		expect(oldAssets.filter((a) => a.status !== 200)).toEqual([]);
-	}, 900_000);
+	}, 1_500_000);
 });
