@@ -66,7 +66,7 @@ export async function startServer(
 	const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
 	await new Promise<void>((resolve, reject) => {
-		const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 90_000);
+		const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 180_000);
 		const check = () => {
 			if (/Listening on/.test(output)) {
 				clearTimeout(timer);

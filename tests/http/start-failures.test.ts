@@ -75,7 +75,7 @@ describe('a start that cannot go on says why in one line and exits 1', () => {
 		} finally {
 			taken.close();
 		}
-	}, 120_000);
+	}, 300_000);
 
 	it.runIf(serverUrl)('a database that does not exist on the server: its name, never the URL', async () => {
 		const url = new URL(requireServerUrl());
@@ -157,5 +157,5 @@ describe.runIf(mounted)('no space left on the disk of an existing data folder', 
 		const again = await startServer({ env: { PGLITE_DATA_DIR: dir } });
 		expect((await fetch(`${again.url}/healthz`)).status).toBe(200);
 		await again.stop();
-	}, 180_000);
+	}, 400_000);
 });
