@@ -36,8 +36,12 @@ export const BUILD_LINK = 'build';
 export const BUILDS_KEPT = 3;
 const LOCK = '.lock';
 
-/** @param {string} file @returns {any} */
+/** @param {string} file @returns {unknown} */
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
+
+/** @typedef {Record<string, { version?: string, optional?: boolean, devOptional?: boolean, dev?: boolean, link?: boolean }>} LockPackages */
+/** The `packages` of a lockfile (package-lock.json, node_modules/.package-lock.json). @param {string} file */
+const lockPackages = (file) => /** @type {{ packages: LockPackages }} */ (readJson(file)).packages;
 
 /**
  * Why node_modules/ does not hold what package-lock.json says (npm ci was not run after the lockfile
@@ -47,10 +51,8 @@ const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 export function lockfileProblem(root) {
 	const installedFile = path.join(root, 'node_modules', '.package-lock.json');
 	if (!existsSync(installedFile)) return 'node_modules/ is missing or was not installed by npm: run npm ci';
-	/** @type {Record<string, { version?: string, optional?: boolean, devOptional?: boolean }>} */
-	const wanted = readJson(path.join(root, 'package-lock.json')).packages;
-	/** @type {Record<string, { version?: string }>} */
-	const installed = readJson(installedFile).packages;
+	const wanted = lockPackages(path.join(root, 'package-lock.json'));
+	const installed = lockPackages(installedFile);
 	for (const [key, entry] of Object.entries(wanted)) {
 		if (key === '') continue;
 		const have = installed[key];
@@ -69,8 +71,7 @@ export function lockfileProblem(root) {
  * @param {string} root
  */
 export function runtimePackages(root) {
-	/** @type {Record<string, { dev?: boolean, link?: boolean }>} */
-	const packages = readJson(path.join(root, 'package-lock.json')).packages;
+	const packages = lockPackages(path.join(root, 'package-lock.json'));
 	return Object.entries(packages)
 		.filter(([key, entry]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(key) && !entry.dev && !entry.link)
 		.map(([key]) => key)
@@ -140,6 +141,16 @@ export function pruneBuilds(root, kept = BUILDS_KEPT) {
 	for (const name of names) if (!keep.has(name)) rmSync(path.join(dir, name), { recursive: true, force: true });
 }
 
+/** Whether process `pid` runs (EPERM: it does, as another user). @param {number} pid */
+function isAlive(pid) {
+	if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+	try {
+		return process.kill(pid, 0);
+	} catch (err) {
+		return /** @type {NodeJS.ErrnoException} */ (err).code === 'EPERM';
+	}
+}
+
 /**
  * One build at a time in a working folder: a lock file holding this process's id, taken over from a
  * process that is gone.
@@ -157,13 +168,8 @@ function lockBuilds(root) {
 		} catch (err) {
 			if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'EEXIST' || attempt > 2) throw err;
 			const pid = Number(readFileSync(file, 'utf8').trim());
-			let alive = false;
-			try {
-				alive = Number.isSafeInteger(pid) && pid > 0 && process.kill(pid, 0);
-			} catch (e) {
-				alive = /** @type {NodeJS.ErrnoException} */ (e).code === 'EPERM';
-			}
-			if (alive) throw new Error(`another build (process ${pid}) is running in ${root}; wait for it to finish`);
+			if (isAlive(pid))
+				throw new Error(`another build (process ${pid}) is running in ${root}; wait for it to finish`, { cause: err });
 			rmSync(file, { force: true });
 		}
 	}

@@ -146,8 +146,8 @@ async function main() {
 		if (!statSync(file).isFile()) throw new Error(`${file} is not a file`);
 	} catch (err) {
 		const code = /** @type {NodeJS.ErrnoException} */ (err).code;
-		if (code === 'ENOENT') throw new Error(`there is no backup file ${file}`);
-		if (code === 'EACCES') throw new Error(`${file} cannot be read (permission denied)`);
+		if (code === 'ENOENT') throw new Error(`there is no backup file ${file}`, { cause: err });
+		if (code === 'EACCES') throw new Error(`${file} cannot be read (permission denied)`, { cause: err });
 		throw err;
 	}
 	const encrypted = isEncryptedBackup(file);

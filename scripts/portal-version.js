@@ -7,8 +7,9 @@ import path from 'node:path';
 
 /** `0.1.0 (commit 1a2b3c4d5e6f)`, `… with local changes` when tracked files differ from it; the version alone outside git. */
 export function portalVersion(root = process.cwd()) {
-	/** @type {{ version: string }} */
-	const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+	/** @type {unknown} */
+	const json = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+	const pkg = /** @type {{ version: string }} */ (json);
 	/** @param {string[]} args */
 	const git = (args) => spawnSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
 	const head = git(['rev-parse', 'HEAD']);

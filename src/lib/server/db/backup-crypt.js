@@ -44,7 +44,7 @@ export function encryptStream(key) {
 	const cipher = createCipheriv(ALGORITHM, key, iv);
 	let started = false;
 	return new Transform({
-		transform(chunk, _encoding, done) {
+		transform(/** @type {Buffer} */ chunk, _encoding, done) {
 			if (!started) {
 				started = true;
 				this.push(Buffer.concat([MAGIC, iv]));

@@ -121,7 +121,9 @@ export async function* backupLines(file, key = null) {
 	}
 	const decoder = new StringDecoder('utf8');
 	let rest = '';
-	for await (const chunk of last) {
+	for await (const piece of last) {
+		/** @type {unknown} */
+		const chunk = piece;
 		rest += decoder.write(/** @type {Buffer} */ (chunk));
 		const lines = rest.split('\n');
 		rest = /** @type {string} */ (lines.pop());
