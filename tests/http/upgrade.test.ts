@@ -5,7 +5,8 @@
 // may refuse a connection. The one expensive test of the suite (a real `npm ci` and `npm run build` in
 // the clone: about 4-6 minutes on 2 shared cores); the first build is the working folder's own, copied.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -84,8 +85,9 @@ function members(url: string, assets: string[]) {
 let server: RunningServer | undefined;
 afterAll(async () => {
 	await server?.stop();
-	rmSync(work, { recursive: true, force: true });
-});
+	// Two clones with their packages: slow to remove on a loaded machine.
+	await rm(work, { recursive: true, force: true });
+}, 600_000);
 
 describe('the documented upgrade while members use the portal', () => {
 	it('git pull, npm ci (the lockfile changed), npm run build, restart: never a 500, the old build served until the restart, the new one after', async () => {
