@@ -282,12 +282,13 @@ export default defineConfig(({ mode }) => ({
 		// A test that asserts nothing cannot fail.
 		expect: { requireAssertions: true },
 		projects: [
-			// Pure functions, next to the module they test: no database, no server, no network.
+			// Pure functions, next to the module they test (and tests/unit/ for the test fixtures' own checks):
+			// no database, no server, no network.
 			{
 				extends: true,
 				test: {
 					name: 'unit',
-					include: ['src/**/*.test.ts'],
+					include: ['src/**/*.test.ts', 'tests/unit/**/*.test.ts'],
 					// Processed by vite, so that a test can stand in for WalletConnect's provider (connectors/walletconnect.test.ts).
 					server: { deps: { inline: ['@wagmi/connectors'] } }
 				}
