@@ -294,14 +294,22 @@ export default defineConfig(({ mode }) => ({
 				}
 			},
 			// In-process against a real database (PGlite; the Postgres server too with TEST_DATABASE_URL).
-			{ extends: true, test: { name: 'integration', include: ['tests/integration/**/*.test.ts'] } },
+			{
+				extends: true,
+				test: {
+					name: 'integration',
+					include: ['tests/integration/**/*.test.ts'],
+					// The migrated templates each test database copies, made once (tests/helpers/test-templates.ts).
+					globalSetup: ['tests/helpers/test-templates.ts']
+				}
+			},
 			// The built server (build/index.js) over real HTTP: refuses to start on a missing or stale build.
 			{
 				extends: true,
 				test: {
 					name: 'http',
 					include: ['tests/http/**/*.test.ts'],
-					globalSetup: ['tests/helpers/require-current-build.ts']
+					globalSetup: ['tests/helpers/require-current-build.ts', 'tests/helpers/test-templates.ts']
 				}
 			}
 		]

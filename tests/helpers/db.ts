@@ -1,4 +1,5 @@
 import { createDb, type Database, type DatabaseHandle } from '../../src/lib/server/db/client';
+import { pgliteTemplate } from './pglite-template';
 import { createServerDatabase } from './postgres.js';
 
 export type Engine = 'pglite' | 'postgres';
@@ -23,10 +24,13 @@ export interface TestDatabase {
 	drop(): Promise<void>;
 }
 
-/** A new, empty database of its own for one test file, so tests never see each other's rows. */
+/**
+ * A new, empty (migrated) database of its own for one test file, so tests never see each other's rows:
+ * a copy of the migrated template on either engine (tests/helpers/pglite-template.ts, postgres.js).
+ */
 export async function createTestDatabase(engine: Engine, options: { max?: number } = {}): Promise<TestDatabase> {
 	if (engine === 'pglite') {
-		const handle = createDb({ databaseUrl: null, pgliteDataDir: 'memory://' });
+		const handle = createDb({ databaseUrl: null, pgliteDataDir: 'memory://' }, { pgliteDump: await pgliteTemplate() });
 		await handle.ready();
 		return { engine, handle, db: handle.db, url: null, drop: () => handle.close() };
 	}

@@ -33,6 +33,12 @@ export interface DbOptions {
 	connectTimeoutSeconds?: number;
 	/** Pool size for a Postgres server. */
 	max?: number;
+	/**
+	 * PGlite in memory only: start from this copy of a data folder (PGlite's `dumpDataDir()`) instead of
+	 * running initdb; `ready()` still applies any migration it lacks. The tests copy one migrated
+	 * database this way (tests/helpers/pglite-template.ts).
+	 */
+	pgliteDump?: Blob;
 }
 
 const defaultMigrationsFolder = () => path.resolve(process.cwd(), 'drizzle');
@@ -67,7 +73,10 @@ export function createDb(
 	const inMemory = dataDir.startsWith('memory://');
 	// One process per folder (throws DataFolderHeldError, writing nothing); every commit fsynced to the disk.
 	const lock = inMemory ? null : lockDataFolder(path.resolve(dataDir));
-	const client = new PGlite(pgliteOptions(dataDir));
+	const client = new PGlite({
+		...pgliteOptions(dataDir),
+		...(inMemory && options.pgliteDump ? { loadDataDir: options.pgliteDump } : {})
+	});
 	const db = drizzlePglite(client, { schema }) as unknown as Database;
 	return {
 		kind: 'pglite',
