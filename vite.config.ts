@@ -309,6 +309,9 @@ export default defineConfig(({ mode }) => ({
 				test: {
 					name: 'http',
 					include: ['tests/http/**/*.test.ts'],
+					// One engine per file (the Postgres server when TEST_DATABASE_URL is set); TEST_ENGINES=all runs
+					// both (tests/helpers/db.ts, docs/decisions/0047-http-tests-on-one-engine.md).
+					env: { TEST_ENGINES_DEFAULT: 'one' },
 					globalSetup: ['tests/helpers/require-current-build.ts', 'tests/helpers/test-templates.ts']
 				}
 			}
