@@ -10,14 +10,16 @@ export interface CompiledContract {
 	runtime: Hex;
 }
 
-const cache = new Map<string, { contracts: Record<string, CompiledContract> }>();
+const cache = new Map<string, Record<string, CompiledContract>>();
 
-/** The committed artifact of a fixture (e.g. `Eligibility.sol`), read once per process. */
-export function readArtifact(file: string): { contracts: Record<string, CompiledContract> } {
-	let artifact = cache.get(file);
-	if (!artifact) {
-		artifact = JSON.parse(readFileSync(artifactPath(file), 'utf8')) as { contracts: Record<string, CompiledContract> };
-		cache.set(file, artifact);
+/** The contracts of a fixture's committed artifact (e.g. `Eligibility.sol`), read once per process. */
+export function readContracts<Name extends string>(file: string): Record<Name, CompiledContract> {
+	let contracts = cache.get(file);
+	if (!contracts) {
+		contracts = (
+			JSON.parse(readFileSync(artifactPath(file), 'utf8')) as { contracts: Record<string, CompiledContract> }
+		).contracts;
+		cache.set(file, contracts);
 	}
-	return artifact;
+	return contracts;
 }

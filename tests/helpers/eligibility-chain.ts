@@ -8,7 +8,7 @@ import { erc20Abi, type Abi, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { polygon } from 'viem/chains';
 import { MULTICALL3 } from '../../src/lib/eligibility/rules';
-import { readArtifact } from './contract-artifacts';
+import { readContracts } from './contract-artifacts';
 import { startSafeChain, type SafeChain } from './safe-chain';
 
 type Name = 'CommunityCoin' | 'MembershipNft' | 'Badges' | 'Multicall3Subset';
@@ -16,7 +16,7 @@ type Compiled = Record<Name, { abi: Abi; bytecode: Hex; runtime: Hex }>;
 
 /** The fixture's contracts, as compiled by scripts/test-contracts.js (committed; a unit test checks they are current). */
 export function eligibilityContracts(): Compiled {
-	return readArtifact('Eligibility.sol').contracts as Compiled;
+	return readContracts<Name>('Eligibility.sol');
 }
 
 export interface EligibilityChain {

@@ -7,7 +7,7 @@
  */
 import { concat, encodeFunctionData, encodePacked, pad, size, zeroAddress, type Abi, type Hex } from 'viem';
 import { polygon } from 'viem/chains';
-import { readArtifact } from './contract-artifacts';
+import { readContracts } from './contract-artifacts';
 import { artifact, startSafeChain, type SafeChain } from './safe-chain';
 
 const MULTI_SEND = artifact('libraries/MultiSendCallOnly.sol/MultiSendCallOnly.json');
@@ -17,7 +17,7 @@ type Compiled = Record<'CommunityToken' | 'Allowlist', { abi: Abi; bytecode: Hex
 
 /** The two test contracts, as compiled by scripts/test-contracts.js (committed; a unit test checks they are current). */
 export function testContracts(): Compiled {
-	return readArtifact('Fulfilment.sol').contracts as Compiled;
+	return readContracts<'CommunityToken' | 'Allowlist'>('Fulfilment.sol');
 }
 
 /** One call of a batch: what the Transaction Builder file's `transactions` hold. */
