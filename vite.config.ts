@@ -285,25 +285,37 @@ export default defineConfig(({ mode }) => ({
 		// A test that asserts nothing cannot fail.
 		expect: { requireAssertions: true },
 		projects: [
-			// Pure functions, next to the module they test: no database, no server, no network.
+			// Pure functions, next to the module they test (and tests/unit/ for the test fixtures' own checks):
+			// no database, no server, no network.
 			{
 				extends: true,
 				test: {
 					name: 'unit',
-					include: ['src/**/*.test.ts'],
+					include: ['src/**/*.test.ts', 'tests/unit/**/*.test.ts'],
 					// Processed by vite, so that a test can stand in for WalletConnect's provider (connectors/walletconnect.test.ts).
 					server: { deps: { inline: ['@wagmi/connectors'] } }
 				}
 			},
 			// In-process against a real database (PGlite; the Postgres server too with TEST_DATABASE_URL).
-			{ extends: true, test: { name: 'integration', include: ['tests/integration/**/*.test.ts'] } },
+			{
+				extends: true,
+				test: {
+					name: 'integration',
+					include: ['tests/integration/**/*.test.ts'],
+					// The migrated templates each test database copies, made once (tests/helpers/test-templates.ts).
+					globalSetup: ['tests/helpers/test-templates.ts']
+				}
+			},
 			// The built server (build/index.js) over real HTTP: refuses to start on a missing or stale build.
 			{
 				extends: true,
 				test: {
 					name: 'http',
 					include: ['tests/http/**/*.test.ts'],
-					globalSetup: ['tests/helpers/require-current-build.ts']
+					// One engine per file (the Postgres server when TEST_DATABASE_URL is set); TEST_ENGINES=all runs
+					// both (tests/helpers/db.ts, docs/decisions/0048-http-tests-on-one-engine.md).
+					env: { TEST_ENGINES_DEFAULT: 'one' },
+					globalSetup: ['tests/helpers/require-current-build.ts', 'tests/helpers/test-templates.ts']
 				}
 			}
 		]

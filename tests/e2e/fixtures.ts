@@ -27,9 +27,14 @@ export const other = testAccount('other');
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 800 };
 
+/** E2E_SCREENSHOTS=1: `screenshots()` also saves its pictures, to look at (they are never compared). */
+const SAVE_PICTURES = Boolean(process.env.E2E_SCREENSHOTS);
+
 /**
- * Full-page screenshots at phone and desktop width, light and dark, kept under test-results/<test>/;
- * each scheme is also checked with axe: no serious or critical violation (WCAG 2 A/AA rules).
+ * The page at phone and desktop width, light and dark: nothing scrolls sideways at either width, and
+ * each scheme is checked with axe: no serious or critical violation (WCAG 2 A/AA rules). With
+ * E2E_SCREENSHOTS=1 it also saves a full-page picture of each under test-results/<test>/, for a person
+ * to look at; otherwise none (pictures are compared only by the visual suite, visual.spec.ts).
  */
 export async function screenshots(
 	page: Page,
@@ -45,8 +50,8 @@ export async function screenshots(
 			['desktop', DESKTOP]
 		] as const) {
 			await page.setViewportSize(size);
-			const file = testInfo.outputPath(`${name}-${label}-${scheme}.png`);
-			await page.screenshot({ path: file, fullPage: true });
+			if (SAVE_PICTURES)
+				await page.screenshot({ path: testInfo.outputPath(`${name}-${label}-${scheme}.png`), fullPage: true });
 			// Nothing may overflow sideways at either width.
 			const overflow = await page.evaluate(
 				() => document.documentElement.scrollWidth - document.documentElement.clientWidth

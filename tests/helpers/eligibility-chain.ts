@@ -1,68 +1,22 @@
 /**
  * The eligibility tests' chain 137 (ganache, in-process, tests/helpers/safe-chain.ts): OpenZeppelin's
- * ERC-20 ("COMM", 18 decimals), ERC-721 and ERC-1155 compiled with solc from
- * tests/fixtures/contracts/Eligibility.sol, a 1-of-1 Safe, and, when asked, Multicall3 at its
+ * ERC-20 ("COMM", 18 decimals), ERC-721 and ERC-1155 of tests/fixtures/contracts/Eligibility.sol
+ * (compiled into Eligibility.json by scripts/test-contracts.js), a 1-of-1 Safe, and, when asked, Multicall3 at its
  * canonical address (its runtime code put there with ganache's evm_setAccountCode).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import solc from 'solc';
 import { erc20Abi, type Abi, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { polygon } from 'viem/chains';
 import { MULTICALL3 } from '../../src/lib/eligibility/rules';
+import { readContracts } from './contract-artifacts';
 import { startSafeChain, type SafeChain } from './safe-chain';
 
 type Name = 'CommunityCoin' | 'MembershipNft' | 'Badges' | 'Multicall3Subset';
 type Compiled = Record<Name, { abi: Abi; bytecode: Hex; runtime: Hex }>;
 
-let compiled: Compiled | undefined;
-
-/** The fixture's contracts, compiled once per process (solc-js, offline; OpenZeppelin read from node_modules). */
+/** The fixture's contracts, as compiled by scripts/test-contracts.js (committed; a unit test checks they are current). */
 export function eligibilityContracts(): Compiled {
-	if (compiled) return compiled;
-	const file = 'Eligibility.sol';
-	const input = {
-		language: 'Solidity',
-		sources: { [file]: { content: readFileSync(path.resolve('tests/fixtures/contracts', file), 'utf8') } },
-		settings: {
-			optimizer: { enabled: true, runs: 200 },
-			// ganache 7 runs Shanghai: newer opcodes (MCOPY, TSTORE) would be invalid there.
-			evmVersion: 'shanghai',
-			outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } }
-		}
-	};
-	const findImports = (source: string) =>
-		source.startsWith('@openzeppelin/')
-			? { contents: readFileSync(path.resolve('node_modules', source), 'utf8') }
-			: { error: `not found: ${source}` };
-	// solc-js ships no types: its standard-JSON entry point takes and returns text.
-	const compiler = solc as { compile: (input: string, options: { import: typeof findImports }) => string };
-	const output = JSON.parse(compiler.compile(JSON.stringify(input), { import: findImports })) as {
-		errors?: { severity: string; formattedMessage: string }[];
-		contracts: Record<
-			string,
-			Record<string, { abi: Abi; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
-		>;
-	};
-	const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
-	if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
-	const get = (name: Name) => {
-		const c = output.contracts[file]![name]!;
-		return {
-			abi: c.abi,
-			bytecode: `0x${c.evm.bytecode.object}` as const,
-			runtime: `0x${c.evm.deployedBytecode.object}` as const
-		};
-	};
-	const all: Compiled = {
-		CommunityCoin: get('CommunityCoin'),
-		MembershipNft: get('MembershipNft'),
-		Badges: get('Badges'),
-		Multicall3Subset: get('Multicall3Subset')
-	};
-	compiled = all;
-	return all;
+	return readContracts<Name>('Eligibility.sol');
 }
 
 export interface EligibilityChain {

@@ -1,15 +1,13 @@
 /**
  * The fulfilment tests' chain 137 (ganache, in-process): a Safe 1.4.1 treasury (tests/helpers/safe-chain.ts)
- * owned 1-of-1 by the funded deployer, MultiSendCallOnly from the Safe artifacts, and, compiled with
- * solc from tests/fixtures/contracts/Fulfilment.sol, a community token held by the Safe and an
- * allowlist the Safe owns. `execute` runs a Safe Transaction Builder file's transactions through the
+ * owned 1-of-1 by the funded deployer, MultiSendCallOnly from the Safe artifacts, and, from
+ * tests/fixtures/contracts/Fulfilment.sol (compiled into Fulfilment.json by scripts/test-contracts.js),
+ * a community token held by the Safe and an allowlist the Safe owns. `execute` runs a Safe Transaction Builder file's transactions through the
  * Safe in one transaction, as Safe{Wallet} does for a batch.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import solc from 'solc';
 import { concat, encodeFunctionData, encodePacked, pad, size, zeroAddress, type Abi, type Hex } from 'viem';
 import { polygon } from 'viem/chains';
+import { readContracts } from './contract-artifacts';
 import { artifact, startSafeChain, type SafeChain } from './safe-chain';
 
 const MULTI_SEND = artifact('libraries/MultiSendCallOnly.sol/MultiSendCallOnly.json');
@@ -17,32 +15,9 @@ const SAFE = artifact('Safe.sol/Safe.json');
 
 type Compiled = Record<'CommunityToken' | 'Allowlist', { abi: Abi; bytecode: Hex }>;
 
-let compiled: Compiled | undefined;
-
-/** The two test contracts, compiled once per process (solc-js, offline). */
+/** The two test contracts, as compiled by scripts/test-contracts.js (committed; a unit test checks they are current). */
 export function testContracts(): Compiled {
-	if (compiled) return compiled;
-	const source = readFileSync(path.resolve('tests/fixtures/contracts/Fulfilment.sol'), 'utf8');
-	const input = {
-		language: 'Solidity',
-		sources: { 'Fulfilment.sol': { content: source } },
-		settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } }
-	};
-	// solc-js ships no types: its standard-JSON entry point takes and returns text.
-	const compiler = solc as { compile: (input: string) => string };
-	const output = JSON.parse(compiler.compile(JSON.stringify(input))) as {
-		errors?: { severity: string; formattedMessage: string }[];
-		contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
-	};
-	const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
-	if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
-	const get = (name: string) => {
-		const c = output.contracts['Fulfilment.sol']![name];
-		if (!c) throw new Error(`${name} was not compiled`);
-		return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` as const };
-	};
-	compiled = { CommunityToken: get('CommunityToken'), Allowlist: get('Allowlist') };
-	return compiled;
+	return readContracts<'CommunityToken' | 'Allowlist'>('Fulfilment.sol');
 }
 
 /** One call of a batch: what the Transaction Builder file's `transactions` hold. */

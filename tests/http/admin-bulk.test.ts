@@ -9,7 +9,7 @@ import { startServer, type RunningServer } from '../helpers/server';
 import { signIn, testAccount } from '../helpers/siwe';
 
 // Bulk decisions (POST /admin?/bulk) and the confirm step before a final move, through real HTTP
-// on the built server without JavaScript, on PGlite and (with TEST_DATABASE_URL) on Postgres.
+// on the built server without JavaScript, on the engine of tests/helpers/db.ts `engines` (Postgres with TEST_DATABASE_URL, else PGlite; TEST_ENGINES=all: both).
 // Each test has an admin of its own: the per-address limit (120 moves an hour) is per admin.
 const admins = Array.from({ length: 5 }, () => privateKeyToAccount(generatePrivateKey()));
 const member = testAccount('member');

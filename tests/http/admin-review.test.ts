@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engines } from '../helpers/db';
+import { engines, serverUrl } from '../helpers/db';
 import { withoutNonces } from '../helpers/csp';
 import { getPage, postForm, textOf } from '../helpers/forms';
 import { createServerDatabase } from '../helpers/postgres.js';
@@ -9,7 +9,7 @@ import { startServer, type RunningServer } from '../helpers/server';
 import { signIn, testAccount } from '../helpers/siwe';
 
 // The review table, the page per application and reviewer notes, through real HTTP on the built
-// server without JavaScript, on PGlite and (with TEST_DATABASE_URL) on the Postgres server.
+// server without JavaScript, on the engine of tests/helpers/db.ts `engines` (Postgres with TEST_DATABASE_URL, else PGlite; TEST_ENGINES=all: both).
 const admin = testAccount('admin');
 const newAccount = () => privateKeyToAccount(generatePrivateKey());
 
@@ -204,12 +204,12 @@ describe.each(engines)('admin review on %s', (engine) => {
 
 // #46 (decision 0046): once the names are analyzed, a search with a word most of them contain looks up
 // the rest in the index and checks the whole search row by row; through the page, it finds what it did.
-describe.runIf(engines.includes('postgres'))('a search with a word most names contain, through /admin', () => {
+describe.runIf(serverUrl)('a search with a word most names contain, through /admin', () => {
 	let server: RunningServer;
 	let base: string;
 	let database: { url: string; drop: () => Promise<void> } | undefined;
 	beforeAll(async () => {
-		database = await createServerDatabase(process.env.TEST_DATABASE_URL!, { prefix: 'portal_words', migrate: true });
+		database = await createServerDatabase(serverUrl!, { prefix: 'portal_words', migrate: true });
 		server = await startServer({ env: { ADMIN_ADDRESSES: admin.address, DATABASE_URL: database.url } });
 		base = server.url;
 	});

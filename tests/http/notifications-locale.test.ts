@@ -14,7 +14,7 @@ import { signIn } from '../helpers/siwe';
 // Every applicant in their language (DECISIONS; docs/notifications.md): notifications, pushes and
 // e-mails are written in the recipient's members.locale, which their last signed-in page visit sets
 // (an /api request leaves it), and link to that locale's pages. Through the built server, with a
-// loopback push service and a local SMTP server; on PGlite and (with TEST_DATABASE_URL) on Postgres.
+// loopback push service and a local SMTP server; on the engine of tests/helpers/db.ts `engines` (Postgres with TEST_DATABASE_URL, else PGlite; TEST_ENGINES=all: both).
 const admin = privateKeyToAccount(generatePrivateKey());
 const vapid = webpush.generateVAPIDKeys();
 const SUBJECT = 'mailto:portal@example.test';

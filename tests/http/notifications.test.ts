@@ -12,7 +12,7 @@ import { signIn } from '../helpers/siwe';
 
 // What applicants are told (docs/notifications.md), through the built server: the inbox and its
 // count, Web Push to a loopback push service that checks VAPID and decrypts, e-mail to a local SMTP
-// server; on PGlite and (with TEST_DATABASE_URL) on Postgres.
+// server; on the engine of tests/helpers/db.ts `engines` (Postgres with TEST_DATABASE_URL, else PGlite; TEST_ENGINES=all: both).
 const admin = privateKeyToAccount(generatePrivateKey());
 const vapid = webpush.generateVAPIDKeys();
 const SUBJECT = 'mailto:portal@example.test';

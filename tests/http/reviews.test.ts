@@ -9,7 +9,7 @@ import { startServer, type RunningServer } from '../helpers/server';
 import { signIn, testAccount } from '../helpers/siwe';
 
 // Reviewers and votes (DECISIONS "Reviewers and votes") through real HTTP on the built server, without
-// JavaScript, on PGlite and (with TEST_DATABASE_URL) on the Postgres server.
+// JavaScript, on the engine of tests/helpers/db.ts `engines` (Postgres with TEST_DATABASE_URL, else PGlite; TEST_ENGINES=all: both).
 const admin = testAccount('admin');
 const newAccount = () => privateKeyToAccount(generatePrivateKey());
 // The fourth votes only in the rate-limit test, so its counter starts at zero there.

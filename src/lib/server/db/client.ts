@@ -36,6 +36,12 @@ export interface DbOptions {
 	max?: number;
 	/** Where migrations applied at start and a lock taken over from a dead process are told. */
 	log?: Log;
+	/**
+	 * PGlite in memory only: start from this copy of a data folder (PGlite's `dumpDataDir()`) instead of
+	 * running initdb; `ready()` still applies any migration it lacks. The tests copy one migrated
+	 * database this way (tests/helpers/pglite-template.ts).
+	 */
+	pgliteDump?: Blob;
 }
 
 /** The build's own copy (set by build/index.js: scripts/build.js copies drizzle/ into each build), else the working folder's. */
@@ -80,7 +86,10 @@ export function createDb(
 						pid
 					})
 			});
-	const client = new PGlite(pgliteOptions(dataDir));
+	const client = new PGlite({
+		...pgliteOptions(dataDir),
+		...(inMemory && options.pgliteDump ? { loadDataDir: options.pgliteDump } : {})
+	});
 	const db = drizzlePglite(client, { schema }) as unknown as Database;
 	return {
 		kind: 'pglite',
