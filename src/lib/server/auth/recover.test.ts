@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { numberToHex, recoverMessageAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { logger } from '$lib/server/platform/observability';
 import { createSignerRecovery, recoverSigner } from './recover';
 
 /** The order of secp256k1's group. */
@@ -151,7 +152,7 @@ describe('recoverSigner (libsecp256k1)', () => {
 	});
 
 	it('falls back to viem when the WebAssembly cannot be loaded, and says so once', async () => {
-		const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+		const warn = vi.spyOn(logger, 'warn').mockImplementation(() => {});
 		const recover = createSignerRecovery(() => Promise.reject(new Error('no WebAssembly here')));
 		expect(await recover({ message, signature: honest })).toBe(address);
 		expect(await recover({ message, signature: rsv(1n, 0n, 27) })).toBeNull();

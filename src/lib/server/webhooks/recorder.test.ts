@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RecordedAttempt } from './outbox';
 import { RecordBatcher } from './recorder';
+import { logger } from '$lib/server/platform/observability';
 
 beforeEach(() => {
 	vi.useFakeTimers();
@@ -47,7 +48,7 @@ describe('the record batcher', () => {
 	it('tells each waiting attempt whether its record was written', async () => {
 		let fail = true;
 		const batcher = new RecordBatcher(() => (fail ? Promise.reject(new Error('lost')) : Promise.resolve()), 10, 64);
-		const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+		const errors = vi.spyOn(logger, 'error').mockImplementation(() => {});
 		const told: [number, boolean][] = [];
 		batcher.add(attempt(1), (ok) => told.push([1, ok]));
 		await vi.advanceTimersByTimeAsync(10);

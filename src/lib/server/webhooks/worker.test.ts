@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { endpoint, MemoryOutbox, slowSender } from './test-doubles';
 import { backoffMs, defaultWorkerOptions, startClaimLoop } from './worker';
+import { logger } from '$lib/server/platform/observability';
 
 describe('webhook retry schedule', () => {
 	const o = defaultWorkerOptions(10);
@@ -73,7 +74,7 @@ describe('the in-process claim loop', () => {
 		outbox.add(hook, 1);
 		let down = true;
 		const unreachable = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-		const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+		const warn = vi.spyOn(logger, 'warn').mockImplementation(() => {});
 		const { loop, sent } = start(outbox, () => (down ? Promise.reject(unreachable) : Promise.resolve()));
 		await vi.advanceTimersByTimeAsync(3500);
 		expect(sent).toEqual([]);
