@@ -167,22 +167,6 @@ export function stateWords(field: Field, state: string, review?: string): StateW
 	return { long: m.application_badge_long({ field: LABELS[field], state: words }), short: cap(words), tone };
 }
 
-/** The verb on the button that makes a move. */
-export function actionLabel(field: Field, to: string): string {
-	if (field === 'review') {
-		return (
-			{ needs_info: 'Ask for more information', approved: 'Approve', rejected: 'Reject' }[to] ??
-			`Move to ${stateLabel(to)}`
-		);
-	}
-	const what = field === 'allowlist' ? 'allowlist' : 'token distribution';
-	return to === 'failed'
-		? `Record failed ${what}`
-		: field === 'allowlist'
-			? 'Record added to allowlist'
-			: 'Record token sent';
-}
-
 /** A transaction hash as stored: `0x` + 64 hex, lowercase. */
 export const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 

@@ -118,10 +118,6 @@ export function ruleLines(
 	});
 }
 
-/** "every one of these" / "at least one of these". */
-export const modeWords = (mode: EligibilityRules['mode']) =>
-	mode === 'all' ? 'every one of these' : 'at least one of these';
-
 /** A 403's account of a refusal (docs/eligibility.md): each rule's need and what the address holds, at a block. */
 export interface EligibilityRefusal {
 	mode: EligibilityRules['mode'];

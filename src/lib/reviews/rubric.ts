@@ -17,8 +17,6 @@ import {
 export const VOTE_CHOICES = ['approve', 'reject', 'abstain'] as const;
 export type VoteChoice = (typeof VOTE_CHOICES)[number];
 
-export const VOTE_LABELS: Record<VoteChoice, string> = { approve: 'Approve', reject: 'Reject', abstain: 'Abstain' };
-
 /** A criterion's score: a whole number from SCORE_MIN to SCORE_MAX. */
 export const SCORE_MIN = 1;
 export const SCORE_MAX = 5;

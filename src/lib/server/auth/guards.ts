@@ -42,10 +42,6 @@ export function requireAdmin(
 	error(403, { code: 'forbidden', message: 'This needs an admin account.' });
 }
 
-/** /review and everything under it, however spelled (`/%72eview`, `/review/__data.json`). */
-export const isReviewRoute = (routeId: string | null | undefined) =>
-	routeId === '/review' || !!routeId?.startsWith('/review/');
-
 /**
  * A reviewer or an admin (DECISIONS "Reviewers and votes"); anyone else gets from /review exactly what
  * an unknown path answers (the hidden section reroutes them before this; this guard is the second lock).

@@ -16,7 +16,6 @@ export interface NotificationChannels {
 const channels = singleton<NotificationChannels>('notification channels', () => ({ push: false, email: false }));
 
 export const setNotificationChannels = (on: NotificationChannels) => void channels.set(on);
-export const notificationChannels = () => channels.get();
 
 /** One applicant told of one change of their application. */
 export interface NotificationFor {
