@@ -105,7 +105,7 @@ export const init: ServerInit = async () => {
 	const channelsOn = config.notifications.push !== null || config.notifications.mail !== null;
 	if ((config.webhooks || channelsOn) && !config.onVercel) {
 		// Outside every request; stopped before the database closes.
-		// One worker for webhooks and the applicants' push and mail (ARCHITECTURE "Deliveries are one outbox").
+		// One worker for webhooks and the applicants' push and mail (docs/notifications.md).
 		const { secret, timeoutSeconds } = config.webhooks ?? { secret: '', timeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
 		const options = defaultWorkerOptions(timeoutSeconds);
 		const channels = notificationSenders(config, () => database.db, options.timeoutMs);

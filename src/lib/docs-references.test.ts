@@ -17,7 +17,10 @@ function markdown(dir: string): string[] {
 	});
 }
 
-const files = ['README.md', ...markdown(join(ROOT, 'docs')).map((p) => p.slice(ROOT.length + 1))];
+// The docs, and every folder's README under src/ (what a module holds and may import).
+const files = ['README.md', ...[join(ROOT, 'docs'), join(ROOT, 'src')].flatMap(markdown)]
+	.map((p) => (p.startsWith(ROOT) ? p.slice(ROOT.length + 1) : p))
+	.filter((p) => !p.startsWith('src/lib/paraglide/'));
 const references = files.flatMap((file) =>
 	[...readFileSync(join(ROOT, file), 'utf8').matchAll(REFERENCE)].map((m) => ({ file, path: m[1]!, symbol: m[2] }))
 );
@@ -41,4 +44,34 @@ describe('docs name only what exists', () => {
 			expect(readFileSync(target, 'utf8'), `${path} declares no ${name}`).toMatch(declared);
 		}
 	);
+});
+
+/** Source files under the folders a newcomer reads, with the docs they cite in comments. */
+function sources(dir: string): string[] {
+	return readdirSync(dir).flatMap((name) => {
+		const path = join(dir, name);
+		if (statSync(path).isDirectory()) return name === 'paraglide' || name === 'node_modules' ? [] : sources(path);
+		return /\.(ts|js|svelte)$/.test(name) ? [path] : [];
+	});
+}
+
+const code = ['src', 'tests', 'scripts', 'deploy'].flatMap((d) => sources(join(ROOT, d)));
+
+describe('code comments cite documents in this repository', () => {
+	it('never the planning documents outside it (DECISIONS, ARCHITECTURE)', () => {
+		const outside = code.filter((path) =>
+			/\b(?:DECISIONS|ARCHITECTURE)\b(?!_)\s*(?:\*|\/\/)?\s*["“:;]/.test(readFileSync(path, 'utf8'))
+		);
+		expect(outside.map((p) => p.slice(ROOT.length + 1))).toEqual([]);
+	});
+
+	it('only docs that exist', () => {
+		const missing = code.flatMap((path) =>
+			[...readFileSync(path, 'utf8').matchAll(/\bdocs\/[\w./-]+?\.md\b/g)]
+				.map((m) => m[0])
+				.filter((doc) => !existsSync(join(ROOT, doc)))
+				.map((doc) => `${path.slice(ROOT.length + 1)}: ${doc}`)
+		);
+		expect(missing).toEqual([]);
+	});
 });

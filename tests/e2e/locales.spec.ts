@@ -1,6 +1,6 @@
 // The applicant's whole journey in Arabic (right to left) and in simplified Chinese, by keyboard only:
 // sign in on /<locale>/setup, apply, check in, read the inbox, each page in the locale, axe-clean, and
-// nothing scrolling sideways at 320 px (DECISIONS "Every applicant in their language"). The words the
+// nothing scrolling sideways at 320 px (docs/decisions/0043-translations-by-url-prefix.md). The words the
 // test looks for are read from messages/<locale>.json, so it checks what a person of that language reads.
 import { readFileSync } from 'node:fs';
 import type { Locator, Page } from '@playwright/test';

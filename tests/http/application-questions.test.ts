@@ -4,7 +4,7 @@ import { getPage, postForm, textOf } from '../helpers/forms';
 import { startPortalOnOwnDatabase, type OwnDatabasePortal } from '../helpers/own-database';
 import { signIn, testAccount } from '../helpers/siwe';
 
-// Each community its own application form (DECISIONS "Application questions"), through real HTTP on the
+// Each community its own application form (docs/decisions/0027-versioned-application-forms.md), through real HTTP on the
 // built server without JavaScript; PGlite, or the Postgres server when TEST_DATABASE_URL is set.
 const admin = testAccount('admin');
 const newAccount = () => privateKeyToAccount(generatePrivateKey());
@@ -344,7 +344,7 @@ describe('versions, resubmission, search and CSV', () => {
 	});
 });
 
-describe('the community’s own words in the applicant’s language (DECISIONS “The community’s own words”)', () => {
+describe('the community’s own words in the applicant’s language (docs/translations.md)', () => {
 	const TRANSLATED: Q = {
 		...SEVEN[0]!,
 		translations: {

@@ -6,8 +6,7 @@ import { signIn, testAccount } from '../helpers/siwe';
 import { startEligibilityChain, type EligibilityChain } from '../helpers/eligibility-chain';
 import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy';
 
-// Eligibility on chain through real HTTP on the built server without JavaScript (DECISIONS "Eligibility
-// on chain"), against ganache on chain 137 with OpenZeppelin tokens and Multicall3
+// Eligibility on chain through real HTTP on the built server without JavaScript (docs/eligibility.md), against ganache on chain 137 with OpenZeppelin tokens and Multicall3
 // (tests/helpers/eligibility-chain.ts), behind a counting proxy.
 const admin = testAccount('admin');
 const COMM = 10n ** 18n;

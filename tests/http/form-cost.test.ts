@@ -1,6 +1,6 @@
 // Issue 39 over HTTP on the built server (both engines: TEST_DATABASE_URL picks PostgreSQL): a post of
 // ~500 KiB of distinct field names is answered within 2 s and never stalls /healthz (the contract's
-// bounds, DECISIONS "Hardening"), also once the poster's rate limit is spent; invisible characters in
+// bounds, docs/security.md), also once the poster's rate limit is spent; invisible characters in
 // what people type are a 400 naming the field with nothing written; the applications CSV defuses a
 // formula after blanks.
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';

@@ -230,7 +230,7 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 	// Issue 39: one post of many distinct field names stalled every request for 10-35 s. Each form action
 	// gets such bodies (1 KiB, 64 KiB, 500 KiB: under the 512 KiB limit) as an admin, who may use them all;
 	// each is answered within 2 s with a 4xx (or the normal answer), and /healthz asked while it is
-	// read answers within 200 ms of its idle time (the contract's bounds, DECISIONS "Hardening").
+	// read answers within 200 ms of its idle time (the contract's bounds, docs/security.md).
 	it('answers a post of many distinct field names within a bound, and /healthz meanwhile', async () => {
 		const before = await portal.rowCounts();
 		const slow: string[] = [];

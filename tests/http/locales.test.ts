@@ -1,4 +1,4 @@
-// Each locale's pages over HTTP (DECISIONS "Every applicant in their language"): the locale from the path,
+// Each locale's pages over HTTP (docs/decisions/0043-translations-by-url-prefix.md): the locale from the path,
 // <html lang dir> right on every page, the prerendered pages in every locale, links that stay in the
 // locale, and a prefix before what is not a page answered as no route.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -11,7 +11,7 @@ import { PushService } from '../helpers/push-service';
 import { startServer, type RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
 
-// Every applicant in their language (DECISIONS; docs/notifications.md): notifications, pushes and
+// Every applicant in their language (docs/decisions/0043-translations-by-url-prefix.md; docs/notifications.md): notifications, pushes and
 // e-mails are written in the recipient's members.locale, which their last signed-in page visit sets
 // (an /api request leaves it), and link to that locale's pages. Through the built server, with a
 // loopback push service and a local SMTP server; on the engine of tests/helpers/db.ts `engines` (Postgres with TEST_DATABASE_URL, else PGlite; TEST_ENGINES=all: both).

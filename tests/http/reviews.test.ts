@@ -8,7 +8,7 @@ import { sendAsSpelled, type SentAsSpelled } from '../helpers/raw-http';
 import { startServer, type RunningServer } from '../helpers/server';
 import { signIn, testAccount } from '../helpers/siwe';
 
-// Reviewers and votes (DECISIONS "Reviewers and votes") through real HTTP on the built server, without
+// Reviewers and votes (docs/decisions/0028-reviewer-votes.md) through real HTTP on the built server, without
 // JavaScript, on the engine of tests/helpers/db.ts `engines` (Postgres with TEST_DATABASE_URL, else PGlite; TEST_ENGINES=all: both).
 const admin = testAccount('admin');
 const newAccount = () => privateKeyToAccount(generatePrivateKey());

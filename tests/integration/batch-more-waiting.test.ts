@@ -13,7 +13,7 @@ const env = {
 	ALLOWLIST_FUNCTION: 'addToAllowlist(address[])'
 };
 
-// A batch holds at most 100 (DECISIONS "Fulfilment without a key"); with more waiting it says so, never silently.
+// A batch holds at most 100 (docs/fulfilment.md); with more waiting it says so, never silently.
 describe.each(engines)('a batch of every waiting application on %s', (engine) => {
 	let t: TestDatabase;
 	let config: Config;

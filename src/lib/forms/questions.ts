@@ -5,7 +5,7 @@ import { hasInvisible, invisibleMessage } from './invisible-text';
 import { getLocale } from '$lib/paraglide/runtime';
 
 /**
- * An application form's own questions (DECISIONS "Application questions"): the question schema the
+ * An application form's own questions (docs/decisions/0027-versioned-application-forms.md): the question schema the
  * editor saves and the answer checks, pure, so the server and the browser apply the same rules.
  */
 
@@ -55,7 +55,7 @@ export const isChoice = (t: QuestionType) => t === 'single_choice' || t === 'mul
 export const TRANSLATION_LOCALES = locales.filter((l): l is Exclude<Locale, typeof baseLocale> => l !== baseLocale);
 export type TranslationLocale = (typeof TRANSLATION_LOCALES)[number];
 
-/** A question's words in one more locale (DECISIONS "The community's own words"): each part optional. */
+/** A question's words in one more locale (docs/translations.md): each part optional. */
 export interface QuestionTranslation {
 	label?: string;
 	help?: string;
@@ -313,7 +313,7 @@ export interface LocalizedQuestion extends Question {
 }
 
 /**
- * The texts a question shows in `locale` (DECISIONS "The community's own words"): its translation's
+ * The texts a question shows in `locale` (docs/translations.md): its translation's
  * label, help and options where present, else the originals. The options themselves stay the originals,
  * so a choice is sent and stored as the original option text whatever the applicant's locale.
  */

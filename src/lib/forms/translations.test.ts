@@ -5,7 +5,7 @@ import { blankQuestion, draftOf, parseDraft, readQuestionsDraft, type DraftQuest
 import { blankTranslations } from './translations';
 import { criterionInLocale, parseRubricDraft, readRubricDraft, rubricOf } from '../reviews/rubric';
 
-// DECISIONS "The community's own words": a question's label, help and options in more locales.
+// docs/translations.md: a question's label, help and options in more locales.
 const group: Question = {
 	key: 'group',
 	label: 'Which working group?',

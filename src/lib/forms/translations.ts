@@ -1,8 +1,7 @@
 import { TRANSLATION_LOCALES, type QuestionTranslation, type TranslationLocale, type Translations } from './questions';
 
 /**
- * The editors' fields for a question's or a criterion's translations (DECISIONS "The community's own
- * words"): `<prefix>.<i>.translations.<locale>.label|help|options`, text as typed (options one a line).
+ * The editors' fields for a question's or a criterion's translations (docs/translations.md): `<prefix>.<i>.translations.<locale>.label|help|options`, text as typed (options one a line).
  */
 export interface DraftTranslation {
 	label: string;

@@ -1,6 +1,5 @@
 /**
- * The portal's locales and where a page's locale comes from: its path (DECISIONS "Every applicant in
- * their language"). The base locale has no prefix (`/apply`); the others are the path's first segment,
+ * The portal's locales and where a page's locale comes from: its path (docs/decisions/0043-translations-by-url-prefix.md). The base locale has no prefix (`/apply`); the others are the path's first segment,
  * spelled exactly as here (`/es/apply`, `/zh-Hans/setup`). Only pages are localized: a prefixed API,
  * file or operator path is no route at all (src/hooks.ts).
  */

@@ -1,4 +1,4 @@
-// Every message in every locale (DECISIONS "Every applicant in their language"): the same keys, the same
+// Every message in every locale (docs/decisions/0043-translations-by-url-prefix.md): the same keys, the same
 // inputs, and no locale left in English.
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

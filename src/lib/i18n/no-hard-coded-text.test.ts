@@ -1,4 +1,4 @@
-// No page shows a person words outside a message (DECISIONS "Every applicant in their language"): every
+// No page shows a person words outside a message (docs/decisions/0043-translations-by-url-prefix.md): every
 // text node and every attribute a person reads or hears in a .svelte file is a message call, or is on the
 // list below with its reason.
 import { readFileSync, readdirSync } from 'node:fs';

@@ -1,6 +1,5 @@
 /**
- * A first visit from a browser that prefers another locale is offered it, never sent there (DECISIONS
- * "Every applicant in their language"). Once a visitor picks a language or says no, nobody asks again.
+ * A first visit from a browser that prefers another locale is offered it, never sent there (docs/decisions/0043-translations-by-url-prefix.md). Once a visitor picks a language or says no, nobody asks again.
  */
 const CHOSEN_KEY = 'portal-locale-chosen';
 

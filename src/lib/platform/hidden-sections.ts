@@ -1,7 +1,6 @@
 /**
  * Sections of the portal that answer anyone without the role exactly as an unknown path does, for every
- * spelling, method and content type (DECISIONS "Everything under /admin answers anyone who is not an
- * admin exactly as an unknown path does"). A new hidden section is one line here.
+ * spelling, method and content type (docs/security.md). A new hidden section is one line here.
  *
  * `src/hooks.ts` reroutes such a request to UNMATCHED_PATH before SvelteKit picks a route, so the answer
  * is SvelteKit's own unknown-path answer, rendered in the same request: same status, headers, body and

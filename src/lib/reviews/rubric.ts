@@ -10,7 +10,7 @@ import {
 } from '../forms/translations';
 
 /**
- * Reviewers' rubric and votes (DECISIONS "Reviewers and votes"): the criterion schema the rubric editor
+ * Reviewers' rubric and votes (docs/decisions/0028-reviewer-votes.md): the criterion schema the rubric editor
  * saves, its draft and edit steps, and the vote choices. Pure, so the server and the browser share them.
  */
 
@@ -28,7 +28,7 @@ export const RUBRIC_LIMITS = {
 	maxCriteria: 20
 } as const;
 
-/** A criterion's words in one more locale (DECISIONS "The community's own words"). */
+/** A criterion's words in one more locale (docs/translations.md). */
 export interface CriterionTranslation {
 	label?: string;
 	help?: string;

@@ -4,7 +4,7 @@ import { applicationEvents, applications, type Application, type ApplicationEven
 
 /**
  * An application as its applicant may read it: every column but the tally of the reviewers' votes
- * (#27; DECISIONS: applicants never see votes or scores), which triggers keep on the row (drizzle/0011).
+ * (#27; applicants never see votes or scores: docs/reviewers-guide.md), which triggers keep on the row (drizzle/0011).
  */
 export type ApplicantRow = Omit<
 	Application,

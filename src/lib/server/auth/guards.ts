@@ -43,7 +43,7 @@ export function requireAdmin(
 }
 
 /**
- * A reviewer or an admin (DECISIONS "Reviewers and votes"); anyone else gets from /review exactly what
+ * A reviewer or an admin (docs/decisions/0028-reviewer-votes.md); anyone else gets from /review exactly what
  * an unknown path answers (the hidden section reroutes them before this; this guard is the second lock).
  */
 export function requireReviewer(event: Pick<RequestEvent, 'locals'>): SignedInMember {

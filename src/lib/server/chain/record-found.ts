@@ -4,7 +4,7 @@ import { applyMoves, type Moves } from '../applications/moves';
 import type { Settlement } from './settlements';
 import type { Step, WaitingApplication } from './steps';
 
-/** The reason every move that reconcile records carries (DECISIONS "Fulfilment without a key"). */
+/** The reason every move that reconcile records carries (docs/fulfilment.md). */
 export const FOUND_ON_CHAIN = 'found on chain';
 
 const DONE = { allowlist: 'added', distribution: 'sent' } as const;

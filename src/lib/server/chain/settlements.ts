@@ -46,8 +46,7 @@ function settledAddress(config: Config, step: Step, log: Log): string | null {
 }
 
 /**
- * Looks on chain for what settles each waiting application's step (DECISIONS "Fulfilment without a
- * key"): one scan of the step's logs from the block of the earliest approval to the head, in bounded
+ * Looks on chain for what settles each waiting application's step (docs/fulfilment.md): one scan of the step's logs from the block of the earliest approval to the head, in bounded
  * chunks; a log settles an application when it names its applicant and its block is not older than
  * the application's approval. The first such log wins. A reverted transaction has no logs, so it
  * settles nothing.

@@ -9,7 +9,7 @@ export const STEPS = ['allowlist', 'distribution'] as const;
 export type Step = (typeof STEPS)[number];
 export const isStep = (s: unknown): s is Step => (STEPS as readonly unknown[]).includes(s);
 
-/** Most applications one batch file holds (DECISIONS "Fulfilment without a key"). */
+/** Most applications one batch file holds (docs/fulfilment.md). */
 export const BATCH_MAX = 100;
 
 /**

@@ -17,7 +17,7 @@ overwriteServerAsyncLocalStorage(storage);
  * The page's locale comes from its path (src/lib/i18n/locales.ts): messages render in it, `<html>` gets
  * its `lang` and `dir`, and a signed-in member's visit records it for their notifications (before a form
  * post writes any: submitting from /ar/apply is answered in Arabic). The API is
- * not localized (its `message`s are English, DECISIONS "Every applicant in their language").
+ * not localized (its `message`s are English, docs/decisions/0043-translations-by-url-prefix.md).
  */
 export const localize: Handle = async ({ event, resolve }) => {
 	if (isApiPath(event.url.pathname)) return resolve(event);

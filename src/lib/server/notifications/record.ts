@@ -43,8 +43,7 @@ async function recipientLocales(tx: Pick<Database, 'execute'>, addresses: readon
  * one row each, and for each an outbox row per push subscription of its recipient and one for their
  * verified e-mail (channels that are on). They commit or roll back with the change; the worker sends.
  *
- * The title and body are written in the recipient's language (DECISIONS "Every applicant in their
- * language"), whoever made the change and in whatever language: the inbox, the push message and the
+ * The title and body are written in the recipient's language (docs/decisions/0043-translations-by-url-prefix.md), whoever made the change and in whatever language: the inbox, the push message and the
  * e-mail all show these same words, as a letter is written once in the language of the one it is for.
  */
 export async function recordNotifications(tx: Pick<Database, 'execute'>, items: readonly NotificationFor[]) {

@@ -1,6 +1,6 @@
 import { parseAbiItem, type AbiEvent, type AbiFunction } from 'viem';
 
-/** The allowlist call: a function of one argument, an address or an address array (DECISIONS "Fulfilment without a key"). */
+/** The allowlist call: a function of one argument, an address or an address array (docs/fulfilment.md). */
 export interface AllowlistFunction {
 	abi: AbiFunction;
 	/** True for `f(address[])`: one call for every address; false: one call per address. */

@@ -54,7 +54,7 @@ export function readable(e: OutboxEvent, esc: Escape): string {
 		case 'application.note_added':
 			return `A reviewer (${short(d.author)}) added a note to application ${str(d.applicationId).slice(0, 8)}.`;
 		case 'application.voted': {
-			// Counts only: a vote's comment never leaves the portal (DECISIONS "Reviewers and votes").
+			// Counts only: a vote's comment never leaves the portal (docs/decisions/0028-reviewer-votes.md).
 			const c = (d.counts ?? {}) as Record<string, unknown>;
 			return `A reviewer (${short(d.reviewer)}) voted ${esc(str(d.vote))} on application ${str(d.applicationId).slice(0, 8)}: ${Number(c.approve) || 0} approve, ${Number(c.reject) || 0} reject, ${Number(c.abstain) || 0} abstain.`;
 		}
