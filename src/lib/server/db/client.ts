@@ -4,7 +4,6 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
-import type { Config } from '../platform/config';
 import { pgliteSnapshot, postgresSnapshot, type Snapshot } from './backup.js';
 import { lockDataFolder } from './data-folder-lock.js';
 import { pgliteOptions } from './embedded.js';
@@ -49,7 +48,7 @@ const defaultMigrationsFolder = () => process.env.PORTAL_MIGRATIONS_FOLDER ?? pa
 
 /** A Postgres server through postgres.js when DATABASE_URL is set, embedded PGlite otherwise. */
 export function createDb(
-	config: Pick<Config, 'databaseUrl' | 'pgliteDataDir'>,
+	config: { databaseUrl: string | null; pgliteDataDir: string },
 	options: DbOptions = {}
 ): DatabaseHandle {
 	const migrationsFolder = options.migrationsFolder ?? defaultMigrationsFolder();

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import * as v from 'valibot';
-import { SECRET_ADVICE, guessableSecretCheck } from '../auth/secret-strength';
+import { SECRET_ADVICE, guessableSecretCheck } from './secret-strength';
 import { communityTokenFrom, WALLETCONNECT_PROJECT_ID, type CommunityToken } from '$lib/chain/chain';
 import { parseSafeAppOrigins } from '../../../../deploy/security-headers.js';
 import type { AbiEvent } from 'viem';

@@ -3,7 +3,7 @@ import { ADMIN_PAGE_SIZE, UUID_SOURCE } from '$lib/platform/limits';
 import type { VoteChoice } from '$lib/reviews/rubric';
 import type { Database } from '../db/client';
 import { applicationVotes, applications, reviewAssignments } from '../db/schema';
-import { isRealTime } from '../applications/review-table';
+import { isRealTime } from '$lib/platform/real-time';
 
 /** The two tabs of /review. */
 export const REVIEW_TABS = ['queue', 'voted'] as const;

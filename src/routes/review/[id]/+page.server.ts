@@ -8,7 +8,7 @@ import { CONFLICT_FIELDS, declareConflict } from '$lib/server/reviews/conflicts'
 import { reviewDetail } from '$lib/server/reviews/detail';
 import { reviewQueue } from '$lib/server/reviews/queue';
 import { castVote, voteInput } from '$lib/server/reviews/votes';
-import { asksInput } from '$lib/server/applications/asks';
+import { asksInput } from '$lib/server/reviews/asks';
 import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
 

@@ -3,7 +3,7 @@ import { UUID } from '$lib/platform/limits';
 import { applicationDetail } from '$lib/server/applications/detail';
 import { MOVE_FIELDS, parseSingleMove } from '$lib/server/applications/move-input';
 import { transitionApplication } from '$lib/server/applications/moves';
-import { asksInput } from '$lib/server/applications/asks';
+import { asksInput } from '$lib/server/reviews/asks';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { isTerminal } from '$lib/applications/transitions';
 import { NOTE_FIELDS, addNote } from '$lib/server/applications/notes';

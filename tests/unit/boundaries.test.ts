@@ -1,0 +1,67 @@
+// The folders' import rules (eslint.boundaries.js, each README's "May import") are lint errors: an import
+// that runs back up the layers fails `npm run lint`, and the project's own config applies the rules.
+import { ESLint } from 'eslint';
+import ts from 'typescript-eslint';
+import { describe, expect, it } from 'vitest';
+import { boundaries } from '../../eslint.boundaries.js';
+
+const RULE = '@typescript-eslint/no-restricted-imports';
+
+const boundariesOnly = new ESLint({
+	cwd: process.cwd(),
+	overrideConfigFile: true,
+	overrideConfig: [
+		{ files: ['**/*.ts'], languageOptions: { parser: ts.parser }, plugins: { '@typescript-eslint': ts.plugin } },
+		...boundaries
+	]
+});
+
+async function refusals(filePath: string, code: string): Promise<string[]> {
+	const [result] = await boundariesOnly.lintText(code, { filePath });
+	return result!.messages.filter((m) => m.ruleId === RULE).map((m) => m.message);
+}
+
+describe('import boundaries', () => {
+	it('refuse an import back up the layers, in either spelling', async () => {
+		expect(await refusals('src/lib/server/webhooks/new.ts', "import { castVote } from '../reviews/votes';")).toEqual([
+			expect.stringMatching(/webhooks\/ may not import reviews\//)
+		]);
+		expect(
+			await refusals('src/lib/server/db/new.ts', "import { runtime } from '$lib/server/platform/runtime';")
+		).toHaveLength(1);
+		expect(
+			await refusals('src/lib/server/reviews/new.ts', "import { applyMoves } from '../applications/moves';")
+		).toHaveLength(1);
+		expect(
+			await refusals('src/lib/wallet/new.ts', "import { memberOf } from '$lib/server/auth/member-of';")
+		).toHaveLength(1);
+	});
+
+	it('allow what a README allows: the layers below, type-only imports, one named module', async () => {
+		expect(await refusals('src/lib/server/webhooks/new.ts', "import { db } from '../db/client';")).toEqual([]);
+		expect(
+			await refusals('src/lib/server/webhooks/new.ts', "import type { SignedInMember } from '../auth/guards';")
+		).toEqual([]);
+		expect(
+			await refusals('src/lib/server/webhooks/new.ts', "import { requireAdmin } from '../auth/guards';")
+		).toHaveLength(1);
+		expect(await refusals('src/lib/server/eligibility/new.ts', "import { polygon } from '../chain/polygon';")).toEqual(
+			[]
+		);
+		expect(await refusals('src/lib/server/eligibility/new.ts', "import { steps } from '../chain/steps';")).toHaveLength(
+			1
+		);
+		expect(
+			await refusals('src/lib/server/webhooks/new.test.ts', "import { castVote } from '../reviews/votes';")
+		).toEqual([]);
+	});
+
+	it('are part of the project’s lint configuration', async () => {
+		const config = (await new ESLint({ cwd: process.cwd() }).calculateConfigForFile(
+			'src/lib/server/webhooks/deliver.ts'
+		)) as {
+			rules: Record<string, unknown[]>;
+		};
+		expect(config.rules[RULE]?.[0]).toBe(2);
+	});
+});
