@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -14,7 +13,7 @@ import { MailCatcher } from '../helpers/mail-catcher';
 import { pgliteTemplate } from '../helpers/pglite-template';
 import { createServerDatabase } from '../helpers/postgres.js';
 import { PushService } from '../helpers/push-service';
-import { Receiver, newSecret } from '../helpers/receiver';
+import { Receiver, garbageReceiver, newSecret } from '../helpers/receiver';
 import { startServer, type RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
 
@@ -31,26 +30,6 @@ const SUBJECT = 'mailto:portal@example.test';
 const NOT_A_POINT = 'A'.repeat(87);
 const POISON_MAIL = 'dropped@example.test';
 const HEALTHY_MAIL = 'healthy@example.test';
-
-/** A "webhook receiver" that answers every request with bytes that are not HTTP, then hangs up. */
-async function garbageReceiver(): Promise<{ url: string; hits: () => number; stop: () => Promise<void> }> {
-	let hits = 0;
-	const server: TcpServer = createTcpServer((socket) => {
-		socket.once('data', () => {
-			hits++;
-			socket.end('\u0000\u00ffnot http at all\r\n\r\n');
-		});
-		socket.on('error', () => {});
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const address = server.address();
-	const port = typeof address === 'object' && address ? address.port : 0;
-	return {
-		url: `http://127.0.0.1:${port}/hook`,
-		hits: () => hits,
-		stop: () => new Promise((resolve) => server.close(() => resolve()))
-	};
-}
 
 const THREW = 'the sender failed (ERR_CRYPTO_ECDH_INVALID_PUBLIC_KEY)';
 
