@@ -3,14 +3,10 @@
 // contract's body, a hidden route answers exactly as an unknown path, and nothing is written
 // (issue #32). Replay a run with FUZZ_SEED=<the printed seed>.
 import fc from 'fast-check';
-import webpush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, member } from '../helpers/auth';
 import { withoutNonces } from '../helpers/csp';
 import { getPage, postForm } from '../helpers/forms';
-import { MailCatcher } from '../helpers/mail-catcher';
-import { PushService } from '../helpers/push-service';
-import { Receiver, garbageReceiver, newSecret } from '../helpers/receiver';
 import {
 	METHODS,
 	PROTOTYPE_NAMES,
@@ -34,11 +30,6 @@ import { ROUTES, type FuzzRoute, type Who } from './fuzz-routes';
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 const WHO: Who[] = ['visitor', 'member', 'admin'];
-const vapid = webpush.generateVAPIDKeys();
-const SUBJECT = 'mailto:portal@example.test';
-/** Issue 54: a p256dh of 65 bytes that is no P-256 point (POST refuses it; an older version stored it). */
-const NOT_A_POINT = 'A'.repeat(87);
-const POISON_MAIL = 'dropped@example.test';
 
 describe('the fuzz table', () => {
 	it('lists every route and form action under src/routes, and only those', () => {
@@ -83,40 +74,12 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 	const problems: string[] = [];
 	let sent = 0;
 
-	// Every channel on, and poisoned (issue 54): the member's push subscription has keys no ECDH takes,
-	// their mail server cuts the connection mid-DATA, one webhook receiver answers garbage.
-	let push: PushService;
-	let mail: MailCatcher;
-	let receiver: Receiver;
-	let garbage: Awaited<ReturnType<typeof garbageReceiver>>;
-
 	beforeAll(async () => {
 		console.log(`fuzz seed ${SEED}, ${RUNS} runs (replay: FUZZ_SEED=${SEED})`);
-		push = await new PushService(vapid.publicKey, SUBJECT).start();
-		mail = await new MailCatcher().start();
-		mail.dropTo = POISON_MAIL;
-		receiver = await new Receiver().start();
-		garbage = await garbageReceiver();
-		portal = await startPortalOnOwnDatabase({
-			ADMIN_ADDRESSES: admin.address,
-			VAPID_PUBLIC_KEY: vapid.publicKey,
-			VAPID_PRIVATE_KEY: vapid.privateKey,
-			VAPID_SUBJECT: SUBJECT,
-			PUSH_SERVICE_ORIGINS: push.url,
-			SMTP_URL: mail.url,
-			MAIL_FROM: 'Portal <portal@example.test>',
-			WEBHOOK_URLS: `${receiver.url},${garbage.url}`,
-			WEBHOOK_SECRET: newSecret()
-		});
+		portal = await startPortalOnOwnDatabase({ ADMIN_ADDRESSES: admin.address });
 		base = new URL(portal.url);
 		cookies.member = await signIn(portal.url, member);
 		cookies.admin = await signIn(portal.url, admin);
-		const address = member.address.toLowerCase();
-		await portal.query(`insert into push_subscriptions (member_address, endpoint, p256dh, auth)
-			values ('${address}', '${push.url}/push/poison', '${NOT_A_POINT}', 'AAAAAAAAAAAAAAAAAAAAAA')`);
-		await portal.query(
-			`insert into member_emails (address, email, verified_at) values ('${address}', '${POISON_MAIL}', now())`
-		);
 		// The form asks one question of its own, so that `answers.city` (fuzz-routes.ts) is read and checked:
 		// a field of a key the form does not have is ignored by contract, and a poisoned one would be accepted.
 		const saved = await postForm(
@@ -141,10 +104,7 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 			(await getPage(`${portal.url}/admin`, cookies.admin)).body
 		)![1]!;
 	}, 180_000);
-	afterAll(async () => {
-		await portal?.stop();
-		await Promise.all([push?.stop(), mail?.stop(), receiver?.stop(), garbage?.stop()]);
-	});
+	afterAll(() => portal?.stop());
 
 	const pathOf = (route: FuzzRoute) => route.id.replace('[id]', applicationId);
 	const unknownTwin = (path: string) => path.replace(/^(\/+(?:\.\/)?)(admin|%61dmin|ADMIN)/, '$1nope');
@@ -270,7 +230,7 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 	// Issue 39: one post of many distinct field names stalled every request for 10-35 s. Each form action
 	// gets such bodies (1 KiB, 64 KiB, 500 KiB: under the 512 KiB limit) as an admin, who may use them all;
 	// each is answered within 2 s with a 4xx (or the normal answer), and /healthz asked while it is
-	// read answers within 200 ms of its idle time (the contract's bounds, DECISIONS "Hardening").
+	// read answers within 200 ms of its idle time (the contract's bounds, docs/security.md).
 	it('answers a post of many distinct field names within a bound, and /healthz meanwhile', async () => {
 		const before = await portal.rowCounts();
 		const slow: string[] = [];
@@ -326,30 +286,5 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 		expect(withoutCheckIns(await portal.rowCounts()), 'a post of distinct names wrote').toEqual(
 			withoutCheckIns(before)
 		);
-	}, 120_000);
-
-	// Issue 54: after the plan, the worker has tried every outbox row there is, the poisoned ones of every
-	// channel included (each a failed attempt, retried), delivered the others, and the server is still up.
-	it('after the plan, the worker has tried every row, the poisoned ones as failed attempts, and the server is up', async () => {
-		await expect
-			.poll(() => [mail.dropped > 0, garbage.hits() > 0, receiver.received.length > 0], { timeout: 60_000 })
-			.toEqual([true, true, true]);
-		expect((await fetch(`${portal.url}/healthz`)).status).toBe(200);
-		const rows = await portal.query<{
-			channel: string;
-			host: string;
-			status: string;
-			attempts: number;
-			error: string | null;
-		}>(`select channel, url_host as host, status, attempts, last_error as error from webhook_deliveries order by id`);
-		expect(rows.length).toBeGreaterThanOrEqual(4);
-		expect(rows.filter((r) => r.attempts === 0)).toEqual([]);
-		const receiverHost = new URL(receiver.url).host;
-		expect(rows.filter((r) => r.host === receiverHost && r.status !== 'delivered')).toEqual([]);
-		expect(rows.find((r) => r.channel === 'push')?.error).toBe(
-			'the sender failed (ERR_CRYPTO_ECDH_INVALID_PUBLIC_KEY)'
-		);
-		expect((await fetch(`${portal.url}/healthz`)).status).toBe(200);
-		expect(portal.output()).not.toMatch(/"level":"fatal"|unhandledRejection/);
 	}, 120_000);
 });
