@@ -29,8 +29,10 @@ const NODE_ENTRY = `// Written by deploy/adapter.js: adapter-node's handler behi
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { serverSettingsProblems, listenForNodeAnswers, startPortalServer } from './server.js';
-import { startFailed, unsetEmptyVariables } from './start-up.js';
+import { startFailed, surviveUnhandledRejections, unsetEmptyVariables } from './start-up.js';
 
+// Before the app starts its background work: a failure there is logged, never the end of the server.
+surviveUnhandledRejections();
 // KEY= means unset, before adapter-node reads its own variables (BODY_SIZE_LIMIT, ORIGIN, ...).
 unsetEmptyVariables();
 const problems = serverSettingsProblems(process.env);

@@ -34,6 +34,38 @@ export function logLine(level, msg, fields = {}) {
 }
 
 /**
+ * A rejected promise that nothing handles (background work outside every request: a delivery, a
+ * timer's task) is logged, and the server goes on serving. Node's default ends the process, and one
+ * row the outbox cannot send would then end it again at every start (issue 54). The line names the
+ * failure by its code or class and where it was thrown, never its message (it may carry what it was
+ * given: a key, an address, a URL with a token).
+ * @param {NodeJS.Process} [proc]
+ */
+export function surviveUnhandledRejections(proc = process) {
+	proc.on('unhandledRejection', (reason) => {
+		logLine(
+			'error',
+			`A background task failed and nothing handled it; the server goes on: ${rejectionInWords(reason)}`,
+			{
+				event: 'unhandledRejection'
+			}
+		);
+	});
+}
+
+/**
+ * @param {unknown} reason
+ * @returns {string}
+ */
+export function rejectionInWords(reason) {
+	const code = /** @type {{ code?: unknown } | null} */ (reason)?.code;
+	const name = reason instanceof Error ? reason.constructor.name || reason.name : typeof reason;
+	const what = typeof code === 'string' && /^[\w.-]{1,64}$/.test(code) ? `${name} ${code}` : name;
+	const frame = reason instanceof Error ? reason.stack?.split('\n').find((line) => /^\s+at /.test(line)) : undefined;
+	return frame ? `${what} ${frame.trim()}` : what;
+}
+
+/**
  * A start that cannot go on: one line in words, then exit status 1 (the exit hooks remove the data
  * folder's lock and socket).
  * @param {string} msg

@@ -1,7 +1,7 @@
 // @ts-check
 // How the db:* commands end on a failure: one line in words and exit status 1, never a stack trace.
 import { fileErrorInWords } from '../deploy/start-up.js';
-import { DataFolderHeldError } from '../src/lib/server/db/data-folder-lock.js';
+import { DataFolderHeldError, DataFolderOpenError } from '../src/lib/server/db/data-folder-lock.js';
 
 /** The SQLSTATE of a database error, looking through the wrappers drizzle adds. @param {unknown} err */
 function sqlState(err) {
@@ -20,7 +20,7 @@ function sqlState(err) {
  * @param {string | null} [databaseUrl] the server the command used, for its database's name
  */
 export function failureInWords(err, databaseUrl = null) {
-	if (err instanceof DataFolderHeldError) return err.message;
+	if (err instanceof DataFolderHeldError || err instanceof DataFolderOpenError) return err.message;
 	const files = fileErrorInWords(err);
 	if (files) return files;
 	const state = sqlState(err);

@@ -1,4 +1,4 @@
-import type { Handle, HandleFetch, HandleServerError, ServerInit } from '@sveltejs/kit';
+import type { Handle, HandleFetch, HandleServerError, RequestEvent, ServerInit } from '@sveltejs/kit';
 import { chain } from '$lib/server/platform/chain';
 import { building } from '$app/environment';
 import { env } from '$env/dynamic/private';
@@ -32,7 +32,7 @@ import { DEFAULT_TIMEOUT_SECONDS, deliverAfterResponse } from '$lib/server/webho
 import { notificationSenders } from '$lib/server/notifications/senders';
 import { logRequestError, observeRequests } from '$lib/server/platform/observability';
 import { eligibilityStartProblem } from '$lib/server/eligibility/startup';
-import { DataFolderHeldError } from '$lib/server/db/data-folder-lock.js';
+import { DataFolderHeldError, DataFolderOpenError } from '$lib/server/db/data-folder-lock.js';
 import { shutDown, startFailureInWords } from '$lib/server/db/lifecycle';
 import { startBackups } from '$lib/server/db/backups';
 import { localize } from '$lib/server/i18n/localize';
@@ -65,7 +65,7 @@ export const init: ServerInit = async () => {
 		// lock cannot be written in (no space, no permission): one line, status 1.
 		if (err instanceof ConfigError)
 			startFailed(`Invalid configuration: ${err.problems.map((p) => `${p.variable}: ${p.problem}`).join('; ')}`);
-		if (err instanceof DataFolderHeldError) startFailed(err.message);
+		if (err instanceof DataFolderHeldError || err instanceof DataFolderOpenError) startFailed(err.message);
 		const words = fileErrorInWords(err);
 		if (words) startFailed(`Cannot start: ${words}.`);
 		throw err;
@@ -136,15 +136,30 @@ export const init: ServerInit = async () => {
 	(process.emit as (event: string, ...args: unknown[]) => boolean)(NODE_ANSWERS_EVENT, answers);
 };
 
+type SessionRead = Pick<App.Locals, 'session' | 'member'>;
+
+/**
+ * The request's session and the member it signs in, read once per request: the roles probe that
+ * reroute makes on every request (src/hooks.ts) reads it first, readSession takes the same read.
+ */
+const sessionReads = new WeakMap<Request, Promise<SessionRead>>();
+function sessionOf(event: RequestEvent): Promise<SessionRead> {
+	let read = sessionReads.get(event.request);
+	if (!read) {
+		read = (async () => {
+			const session = await runtime().sessions.read(event.cookies.get(SESSION_COOKIE));
+			return { session, member: session?.address ? await memberOf(session.address) : null };
+		})();
+		sessionReads.set(event.request, read);
+	}
+	return read;
+}
+
 /** Unseals the session cookie once: event.locals.session and the member it signs in. */
 const readSession: Handle = async ({ event, resolve }) => {
 	event.locals.session = null;
 	event.locals.member = null;
-	if (!building) {
-		const session = await runtime().sessions.read(event.cookies.get(SESSION_COOKIE));
-		event.locals.session = session;
-		if (session?.address) event.locals.member = await memberOf(session.address);
-	}
+	if (!building) ({ session: event.locals.session, member: event.locals.member } = await sessionOf(event));
 	return resolve(event);
 };
 
@@ -233,9 +248,8 @@ export const handle = chain(
 export const handleFetch: HandleFetch = async ({ event, request, fetch }) => {
 	const url = new URL(request.url);
 	if (url.origin !== event.url.origin || url.pathname !== CALLER_ROLES_PROBE) return fetch(request);
-	const session = building ? null : await runtime().sessions.read(event.cookies.get(SESSION_COOKIE));
+	const member = building ? null : (await sessionOf(event)).member;
 	const { config } = runtime();
-	const member = session?.address ? await memberOf(session.address) : null;
 	const authorization = event.request.headers.get('authorization');
 	const roles: string[] = rolesOf(member);
 	// Vercel Cron calls GET only: any other method with the secret still meets the unknown path.

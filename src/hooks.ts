@@ -16,6 +16,10 @@ import { splitLocalePath } from '$lib/i18n/locales';
 const PRERENDERED = new Set(['/', '/setup']);
 
 export const reroute: Reroute = async ({ url, fetch }) => {
+	// On the server every request asks who is calling, whatever its path: a hidden section then takes
+	// the time an unknown path takes (issue 54). The session it reads is read once per request
+	// (src/hooks.server.ts sessionOf), so the handles that follow do not read it again.
+	const roles = browser || building ? [] : await callerRoles(fetch);
 	let decoded: string;
 	try {
 		decoded = decodeURI(url.pathname);
@@ -36,7 +40,6 @@ export const reroute: Reroute = async ({ url, fetch }) => {
 	if (decoded.endsWith('/')) return UNMATCHED_PATH;
 	// In the browser the server decides, on the __data.json request that navigation makes.
 	if (browser) return routed;
-	const roles = await callerRoles(fetch);
 	if (!section.roles.some((role) => roles.includes(role))) return UNMATCHED_PATH;
 	return routed;
 };

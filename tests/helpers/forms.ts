@@ -16,10 +16,13 @@ export async function answer(response: Response): Promise<PageAnswer> {
 	};
 }
 
-/** GET a page as a browser would ask for it. */
+/** GET a page as a browser would ask for it: typed in or bookmarked (Sec-Fetch-Site: none). */
 export async function getPage(url: string, cookie?: string): Promise<PageAnswer> {
 	return answer(
-		await fetch(url, { redirect: 'manual', headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) } })
+		await fetch(url, {
+			redirect: 'manual',
+			headers: { accept: 'text/html', 'sec-fetch-site': 'none', ...(cookie ? { cookie } : {}) }
+		})
 	);
 }
 

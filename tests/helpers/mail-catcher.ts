@@ -1,11 +1,21 @@
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
+/** smtp-server's connection, as far as cutting one goes. */
+interface Connection {
+	session: unknown;
+	_socket: { destroy(): void };
+}
+
 /** A local SMTP server (smtp-server) that keeps every message, parsed (mailparser). */
 export class MailCatcher {
 	readonly mails: ParsedMail[] = [];
 	/** Reject the next n messages with 451 (a transient failure: the sender must retry). */
 	failNext = 0;
+	/** A message to this recipient has its connection cut in the middle of DATA, every time. */
+	dropTo: string | null = null;
+	/** How many connections were cut that way. */
+	dropped = 0;
 	url = '';
 	private server: SMTPServer | null = null;
 
@@ -14,7 +24,17 @@ export class MailCatcher {
 			authOptional: true,
 			disabledCommands: ['STARTTLS'],
 			logger: false,
-			onData: (stream, _session, callback) => {
+			onData: (stream, session, callback) => {
+				if (this.dropTo && session.envelope.rcptTo.some((r) => r.address === this.dropTo)) {
+					// The first chunk of the message arrives, then the server is gone without an answer.
+					stream.once('data', () => {
+						this.dropped++;
+						const connections = (this.server as unknown as { connections: Set<Connection> }).connections;
+						for (const c of connections) if (c.session === session) c._socket.destroy();
+					});
+					stream.resume();
+					return;
+				}
 				simpleParser(stream)
 					.then((mail) => {
 						if (this.failNext > 0) {

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
 export interface Received {
@@ -86,4 +87,24 @@ export function verified(
 	request: Received
 ): { type: string; timestamp: string; data: Record<string, unknown> } {
 	return new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as never;
+}
+
+/** A "webhook receiver" that answers every request with bytes that are not HTTP, then hangs up. */
+export async function garbageReceiver(): Promise<{ url: string; hits: () => number; stop: () => Promise<void> }> {
+	let hits = 0;
+	const server: TcpServer = createTcpServer((socket) => {
+		socket.once('data', () => {
+			hits++;
+			socket.end('\u0000\u00ffnot http at all\r\n\r\n');
+		});
+		socket.on('error', () => {});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const address = server.address();
+	const port = typeof address === 'object' && address ? address.port : 0;
+	return {
+		url: `http://127.0.0.1:${port}/hook`,
+		hits: () => hits,
+		stop: () => new Promise((resolve) => server.close(() => resolve()))
+	};
 }

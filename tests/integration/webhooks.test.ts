@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { draftOf } from '../../src/lib/forms/question-editor';
 import { saveFormVersion } from '../../src/lib/server/forms/editor';
@@ -212,6 +213,52 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		const row = await rowFor(result.ok ? result.value.id : '');
 		expect(row).toMatchObject({ attempts: 4, lastStatus: 200 });
 		expect(row!.attemptLog.map((a) => a.status)).toEqual([503, 503, 503, 200]);
+	});
+
+	it('a sender that throws is a failed attempt, retried, and set aside after throwing the same way 5 times; the other rows are delivered', async () => {
+		// A channel row its sender cannot send (issue 54: push keys no ECDH takes): the sender throws each time.
+		const [poisoned] = await t.db
+			.insert(webhookDeliveries)
+			.values({
+				eventId: randomUUID(),
+				eventType: 'notification.push',
+				data: { notificationId: 1, subscriptionId: 1 },
+				urlHash: 'push',
+				urlHost: 'push',
+				channel: 'push'
+			})
+			.returning({ id: webhookDeliveries.id });
+		let thrown = 0;
+		const push = {
+			send: () => {
+				thrown++;
+				return Promise.reject(Object.assign(new Error('Public key is not valid 0xsecret'), { code: 'ERR_BAD_KEY' }));
+			},
+			close: () => Promise.resolve()
+		};
+		const member = await addMember(t.db);
+		const result = await checkin(t.db, member, { note: 'deliver me' });
+		worker = startWebhookWorker(
+			t.handle,
+			[toEndpoint(receiver.url)],
+			secret,
+			{ ...defaultWorkerOptions(1), ...fast },
+			{ push }
+		);
+		await expect
+			.poll(async () => (await rowFor(result.ok ? result.value.id : ''))?.status, { timeout: 10_000 })
+			.toBe('delivered');
+		const row = async () =>
+			(await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, poisoned!.id)))[0]!;
+		await expect.poll(async () => (await row()).status, { timeout: 10_000 }).toBe('failed');
+		const failed = await row();
+		expect(failed).toMatchObject({ attempts: 5, lastError: 'the sender failed (ERR_BAD_KEY)' });
+		expect(failed.setAsideAt).toBeInstanceOf(Date);
+		expect(failed.attemptLog.map((a) => a.error)).toEqual(Array(5).fill('the sender failed (ERR_BAD_KEY)'));
+		// Set aside: not tried again, though its retry window is far from over.
+		await new Promise((r) => setTimeout(r, 300));
+		expect(thrown).toBe(5);
+		expect(JSON.stringify(failed)).not.toContain('0xsecret');
 	});
 
 	it('a receiver that answers 410 Gone is not tried again', async () => {

@@ -18,8 +18,12 @@ export async function currentSubscription(): Promise<PushSubscription | null> {
 const keyBytes = (base64url: string) =>
 	Uint8Array.from(atob(base64url.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
 
-/** Asks the browser (which asks the member) and saves the subscription; the reason in words when it cannot. */
-export async function subscribe(vapidPublicKey: string): Promise<string | null> {
+/**
+ * Asks the browser (which asks the member) and saves the subscription; the reason in words when it cannot.
+ * An endpoint the server keeps for another member (409: someone else signed in on this browser before)
+ * is given up, and the browser asked once for a new one.
+ */
+export async function subscribe(vapidPublicKey: string, again = true): Promise<string | null> {
 	if ((await Notification.requestPermission()) !== 'granted') return m.inbox_push_denied();
 	const registration = await navigator.serviceWorker.register('/service-worker.js', {
 		type: dev ? 'module' : 'classic',
@@ -37,6 +41,7 @@ export async function subscribe(vapidPublicKey: string): Promise<string | null> 
 	});
 	if (response.status === 201) return null;
 	await subscription.unsubscribe();
+	if (response.status === 409 && again) return subscribe(vapidPublicKey, false);
 	const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
 	return body?.error?.message ?? m.inbox_push_refused({ status: response.status });
 }

@@ -5,7 +5,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import { pgliteSnapshot, postgresSnapshot, type Snapshot } from './backup.js';
-import { lockDataFolder } from './data-folder-lock.js';
+import { lockDataFolder, modeFixedInWords } from './data-folder-lock.js';
 import { pgliteOptions } from './embedded.js';
 import { SchemaNotMigratedError } from './errors';
 import { applyMigrations, isSchemaCurrent } from './migrate';
@@ -83,6 +83,11 @@ export function createDb(
 					log('warn', `Took over the data folder's lock from process ${pid}, which is no longer running`, {
 						dataFolder: path.resolve(dataDir),
 						pid
+					}),
+				onModeFixed: (mode) =>
+					log('warn', modeFixedInWords(path.resolve(dataDir), mode), {
+						dataFolder: path.resolve(dataDir),
+						mode: mode.toString(8)
 					})
 			});
 	const client = new PGlite({

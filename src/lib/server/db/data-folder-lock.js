@@ -3,7 +3,17 @@
 // postmaster.pid with the fixed pid -42, so two servers on one folder would both run and wreck it.
 // This lock holds the real process id and its start time; plain JavaScript, so that the db:* scripts
 // take the same lock as the server.
-import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+	chmodSync,
+	existsSync,
+	linkSync,
+	mkdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	unlinkSync,
+	writeFileSync
+} from 'node:fs';
 import path from 'node:path';
 
 export const LOCK_FILE = 'portal.lock';
@@ -62,19 +72,51 @@ export function holderOf(folder) {
 	return holder && isAlive(holder) ? holder.pid : null;
 }
 
+export class DataFolderOpenError extends Error {
+	/** @param {string} folder @param {number} mode */
+	constructor(folder, mode) {
+		super(
+			`The data folder ${folder} can be read or written by other users (mode ${mode.toString(8)}) and its mode cannot be changed by this user: run chmod 700 ${folder} as its owner, or choose another folder.`
+		);
+		this.name = 'DataFolderOpenError';
+		this.folder = folder;
+	}
+}
+
 /**
- * Takes `folder` for this process (creating the folder) until `release()` or the process ends; throws
+ * Makes `folder` its owner's alone (0700) when its group or others may read, write or enter it: the
+ * database files inside (PGlite writes them 0666) are then out of their reach. Returns the mode it had
+ * when it changed it, null when it was already closed; throws DataFolderOpenError when it cannot.
+ * @param {string} folder
+ * @returns {number | null}
+ */
+export function closeDataFolder(folder) {
+	const mode = statSync(folder).mode & 0o777;
+	if ((mode & 0o077) === 0) return null;
+	try {
+		chmodSync(folder, 0o700);
+	} catch {
+		throw new DataFolderOpenError(folder, mode);
+	}
+	return mode;
+}
+
+/**
+ * Takes `folder` for this process (creating the folder, 0700; an existing one others may open is made
+ * 0700, and `onModeFixed` told its old mode) until `release()` or the process ends; throws
  * DataFolderHeldError, writing nothing, when a live process holds it. A lock of a dead process is taken
  * over (`onTakeover` is told whose). A failure (no space, no permission) leaves no file behind.
  * @param {string} folder
- * @param {{ onTakeover?: (pid: number) => void }} [options]
+ * @param {{ onTakeover?: (pid: number) => void, onModeFixed?: (mode: number) => void }} [options]
  * @returns {{ release(): void }}
  */
-export function lockDataFolder(folder, { onTakeover } = {}) {
+export function lockDataFolder(folder, { onTakeover, onModeFixed = warnModeFixed(folder) } = {}) {
 	const file = path.join(folder, LOCK_FILE);
 	const held = holderOf(folder);
 	if (held !== null) throw new DataFolderHeldError(folder, held);
 	mkdirSync(folder, { recursive: true, mode: 0o700 });
+	const was = closeDataFolder(folder);
+	if (was !== null) onModeFixed(was);
 	const mine = `${process.pid} ${startTimeOf(process.pid) ?? ''}\n`;
 	const temporary = `${file}.${process.pid}`;
 	try {
@@ -110,3 +152,10 @@ export function lockDataFolder(folder, { onTakeover } = {}) {
 	process.on('exit', release);
 	return { release };
 }
+
+/** What a folder's mode change says by default (the db:* scripts): a line on stderr. @param {string} folder */
+const warnModeFixed = (folder) => (/** @type {number} */ mode) => console.warn(modeFixedInWords(folder, mode));
+
+/** @param {string} folder @param {number} mode */
+export const modeFixedInWords = (folder, mode) =>
+	`The data folder ${folder} was open to other users (mode ${mode.toString(8)}); it is now 700, its owner's alone.`;

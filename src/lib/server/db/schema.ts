@@ -470,6 +470,11 @@ export const webhookDeliveries = pgTable(
 		/** Set by an admin's retry: give up after one more failed attempt instead of 24 hours after the event. */
 		retryUntil: timestamp('retry_until', { withTimezone: true }),
 		deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+		/**
+		 * When the row was set aside: failed because its sender threw the same way SET_ASIDE_AFTER times
+		 * (webhooks/outbox.ts), listed apart on /admin/webhooks; cleared by an admin's retry.
+		 */
+		setAsideAt: timestamp('set_aside_at', { withTimezone: true }),
 		/** Every attempt: { attempt, at, status, error }. */
 		attemptLog: jsonb('attempt_log').$type<WebhookAttempt[]>().notNull().default([]),
 		/** Who the row goes to (docs/notifications.md): a webhook URL, or an applicant's push subscription or mail. */

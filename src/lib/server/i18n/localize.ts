@@ -23,8 +23,9 @@ export const localize: Handle = async ({ event, resolve }) => {
 	if (isApiPath(event.url.pathname)) return resolve(event);
 	const { locale } = splitLocalePath(routedPath(event.url.pathname));
 	const member = event.locals.member;
-	// A visit is a page, the data a navigation reads, or a form posted from a page: each in its locale.
-	if (!building && member) {
+	// A visit is a page, the data a navigation reads, or a form posted from a page: each in its locale,
+	// and only the member's own: another site's link, redirect or form does not change their language.
+	if (!building && member && ownRequest(event.request, event.url.origin)) {
 		try {
 			const { database } = runtime();
 			await database.ready();
@@ -40,3 +41,14 @@ export const localize: Handle = async ({ event, resolve }) => {
 		})
 	);
 };
+
+/**
+ * Whether the member made this request from the portal itself or by hand: Sec-Fetch-Site `same-origin`
+ * (its links, navigations and forms) or `none` (an address typed, a bookmark); where a browser sends no
+ * Sec-Fetch-Site, an Origin that is the portal's. Any other site's request does not count (issue 54).
+ */
+export function ownRequest(request: Request, origin: string): boolean {
+	const site = request.headers.get('sec-fetch-site');
+	if (site !== null) return site === 'same-origin' || site === 'none';
+	return request.headers.get('origin') === origin;
+}

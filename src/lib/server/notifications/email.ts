@@ -96,6 +96,9 @@ export async function verifyEmail(db: Database, token: unknown, secrets: readonl
 	return done.length ? { ok: true, value: null } : badLink();
 }
 
+/** What an unsubscribe MAC is checked against when the address has no e-mail (never one: no @). */
+const NO_EMAIL = 'no e-mail';
+
 /**
  * unsubscribe: the link of every notification e-mail (and its RFC 8058 one-click POST): forgets the
  * address at once. A link for an address already forgotten (or replaced) changes nothing and says so.
@@ -108,11 +111,13 @@ export async function unsubscribe(
 	const read = readToken(token);
 	if (!read) return badLink();
 	const [row] = await db.select().from(memberEmails).where(eq(memberEmails.address, read.address));
-	if (!row) return { ok: true, value: { stopped: false } };
-	if (
-		!tokenMatches(secrets, 'unsubscribe', token as string, { address: row.address, email: row.email, createdAtMs: 0 })
-	)
-		return badLink();
+	// The MAC covers the e-mail, which the link does not carry: it is checked against the row's, or a
+	// stand-in when there is none, and a token that does not match is answered as a link for an address
+	// no longer there. So a forged token costs and answers the same whether or not the wallet has an
+	// e-mail: nobody learns that without signing in (issue 54).
+	const claims = { address: read.address, email: row?.email ?? NO_EMAIL, createdAtMs: 0 };
+	if (!tokenMatches(secrets, 'unsubscribe', token as string, claims) || !row)
+		return { ok: true, value: { stopped: false } };
 	await db.delete(memberEmails).where(and(eq(memberEmails.address, row.address), eq(memberEmails.email, row.email)));
 	return { ok: true, value: { stopped: true } };
 }

@@ -9,6 +9,7 @@ import type { ClaimedDelivery } from '../webhooks/outbox';
 import { signToken } from './tokens';
 import { mailOf, verificationMail, type Mail } from './mail-text';
 import { baseLocale, isLocale, type Locale } from '$lib/i18n/locales';
+import { logger } from '../platform/observability';
 
 /** The recipient's language as members.locale holds it (their last signed-in page visit). */
 const localeOf = (locale: string | null): Locale => (isLocale(locale) ? locale : baseLocale);
@@ -50,6 +51,11 @@ export class MailSender implements ChannelSender {
 			logger: false,
 			debug: false
 		} as Parameters<typeof nodemailer.createTransport>[0]);
+		// A transport's 'error' event with nobody listening would be thrown, outside every attempt (issue 54);
+		// the attempt it ended is recorded as failed by its own rejection.
+		this.transport.on('error', (err: unknown) =>
+			logger.warn(`mail: the SMTP transport failed (${(err as { code?: string }).code ?? 'network error'})`)
+		);
 	}
 
 	async send(row: ClaimedDelivery): Promise<SendResult> {

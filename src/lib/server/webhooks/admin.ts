@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Database } from '../db/client';
 import { webhookDeliveries as w } from '../db/schema';
@@ -22,6 +22,8 @@ export interface DeliveryRow {
 	lastAttemptAt: Date | null;
 	nextAttemptAt: Date;
 	deliveredAt: Date | null;
+	/** Set aside after its sender threw the same way again and again (outbox.ts SET_ASIDE_AFTER). */
+	setAsideAt: Date | null;
 }
 
 export const RECENT_DELIVERIES = 100;
@@ -49,24 +51,33 @@ export async function channelCounts(db: Database): Promise<ChannelCount[]> {
 	return [...byChannel.values()];
 }
 
+const deliveryColumns = {
+	id: w.id,
+	eventId: w.eventId,
+	eventType: w.eventType,
+	urlHost: w.urlHost,
+	status: w.status,
+	attempts: w.attempts,
+	lastStatus: w.lastStatus,
+	lastError: w.lastError,
+	occurredAt: w.occurredAt,
+	lastAttemptAt: w.lastAttemptAt,
+	nextAttemptAt: w.nextAttemptAt,
+	deliveredAt: w.deliveredAt,
+	setAsideAt: w.setAsideAt
+};
+
 /** The newest deliveries, newest first (walks the primary key). */
 export async function recentDeliveries(db: Database, limit = RECENT_DELIVERIES): Promise<DeliveryRow[]> {
+	return db.select(deliveryColumns).from(w).orderBy(desc(w.id)).limit(limit);
+}
+
+/** The rows set aside (however old, while they are kept), newest first: each waits for an admin's look. */
+export async function setAsideDeliveries(db: Database, limit = RECENT_DELIVERIES): Promise<DeliveryRow[]> {
 	return db
-		.select({
-			id: w.id,
-			eventId: w.eventId,
-			eventType: w.eventType,
-			urlHost: w.urlHost,
-			status: w.status,
-			attempts: w.attempts,
-			lastStatus: w.lastStatus,
-			lastError: w.lastError,
-			occurredAt: w.occurredAt,
-			lastAttemptAt: w.lastAttemptAt,
-			nextAttemptAt: w.nextAttemptAt,
-			deliveredAt: w.deliveredAt
-		})
+		.select(deliveryColumns)
 		.from(w)
+		.where(and(eq(w.status, 'failed'), isNotNull(w.setAsideAt)))
 		.orderBy(desc(w.id))
 		.limit(limit);
 }
@@ -100,7 +111,7 @@ export async function retryDelivery(
 	const id = parsed.value.deliveryId;
 	const [row] = await db
 		.update(w)
-		.set({ status: 'pending', nextAttemptAt: sql`now()`, leasedUntil: null, retryUntil: sql`now()` })
+		.set({ status: 'pending', nextAttemptAt: sql`now()`, leasedUntil: null, retryUntil: sql`now()`, setAsideAt: null })
 		.where(and(eq(w.id, id), eq(w.status, 'failed')))
 		.returning({ id: w.id });
 	if (row) return { ok: true, value: row };

@@ -5,6 +5,7 @@ import { backoffMs, type WorkerOptions } from './options';
 import { claimDue, claimHeads, recordAttempts, type ClaimedDelivery, type RecordedAttempt } from './outbox';
 import { ChatPacer } from './pacer';
 import { RecordBatcher } from './recorder';
+import { logger } from '../platform/observability';
 
 /** Where claims and records go: the outbox (databaseStore), or a stand-in in unit tests. */
 export interface DeliveryStore {
@@ -68,7 +69,11 @@ export class Dispatcher {
 	async claimAndSend(free: number): Promise<number> {
 		const rows = await this.claimFor(free);
 		for (const row of rows) {
-			const p: Promise<void> = this.attempt(row).finally(() => this.inFlight.delete(p));
+			// attempt() records whatever its sender does; this catch is the last word, so no attempt ever
+			// becomes an unhandled rejection (which would end the process: issue 54).
+			const p: Promise<void> = this.attempt(row)
+				.catch((err: unknown) => logger.error(`deliveries: an attempt of row ${row.id} failed: ${thrownAs(err)}`))
+				.finally(() => this.inFlight.delete(p));
 			this.inFlight.add(p);
 		}
 		return rows.length;
@@ -110,7 +115,7 @@ export class Dispatcher {
 	private async attempt(row: ClaimedDelivery) {
 		const o = this.options;
 		const endpoint = this.byHash.get(row.urlHash)!;
-		const result = await this.sender.send(endpoint, row);
+		const result = await this.sendCaught(endpoint, row);
 		this.counts.attempted++;
 		this.counts[result.delivered ? 'delivered' : 'notDelivered']++;
 		// Past the retry window the row fails anyway; a longer Retry-After would only overflow the timestamp.
@@ -129,6 +134,32 @@ export class Dispatcher {
 		}
 		this.recorder.add({ ...result, retryInMs, id: row.id, attempts: row.attempts }, after);
 	}
+
+	/**
+	 * The sender's answer, or, when it throws (a row it cannot send: keys no library takes, data it cannot
+	 * read), a failed attempt that says so: recorded and retried like any other, and set aside once it has
+	 * thrown the same way `setAsideAfter` times (recordAttempts). Never a crash.
+	 */
+	private async sendCaught(endpoint: WebhookEndpoint, row: ClaimedDelivery): Promise<SendResult & { threw?: boolean }> {
+		try {
+			return await this.sender.send(endpoint, row);
+		} catch (err) {
+			const error = `the sender failed (${thrownAs(err)})`;
+			logger.warn(`deliveries: row ${row.id} (${endpoint.format}), attempt ${row.attempts}: ${error}`);
+			return { delivered: false, status: null, error, final: false, retryAfterMs: 0, emptyForMs: 0, threw: true };
+		}
+	}
+}
+
+/**
+ * What a throw was, by its code or class only: its message may carry what it was given (an endpoint, a
+ * key, an address), which neither the log nor /admin/webhooks shows.
+ */
+export function thrownAs(err: unknown): string {
+	const code = (err as { code?: unknown } | null)?.code;
+	if (typeof code === 'string' && /^[\w.-]{1,64}$/.test(code)) return code;
+	const name = err instanceof Error ? err.constructor.name || err.name : typeof err;
+	return /^[\w.-]{1,64}$/.test(name) ? name : 'Error';
 }
 
 /** How long a chat endpoint waits on its own word (an empty bucket, a 429's Retry-After), at most and at least after a 429. */

@@ -91,14 +91,23 @@ export interface AttemptResult {
 	final: boolean;
 	/** Wait before the next attempt. */
 	retryInMs: number;
+	/** The sender threw rather than answer (dispatch.ts): counts towards setting the row aside. */
+	threw?: boolean;
 }
+
+/**
+ * A row whose sender has thrown the same way this many times is set aside (failed, `set_aside_at`,
+ * listed on /admin/webhooks) rather than tried for the rest of the retry window: it will not pass by waiting.
+ */
+export const SET_ASIDE_AFTER = 5;
 
 export type RecordedAttempt = AttemptResult & Pick<ClaimedDelivery, 'id' | 'attempts'>;
 
 /**
  * Records attempts in one statement and schedules each row's next one, or gives up once the next
- * would come after the retry window (or after an admin's single retry). Only the claim that made an
- * attempt can record it (`attempts` matches); returns how many rows were recorded.
+ * would come after the retry window (or after an admin's single retry), or sets it aside once its
+ * sender has thrown the same way SET_ASIDE_AFTER times. Only the claim that made an attempt can record
+ * it (`attempts` matches); returns how many rows were recorded.
  */
 export async function recordAttempts(
 	db: Database,
@@ -114,25 +123,31 @@ export async function recordAttempts(
 			final: a.final,
 			status: a.status,
 			error: a.error,
+			threw: a.threw === true,
 			delay: a.retryInMs / 1000
 		}))
 	);
 	const next = sql`now() + make_interval(secs => r.delay)`;
+	// This attempt threw, and the attempt log holds SET_ASIDE_AFTER - 1 earlier ones with the same error.
+	const aside = sql`(r.threw and (select count(*) from jsonb_array_elements(${w.attemptLog}) as e
+		where e->>'error' = r.error) >= ${SET_ASIDE_AFTER - 1})`;
 	const result = await db.execute(sql`
 		update ${w} set
 			status = (case
 				when r.delivered then 'delivered'
-				when r.final or ${next} > coalesce(${w.retryUntil}, ${w.occurredAt} + ${seconds(retryWindowMs)}) then 'failed'
+				when r.final or ${aside} or ${next} > coalesce(${w.retryUntil}, ${w.occurredAt} + ${seconds(retryWindowMs)}) then 'failed'
 				else 'pending' end)::webhook_status,
 			last_status = r.status,
 			last_error = r.error,
 			next_attempt_at = case when r.delivered then now() else ${next} end,
 			leased_until = null,
 			delivered_at = case when r.delivered then now() end,
+			set_aside_at = case when ${aside} then now() end,
 			attempt_log = ${w.attemptLog} || jsonb_build_array(jsonb_build_object(
 				'attempt', r.attempt, 'at', now(), 'status', r.status, 'error', r.error))
 		from jsonb_to_recordset(${results}::jsonb)
-			as r(id bigint, attempt integer, delivered boolean, final boolean, status integer, error text, delay double precision)
+			as r(id bigint, attempt integer, delivered boolean, final boolean, status integer, error text, threw boolean,
+				delay double precision)
 		where ${w.id} = r.id and ${w.attempts} = r.attempt and ${w.status} = 'pending'
 		returning ${w.id}`);
 	return rowsOf(result).length;

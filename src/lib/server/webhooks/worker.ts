@@ -98,7 +98,20 @@ export function startClaimLoop(
 		}
 	}
 
-	const running = loop();
+	// Nothing in the loop is meant to throw (each step catches its own); should anything still, the loop
+	// says so and starts again after a poll rather than stop delivering (or end the process: issue 54).
+	async function supervised() {
+		while (!stopped) {
+			try {
+				await loop();
+			} catch (err) {
+				logger.error(`webhooks: the delivery loop failed (${messageOf(err)}); it starts again.`);
+				await poll.wait(options.pollMs);
+			}
+		}
+	}
+
+	const running = supervised();
 	return {
 		async stop() {
 			stopped = true;

@@ -2,14 +2,29 @@ import { redirect } from '@sveltejs/kit';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
-import { RETRY_FIELDS, channelCounts, recentDeliveries, retryDelivery } from '$lib/server/webhooks/admin';
+import {
+	RETRY_FIELDS,
+	channelCounts,
+	recentDeliveries,
+	retryDelivery,
+	setAsideDeliveries
+} from '$lib/server/webhooks/admin';
+import { SET_ASIDE_AFTER } from '$lib/server/webhooks/outbox';
 import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
-	const [deliveries, channels] = await withDatabase((db) => Promise.all([recentDeliveries(db), channelCounts(db)]));
-	return { deliveries, channels, enabled: runtime().webhookEndpoints.length > 0 };
+	const [deliveries, channels, setAside] = await withDatabase((db) =>
+		Promise.all([recentDeliveries(db), channelCounts(db), setAsideDeliveries(db)])
+	);
+	return {
+		deliveries,
+		channels,
+		setAside,
+		setAsideAfter: SET_ASIDE_AFTER,
+		enabled: runtime().webhookEndpoints.length > 0
+	};
 };
 
 export const actions: Actions = {

@@ -35,6 +35,12 @@ export const POST: RequestHandler = async ({ locals, request }) => {
 	if (!subscription.ok) return jsonError(400, subscription.code, subscription.message);
 	try {
 		const id = await withDatabase((db) => saveSubscription(db, member.address, subscription.value));
+		if (id === null)
+			return jsonError(
+				409,
+				'conflict',
+				'This push endpoint is subscribed for another member; it is theirs until they stop it.'
+			);
 		return json({ id }, { status: 201 });
 	} catch (err) {
 		return jsonErrorFrom(err);
