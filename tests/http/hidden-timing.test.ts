@@ -10,7 +10,9 @@ import { signIn } from '../helpers/siwe';
 // one half.
 const PAIRS = 1000;
 
-describe('a hidden section takes the time an unknown path takes', () => {
+// A measurement, not a check: timing on a shared machine belongs in bench/ (bench/README.md, "Hidden
+// sections"); run it with HIDDEN_TIMING=1 npx vitest run tests/http/hidden-timing.test.ts.
+describe.runIf(process.env.HIDDEN_TIMING)('a hidden section takes the time an unknown path takes', () => {
 	let server: RunningServer;
 	let cookie: string;
 	beforeAll(async () => {
