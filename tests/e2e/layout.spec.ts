@@ -368,8 +368,11 @@ test('minor: webhook words whole, badges on one line at 1280, no browser bullets
 
 	// Votes and history: no browser numbers or bullets.
 	await page.setViewportSize(DESKTOP);
-	await page.goto(`${server.url}/admin/applications/${VISUAL_IDS.applicant}`);
-	for (const list of ['ol.votes', 'ol.history']) {
+	for (const [list, id] of [
+		['ol.votes', VISUAL_IDS.applicant],
+		['ol.history', VISUAL_IDS.rejected]
+	] as const) {
+		await page.goto(`${server.url}/admin/applications/${id}`);
 		const items = page.locator(`${list} > li`);
 		expect(await items.count(), list).toBeGreaterThan(0);
 		expect(await items.first().evaluate((li) => getComputedStyle(li).listStyleType), list).toBe('none');
