@@ -142,5 +142,8 @@ export function finalConsequence(field: string, to: string, count = 1, reapplyAf
 	return ownEntry(CONSEQUENCES, `${field}.${to}`)?.(count) ?? '';
 }
 
+/** A form's `reapplyAfter` as text ('' when absent). */
+export const reapplyText = (value: FormDataEntryValue | null) => (typeof value === 'string' ? value : '');
+
 /** A final move that turns someone away: its confirm button is drawn in the danger colour. */
 export const dangerousMove = (field: string, to: string) => field === 'review' && to === 'rejected';
