@@ -79,6 +79,23 @@ test('an admin builds a three-question form with the keyboard, a member answers 
 	const applicant = await pageAs(browser, server, member);
 	await applicant.goto(`${server.url}/apply`);
 	await expect(applicant.getByRole('group', { name: 'Which working group?' })).toBeVisible();
+	// Each radio and checkbox beside its words, on their first line (issue 61: they sat above them).
+	for (const input of [
+		applicant.getByRole('radio', { name: 'Infra' }),
+		applicant.getByRole('checkbox', { name: 'Have you read the code of conduct?' })
+	]) {
+		const place = await input.evaluate((el) => {
+			const box = el.getBoundingClientRect();
+			const label = el.closest('label')!;
+			const range = document.createRange();
+			range.setStartAfter(el);
+			range.setEndAfter(label.lastChild!);
+			const line = range.getClientRects()[0]!;
+			return { beside: line.left >= box.right, off: Math.abs(line.top + line.height / 2 - (box.top + box.height / 2)) };
+		});
+		expect(place.beside, 'the words after the box, on its line').toBe(true);
+		expect(place.off, 'the box centred on the first line of its words').toBeLessThanOrEqual(2);
+	}
 	await screenshots(applicant, testInfo, 'apply-questions');
 	await applicant.getByLabel('Display name').fill('Grace <b>H</b>');
 	await applicant.getByLabel('Motivation').fill('Compilers.');

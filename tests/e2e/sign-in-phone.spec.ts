@@ -37,6 +37,22 @@ test.describe('a phone with no wallet in its browser', () => {
 	});
 });
 
+test.describe('a tablet whose browser says it is a computer (a touch screen, no mouse)', () => {
+	// iPadOS Safari sends a Mac's user agent; the finger is the only pointer.
+	test.use({
+		viewport: PHONE,
+		userAgent:
+			'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+		hasTouch: true
+	});
+
+	test('/setup offers the wallet apps, not a browser extension', async ({ page }) => {
+		await page.goto(`${server.url}/setup`);
+		await expect(page.getByRole('list', { name: 'Wallet apps' })).toBeVisible();
+		await expect(page.getByText('Install a wallet extension')).toHaveCount(0);
+	});
+});
+
 test.describe('a desktop browser with no wallet', () => {
 	test.use({ viewport: DESKTOP });
 

@@ -1,5 +1,6 @@
 import { BULK_MAX } from '../platform/limits';
 import { ownEntry } from '../platform/own-entry';
+import { dayText } from './asks';
 import { m } from '$lib/paraglide/messages';
 import { getLocale } from '$lib/paraglide/runtime';
 
@@ -127,6 +128,22 @@ const CONSEQUENCES: Record<string, (count: number) => string> = {
 	'distribution.sent': () => m.admin_consequence_sent()
 };
 
-/** What a final move does, said in its confirm step before "This is final: it cannot be undone." */
-export const finalConsequence = (field: string, to: string, count = 1) =>
-	ownEntry(CONSEQUENCES, `${field}.${to}`)?.(count) ?? '';
+/**
+ * What a final move does, said in its confirm step before "This is final: it cannot be undone." A
+ * rejection that names a day to apply again (`reapplyAfter`, YYYY-MM-DD) says that day, not "may apply again".
+ */
+export function finalConsequence(field: string, to: string, count = 1, reapplyAfter = ''): string {
+	if (field === 'review' && to === 'rejected' && /^\d{4}-\d{2}-\d{2}$/.test(reapplyAfter)) {
+		const date = dayText(`${reapplyAfter}T00:00:00Z`);
+		return count === 1
+			? m.admin_consequence_rejected_until_one({ date })
+			: m.admin_consequence_rejected_until_each({ date });
+	}
+	return ownEntry(CONSEQUENCES, `${field}.${to}`)?.(count) ?? '';
+}
+
+/** A form's `reapplyAfter` as text ('' when absent). */
+export const reapplyText = (value: FormDataEntryValue | null) => (typeof value === 'string' ? value : '');
+
+/** A final move that turns someone away: its confirm button is drawn in the danger colour. */
+export const dangerousMove = (field: string, to: string) => field === 'review' && to === 'rejected';

@@ -35,4 +35,16 @@ describe('isPhone', () => {
 	it('trusts the client hint when the browser gives one', () => {
 		expect(isPhone({ userAgent: 'Mozilla/5.0 (X11; Linux x86_64)', userAgentData: { mobile: true } })).toBe(true);
 	});
+
+	it('an iPad whose Safari says it is a Mac, and a touch-only screen, are phones; a Mac or a laptop with a touch screen is not', () => {
+		const mac = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 Version/17.5 Safari/605.1.15';
+		expect(isPhone({ userAgent: mac, maxTouchPoints: 5 })).toBe(true);
+		expect(isPhone({ userAgent: mac, maxTouchPoints: 0 })).toBe(false);
+		const linux = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/124.0 Safari/537.36';
+		const touchOnly = (q: string) => q === '(pointer: coarse)';
+		const touchAndTrackpad = (q: string) => q === '(pointer: coarse)' || q === '(any-pointer: fine)';
+		expect(isPhone({ userAgent: linux }, touchOnly)).toBe(true);
+		expect(isPhone({ userAgent: linux }, touchAndTrackpad)).toBe(false);
+		expect(isPhone({ userAgent: linux }, () => false)).toBe(false);
+	});
 });

@@ -9,6 +9,8 @@ export type NoWalletHelp = Component<{ walletConnect?: Snippet }>;
  * installs an extension. Each loads only its own words (all five locales of them).
  */
 export async function loadNoWalletHelp(): Promise<NoWalletHelp> {
-	const module = isPhone(navigator) ? await import('./NoWalletPhone.svelte') : await import('./NoWallet.svelte');
+	const module = isPhone(navigator, (query) => matchMedia(query).matches)
+		? await import('./NoWalletPhone.svelte')
+		: await import('./NoWallet.svelte');
 	return module.default;
 }

@@ -38,7 +38,8 @@ export const actions: Actions = {
 		const input = { ...voteInput(form), asks };
 		const outcome = await withDatabase((db) => castVote(db, reviewer, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), asks: typedValues(asks) });
-		redirect(303, localHref(`/review/${params.id}?voted#votes`));
+		// To the confirmation and its "Next" link, at the top of the page (not the other votes far below).
+		redirect(303, localHref(`/review/${params.id}?voted#vote-recorded`));
 	},
 
 	// declareConflict: guard → validate → one transaction (the declaration, the assignment passed on).
