@@ -172,7 +172,7 @@ test('the application page: the browser checks before the dialog, a double Enter
 }, testInfo) => {
 	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin/applications/${ids['Keydetail']}`);
-	const review = page.getByRole('group', { name: 'Review: pending' });
+	const review = page.getByRole('group', { name: 'Review: Waiting for review' });
 	const reject = review.getByRole('button', { name: 'Reject' });
 	const reason = review.getByLabel('Reason');
 	const presses = await tabTo(page, reject);
@@ -214,7 +214,7 @@ test('the application page: a move another admin made first is announced in an a
 }, testInfo) => {
 	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin/applications/${ids['Keyconflict']}`);
-	const review = page.getByRole('group', { name: 'Review: pending' });
+	const review = page.getByRole('group', { name: 'Review: Waiting for review' });
 	const approve = review.getByRole('button', { name: 'Approve' });
 	await tabTo(page, approve);
 	// Meanwhile another admin approves it.

@@ -166,7 +166,7 @@ test('with JavaScript: filters navigate in place; keyboard-only approvals on the
 	await page.goto(`${server.url}/admin?q=Reviewee`);
 	await screenshots(page, testInfo, 'admin-table');
 	await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
-	await page.getByRole('link', { name: /needs info/ }).click();
+	await page.getByRole('link', { name: /More information asked/ }).click();
 	await expect(page).toHaveURL(/review=needs_info/);
 	await expect(page.getByText('No applications match.')).toBeVisible();
 	expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
