@@ -40,7 +40,7 @@ test('without JavaScript: the table filters and searches with plain GET forms, a
 	const page = await pageAs(browser, server, admin, { scripts: 'off' });
 	await page.goto(`${server.url}/admin?q=Reviewee`);
 	await expect(page.getByRole('row')).toHaveCount(7);
-	await expect(page.getByRole('link', { name: /pending 6/ })).toBeVisible();
+	await expect(page.getByRole('link', { name: /Waiting for review 6/ })).toBeVisible();
 	await page.getByLabel('Search').fill('Reviewee 3');
 	await page.getByRole('button', { name: 'Show' }).click();
 	await expect(page).toHaveURL(/q=Reviewee\+3/);

@@ -239,7 +239,7 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 		});
 		expect(hundred.status).toBe(303);
 		expect(hundred.location).toBe('/admin?done=review.approved&count=100');
-		expect(textOf((await getPage(`${base}/admin?q=Hundred&review=approved`, cookie)).body)).toMatch(/approved 101/);
+		expect(textOf((await getPage(`${base}/admin?q=Hundred&review=approved`, cookie)).body)).toMatch(/Approved 101/);
 		// Allowlist added for the batch with its one transaction hash (a final move: confirmed).
 		const tx = `0x${'ab'.repeat(32)}`;
 		const added = await bulk(cookie, {

@@ -192,7 +192,7 @@ describe('/apply', () => {
 		);
 		const after = textOf((await getPage(`${base}/apply`, cookie)).body);
 		expect(after).toMatch(/Linus T\..*Waiting for review/);
-		expect(after).toMatch(/Earlier applications Linus .* rejected/);
+		expect(after).toMatch(/Earlier applications Linus .* Rejected/);
 	});
 });
 
