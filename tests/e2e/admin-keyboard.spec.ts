@@ -268,7 +268,12 @@ test('/apply: a refused application is announced the same way, with what was typ
 	await page.keyboard.type('Compilers, and the docs.');
 	await tabTo(page, page.getByRole('button', { name: 'Submit application' }), 3);
 	await page.keyboard.press('Enter');
-	await expect(page.getByRole('alert')).toHaveText('Some fields need attention.');
+	// The summary names the refused field and links to it.
+	await expect(page.getByRole('alert')).toContainText('Some fields need attention.');
+	await expect(page.getByRole('alert').getByRole('link', { name: 'Display name' })).toHaveAttribute(
+		'href',
+		'#field-displayName'
+	);
 	await expect(displayName).toBeFocused();
 	await expect(displayName).toHaveAccessibleDescription(/Display name must not contain control characters/);
 	await expect(page.getByLabel('Motivation')).toHaveValue('Compilers, and the docs.');
