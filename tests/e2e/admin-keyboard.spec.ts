@@ -172,7 +172,7 @@ test('the application page: the browser checks before the dialog, a double Enter
 }, testInfo) => {
 	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin/applications/${ids['Keydetail']}`);
-	const review = page.getByRole('group', { name: 'Review: pending' });
+	const review = page.getByRole('group', { name: 'Review: Waiting for review' });
 	const reject = review.getByRole('button', { name: 'Reject' });
 	const reason = review.getByLabel('Reason');
 	const presses = await tabTo(page, reject);
@@ -214,7 +214,7 @@ test('the application page: a move another admin made first is announced in an a
 }, testInfo) => {
 	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin/applications/${ids['Keyconflict']}`);
-	const review = page.getByRole('group', { name: 'Review: pending' });
+	const review = page.getByRole('group', { name: 'Review: Waiting for review' });
 	const approve = review.getByRole('button', { name: 'Approve' });
 	await tabTo(page, approve);
 	// Meanwhile another admin approves it.
@@ -268,7 +268,12 @@ test('/apply: a refused application is announced the same way, with what was typ
 	await page.keyboard.type('Compilers, and the docs.');
 	await tabTo(page, page.getByRole('button', { name: 'Submit application' }), 3);
 	await page.keyboard.press('Enter');
-	await expect(page.getByRole('alert')).toHaveText('Some fields need attention.');
+	// The summary names the refused field and links to it.
+	await expect(page.getByRole('alert')).toContainText('Some fields need attention.');
+	await expect(page.getByRole('alert').getByRole('link', { name: 'Display name' })).toHaveAttribute(
+		'href',
+		'#field-displayName'
+	);
 	await expect(displayName).toBeFocused();
 	await expect(displayName).toHaveAccessibleDescription(/Display name must not contain control characters/);
 	await expect(page.getByLabel('Motivation')).toHaveValue('Compilers, and the docs.');

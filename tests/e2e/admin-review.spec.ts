@@ -40,7 +40,7 @@ test('without JavaScript: the table filters and searches with plain GET forms, a
 	const page = await pageAs(browser, server, admin, { scripts: 'off' });
 	await page.goto(`${server.url}/admin?q=Reviewee`);
 	await expect(page.getByRole('row')).toHaveCount(7);
-	await expect(page.getByRole('link', { name: /pending 6/ })).toBeVisible();
+	await expect(page.getByRole('link', { name: /Waiting for review 6/ })).toBeVisible();
 	await page.getByLabel('Search').fill('Reviewee 3');
 	await page.getByRole('button', { name: 'Show' }).click();
 	await expect(page).toHaveURL(/q=Reviewee\+3/);
@@ -82,14 +82,14 @@ for (const scripts of ['off', 'blocked'] as const) {
 		for (const name of names) await expect(step.getByRole('listitem').filter({ hasText: name })).toBeVisible();
 		await expect(step).toContainText('This is final: it cannot be undone.');
 		// Nothing has moved yet.
-		await expect(page.getByRole('link', { name: /^approved/ })).toContainText(scripts === 'off' ? '0' : '2');
+		await expect(page.getByRole('link', { name: /^Approved \d/ })).toContainText(scripts === 'off' ? '0' : '2');
 		if (scripts === 'blocked') await screenshots(page, testInfo, 'admin-bulk-confirm-no-js');
 		await step.getByRole('button', { name: /^Confirm/ }).click();
 		await expect(page).toHaveURL(new RegExp(`q=${prefix}&done=review.approved&count=${names.length}`));
 		await expect(page.getByRole('status')).toHaveText(
 			`Approved ${names.length} application${names.length === 1 ? '' : 's'}.`
 		);
-		await expect(page.getByRole('link', { name: /^approved/ })).toContainText(scripts === 'off' ? '2' : '3');
+		await expect(page.getByRole('link', { name: /^Approved \d/ })).toContainText(scripts === 'off' ? '2' : '3');
 		if (scripts === 'blocked') await screenshots(page, testInfo, 'admin-table-no-js');
 	});
 }
@@ -110,7 +110,7 @@ test('with JavaScript: a bulk approval asks in a dialog, Cancel changes nothing,
 	await page.keyboard.press('Escape');
 	await expect(dialog).toBeHidden();
 	await expect(page.getByRole('button', { name: 'Apply to selected' })).toBeFocused();
-	await expect(page.getByRole('link', { name: /^approved/ })).toContainText('0');
+	await expect(page.getByRole('link', { name: /^Approved \d/ })).toContainText('0');
 
 	await page.getByRole('button', { name: 'Apply to selected' }).click();
 	await dialog.getByRole('button', { name: 'Confirm' }).click();
@@ -118,7 +118,7 @@ test('with JavaScript: a bulk approval asks in a dialog, Cancel changes nothing,
 	await expect(status).toHaveText('Approved 2 applications.');
 	await expect(status).toBeFocused();
 	await expect(page).toHaveURL(new RegExp(`q=${prefix}&done=review.approved&count=2`));
-	await expect(page.getByRole('link', { name: /^approved/ })).toContainText('2');
+	await expect(page.getByRole('link', { name: /^Approved \d/ })).toContainText('2');
 	// No reload: the page's own state survived; the selection was cleared.
 	expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
 	await expect(page.getByRole('checkbox', { name: `Select ${prefix} 1` })).not.toBeChecked();
@@ -155,8 +155,8 @@ test('keyboard only: an admin selects five applications and approves them in one
 	await expect(status).toHaveText('Approved 5 applications.');
 	await expect(status).toBeFocused();
 	expect(Math.abs((await page.evaluate(() => window.scrollY)) - before)).toBeLessThanOrEqual(200);
-	await expect(page.getByRole('link', { name: /^approved/ })).toContainText('5');
-	await expect(page.getByRole('link', { name: /^pending/ })).toContainText('0');
+	await expect(page.getByRole('link', { name: /^Approved \d/ })).toContainText('5');
+	await expect(page.getByRole('link', { name: /^Waiting for review \d/ })).toContainText('0');
 });
 
 test('with JavaScript: filters navigate in place; keyboard-only approvals on the page keep their place', async ({
@@ -166,7 +166,7 @@ test('with JavaScript: filters navigate in place; keyboard-only approvals on the
 	await page.goto(`${server.url}/admin?q=Reviewee`);
 	await screenshots(page, testInfo, 'admin-table');
 	await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
-	await page.getByRole('link', { name: /needs info/ }).click();
+	await page.getByRole('link', { name: /More information asked/ }).click();
 	await expect(page).toHaveURL(/review=needs_info/);
 	await expect(page.getByText('No applications match.')).toBeVisible();
 	expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);

@@ -50,7 +50,7 @@ test('unknown and reverted hashes are refused at the field; a successful one is 
 	// Final moves ask first (a dialog with JavaScript): confirm it.
 	const confirm = () => page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
 
-	const allowlist = main.getByRole('group', { name: 'Allowlist: pending' });
+	const allowlist = main.getByRole('group', { name: 'Allowlist: Waiting to be added' });
 	await allowlist.getByLabel('Transaction hash').fill(hashes.unknown);
 	await allowlist.getByRole('button', { name: 'Record added to allowlist' }).click();
 	await confirm();
@@ -64,7 +64,7 @@ test('unknown and reverted hashes are refused at the field; a successful one is 
 		/does not know this transaction hash/
 	);
 
-	const distribution = main.getByRole('group', { name: 'Token distribution: pending' });
+	const distribution = main.getByRole('group', { name: 'Token distribution: Waiting to be sent' });
 	await distribution.getByLabel('Transaction hash').fill(hashes.reverted);
 	await distribution.getByRole('button', { name: 'Record token sent' }).click();
 	await confirm();

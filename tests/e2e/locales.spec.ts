@@ -134,3 +134,59 @@ test('a browser that prefers Spanish is offered Spanish, in Spanish, and not ask
 	await expect(page.getByRole('complementary', { name: 'Idioma' })).toHaveCount(0);
 	await context.close();
 });
+
+test('a Spanish applicant who signs in from the home page lands on /es/apply and is written to in Spanish', async ({
+	browser
+}) => {
+	const context = await browser.newContext({ locale: 'es', viewport: { width: 390, height: 844 } });
+	const page = await context.newPage();
+	await TestWallet.install(page, {
+		account: privateKeyToAccount(generatePrivateKey()),
+		chainId: 137,
+		knownChains: [1, 137]
+	});
+	await page.goto(`${server.url}/es`);
+	await page.getByRole('link', { name: say('es', 'common_sign_in_to_apply') }).click();
+	await expect(page).toHaveURL(`${server.url}/es/setup?next=${encodeURIComponent('/es/apply')}`);
+	await page.getByRole('button', { name: say('es', 'common_sign_in_with', { wallet: 'Test Wallet' }) }).click();
+	// Straight on to the form, still in Spanish.
+	await expect(page).toHaveURL(`${server.url}/es/apply`);
+	await expect(page.locator('html')).toHaveAttribute('lang', 'es');
+	await expect(page.getByRole('heading', { level: 1 })).toHaveText(say('es', 'apply_heading'));
+	await page.getByLabel(say('es', 'field_display_name')).fill('Lucía');
+	await page.getByLabel(say('es', 'field_motivation')).fill('Quiero ayudar a traducir la documentación.');
+	await page.getByRole('button', { name: say('es', 'apply_submit_button') }).click();
+	await expect(page.getByRole('status').filter({ hasText: say('es', 'apply_received') })).toBeVisible();
+	// Recorded as Spanish when they applied: the notification was written in Spanish, whatever page reads it now.
+	await page.goto(`${server.url}/inbox`);
+	await expect(page.getByRole('main')).toContainText(say('es', 'notify_submitted_title'));
+	await context.close();
+});
+
+test('a /setup link whose next leaves the site once its prefix is off signs in and stays on /setup', async ({
+	page
+}) => {
+	await TestWallet.install(page, {
+		account: privateKeyToAccount(generatePrivateKey()),
+		chainId: 137,
+		knownChains: [137]
+	});
+	await page.goto(`${server.url}/setup?next=${encodeURIComponent('/es//evil.example')}`);
+	await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+	await expect(page.getByRole('heading', { name: say('en', 'signin_signed_in_title') })).toBeVisible();
+	await page.waitForTimeout(500);
+	await expect(page).toHaveURL(`${server.url}/setup?next=${encodeURIComponent('/es//evil.example')}`);
+});
+
+test('the offer on a request path with a doubled slash links to this site, never to another host', async ({
+	browser
+}) => {
+	const context = await browser.newContext({ locale: 'en-GB' });
+	const page = await context.newPage();
+	await page.goto(`${server.url}/es//evil.example`);
+	const offer = page.getByRole('complementary', { name: 'Language' });
+	const href = await offer.getByRole('link').getAttribute('href');
+	expect(href).toBe('/evil.example');
+	expect(new URL(href!, server.url).origin).toBe(server.url);
+	await context.close();
+});

@@ -146,7 +146,7 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 		expect(textOf((await getPage(base + asked2.location!, cookie)).body)).toContain(
 			'Asked 2 applications for more information.'
 		);
-		for (const id of more) expect(await detail(id, cookie)).toMatch(/Review: needs info .*Which repo\?/s);
+		for (const id of more) expect(await detail(id, cookie)).toMatch(/Review: More information asked .*Which repo\?/s);
 	}, 120_000);
 
 	it('one application in the wrong state refuses the whole batch, names it, and changes nothing', async () => {
@@ -239,7 +239,7 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 		});
 		expect(hundred.status).toBe(303);
 		expect(hundred.location).toBe('/admin?done=review.approved&count=100');
-		expect(textOf((await getPage(`${base}/admin?q=Hundred&review=approved`, cookie)).body)).toMatch(/approved 101/);
+		expect(textOf((await getPage(`${base}/admin?q=Hundred&review=approved`, cookie)).body)).toMatch(/Approved 101/);
 		// Allowlist added for the batch with its one transaction hash (a final move: confirmed).
 		const tx = `0x${'ab'.repeat(32)}`;
 		const added = await bulk(cookie, {
@@ -294,7 +294,7 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 			{ cookie }
 		);
 		expect(single.status).toBe(429);
-		expect(await detail(ids[0]!, cookie)).toMatch(/Allowlist: pending/);
+		expect(await detail(ids[0]!, cookie)).toMatch(/Allowlist: Waiting to be added/);
 	}, 120_000);
 
 	it('the page of one application asks to confirm a final move; without confirm=yes nothing moves', async () => {

@@ -57,7 +57,7 @@ describe.each(engines)('admin review on %s', (engine) => {
 		expect(first.status).toBe(200);
 		const rowsOf = (html: string) => [...textOf(html).matchAll(/Bulkperson \d\d/g)].map((m) => m[0]);
 		expect(rowsOf(first.body)).toEqual(names.slice(0, 50));
-		expect(textOf(first.body)).toMatch(/All 52 pending 52 needs info 0/);
+		expect(textOf(first.body)).toMatch(/All 52 Waiting for review 52 More information asked 0/);
 		// 72 KiB since the states, votes and assignments are in words (issue 45, 44): was 60.
 		expect(Buffer.byteLength(first.body)).toBeLessThanOrEqual(72 * 1024);
 		const next = /href="(\/admin\?q=Bulkperson&amp;after=[^"]+)" rel="next"/
@@ -237,10 +237,10 @@ describe.runIf(serverUrl)('a search with a word most names contain, through /adm
 		const found = await getPage(`${base}/admin?q=${encodeURIComponent('RDENER 1005.')}`, cookie);
 		expect(found.status).toBe(200);
 		expect(names(found.body)).toEqual(['Gardener 1005.']);
-		expect(textOf(found.body)).toMatch(/All 1 pending 1/);
+		expect(textOf(found.body)).toMatch(/All 1 Waiting for review 1/);
 		const none = await getPage(`${base}/admin?q=${encodeURIComponent('gardener 2005.')}`, cookie);
 		expect(none.status).toBe(200);
 		expect(names(none.body)).toEqual([]);
-		expect(textOf(none.body)).toMatch(/All 0 pending 0/);
+		expect(textOf(none.body)).toMatch(/All 0 Waiting for review 0/);
 	});
 });

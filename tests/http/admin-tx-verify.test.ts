@@ -150,7 +150,7 @@ describe.each(engines)('tx hashes checked on chain 137 through the admin forms o
 		expect(lookedUp(hashes.reverted) && lookedUp(hashes.unknown)).toBe(true);
 
 		const text = await pageText(base, id, cookie);
-		expect(text).toMatch(/Allowlist: pending .*Token distribution: pending/);
+		expect(text).toMatch(/Allowlist: Waiting to be added .*Token distribution: Waiting to be sent/);
 		expect(text).toMatch(/History \(1\)/);
 		expect(text).not.toContain(hashes.reverted);
 
@@ -197,7 +197,7 @@ describe.each(engines)('tx hashes checked on chain 137 through the admin forms o
 		const reverted = await postForm(`${base}/admin?/bulk`, { ...move, txHash: hashes.reverted }, { cookie });
 		expect(reverted.status).toBe(400);
 		expect(textOf(reverted.body)).toContain('This transaction reverted on chain 137 (Polygon)');
-		for (const id of ids) expect(await pageText(base, id, cookie)).toMatch(/Allowlist: pending/);
+		for (const id of ids) expect(await pageText(base, id, cookie)).toMatch(/Allowlist: Waiting to be added/);
 
 		// One on-chain transaction for the whole batch.
 		const hash = randomTxHash();

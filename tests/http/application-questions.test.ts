@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPage, postForm, textOf } from '../helpers/forms';
@@ -404,5 +405,91 @@ describe('the community’s own words in the applicant’s language (docs/transl
 		);
 		expect(refused.status).toBe(400);
 		expect(refused.body).toMatch(/name="answers\.group"[^>]*aria-invalid="true"/);
+	});
+
+	/** What `locale` says for the plain message `key` (messages/<locale>.json). */
+	const say = (locale: string, key: string) =>
+		(JSON.parse(readFileSync(`messages/${locale}.json`, 'utf8')) as Record<string, string>)[key]!;
+	const ANA = {
+		displayName: 'Ana',
+		motivation: 'Documentación.',
+		'answers.group': 'Docs',
+		'answers.link': 'https://example.org/ana',
+		'answers.coc': 'on'
+	};
+	/** A text as the page writes it, whatever hydration markers Svelte puts around it. */
+	const marked = (text: string) => `(?:<!--[^>]*-->)*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:<!--[^>]*-->)*`;
+	const inTag = (tag: string, text: string) => new RegExp(`<${tag}>${marked(text)}</${tag}>`);
+
+	it('the applicant reads back in their language: their answers, an ask about a question, their resubmission', async () => {
+		expect((await saveForm([TRANSLATED, SEVEN[1]!, SEVEN[3]!])).status).toBe(303);
+		const member = newAccount();
+		const cookie = await login(member);
+		expect((await postForm(`${base}/es/apply`, ANA, { cookie })).status).toBe(303);
+		const mine = await getPage(`${base}/es/apply`, cookie);
+		expect(textOf(mine.body)).toMatch(/¿Qué grupo de trabajo\? Documentación/);
+		expect(textOf(mine.body)).not.toContain('Which working group?');
+		// A link answer is a link; the applicant's text keeps its own direction.
+		expect(mine.body).toMatch(/<a href="https:\/\/example\.org\/ana" dir="auto"[^>]*>https:\/\/example\.org\/ana<\/a>/);
+		expect(mine.body).toMatch(inTag('bdi', 'Ana'));
+
+		const id = await applicationIdOf(member);
+		const detail = await getPage(`${base}/admin/applications/${id}`, await login(admin));
+		expect(detail.body).toMatch(/<a href="https:\/\/example\.org\/ana" dir="auto"/);
+		expect(detail.body).toMatch(inTag('bdi', 'Ana'));
+		const asked = await postForm(
+			`${base}/admin/applications/${id}?/transition`,
+			{ field: 'review', from: 'pending', to: 'needs_info', reason: '', 'ask.group': '¿Cuál exactamente?' },
+			{ cookie: await login(admin) }
+		);
+		expect(asked.status).toBe(303);
+		// The notification names the question as the community translated it.
+		const inbox = textOf((await getPage(`${base}/es/inbox`, cookie)).body);
+		expect(inbox).toContain('¿Qué grupo de trabajo?: «¿Cuál exactamente?»');
+		expect(inbox).not.toContain('Which working group?');
+
+		expect((await postForm(`${base}/es/apply`, { ...ANA, 'answers.group': 'Infra' }, { cookie })).status).toBe(303);
+		const after = textOf((await getPage(`${base}/es/apply`, cookie)).body);
+		expect(after).toContain(say('es', 'application_history_resubmitted'));
+		expect(after).not.toContain('resubmitted');
+	});
+
+	it('a refused /apply lists every refused field, display name and motivation included, each a link to it', async () => {
+		expect((await saveForm([TRANSLATED, SEVEN[1]!, SEVEN[3]!])).status).toBe(303);
+		const refused = await postForm(
+			`${base}/es/apply`,
+			{ displayName: '', motivation: '', 'answers.group': '', 'answers.link': 'ftp://x' },
+			{ cookie: await login(newAccount()) }
+		);
+		expect(refused.status).toBe(400);
+		const alert = /<div[^>]*role="alert"[^>]*>([\s\S]*?)<\/div>/.exec(refused.body)?.[1] ?? '';
+		for (const [id, label] of [
+			['field-displayName', say('es', 'field_display_name')],
+			['field-motivation', say('es', 'field_motivation')],
+			['field-answer-group', '¿Qué grupo de trabajo?'],
+			['field-answer-link', 'Link to your work'],
+			['field-answer-coc', 'Have you read the code of conduct?']
+		]) {
+			expect(alert, id).toMatch(new RegExp(`<a href="#${id}">${marked(label!)}</a>`));
+			expect(refused.body, id).toContain(`id="${id}"`);
+		}
+	});
+
+	it('a refused vote on /review/[id] lists every refused field as a link to it', async () => {
+		expect((await saveForm([TRANSLATED, SEVEN[1]!, SEVEN[3]!])).status).toBe(303);
+		const member = newAccount();
+		expect((await postForm(`${base}/es/apply`, ANA, { cookie: await login(member) })).status).toBe(303);
+		const id = await applicationIdOf(member);
+		const refused = await postForm(
+			`${base}/review/${id}?/vote`,
+			{ vote: 'reject', comment: '', 'ask.group': 'x'.repeat(501) },
+			{ cookie: await login(admin) }
+		);
+		expect(refused.status).toBe(400);
+		const alert = /<div[^>]*role="alert"[^>]*>([\s\S]*?)<\/div>/.exec(refused.body)?.[1] ?? '';
+		expect(alert).toMatch(/<a href="#ask-group">/);
+		expect(alert).toMatch(/<a href="#vote-comment">Comment<\/a>/);
+		expect(refused.body).toContain('id="ask-group"');
+		expect(refused.body).toContain('id="vote-comment"');
 	});
 });

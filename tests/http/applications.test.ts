@@ -164,7 +164,9 @@ describe('/apply', () => {
 		const after = textOf((await getPage(`${base}/apply`, cookie)).body);
 		expect(after).toContain('Grace H.');
 		expect(after).toMatch(/Waiting for review/);
-		expect(after).toMatch(/Review: needs info → pending .{0,40} by you Reason: resubmitted/);
+		expect(after).toMatch(
+			/Review: More information asked → Waiting for review .{0,40} by you Sent again with changes\./
+		);
 	});
 
 	it('after a rejection the member may apply again, and sees the earlier application', async () => {
@@ -190,7 +192,7 @@ describe('/apply', () => {
 		);
 		const after = textOf((await getPage(`${base}/apply`, cookie)).body);
 		expect(after).toMatch(/Linus T\..*Waiting for review/);
-		expect(after).toMatch(/Earlier applications Linus .* rejected/);
+		expect(after).toMatch(/Earlier applications Linus .* Rejected/);
 	});
 });
 
@@ -248,7 +250,7 @@ describe('/admin', () => {
 		expect(page.body).toContain(`title="${applicant.address.toLowerCase()}"`);
 		for (const label of ['Search', 'Allowlist', 'Token distribution', 'Order'])
 			expect(page.body).toMatch(new RegExp(`<label[^>]*>\\s*${label}`));
-		expect(text).toMatch(/All 1 pending 1 needs info 0 approved 0 rejected 0/);
+		expect(text).toMatch(/All 1 Waiting for review 1 More information asked 0 Approved 0 Rejected 0/);
 		expect(page.body).toContain(`href="/admin/applications/${id}"`);
 		const detail = await detailOf(id);
 		expect(detail.status).toBe(200);
@@ -314,7 +316,7 @@ describe('/admin', () => {
 		expect(added.status).toBe(303);
 		const page = await detailOf(id, cookie);
 		expect(page.body).toContain(`href="https://polygonscan.com/tx/${hash.toLowerCase()}"`);
-		expect(textOf(page.body)).toMatch(/Allowlist: pending → added/);
+		expect(textOf(page.body)).toMatch(/Allowlist: Waiting to be added → Added/);
 		expect(page.body).toMatch(/<button[^>]*name="to" value="sent"/);
 		expect(page.body).not.toMatch(/name="to" value="approved"/);
 		const csvAfter = await (await fetch(`${base}/admin/allowlist.csv`, { headers: { cookie } })).text();
@@ -425,7 +427,7 @@ describe('/admin', () => {
 				expect(withoutNonces(a.body)).toBe(withoutNonces(unknown.body));
 			}
 			const page = await detailOf(id);
-			expect(textOf(page.body)).toMatch(/Token distribution: pending/);
+			expect(textOf(page.body)).toMatch(/Token distribution: Waiting to be sent/);
 		});
 	});
 

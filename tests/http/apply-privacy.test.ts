@@ -42,9 +42,13 @@ describe('/apply as the applicant', () => {
 		const data = await fetch(`${base}/apply/__data.json`, { headers: { cookie } });
 		expect(data.status).toBe(200);
 		const text = textOf(page.body);
-		expect(text).toMatch(/Review: pending → needs info .{0,40} by a reviewer Reason: Which engine\?/);
-		expect(text).toMatch(/Review: needs info → pending .{0,40} by you Reason: resubmitted/);
-		expect(text).toMatch(/Review: pending → approved .{0,40} by a reviewer/);
+		expect(text).toMatch(
+			/Review: Waiting for review → More information asked .{0,40} by a reviewer Reason: Which engine\?/
+		);
+		expect(text).toMatch(
+			/Review: More information asked → Waiting for review .{0,40} by you Sent again with changes\./
+		);
+		expect(text).toMatch(/Review: Waiting for review → Approved .{0,40} by a reviewer/);
 		const hex = admin.address.slice(2).toLowerCase();
 		for (const body of [page.body, await data.text()]) {
 			expect(body.toLowerCase()).not.toContain(hex);

@@ -84,6 +84,10 @@ describe.each(engines)('fulfilment through the admin screen on %s', (engine) => 
 		expect(preview).toContain('40 recipients in 1 transaction');
 		expect(preview).toContain('40 recipients in 40 transactions');
 		expect(preview).toContain('250 COMM each');
+		// Each recipient's step in words, not the state's code (issue 61).
+		expect(preview).toMatch(/Step now.*Waiting to be added/s);
+		expect(preview).toMatch(/Step now.*Waiting to be sent/s);
+		expect(preview).not.toMatch(/\bpending\b/);
 
 		const allowlist = await download(base, cookie, 'allowlist');
 		expect(allowlist.response.status).toBe(200);

@@ -92,6 +92,58 @@ describe('pages in every locale', () => {
 		expect(body.error.message).toMatch(/^The body must be/);
 	});
 
+	/** Every `href` of a page, as written (entities decoded as a browser does for `&amp;`). */
+	const hrefs = (body: string) =>
+		[...body.matchAll(/\shref="([^"]*)"/g)].map((match) => match[1]!.replaceAll('&amp;', '&'));
+	/** Whether `href` is a page of this site in the locale of `prefix` (`/es`, or '' for English). */
+	const inLocale = (href: string, prefix: string) => {
+		const path = href.split(/[?#]/, 1)[0]!;
+		const other = LOCALES.some(([p]) => p && p !== prefix && (path === p || path.startsWith(`${p}/`)));
+		return prefix ? path === prefix || path.startsWith(`${prefix}/`) : !other;
+	};
+	// Not pages, so under no prefix: files, the API and the service worker's own.
+	const NOT_A_PAGE = /^\/(?:_app|api|favicon\.svg|manifest\.json)(?:\/|$)|\.(?:csv|json)(?:\?|$)/;
+
+	it.each(LOCALES)(
+		'%s: every sign-in link of a signed-out page stays in %s, and so does the page it brings the member back to',
+		async (prefix) => {
+			for (const page of ['/', '/apply', '/checkin', '/inbox', '/review']) {
+				const path = page === '/' ? prefix || '/' : `${prefix}${page}`;
+				const body = await (await get(path)).text();
+				const signIn = hrefs(body).filter((href) => /\/setup(?:$|\?)/.test(href.split('#', 1)[0]!));
+				expect(signIn.length, path).toBeGreaterThan(0);
+				for (const href of signIn) {
+					expect(href.startsWith(`${prefix}/setup`), `${path}: ${href}`).toBe(true);
+					const next = new URL(href, server.url).searchParams.get('next');
+					// The home page's "Sign in to apply" comes back to /apply in the locale; the others to themselves.
+					if (next !== null) expect(inLocale(next, prefix) && next !== prefix, `${path}: ${href}`).toBe(true);
+				}
+				if (page === '/')
+					expect(signIn, path).toContain(`${prefix}/setup?next=${encodeURIComponent(`${prefix}/apply`)}`);
+				// Every other internal link of the page too, but the switcher's (hreflang) and files.
+				const switcher = new Set([...body.matchAll(/href="([^"]*)"[^>]*hreflang=/g)].map((match) => match[1]));
+				for (const href of hrefs(body).filter((h) => h.startsWith('/') && !NOT_A_PAGE.test(h) && !switcher.has(h)))
+					expect(inLocale(href, prefix), `${path}: ${href}`).toBe(true);
+			}
+		}
+	);
+
+	it('a link built from the request path is a path of this site, never another host (//host)', async () => {
+		for (const [prefix] of LOCALES)
+			for (const path of [`${prefix}//evil.example`, `${prefix}//evil.example/apply`, `${prefix}/%2F/evil.example`]) {
+				const response = await get(path, { 'accept-language': 'en' });
+				const body = await response.text();
+				for (const href of hrefs(body).filter((h) => !h.startsWith('#') && !/^https?:/.test(h))) {
+					expect(href, `${path}: ${href}`).toMatch(/^\/(?![/\\])/);
+					const next = new URL(href, server.url).searchParams.get('next');
+					if (next === null) continue;
+					// The page /setup would send the member to after sign-in: no other host once the prefix is off.
+					const unprefixed = next.replace(/^\/(?:es|pt-BR|zh-Hans|ar)(?=\/|$)/, '');
+					expect(unprefixed, `${path}: ${href}`).toMatch(/^\/(?![/\\])/);
+				}
+			}
+	});
+
 	it('a signed-out visitor is sent to sign in within their locale', async () => {
 		const body = await (await get('/es/apply')).text();
 		expect(body).toContain('href="/es/setup?next=%2Fes%2Fapply"');

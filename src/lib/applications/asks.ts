@@ -32,6 +32,9 @@ export const isAskKey = (key: string) => isBuiltIn(key) || KEY.test(key);
 /** The id of an answer's field on /apply, which the asks at the top of the form link to. */
 export const fieldId = (key: string) => (isBuiltIn(key) ? `field-${key}` : `field-answer-${key}`);
 
+/** The id of an answer's comment box ("Ask about this") beside it on /review/[id] and the admin's page (one a page). */
+export const askBoxId = (key: string) => `ask-${key}`;
+
 export const ASK_MAX = LENGTHS.ask.max;
 
 /** A comment on one answer, asked of the applicant or suggested by a reviewer. */

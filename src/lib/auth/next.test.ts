@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { setupHref } from '../platform/display';
-import { safeNext } from './next';
+import { nextPage, safeNext } from './next';
+import { localizedPath, locales } from '../i18n/locales';
 
 const origin = 'https://portal.example.org';
 
@@ -62,5 +63,45 @@ describe('the page to return to after sign-in', () => {
 		expect(setupHref('/')).toBe('/setup');
 		expect(setupHref('/setup')).toBe('/setup');
 		expect(safeNext(new URL(setupHref('/checkin'), origin).searchParams.get('next'), origin)).toBe('/checkin');
+	});
+
+	it('refuses a path that leaves the site once its locale prefix is taken off', () => {
+		for (const value of [
+			'/es//evil.example',
+			'/ar//evil.example/x',
+			'/es/%2F%2Fevil.example',
+			'/es/setup',
+			'/zh-Hans/setup?next=/apply'
+		])
+			expect(safeNext(value, origin), value).toBeNull();
+		expect(safeNext('/es/apply', origin)).toBe('/es/apply');
+	});
+
+	it('sends the member back in the language of the /setup page they signed in on', () => {
+		expect(nextPage('/apply', origin, 'es')).toBe('/es/apply');
+		expect(nextPage('/es/apply', origin, 'es')).toBe('/es/apply');
+		expect(nextPage('/es/checkin?x=1#recent', origin, 'ar')).toBe('/ar/checkin?x=1#recent');
+		expect(nextPage('/es/apply', origin, 'en')).toBe('/apply');
+		expect(nextPage('/es', origin, 'pt-BR')).toBe('/pt-BR');
+		for (const locale of locales) expect(nextPage('/es//evil.example', origin, locale)).toBeNull();
+	});
+});
+
+describe('a page path in a locale', () => {
+	it('is always a path of this site, whatever the request path was', () => {
+		for (const locale of locales)
+			for (const path of [
+				'//evil.example',
+				'/es//evil.example',
+				'/es/\\evil.example',
+				'/\\evil.example',
+				'/ar///evil.example?x#y'
+			]) {
+				const href = localizedPath(path, locale);
+				expect(href, `${path} in ${locale}`).toMatch(/^\/(?![/\\])/);
+				expect(new URL(href, origin).origin).toBe(origin);
+			}
+		expect(localizedPath('/es//evil.example', 'en')).toBe('/evil.example');
+		expect(localizedPath('/es/apply?x=1', 'ar')).toBe('/ar/apply?x=1');
 	});
 });

@@ -1,3 +1,5 @@
+import { localizedPath, splitLocalePath, type Locale } from '$lib/i18n/locales';
+
 // C0 controls and DEL: a browser drops tabs and newlines from a URL, so they hide other spellings.
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -27,8 +29,21 @@ export function safeNext(value: string | null, origin: string): string | null {
 		if (!url) return null;
 		kept ??= url;
 	}
-	if (!kept || ENCODED_SLASH.test(kept.pathname) || kept.pathname === '/setup') return null;
+	if (!kept || ENCODED_SLASH.test(kept.pathname)) return null;
+	// Under a locale prefix too: `/es//evil.example` is `//evil.example` once the prefix is taken off.
+	const { path } = splitLocalePath(kept.pathname);
+	if (OTHER_HOST.test(path) || path === '/setup') return null;
 	return kept.pathname + kept.search + kept.hash;
+}
+
+/**
+ * Where /setup in `locale` sends a member after sign-in: safeNext's page, in the locale of the /setup page
+ * they signed in on (DECISIONS "Every applicant in their language"). A `next` without a prefix, or with
+ * another one, still lands in the language the member was reading: the switcher on /setup changes both.
+ */
+export function nextPage(value: string | null, origin: string, locale: Locale): string | null {
+	const kept = safeNext(value, origin);
+	return kept === null ? null : localizedPath(kept, locale);
 }
 
 /** `path` resolved against `origin` as a browser's URL parser does, or null if it leaves the origin or becomes `//…`. */

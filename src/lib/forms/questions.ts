@@ -330,6 +330,21 @@ export function questionInLocale(q: Question, locale: string): LocalizedQuestion
 	return out;
 }
 
+/**
+ * A stored answer as `q` (in a locale) reads it: a chosen option is its text in that locale (the stored
+ * value is the original option); any other answer is as stored.
+ */
+export function answerInLocale(q: LocalizedQuestion, answer: Answer | undefined): Answer | undefined {
+	const options = q.options ?? [];
+	const text = (value: string) => {
+		const i = options.indexOf(value);
+		return i === -1 ? value : (q.optionTexts[i] ?? value);
+	};
+	if (typeof answer === 'string' && isChoice(q.type)) return text(answer);
+	if (Array.isArray(answer)) return answer.map(text);
+	return answer;
+}
+
 /** Keys used twice in one form, by index of the later use. */
 export function duplicateKeys(questions: readonly { key: string }[]): number[] {
 	const seen = new Set<string>();

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { checkAnswers, questionInLocale, questionSchema, type Question } from './questions';
+import { answerInLocale, checkAnswers, questionInLocale, questionSchema, type Question } from './questions';
 import { blankQuestion, draftOf, parseDraft, readQuestionsDraft, type DraftQuestion } from './question-editor';
 import { blankTranslations } from './translations';
 import { criterionInLocale, parseRubricDraft, readRubricDraft, rubricOf } from '../reviews/rubric';
@@ -187,5 +187,20 @@ describe('the translations of a rubric criterion', () => {
 			expect(parsed.errors).toEqual({
 				'criteria.0.translations.pt-BR.label': 'Label (Português (Brasil)) must be at most 200 characters.'
 			});
+	});
+});
+
+describe('answerInLocale', () => {
+	const translated: Question = { ...group, translations: { es: spanish } };
+
+	it('reads a stored option back in the locale; other answers as stored', () => {
+		const es = questionInLocale(translated, 'es');
+		expect(answerInLocale(es, 'Docs')).toBe('Documentación');
+		expect(answerInLocale({ ...es, type: 'multiple_choice' }, ['Docs'])).toEqual(['Documentación']);
+		expect(answerInLocale(questionInLocale(translated, 'ar'), 'Docs')).toBe('Docs');
+		// An option the form no longer has stays as it was stored.
+		expect(answerInLocale(es, 'Gone')).toBe('Gone');
+		expect(answerInLocale({ ...es, type: 'short_text' }, 'Docs')).toBe('Docs');
+		expect(answerInLocale(es, undefined)).toBeUndefined();
 	});
 });

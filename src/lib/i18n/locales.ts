@@ -39,11 +39,18 @@ export function splitLocalePath(path: string): { locale: Locale; path: string; p
 	return { locale: first, path: rest, page: !NOT_PAGES.test(rest) };
 }
 
-/** A root-relative page path (its query and hash kept) in `locale`: `/apply?x` becomes `/es/apply?x`, `/` becomes `/es`. */
+// Slashes and backslashes at a path's start: a browser reads `//host` and `/\host` as another site.
+const LEADING_SLASHES = /^[/\\]+/;
+
+/**
+ * A root-relative page path (its query and hash kept) in `locale`: `/apply?x` becomes `/es/apply?x`, `/`
+ * becomes `/es`. Always a path of this site, whatever it is given: the paths it is given may come from
+ * the request (`/es//evil.example` is `/evil.example` in English, never `//evil.example`).
+ */
 export function localizedPath(href: string, locale: Locale): string {
 	const cut = href.search(/[?#]/);
 	const [pathname, rest] = cut === -1 ? [href, ''] : [href.slice(0, cut), href.slice(cut)];
-	const { path } = splitLocalePath(pathname);
+	const path = splitLocalePath(pathname.replace(LEADING_SLASHES, '/')).path.replace(LEADING_SLASHES, '/');
 	if (locale === baseLocale) return path + rest;
 	return (path === '/' ? `/${locale}` : `/${locale}${path}`) + rest;
 }

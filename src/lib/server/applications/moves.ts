@@ -194,7 +194,7 @@ async function asksInWords(
 	db: Pick<Database, 'select'>,
 	asks: Asks,
 	rows: readonly Current[]
-): Promise<Map<string, { key: string; label: string; comment: string }[]>> {
+): Promise<Map<string, { key: string; label: string; labels?: Record<string, string>; comment: string }[]>> {
 	const versions = await formVersions(
 		db as Database,
 		rows.map((r) => r.formId)
@@ -204,7 +204,16 @@ async function asksInWords(
 			const questions = row.formId === null ? [] : (versions.get(row.formId) ?? []);
 			const label = (key: string) =>
 				isBuiltIn(key) ? BUILT_IN_FIELDS[key] : (questions.find((q) => q.key === key)?.label ?? key);
-			return [row.id, Object.entries(asks).map(([key, comment]) => ({ key, label: label(key), comment }))];
+			// The community's own translations of the question's label, so the applicant reads it in their locale.
+			const labels = (key: string) => {
+				const translations = questions.find((q) => q.key === key)?.translations ?? {};
+				const given = Object.entries(translations).flatMap(([locale, t]) => (t?.label ? [[locale, t.label]] : []));
+				return given.length ? { labels: Object.fromEntries(given) as Record<string, string> } : {};
+			};
+			return [
+				row.id,
+				Object.entries(asks).map(([key, comment]) => ({ key, label: label(key), ...labels(key), comment }))
+			];
 		})
 	);
 }

@@ -118,4 +118,17 @@ describe('notificationText', () => {
 			'The reviewers ask for more information. Display name: “Your full name?” Change your application on its page to answer them.'
 		);
 	});
+
+	it("names an asked question in the recipient's locale where the community translated it, else as asked", () => {
+		const change = {
+			kind: 'application.transitioned',
+			field: 'review',
+			to: 'needs_info',
+			asks: [{ key: 'city', label: 'City', labels: { es: 'Ciudad', ar: 'المدينة' }, comment: '¿Cuál?' }]
+		} as const;
+		expect(notificationText(change, 'es').body).toContain('Ciudad: «¿Cuál?»');
+		expect(notificationText(change, 'ar').body).toContain('المدينة');
+		expect(notificationText(change, 'pt-BR').body).toContain('City');
+		expect(notificationText(change, 'en').body).toContain('City: “¿Cuál?”');
+	});
 });

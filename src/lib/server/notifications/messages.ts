@@ -14,9 +14,10 @@ export interface NotificationChange {
 	txHash?: string | null;
 	/**
 	 * A needs_info move's comments on single answers, each with its field's label as /apply shows it; `key`
-	 * names the answer, so a built-in field's label is said in the recipient's language.
+	 * names the answer, so a built-in field's label is said in the recipient's language; `labels`, a
+	 * question's label in the locales the community translated it into.
 	 */
-	asks?: readonly { key?: string; label: string; comment: string }[];
+	asks?: readonly { key?: string; label: string; labels?: Readonly<Record<string, string>>; comment: string }[];
 	/** A rejection's first day on which the applicant may apply again. */
 	reapplyAfter?: Date | null;
 }
@@ -97,9 +98,12 @@ export function notificationText(change: NotificationChange, locale: Locale = ba
 			: m.notify_title_sentence({ title }, options)
 	];
 	if (change.txHash) parts.push(m.notify_tx({ hash: change.txHash }, options));
-	for (const { key, label, comment } of change.asks ?? []) {
-		const builtIn = key !== undefined && isBuiltIn(key) ? BUILT_IN_LABELS[key]!({}, options) : label;
-		parts.push(m.notify_ask({ label: builtIn, comment }, options));
+	for (const { key, label, labels, comment } of change.asks ?? []) {
+		const said =
+			key !== undefined && isBuiltIn(key)
+				? BUILT_IN_LABELS[key]!({}, options)
+				: (labels && Object.hasOwn(labels, locale) ? labels[locale] : undefined) || label;
+		parts.push(m.notify_ask({ label: said, comment }, options));
 	}
 	parts.push(sentenceOf({}, options));
 	if (change.reapplyAfter) parts.push(m.notify_reapply({ date: dayInWords(change.reapplyAfter, locale) }, options));
