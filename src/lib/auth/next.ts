@@ -38,7 +38,7 @@ export function safeNext(value: string | null, origin: string): string | null {
 
 /**
  * Where /setup in `locale` sends a member after sign-in: safeNext's page, in the locale of the /setup page
- * they signed in on (DECISIONS "Every applicant in their language"). A `next` without a prefix, or with
+ * they signed in on (docs/decisions/0043-translations-by-url-prefix.md). A `next` without a prefix, or with
  * another one, still lands in the language the member was reading: the switcher on /setup changes both.
  */
 export function nextPage(value: string | null, origin: string, locale: Locale): string | null {
