@@ -31,7 +31,8 @@ test.beforeAll(async () => {
 		applicants[name] = await apply(name);
 	const cookie = await signIn(server.url, admin);
 	const html = await (await fetch(`${server.url}/admin?q=Key`, { headers: { cookie } })).text();
-	for (const [, id, name] of html.matchAll(/href="\/admin\/applications\/([0-9a-f-]{36})">([^<]+)</g)) ids[name!] = id!;
+	for (const [, id, name] of html.matchAll(/href="\/admin\/applications\/([0-9a-f-]{36})">(?:<bdi>)?([^<]+)</g))
+		ids[name!] = id!;
 });
 test.afterAll(async () => {
 	await server?.stop();
@@ -47,7 +48,7 @@ async function reviewOf(page: Page, name: string): Promise<string> {
 		Approved: 'approved',
 		Rejected: 'rejected'
 	};
-	return (badge && words[badge]) ?? 'unknown';
+	return (badge && words[badge.replace(/^Review: /, '')]) ?? 'unknown';
 }
 
 test('/admin: the first row is a few Tab presses from the page top, and a bulk move is checked, asked and announced', async ({
