@@ -76,7 +76,7 @@ describe('a build with a community’s own branding', () => {
 		expect(page).toContain(`<link rel="icon" href="${BRANDING.PUBLIC_COMMUNITY_LOGO_URL}"`);
 		const header = /<header[\s\S]*?<\/header>/.exec(page)?.[0] ?? '';
 		expect(header).toContain(`<img src="${BRANDING.PUBLIC_COMMUNITY_LOGO_URL}"`);
-		expect(header).toContain(`${NAME}</a>`);
+		expect(header).toContain(`dir="auto">${NAME}</span></a>`);
 		// The logo's site may serve images; nothing else is widened.
 		const policy = response.headers.get('content-security-policy') ?? '';
 		expect(policy).toMatch(/img-src 'self' data: https:\/\/cdn\.lens\.example(;| )/);

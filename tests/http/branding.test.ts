@@ -34,7 +34,7 @@ describe('branding in the served HTML', () => {
 			new RegExp(`<link rel="icon" href="[^"]*${logoHref(branding).replace(/[.?*+^$()[\]\\/]/g, '\\$&')}"`)
 		);
 		const header = /<header[\s\S]*?<\/header>/.exec(page)?.[0] ?? '';
-		expect(header).toContain(`${escape(branding.name)}</a>`);
+		expect(header).toContain(`dir="auto">${escape(branding.name)}</span></a>`);
 		expect(header).toMatch(/<img src="[^"]*(favicon\.svg|logo)[^"]*"/);
 	});
 
