@@ -72,8 +72,8 @@ test('apply → an admin approves and records the allowlist step with a tx hash 
 	await expect(memberPage.getByText('Allowlist: done: your address is on the allowlist.')).toBeVisible();
 	await expect(memberPage.getByText('Token distribution: not done yet.')).toBeVisible();
 	const history = memberPage.getByRole('article');
-	await expect(history).toContainText('Review: pending → approved');
-	await expect(history).toContainText('Allowlist: pending → added');
+	await expect(history).toContainText('Review: Waiting for review → Approved');
+	await expect(history).toContainText('Allowlist: Waiting to be added → Added');
 	await expect(history.getByRole('link', { name: new RegExp(TX_HASH) })).toHaveAttribute(
 		'href',
 		`https://polygonscan.com/tx/${TX_HASH}`
