@@ -51,18 +51,18 @@ test('a member applies at phone width and an admin approves and records the allo
 	// A final move asks first: with JavaScript in a dialog.
 	const confirm = () => desk.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
 	await confirm();
-	await expect(card.getByText('Approved', { exact: true })).toBeVisible();
+	await expect(card.getByText('Approved', { exact: true }).first()).toBeVisible();
 	await expect(desk.getByText('Approved Hedy Lamarr.')).toBeVisible();
 	await expect(desk.getByRole('status').locator('p')).toBeFocused();
 	expect(await desk.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
 	await expect(card.getByRole('button', { name: 'Approve' })).toHaveCount(0);
 
 	const hash = `0x${'ab'.repeat(32)}`;
-	const allowlist = card.getByRole('group', { name: 'Allowlist: pending' });
+	const allowlist = card.getByRole('group', { name: /^Allowlist: waiting to be added$/i });
 	await allowlist.getByLabel('Transaction hash').fill(hash);
 	await allowlist.getByRole('button', { name: 'Record added to allowlist' }).click();
 	await confirm();
-	await expect(card.getByText('Allowlist: added')).toBeVisible();
+	await expect(card.getByText(/Allowlist: added/i).first()).toBeVisible();
 	await expect(card.getByText('History (2)')).toBeVisible();
 	await expect(card.getByRole('link', { name: new RegExp(hash) })).toHaveAttribute(
 		'href',
@@ -70,7 +70,7 @@ test('a member applies at phone width and an admin approves and records the allo
 	);
 
 	// A refusal the browser can make: on the field, before anything is sent, what was typed kept.
-	const distribution = card.getByRole('group', { name: 'Token distribution: pending' });
+	const distribution = card.getByRole('group', { name: /^Token distribution: waiting to be sent$/i });
 	await distribution.getByLabel('Transaction hash').fill(`0x${'cd'.repeat(32)}`);
 	await distribution.getByRole('button', { name: 'Record failed token distribution' }).click();
 	await expect(distribution.getByLabel('Reason')).toBeFocused();
@@ -81,7 +81,7 @@ test('a member applies at phone width and an admin approves and records the allo
 	await expect(card.getByText('History (2)')).toBeVisible();
 
 	await phone.reload();
-	await expect(phone.getByText('Approved', { exact: true })).toBeVisible();
+	await expect(phone.getByText('Approved', { exact: true }).first()).toBeVisible();
 	await expect(phone.getByText('Allowlist: added')).toBeVisible();
 
 	const adminPhone = await pageAs(browser, server, admin, { viewport: PHONE });
