@@ -29,6 +29,8 @@ export interface OwnDatabasePortal {
 	rowCounts(): Promise<Record<string, number>>;
 	/** One SQL statement's rows (to read or seed what pages cannot); on PGlite the server is stopped for it. */
 	query<T = Record<string, unknown>>(text: string): Promise<T[]>;
+	/** The exit codes of the server's processes that ended without being stopped by this helper. */
+	crashes(): (number | null)[];
 	stop(): Promise<void>;
 }
 
@@ -36,17 +38,31 @@ const COUNT = DATA_TABLES.map((t) => `(select count(*)::int from ${t}) as ${t}`)
 
 export async function startPortalOnOwnDatabase(env: Record<string, string> = {}): Promise<OwnDatabasePortal> {
 	let server: RunningServer;
+	// A process that ends by itself (a crash) is recorded; one this helper stops is not.
+	const crashes: (number | null)[] = [];
+	const stopped = new WeakSet<RunningServer>();
+	const watched = (running: RunningServer) => {
+		void running.exited.then((code) => {
+			if (!stopped.has(running)) crashes.push(code);
+		});
+		return running;
+	};
+	const stopServer = () => {
+		stopped.add(server);
+		return server.stop();
+	};
 	if (serverUrl) {
 		const database = await createServerDatabase(serverUrl);
 		const sql = postgres(database.url, { max: 1, onnotice: () => {} });
-		server = await startServer({ env: { ...env, DATABASE_URL: database.url } });
+		server = watched(await startServer({ env: { ...env, DATABASE_URL: database.url } }));
 		return {
 			url: server.url,
 			output: () => server.output(),
 			rowCounts: async () => ({ ...(await sql.unsafe<Record<string, number>[]>(`select ${COUNT}`))[0] }),
 			query: async <T>(text: string) => [...(await sql.unsafe(text))] as T[],
+			crashes: () => crashes,
 			async stop() {
-				await server.stop();
+				await stopServer();
 				await sql.end();
 				await database.drop();
 			}
@@ -54,12 +70,12 @@ export async function startPortalOnOwnDatabase(env: Record<string, string> = {})
 	}
 	const dir = mkdtempSync(path.join(tmpdir(), 'portal-own-'));
 	const fullEnv = { ...env, PGLITE_DATA_DIR: dir };
-	server = await startServer({ env: fullEnv });
+	server = watched(await startServer({ env: fullEnv }));
 	const port = server.port;
 	let earlier = '';
 	// The folder is the server's alone while it runs: it stops for a statement and starts again on the same port.
 	const whileStopped = async <T>(text: string): Promise<T[]> => {
-		await server.stop();
+		await stopServer();
 		earlier += server.output();
 		// As the server opens it: with pg_trgm (the review table's search indexes) and durable writes.
 		const db = new PGlite(pgliteOptions(dir));
@@ -67,7 +83,7 @@ export async function startPortalOnOwnDatabase(env: Record<string, string> = {})
 			return (await db.query<T>(text)).rows;
 		} finally {
 			await db.close();
-			server = await startServer({ env: fullEnv, port });
+			server = watched(await startServer({ env: fullEnv, port }));
 		}
 	};
 	return {
@@ -75,8 +91,9 @@ export async function startPortalOnOwnDatabase(env: Record<string, string> = {})
 		output: () => earlier + server.output(),
 		rowCounts: async () => ({ ...(await whileStopped<Record<string, number>>(`select ${COUNT}`))[0] }),
 		query: whileStopped,
+		crashes: () => crashes,
 		async stop() {
-			await server.stop();
+			await stopServer();
 			// PGlite may still be flushing a file as the process ends: retry instead of failing with ENOTEMPTY.
 			rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 		}
