@@ -9,6 +9,11 @@ export interface FuzzRoute {
 	id: string;
 	/** Its form actions (`default` for a page's only action) and the fields each reads. */
 	actions?: Readonly<Record<string, readonly string[]>>;
+	/**
+	 * Its actions that read nothing of the request (no field, no query): a signed-in, same-origin post of one
+	 * is the member's own honest request whatever its body, so its being carried out is no hostile write.
+	 */
+	inputless?: readonly string[];
 	/** Fields of a JSON body it reads. */
 	json?: readonly string[];
 	/** Query parameters it reads. */
@@ -34,7 +39,12 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/setup' },
 	{ id: '/apply', actions: { default: ['displayName', 'motivation', 'contact', 'answers.city'] } },
 	{ id: '/checkin', actions: { default: ['note'] } },
-	{ id: '/inbox', actions: { read: ['id'], email: ['email'], emailRemove: [] }, query: ['done'] },
+	{
+		id: '/inbox',
+		actions: { read: ['id'], email: ['email'], emailRemove: [] },
+		inputless: ['emailRemove'],
+		query: ['done']
+	},
 	{ id: '/inbox/verify', query: ['token'] },
 	{ id: '/inbox/unsubscribe', actions: { default: [] }, query: ['token'] },
 	{

@@ -1,12 +1,15 @@
 // The portal under attack: every route, page and form action (tests/http/fuzz-routes.ts), as a visitor,
 // a member and an admin, with seeded hostile requests. No answer is a 5xx, every /api error has the
 // contract's body, a hidden route answers exactly as an unknown path, and nothing is written
-// (issue #32). Replay a run with FUZZ_SEED=<the printed seed>.
+// (issue #32). Every delivery channel is on and poisoned meanwhile (issue 54): the member's application
+// has outbox rows that cannot be sent (push keys no ECDH takes, a mail server that cuts DATA, a webhook
+// receiver that answers garbage), which the worker tries and retries while the fuzz runs; the server
+// never exits, /healthz stays up, and the other rows are delivered. Replay a run with FUZZ_SEED=<the printed seed>.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, member } from '../helpers/auth';
 import { withoutNonces } from '../helpers/csp';
-import { getPage, postForm } from '../helpers/forms';
+import { getPage, postForm, textOf } from '../helpers/forms';
 import {
 	METHODS,
 	PROTOTYPE_NAMES,
@@ -20,6 +23,7 @@ import {
 	type Answer,
 	type Sent
 } from '../helpers/fuzz-requests';
+import { NOT_A_POINT, POISON_MAIL, THREW, startChannels, type Channels } from '../helpers/notifying-server';
 import { startPortalOnOwnDatabase, type OwnDatabasePortal } from '../helpers/own-database';
 import { routeInventory } from '../helpers/route-inventory';
 import { isApiPath } from '../../src/lib/server/platform/http';
@@ -30,6 +34,8 @@ import { ROUTES, type FuzzRoute, type Who } from './fuzz-routes';
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 const WHO: Who[] = ['visitor', 'member', 'admin'];
+/** How often the fuzz asks /healthz between its requests. */
+const HEALTH_EVERY = 100;
 
 describe('the fuzz table', () => {
 	it('lists every route and form action under src/routes, and only those', () => {
@@ -68,6 +74,7 @@ function problem(sent: Sent, a: Answer, write: boolean): string | null {
 
 describe('hostile requests to every route, as a visitor, a member and an admin', () => {
 	let portal: OwnDatabasePortal;
+	let channels: Channels;
 	let base: URL;
 	const cookies: Record<Who, string | undefined> = { visitor: undefined, member: undefined, admin: undefined };
 	let applicationId = '';
@@ -76,10 +83,18 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 
 	beforeAll(async () => {
 		console.log(`fuzz seed ${SEED}, ${RUNS} runs (replay: FUZZ_SEED=${SEED})`);
-		portal = await startPortalOnOwnDatabase({ ADMIN_ADDRESSES: admin.address });
+		// Every channel, each with a poisoned destination: a working webhook receiver beside one that answers garbage.
+		channels = await startChannels({ webhooks: ['working', 'garbage'], dropMailTo: POISON_MAIL });
+		portal = await startPortalOnOwnDatabase({ ADMIN_ADDRESSES: admin.address, ...channels.env });
 		base = new URL(portal.url);
 		cookies.member = await signIn(portal.url, member);
 		cookies.admin = await signIn(portal.url, admin);
+		// The member's push subscription with keys no ECDH takes (POST refuses them: stored as an older version
+		// did) and a verified address whose mail the SMTP server cuts: the application below poisons every channel.
+		await portal.query(`with subscribed as (
+				insert into push_subscriptions (member_address, endpoint, p256dh, auth)
+				values ('${member.address.toLowerCase()}', '${channels.push.url}/push/poison', '${NOT_A_POINT}', 'AAAAAAAAAAAAAAAAAAAAAA')
+			) insert into member_emails (address, email, verified_at) values ('${member.address.toLowerCase()}', '${POISON_MAIL}', now())`);
 		// The form asks one question of its own, so that `answers.city` (fuzz-routes.ts) is read and checked:
 		// a field of a key the form does not have is ignored by contract, and a poisoned one would be accepted.
 		const saved = await postForm(
@@ -104,7 +119,17 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 			(await getPage(`${portal.url}/admin`, cookies.admin)).body
 		)![1]!;
 	}, 180_000);
-	afterAll(() => portal?.stop());
+	afterAll(async () => {
+		await portal?.stop();
+		await channels?.stop();
+	});
+
+	/** The issue 54 property: the server is up, /healthz answers, no process of it ended by itself. */
+	async function stillUp(when: string) {
+		const health = await send(base, { method: 'GET', path: '/healthz', headers: {} });
+		if (health.status !== 200) problems.push(`${when}: /healthz answered ${health.status}`);
+		if (portal.crashes().length) problems.push(`${when}: the server exited (${portal.crashes().join(', ')})`);
+	}
 
 	const pathOf = (route: FuzzRoute) => route.id.replace('[id]', applicationId);
 	const unknownTwin = (path: string) => path.replace(/^(\/+(?:\.\/)?)(admin|%61dmin|ADMIN)/, '$1nope');
@@ -112,7 +137,7 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 	/** Sends `request` to `route` as `who` and records what is wrong with the answer. */
 	async function attempt(route: FuzzRoute, who: Who, request: Sent, canonical: string, write: boolean) {
 		let a = await send(base, request);
-		sent++;
+		if (++sent % HEALTH_EVERY === 0) await stillUp(`after ${sent} requests`);
 		const what = `${request.method} ${request.path} as ${who}`;
 		const wrong = problem(request, a, write);
 		if (wrong) problems.push(`${what}: ${wrong}`);
@@ -216,11 +241,27 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 					who,
 					{ method, path, headers, body: body.body },
 					route.id,
-					!!route.actions && method === 'POST'
+					!!route.actions && method === 'POST' && !route.inputless?.includes(action)
 				);
 			}),
 			{ seed: SEED, numRuns: RUNS }
 		);
+		// Every poisoned row was tried while the fuzz ran (the push row's sender threw, the mail was cut, the
+		// garbage was read) and the healthy rows were delivered: the application's event to the working receiver.
+		const { push, mail, receiver, garbage } = channels;
+		await expect
+			.poll(
+				async () => ({
+					pushedPoison: push.hits.get('/push/poison') ?? 0,
+					mailCut: mail.dropped > 0,
+					garbageRead: garbage!.hits() > 0,
+					delivered: receiver!.received.some((r) => r.body.includes('application.submitted')),
+					threw: textOf((await getPage(`${portal.url}/admin/webhooks`, cookies.admin)).body).includes(THREW)
+				}),
+				{ timeout: 30_000 }
+			)
+			.toEqual({ pushedPoison: 0, mailCut: true, garbageRead: true, delivered: true, threw: true });
+		await stillUp('after the fuzz');
 		expect(problems.slice(0, 40), `seed ${SEED}: ${problems.length} problems`).toEqual([]);
 		expect(await portal.rowCounts(), `seed ${SEED}: a refused request wrote`).toEqual(before);
 		expect(portal.output(), 'the server logged a fault').not.toMatch(/Internal Error|Failed query|at async/);
@@ -281,10 +322,18 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 		expect(slow).toEqual([]);
 		expect(posts).toBeGreaterThanOrEqual(14 * 4);
 		// A check-in's only field is an optional note, so a small post of other names is a valid check-in
-		// (the normal answer); every other action needs fields such a post does not carry.
-		const withoutCheckIns = ({ check_ins: _, ...rest }: Record<string, number>) => rest;
-		expect(withoutCheckIns(await portal.rowCounts()), 'a post of distinct names wrote').toEqual(
-			withoutCheckIns(before)
-		);
+		// (the normal answer), and a check-in is an event: its row and, in the same transaction, its
+		// checkin.created outbox row for each webhook URL. Every other action needs fields such a post does
+		// not carry, and writes nothing. (The outbox's growth by those rows is what the fuzz with every
+		// channel on first saw as "4 -> 6 webhook_deliveries" in this case.)
+		const after = await portal.rowCounts();
+		const checkIns = after.check_ins! - before.check_ins!;
+		const webhookUrls = channels.env.WEBHOOK_URLS!.split(',').length;
+		expect(after, 'a post of distinct names wrote').toEqual({
+			...before,
+			check_ins: before.check_ins! + checkIns,
+			webhook_deliveries: before.webhook_deliveries! + checkIns * webhookUrls
+		});
+		expect(portal.crashes(), 'the server exited').toEqual([]);
 	}, 120_000);
 });
