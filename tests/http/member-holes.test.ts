@@ -1,72 +1,28 @@
 import { createECDH } from 'node:crypto';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import webpush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/db';
 import { answer, getPage, postForm, textOf } from '../helpers/forms';
-import { MailCatcher } from '../helpers/mail-catcher';
-import { createServerDatabase } from '../helpers/postgres.js';
-import { PushService } from '../helpers/push-service';
-import { startServer, type RunningServer } from '../helpers/server';
-import { signIn } from '../helpers/siwe';
+import type { MailCatcher } from '../helpers/mail-catcher';
+import { startNotifyingServer, type Member, type NotifyingServer } from '../helpers/notifying-server';
+import type { PushService } from '../helpers/push-service';
 
 // Issue 54's smaller holes a signed-in member (or anyone) could use against another, through the built
 // server: an unsubscribe link that told whether a wallet has an e-mail, a push endpoint taken over, a
 // locale changed by another site. On the engine of tests/helpers/db.ts `engines`.
-const admin = privateKeyToAccount(generatePrivateKey());
-const vapid = webpush.generateVAPIDKeys();
-const SUBJECT = 'mailto:portal@example.test';
-
 describe.each(engines)('members against each other on %s', (engine) => {
-	let server: RunningServer;
+	let portal: NotifyingServer;
 	let base: string;
 	let push: PushService;
 	let mail: MailCatcher;
-	let drop: (() => Promise<void>) | undefined;
-	let adminCookie: string;
 	beforeAll(async () => {
-		push = await new PushService(vapid.publicKey, SUBJECT).start();
-		mail = await new MailCatcher().start();
-		const env: Record<string, string> = {
-			ADMIN_ADDRESSES: admin.address,
-			VAPID_PUBLIC_KEY: vapid.publicKey,
-			VAPID_PRIVATE_KEY: vapid.privateKey,
-			VAPID_SUBJECT: SUBJECT,
-			PUSH_SERVICE_ORIGINS: push.url,
-			SMTP_URL: mail.url,
-			MAIL_FROM: 'Portal <portal@example.test>'
-		};
-		if (engine === 'postgres') {
-			const database = await createServerDatabase(process.env.TEST_DATABASE_URL!, {
-				prefix: 'portal_holes',
-				migrate: true
-			});
-			env.DATABASE_URL = database.url;
-			drop = database.drop;
-		}
-		server = await startServer({ env });
-		base = server.url;
-		adminCookie = await signIn(base, admin);
+		portal = await startNotifyingServer(engine, 'portal_holes');
+		({ url: base, push, mail } = portal);
 	}, 200_000);
-	afterAll(async () => {
-		await server?.stop();
-		await push?.stop();
-		await mail?.stop();
-		await drop?.();
-	});
+	afterAll(() => portal?.stop());
 
-	async function member() {
-		const account = privateKeyToAccount(generatePrivateKey());
-		return { address: account.address.toLowerCase(), cookie: await signIn(base, account) };
-	}
-	async function apply(m: { address: string; cookie: string }, name: string, path = '/apply') {
-		const posted = await postForm(`${base}${path}`, { displayName: name, motivation: 'Hello' }, { cookie: m.cookie });
-		expect(posted.status).toBe(303);
-		const page = await getPage(`${base}/admin?q=${m.address}`, adminCookie);
-		return /href="\/admin\/applications\/([0-9a-f-]{36})"/.exec(page.body)![1]!;
-	}
-	const move = (applicationId: string, to: string, reason = '') =>
-		postForm(`${base}/admin?/transition`, { applicationId, field: 'review', to, reason }, { cookie: adminCookie });
+	const member = () => portal.member();
+	const apply = (m: Member, name: string) => portal.apply(m, { displayName: name, motivation: 'Hello' });
+	const move = (applicationId: string, to: string, reason = '') => portal.move(applicationId, to, reason);
 
 	it('a forged unsubscribe token is answered the same whether or not the wallet has an e-mail, and stops nothing', async () => {
 		const withMail = await member();

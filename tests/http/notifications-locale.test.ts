@@ -1,70 +1,29 @@
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import postgres from 'postgres';
-import webpush from 'web-push';
+import type postgres from 'postgres';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/db';
 import { getPage, postForm, textOf } from '../helpers/forms';
-import { MailCatcher } from '../helpers/mail-catcher';
-import { createServerDatabase } from '../helpers/postgres.js';
-import { PushService } from '../helpers/push-service';
-import { startServer, type RunningServer } from '../helpers/server';
-import { signIn } from '../helpers/siwe';
+import type { MailCatcher } from '../helpers/mail-catcher';
+import { startNotifyingServer, type Member, type NotifyingServer } from '../helpers/notifying-server';
+import type { PushService } from '../helpers/push-service';
 
 // Every applicant in their language (docs/decisions/0043-translations-by-url-prefix.md; docs/notifications.md): notifications, pushes and
 // e-mails are written in the recipient's members.locale, which their last signed-in page visit sets
 // (an /api request leaves it), and link to that locale's pages. Through the built server, with a
 // loopback push service and a local SMTP server; on the engine of tests/helpers/db.ts `engines` (Postgres with TEST_DATABASE_URL, else PGlite; TEST_ENGINES=all: both).
-const admin = privateKeyToAccount(generatePrivateKey());
-const vapid = webpush.generateVAPIDKeys();
-const SUBJECT = 'mailto:portal@example.test';
-
 describe.each(engines)('notifications in the recipient’s language on %s', (engine) => {
-	let server: RunningServer;
+	let portal: NotifyingServer;
 	let base: string;
 	let push: PushService;
 	let mail: MailCatcher;
 	let sql: postgres.Sql | undefined;
-	let drop: (() => Promise<void>) | undefined;
-	let adminCookie: string;
 	beforeAll(async () => {
-		push = await new PushService(vapid.publicKey, SUBJECT).start();
-		mail = await new MailCatcher().start();
-		const env: Record<string, string> = {
-			ADMIN_ADDRESSES: admin.address,
-			VAPID_PUBLIC_KEY: vapid.publicKey,
-			VAPID_PRIVATE_KEY: vapid.privateKey,
-			VAPID_SUBJECT: SUBJECT,
-			PUSH_SERVICE_ORIGINS: push.url,
-			SMTP_URL: mail.url,
-			MAIL_FROM: 'Portal <portal@example.test>'
-		};
-		if (engine === 'postgres') {
-			const database = await createServerDatabase(process.env.TEST_DATABASE_URL!, {
-				prefix: 'portal_notify_locale',
-				migrate: true
-			});
-			env.DATABASE_URL = database.url;
-			drop = database.drop;
-			sql = postgres(database.url, { max: 1, onnotice: () => {} });
-		}
-		server = await startServer({ env });
-		base = server.url;
-		adminCookie = await signIn(base, admin);
+		portal = await startNotifyingServer(engine, 'portal_notify_locale', { sql: true });
+		({ url: base, push, mail, sql } = portal);
 	}, 200_000);
-	afterAll(async () => {
-		await sql?.end();
-		await server?.stop();
-		await push?.stop();
-		await mail?.stop();
-		await drop?.();
-	});
+	afterAll(() => portal?.stop());
 
-	async function applicant() {
-		const account = privateKeyToAccount(generatePrivateKey());
-		const cookie = await signIn(base, account);
-		return { address: account.address.toLowerCase(), cookie };
-	}
+	const applicant = () => portal.member();
 	/**
 	 * The member's locale as an outside check sets it, with SQL, on a Postgres server; on PGlite (inside the
 	 * server's process) by what sets it there: a signed-in page visit under the locale's prefix.
@@ -75,30 +34,11 @@ describe.each(engines)('notifications in the recipient’s language on %s', (eng
 	}
 	const localeOf = async (address: string) =>
 		sql ? ((await sql`select locale from members where address = ${address}`)[0]?.locale as string) : null;
-	const subscribe = (path: string, cookie: string) => {
-		const sub = push.subscription(path);
-		return fetch(`${base}/api/push/subscriptions`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json', cookie },
-			body: JSON.stringify({ endpoint: sub.endpoint, keys: sub.keys })
-		});
-	};
-	async function apply(member: { address: string; cookie: string }, prefix = '') {
-		const posted = await postForm(
-			`${base}${prefix}/apply`,
-			{ displayName: 'Lucía Idioma', motivation: 'Avísame' },
-			{ cookie: member.cookie }
-		);
-		expect(posted.status).toBe(303);
-		const page = await getPage(`${base}/admin?q=${member.address}`, adminCookie);
-		return /href="\/admin\/applications\/([0-9a-f-]{36})"/.exec(page.body)![1]!;
-	}
+	const subscribe = (path: string, cookie: string) => portal.subscribe(path, cookie);
+	const apply = (member: Member, prefix = '') =>
+		portal.apply(member, { displayName: 'Lucía Idioma', motivation: 'Avísame' }, prefix);
 	const move = (applicationId: string, to: string, reason = '', prefix = '') =>
-		postForm(
-			`${base}${prefix}/admin?/transition`,
-			{ applicationId, field: 'review', to, reason },
-			{ cookie: adminCookie }
-		);
+		portal.move(applicationId, to, reason, prefix);
 	const pushedTo = async (path: string, count: number) =>
 		(await push.until((p) => p.filter((x) => x.path === path).length >= count, 20_000))
 			.filter((x) => x.path === path)

@@ -1,59 +1,36 @@
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import postgres from 'postgres';
-import webpush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/db';
 import { getPage, postForm, textOf } from '../helpers/forms';
-import { MailCatcher } from '../helpers/mail-catcher';
+import type { MailCatcher } from '../helpers/mail-catcher';
+import {
+	signedInMember,
+	startChannels,
+	startNotifyingServer,
+	subscribe as subscribeAt,
+	type Channels,
+	type Member,
+	type NotifyingServer
+} from '../helpers/notifying-server';
 import { createServerDatabase } from '../helpers/postgres.js';
-import { PushService } from '../helpers/push-service';
+import type { PushService } from '../helpers/push-service';
 import { startServer, type RunningServer } from '../helpers/server';
-import { signIn } from '../helpers/siwe';
 
 // What applicants are told (docs/notifications.md), through the built server: the inbox and its
 // count, Web Push to a loopback push service that checks VAPID and decrypts, e-mail to a local SMTP
 // server; on the engine of tests/helpers/db.ts `engines` (Postgres with TEST_DATABASE_URL, else PGlite; TEST_ENGINES=all: both).
-const admin = privateKeyToAccount(generatePrivateKey());
-const vapid = webpush.generateVAPIDKeys();
-const SUBJECT = 'mailto:portal@example.test';
-
 describe.each(engines)('notifications on %s', (engine) => {
+	let portal: NotifyingServer;
 	let server: RunningServer;
 	let base: string;
 	let push: PushService;
 	let mail: MailCatcher;
-	let drop: (() => Promise<void>) | undefined;
 	let adminCookie: string;
 	beforeAll(async () => {
-		push = await new PushService(vapid.publicKey, SUBJECT).start();
-		mail = await new MailCatcher().start();
-		const env: Record<string, string> = {
-			ADMIN_ADDRESSES: admin.address,
-			VAPID_PUBLIC_KEY: vapid.publicKey,
-			VAPID_PRIVATE_KEY: vapid.privateKey,
-			VAPID_SUBJECT: SUBJECT,
-			PUSH_SERVICE_ORIGINS: push.url,
-			SMTP_URL: mail.url,
-			MAIL_FROM: 'Portal <portal@example.test>'
-		};
-		if (engine === 'postgres') {
-			const database = await createServerDatabase(process.env.TEST_DATABASE_URL!, {
-				prefix: 'portal_notify',
-				migrate: true
-			});
-			env.DATABASE_URL = database.url;
-			drop = database.drop;
-		}
-		server = await startServer({ env });
-		base = server.url;
-		adminCookie = await signIn(base, admin);
+		portal = await startNotifyingServer(engine, 'portal_notify');
+		({ server, url: base, push, mail, adminCookie } = portal);
 	}, 200_000);
-	afterAll(async () => {
-		await server?.stop();
-		await push?.stop();
-		await mail?.stop();
-		await drop?.();
-	});
+	afterAll(() => portal?.stop());
 
 	const json = (path: string, method: string, body: unknown, cookie?: string) =>
 		fetch(base + path, {
@@ -61,24 +38,10 @@ describe.each(engines)('notifications on %s', (engine) => {
 			headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
 			body: typeof body === 'string' ? body : JSON.stringify(body)
 		});
-	const subscribe = (path: string, cookie: string) => {
-		const sub = push.subscription(path);
-		return json('/api/push/subscriptions', 'POST', { endpoint: sub.endpoint, keys: sub.keys }, cookie);
-	};
-	async function applicant(name: string) {
-		const account = privateKeyToAccount(generatePrivateKey());
-		const cookie = await signIn(base, account);
-		return { account, cookie, name };
-	}
-	async function apply(a: { cookie: string; name: string; account: { address: string } }) {
-		expect(
-			(await postForm(`${base}/apply`, { displayName: a.name, motivation: 'Notify me' }, { cookie: a.cookie })).status
-		).toBe(303);
-		const page = await getPage(`${base}/admin?q=${a.account.address}`, adminCookie);
-		return /href="\/admin\/applications\/([0-9a-f-]{36})"/.exec(page.body)![1]!;
-	}
-	const move = (applicationId: string, to: string, reason = '') =>
-		postForm(`${base}/admin?/transition`, { applicationId, field: 'review', to, reason }, { cookie: adminCookie });
+	const subscribe = (path: string, cookie: string) => portal.subscribe(path, cookie);
+	const applicant = async (name: string) => ({ ...(await portal.member()), name });
+	const apply = (a: Member & { name: string }) => portal.apply(a, { displayName: a.name, motivation: 'Notify me' });
+	const move = (applicationId: string, to: string, reason = '') => portal.move(applicationId, to, reason);
 	const unread = async (cookie?: string) => {
 		const r = await fetch(`${base}/api/notifications/unread`, { headers: cookie ? { cookie } : {} });
 		return { status: r.status, body: (await r.json()) as { unread?: number; error?: { code: string } } };
@@ -270,43 +233,33 @@ describe.each(engines)('notifications on %s', (engine) => {
 // docs/notifications.md "Idempotency": a process killed while a push is on the wire leaves its row
 // leased; the next process sends it when the lease ends, once, with the same Topic.
 describe.runIf(process.env.TEST_DATABASE_URL)('a process killed mid-delivery, on a Postgres server', () => {
-	let push: PushService;
+	let channels: Channels;
 	let drop: (() => Promise<void>) | undefined;
 	const servers: RunningServer[] = [];
 	afterAll(async () => {
 		for (const s of servers) await s.stop();
-		await push?.stop();
+		await channels?.stop();
 		await drop?.();
 	});
 
 	it('the notification is pushed after a restart, exactly once, with the same Topic', async () => {
-		push = await new PushService(vapid.publicKey, SUBJECT).start();
+		channels = await startChannels();
+		const { push } = channels;
 		const database = await createServerDatabase(process.env.TEST_DATABASE_URL!, {
 			prefix: 'portal_notify_kill',
 			migrate: true
 		});
 		drop = database.drop;
 		const env = {
+			...channels.env,
 			DATABASE_URL: database.url,
-			ADMIN_ADDRESSES: admin.address,
-			VAPID_PUBLIC_KEY: vapid.publicKey,
-			VAPID_PRIVATE_KEY: vapid.privateKey,
-			VAPID_SUBJECT: SUBJECT,
-			PUSH_SERVICE_ORIGINS: push.url,
 			// A one-second timeout: the lease of a claimed row ends three seconds after the claim.
 			WEBHOOK_TIMEOUT_SECONDS: '1'
 		};
 		const first = await startServer({ env });
 		servers.push(first);
-		const member = privateKeyToAccount(generatePrivateKey());
-		const cookie = await signIn(first.url, member);
-		const sub = push.subscription('/push/killed');
-		const subscribed = await fetch(`${first.url}/api/push/subscriptions`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json', cookie },
-			body: JSON.stringify({ endpoint: sub.endpoint, keys: sub.keys })
-		});
-		expect(subscribed.status).toBe(201);
+		const { cookie } = await signedInMember(first.url);
+		expect((await subscribeAt(first.url, push, '/push/killed', cookie)).status).toBe(201);
 		// The first request hangs: the process is killed while it waits.
 		push.respond = (_, n) => (n === 0 ? 0 : 201);
 		const applied = await postForm(

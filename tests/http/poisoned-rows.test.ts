@@ -3,17 +3,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
-import webpush from 'web-push';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgliteOptions } from '../../src/lib/server/db/embedded.js';
 import { engines } from '../helpers/db';
 import { getPage, postForm, textOf } from '../helpers/forms';
-import { MailCatcher } from '../helpers/mail-catcher';
+import { NOT_A_POINT, POISON_MAIL, THREW, startChannels, type Channels } from '../helpers/notifying-server';
 import { pgliteTemplate } from '../helpers/pglite-template';
 import { createServerDatabase } from '../helpers/postgres.js';
-import { PushService } from '../helpers/push-service';
-import { Receiver, garbageReceiver, newSecret } from '../helpers/receiver';
 import { startServer, type RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
 
@@ -24,14 +21,7 @@ import { signIn } from '../helpers/siwe';
 // also after a restart with those rows still pending. Through the built server, on the engine of
 // tests/helpers/db.ts `engines`.
 const admin = privateKeyToAccount(generatePrivateKey());
-const vapid = webpush.generateVAPIDKeys();
-const SUBJECT = 'mailto:portal@example.test';
-/** The issue's key: 65 bytes once decoded (web-push's length check passes), and no point of P-256. */
-const NOT_A_POINT = 'A'.repeat(87);
-const POISON_MAIL = 'dropped@example.test';
 const HEALTHY_MAIL = 'healthy@example.test';
-
-const THREW = 'the sender failed (ERR_CRYPTO_ECDH_INVALID_PUBLIC_KEY)';
 
 /** The attempts /admin/webhooks shows for the first delivery whose row mentions `needle`; 0 when none does. */
 function attemptsOf(html: string, needle: string): number {
@@ -42,31 +32,14 @@ function attemptsOf(html: string, needle: string): number {
 describe.each(engines)('poisoned outbox rows on %s', (engine) => {
 	let server: RunningServer;
 	let env: Record<string, string>;
-	let push: PushService;
-	let mail: MailCatcher;
-	let receiver: Receiver;
-	let garbage: Awaited<ReturnType<typeof garbageReceiver>>;
+	let channels: Channels;
 	let sql: postgres.Sql | null = null;
 	let cleanup: () => Promise<void> = () => Promise.resolve();
 	let folder = '';
 
 	beforeAll(async () => {
-		push = await new PushService(vapid.publicKey, SUBJECT).start();
-		mail = await new MailCatcher().start();
-		mail.dropTo = POISON_MAIL;
-		receiver = await new Receiver().start();
-		garbage = await garbageReceiver();
-		env = {
-			ADMIN_ADDRESSES: admin.address,
-			VAPID_PUBLIC_KEY: vapid.publicKey,
-			VAPID_PRIVATE_KEY: vapid.privateKey,
-			VAPID_SUBJECT: SUBJECT,
-			PUSH_SERVICE_ORIGINS: push.url,
-			SMTP_URL: mail.url,
-			MAIL_FROM: 'Portal <portal@example.test>',
-			WEBHOOK_URLS: `${receiver.url},${garbage.url}`,
-			WEBHOOK_SECRET: newSecret()
-		};
+		channels = await startChannels({ webhooks: ['working', 'garbage'], dropMailTo: POISON_MAIL });
+		env = { ADMIN_ADDRESSES: admin.address, ...channels.env };
 		if (engine === 'postgres') {
 			const database = await createServerDatabase(process.env.TEST_DATABASE_URL!, {
 				prefix: 'portal_poison',
@@ -90,7 +63,7 @@ describe.each(engines)('poisoned outbox rows on %s', (engine) => {
 	}, 200_000);
 	afterAll(async () => {
 		await server?.stop();
-		await Promise.all([push?.stop(), mail?.stop(), receiver?.stop(), garbage?.stop()]);
+		await channels?.stop();
 		await cleanup();
 	});
 
@@ -118,6 +91,9 @@ describe.each(engines)('poisoned outbox rows on %s', (engine) => {
 	const deliveriesPage = async (cookie: string) => textOf(await deliveriesHtml(cookie));
 
 	it('the server keeps serving, retries the poisoned rows as failed attempts, and delivers every other row', async () => {
+		const { push, mail } = channels;
+		const receiver = channels.receiver!;
+		const garbage = channels.garbage!;
 		const poisoner = privateKeyToAccount(generatePrivateKey());
 		const healthy = privateKeyToAccount(generatePrivateKey());
 		let poisonCookie = await signIn(server.url, poisoner);
