@@ -1,0 +1,63 @@
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { RunningServer } from '../helpers/server';
+import { Receiver, newSecret } from '../helpers/receiver';
+import { signIn } from '../helpers/siwe';
+import { DESKTOP, PHONE, admin, expect, pageAs, startPortal, test } from './fixtures';
+
+// Issue 61's minor items, as an admin, a reviewer and an applicant of one community read them: from a
+// new community's empty pages to a busy one's tables. In order: the empty pages need no application yet.
+let server: RunningServer;
+const reviewer = privateKeyToAccount(generatePrivateKey());
+const receivers = [new Receiver(), new Receiver()];
+
+const post = async (path: string, fields: Record<string, string>, account: PrivateKeyAccount) =>
+	fetch(`${server.url}${path}`, {
+		method: 'POST',
+		body: new URLSearchParams(fields),
+		headers: { cookie: await signIn(server.url, account), origin: server.url, accept: 'text/html' },
+		redirect: 'manual'
+	});
+
+async function apply(displayName: string): Promise<PrivateKeyAccount> {
+	const applicant = privateKeyToAccount(generatePrivateKey());
+	const answer = await post(
+		'/apply',
+		{ displayName, motivation: 'I would like to help with the documentation.', contact: '' },
+		applicant
+	);
+	expect(answer.status).toBe(303);
+	return applicant;
+}
+
+test.describe.configure({ mode: 'serial', timeout: 120_000 });
+
+test.beforeAll(async () => {
+	test.setTimeout(180_000);
+	await Promise.all(receivers.map((r) => r.start()));
+	server = await startPortal({
+		ADMIN_ADDRESSES: admin.address,
+		REVIEWER_ADDRESSES: reviewer.address,
+		REVIEW_QUORUM: '1',
+		WEBHOOK_URLS: receivers.map((r) => r.url).join(','),
+		WEBHOOK_SECRET: newSecret()
+	});
+});
+test.afterAll(async () => {
+	await server?.stop();
+	await Promise.all(receivers.map((r) => r.stop()));
+});
+
+test('/admin/reviewers dates a reviewer as every other page does, in the page’s locale', async ({ browser }) => {
+	const added = privateKeyToAccount(generatePrivateKey());
+	expect((await post('/admin/reviewers?/add', { address: added.address }, admin)).status).toBe(303);
+	const page = await pageAs(browser, server, admin);
+	await page.goto(`${server.url}/admin/reviewers`);
+	const row = page.getByRole('rowheader', { name: new RegExp(added.address, 'i') });
+	// The one <Time> of every page: the reader's zone and how long ago, UTC on hover only.
+	await expect(row.locator('time')).toHaveText(/ · (just now|\d+ minutes? ago)$/);
+	await expect(row.locator('time')).toHaveAttribute('title', / UTC$/);
+	await page.goto(`${server.url}/es/admin/reviewers`);
+	await expect(page.getByRole('rowheader', { name: new RegExp(added.address, 'i') }).locator('time')).toHaveText(
+		/ · (justo ahora|hace \d+ minutos?)$/
+	);
+});
