@@ -47,6 +47,18 @@ test.afterAll(async () => {
 	await Promise.all(receivers.map((r) => r.stop()));
 });
 
+test('the review table’s filters name states in the tabs’ and badges’ words, not their codes', async ({ browser }) => {
+	const page = await pageAs(browser, server, admin);
+	await page.goto(`${server.url}/admin`);
+	const allowlist = page.getByRole('combobox', { name: 'Allowlist' });
+	await expect(allowlist.getByRole('option')).toHaveText(['any', 'Waiting to be added', 'Added', 'Failed']);
+	const distribution = page.getByRole('combobox', { name: 'Token distribution' });
+	await expect(distribution.getByRole('option')).toHaveText(['any', 'Waiting to be sent', 'Sent', 'Failed']);
+	await page.goto(`${server.url}/es/admin`);
+	const codes = await page.locator('.filters option').allTextContents();
+	for (const code of ['pending', 'added', 'sent', 'failed']) expect(codes).not.toContain(code);
+});
+
 test('/admin/reviewers dates a reviewer as every other page does, in the page’s locale', async ({ browser }) => {
 	const added = privateKeyToAccount(generatePrivateKey());
 	expect((await post('/admin/reviewers?/add', { address: added.address }, admin)).status).toBe(303);
