@@ -59,6 +59,41 @@ test('the review table’s filters name states in the tabs’ and badges’ word
 	for (const code of ['pending', 'added', 'sent', 'failed']) expect(codes).not.toContain(code);
 });
 
+test('a rejected row shows no waiting time and no quorum "Ready"; a pending one with its votes does', async ({
+	browser
+}) => {
+	const ids: Record<string, string> = {};
+	const page = await pageAs(browser, server, admin);
+	for (const name of ['Rejected Rita', 'Pending Pia']) {
+		await apply(name);
+		await page.goto(`${server.url}/admin?q=${encodeURIComponent(name)}`);
+		ids[name] = new URL((await page.getByRole('link', { name }).getAttribute('href'))!, server.url).pathname.split(
+			'/'
+		)[3]!;
+		// One vote: the quorum (REVIEW_QUORUM=1) is reached.
+		expect((await post(`/review/${ids[name]}?/vote`, { vote: 'reject', comment: 'Too vague.' }, reviewer)).status).toBe(
+			303
+		);
+	}
+	const rejected = await post(
+		`/admin/applications/${ids['Rejected Rita']}?/transition`,
+		{ field: 'review', from: 'pending', to: 'rejected', reason: 'Too vague.', confirm: 'yes' },
+		admin
+	);
+	expect(rejected.status).toBe(303);
+	for (const viewport of [DESKTOP, PHONE]) {
+		await page.setViewportSize(viewport);
+		await page.goto(`${server.url}/admin?q=Ri`);
+		await page.goto(`${server.url}/admin`);
+		const rita = page.getByRole('row', { name: /Rejected Rita/ });
+		const pia = page.getByRole('row', { name: /Pending Pia/ });
+		await expect(pia.getByText('Ready')).toBeVisible();
+		await expect(pia.locator('time')).toHaveText(/\d+ min/);
+		await expect(rita.getByText('Ready')).toHaveCount(0);
+		await expect(rita.locator('time')).toHaveCount(0);
+	}
+});
+
 test('/admin/reviewers dates a reviewer as every other page does, in the page’s locale', async ({ browser }) => {
 	const added = privateKeyToAccount(generatePrivateKey());
 	expect((await post('/admin/reviewers?/add', { address: added.address }, admin)).status).toBe(303);
