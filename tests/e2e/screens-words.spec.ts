@@ -47,6 +47,24 @@ test.afterAll(async () => {
 	await Promise.all(receivers.map((r) => r.stop()));
 });
 
+test('right after submitting, the applicant’s history shows the submission, not "No changes yet."', async ({
+	browser
+}) => {
+	const applicant = await apply('Fresh Fay');
+	const page = await pageAs(browser, server, applicant, { viewport: PHONE });
+	await page.goto(`${server.url}/apply`);
+	const history = page.getByRole('article').getByRole('list').last();
+	await expect(history.getByRole('listitem')).toHaveCount(1);
+	await expect(history.getByRole('listitem')).toContainText(/Submitted[\s\S]*by you/);
+	await expect(page.getByText('No changes yet.')).toHaveCount(0);
+	// The admin reads the same start, by the applicant.
+	const adminPage = await pageAs(browser, server, admin);
+	await adminPage.goto(`${server.url}/admin`);
+	await adminPage.getByRole('link', { name: 'Fresh Fay' }).click();
+	const adminHistory = adminPage.getByRole('region', { name: /History/ });
+	await expect(adminHistory.getByRole('listitem').first()).toContainText(/Submitted[\s\S]*by the applicant/);
+});
+
 test('the review table’s filters name states in the tabs’ and badges’ words, not their codes', async ({ browser }) => {
 	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin`);
