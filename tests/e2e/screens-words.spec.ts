@@ -47,6 +47,25 @@ test.afterAll(async () => {
 	await Promise.all(receivers.map((r) => r.stop()));
 });
 
+test('a new community: /admin and /review say what they will hold and what happens next', async ({ browser }) => {
+	const page = await pageAs(browser, server, admin);
+	await page.goto(`${server.url}/admin`);
+	const empty = page.getByRole('region', { name: 'No applications yet' });
+	await expect(empty).toContainText('When members apply, their applications appear here, waiting for review.');
+	await expect(empty.getByRole('link', { name: 'Set up the application form' })).toHaveAttribute('href', '/admin/form');
+	await expect(empty.getByRole('link', { name: 'Add reviewers' })).toHaveAttribute('href', '/admin/reviewers');
+	await expect(page.getByText('No applications match.')).toHaveCount(0);
+	// In the page's own language, its links under its prefix.
+	await page.goto(`${server.url}/es/admin`);
+	await expect(page.getByRole('region', { name: 'Todavía no hay solicitudes' })).toBeVisible();
+	await expect(page.getByRole('link', { name: 'Añadir revisores' })).toHaveAttribute('href', '/es/admin/reviewers');
+
+	const review = await pageAs(browser, server, reviewer);
+	await review.goto(`${server.url}/review`);
+	await expect(review.getByText('No application is waiting for review yet.')).toBeVisible();
+	await expect(review.getByText('every pending application has it')).toHaveCount(0);
+});
+
 test('right after submitting, the applicant’s history shows the submission, not "No changes yet."', async ({
 	browser
 }) => {
