@@ -145,3 +145,14 @@ test('/admin/reviewers dates a reviewer as every other page does, in the page’
 		/ · (justo ahora|hace \d+ minutos?)$/
 	);
 });
+
+test('an admin reads the settings a step needs in words, the variable’s name as the detail', async ({ browser }) => {
+	const page = await pageAs(browser, server, admin);
+	await page.goto(`${server.url}/admin`);
+	const needs = page.getByRole('region', { name: 'On-chain steps through the Safe' }).getByRole('listitem').first();
+	await expect(needs).toContainText(
+		'Allowlist: finding it on chain needs a connection to Polygon (setting POLYGON_RPC_URL), the allowlist contract’s address (setting ALLOWLIST_CONTRACT)'
+	);
+	await page.goto(`${server.url}/es/admin`);
+	await expect(page.getByText(/una conexión con Polygon \(variable POLYGON_RPC_URL\)/).first()).toBeVisible();
+});
