@@ -156,3 +156,24 @@ test('an admin reads the settings a step needs in words, the variable’s name a
 	await page.goto(`${server.url}/es/admin`);
 	await expect(page.getByText(/una conexión con Polygon \(variable POLYGON_RPC_URL\)/).first()).toBeVisible();
 });
+
+test('the webhook page shows 20 deliveries a page, with a link to the older ones', async ({ browser }) => {
+	// Each submission sends one delivery to each of the two receivers: 22 or more deliveries.
+	for (let i = 0; i < 11; i++) await apply(`Hooked ${i}`);
+	const page = await pageAs(browser, server, admin, { viewport: PHONE });
+	await page.goto(`${server.url}/admin/webhooks`);
+	const deliveries = page.getByRole('region', { name: 'Deliveries' });
+	await expect(deliveries.locator('tbody tr')).toHaveCount(20);
+	const older = page
+		.getByRole('navigation', { name: 'Delivery pages' })
+		.getByRole('link', { name: 'Older deliveries' });
+	await older.click();
+	await expect(page).toHaveURL(/\/admin\/webhooks\?before=\d+$/);
+	await expect(deliveries.locator('tbody tr')).not.toHaveCount(0);
+	const first = await deliveries.locator('tbody tr').count();
+	expect(first).toBeLessThanOrEqual(20);
+	await expect(page.getByRole('link', { name: 'Newest deliveries' })).toHaveAttribute('href', '/admin/webhooks');
+	// Less than a screenful per card, not 14,000 px: 20 cards stay well under 8,000 px at 390 px.
+	await page.getByRole('link', { name: 'Newest deliveries' }).click();
+	expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThan(8000);
+});
