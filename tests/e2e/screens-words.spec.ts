@@ -177,3 +177,40 @@ test('the webhook page shows 20 deliveries a page, with a link to the older ones
 	await page.getByRole('link', { name: 'Newest deliveries' }).click();
 	expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThan(8000);
 });
+
+test('a reviewer is named by the display name they applied with, their short address beside it', async ({
+	browser
+}) => {
+	const named = privateKeyToAccount(generatePrivateKey());
+	expect((await post('/admin/reviewers?/add', { address: named.address }, admin)).status).toBe(303);
+	// The reviewer applied once, as any member may: that name is theirs; right-to-left text stays isolated.
+	const name = 'روزا Rosa';
+	const applied = await post(
+		'/apply',
+		{ displayName: name, motivation: 'I would like to review.', contact: '' },
+		named
+	);
+	expect(applied.status).toBe(303);
+	await apply('Voted Vera');
+	const page = await pageAs(browser, server, admin);
+	await page.goto(`${server.url}/admin?q=Voted%20Vera`);
+	const id = new URL(
+		(await page.getByRole('link', { name: 'Voted Vera' }).getAttribute('href'))!,
+		server.url
+	).pathname.split('/')[3]!;
+	expect((await post(`/review/${id}?/vote`, { vote: 'approve', comment: 'Clear and useful.' }, named)).status).toBe(
+		303
+	);
+
+	await page.goto(`${server.url}/admin/reviewers`);
+	const row = page.getByRole('rowheader', { name: new RegExp(named.address, 'i') });
+	await expect(row.locator('bdi')).toHaveText(name);
+	// A reviewer who never applied stays an address.
+	await expect(page.getByRole('rowheader', { name: new RegExp(reviewer.address, 'i') }).locator('bdi')).toHaveCount(0);
+
+	await page.goto(`${server.url}/admin/applications/${id}`);
+	const vote = page.locator('.votes > li').filter({ hasText: 'Clear and useful.' });
+	await expect(vote.locator('bdi')).toHaveText(name);
+	await expect(vote.locator('code')).toHaveText(/^0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}$/);
+	await expect(vote.locator('code')).toHaveAttribute('title', new RegExp(named.address, 'i'));
+});
