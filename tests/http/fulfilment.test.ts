@@ -132,7 +132,9 @@ describe.each(engines)('fulfilment through the admin screen on %s', (engine) => 
 		const cookie = await signIn(bare.url, admins[1]!);
 		const allowlist = await postForm(`${bare.url}/admin?/reconcile`, { step: 'allowlist' }, { cookie });
 		expect(allowlist.status).toBe(400);
-		expect(textOf(allowlist.body)).toContain('needs ALLOWLIST_EVENT, which is not set');
+		expect(textOf(allowlist.body)).toContain(
+			'needs the event the allowlist contract emits when it adds a member (setting ALLOWLIST_EVENT), which is not set'
+		);
 		const distribution = await download(bare.url, cookie, 'distribution');
 		expect(distribution.response.status).toBe(400);
 		expect(distribution.body).toEqual({

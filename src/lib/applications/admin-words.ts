@@ -68,3 +68,28 @@ export function moveRefusal(app: ApplicationStates, field: Field, to: string): s
 	if (found.byApplicant) return m.admin_refusal_by_applicant();
 	return null;
 }
+
+const SETTING_WORDS: Record<string, () => string> = {
+	POLYGON_RPC_URL: m.admin_setting_polygon_rpc_url,
+	TREASURY_ADDRESS: m.admin_setting_treasury_address,
+	ALLOWLIST_CONTRACT: m.admin_setting_allowlist_contract,
+	ALLOWLIST_FUNCTION: m.admin_setting_allowlist_function,
+	ALLOWLIST_EVENT: m.admin_setting_allowlist_event,
+	PUBLIC_TOKEN_ADDRESS: m.admin_setting_token_address,
+	TOKEN_GRANT_AMOUNT: m.admin_setting_token_grant_amount
+};
+
+/**
+ * A setting the portal's operator sets, as an admin reads it: what it is in words, its variable's name as
+ * the detail ("a connection to Polygon (setting POLYGON_RPC_URL)"; issue 61). An unknown name stays as it is.
+ */
+export const settingName = (name: string): string =>
+	Object.hasOwn(SETTING_WORDS, name) ? m.admin_setting_named({ words: SETTING_WORDS[name]!(), name }) : name;
+
+/** Settings in words, listed as the locale lists ("A", "A and B", "A, B and C"). */
+export function settingList(names: readonly string[]): string {
+	const words = names.map(settingName);
+	return words.length <= 1
+		? (words[0] ?? '')
+		: m.admin_name_list({ names: words.slice(0, -1).join(m.admin_list_separator()), last: words.at(-1)! });
+}

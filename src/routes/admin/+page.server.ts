@@ -1,4 +1,5 @@
 import { fail, redirect } from '@sveltejs/kit';
+import { displayNames } from '$lib/server/applications/display-names';
 import { reviewTableHref } from '$lib/applications/review-query';
 import { builtInName } from '$lib/applications/admin-words';
 import { localHref } from '$lib/i18n/locales';
@@ -25,12 +26,20 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 	const [table, form] = await withDatabase((db) =>
 		Promise.all([reviewTable(db, parsed, undefined, { quorum }), currentForm(db)])
 	);
+	// Assigned reviewers by the names they gave when they applied (issue 61).
+	const names = await withDatabase((db) =>
+		displayNames(
+			db,
+			table.rows.flatMap((r) => r.assigned)
+		)
+	);
 	// The query as links write it (cursors back to text), and the server's clock for waiting times.
 	const query = { ...parsed, after: cursorText(parsed.after), before: cursorText(parsed.before) };
 	const done = { move: url.searchParams.get('done'), count: url.searchParams.get('count') };
 	return {
 		query,
 		table,
+		names,
 		now: new Date().toISOString(),
 		done,
 		fulfilment: fulfilmentOffer(runtime().config),

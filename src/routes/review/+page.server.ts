@@ -1,18 +1,20 @@
 import { requireReviewer } from '$lib/server/auth/guards';
 import { withDatabase } from '$lib/server/platform/runtime';
-import { assignedTo, parseReviewQuery, reviewQueue } from '$lib/server/reviews/queue';
+import { anyPending, assignedTo, parseReviewQuery, reviewQueue } from '$lib/server/reviews/queue';
 import type { PageServerLoad } from './$types';
 
 // The reviewer's queue and their voted tab (hidden from everyone else like an unknown path).
 export const load: PageServerLoad = async ({ locals, url }) => {
 	const reviewer = requireReviewer({ locals });
 	const query = parseReviewQuery(url.searchParams);
-	const [page, assigned] = await withDatabase((db) =>
+	const [page, assigned, pending] = await withDatabase((db) =>
 		Promise.all([
 			reviewQueue(db, reviewer.address, query),
 			// "Assigned to you" heads the queue's first page (decision 0040).
-			query.tab === 'queue' && !query.after ? assignedTo(db, reviewer.address) : Promise.resolve([])
+			query.tab === 'queue' && !query.after ? assignedTo(db, reviewer.address) : Promise.resolve([]),
+			// An empty queue says why: nothing submitted yet, or everything has the reviewer's vote (issue 61).
+			query.tab === 'queue' && !query.after ? anyPending(db) : Promise.resolve(true)
 		])
 	);
-	return { tab: query.tab, first: !query.after, page, assigned, now: new Date().toISOString() };
+	return { tab: query.tab, first: !query.after, page, assigned, pending, now: new Date().toISOString() };
 };

@@ -7,13 +7,13 @@ import {
 	BATCH_MAX,
 	countWaiting,
 	missingSettings,
-	nameList,
 	stepWord,
 	waitingFor,
 	type Step,
 	type WaitingApplication
 } from './steps';
 import { m } from '$lib/paraglide/messages';
+import { settingList } from '$lib/applications/admin-words';
 
 export type BatchRefusal = { ok: false; status: 400 | 409; code: string; message: string };
 
@@ -45,7 +45,7 @@ export async function batchApplications(
 			ok: false,
 			status: 400,
 			code: 'not_configured',
-			message: m.admin_batch_needs({ step: stepWord(step), names: nameList(missing), count: missing.length })
+			message: m.admin_batch_needs({ step: stepWord(step), names: settingList(missing), count: missing.length })
 		};
 	const parsed = parseBatchIds(params);
 	if (!parsed.ok) return parsed;

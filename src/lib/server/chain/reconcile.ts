@@ -17,6 +17,7 @@ import {
 	type WaitingApplication
 } from './steps';
 import { m } from '$lib/paraglide/messages';
+import { settingList } from '$lib/applications/admin-words';
 
 /** The field of `POST /admin?/reconcile`: `step`, once or for both steps. */
 export const RECONCILE_FIELDS = ['step'] as const;
@@ -71,7 +72,7 @@ export async function reconcile(
 			'step',
 			m.admin_find_needs_settings({
 				steps: nameList(steps.map(stepWord)),
-				names: nameList(missing),
+				names: settingList(missing),
 				count: missing.length
 			})
 		);

@@ -40,7 +40,7 @@ export function missingSettings(config: Config, step: Step, purpose: 'batch' | '
 	return needed.filter(([, value]) => value == null).map(([name]) => name);
 }
 
-/** "POLYGON_RPC_URL" / "A and B" / "A, B and C". */
+/** "allowlist" / "A and B" / "A, B and C". */
 export const nameList = (names: string[]) =>
 	names.length <= 1
 		? (names[0] ?? '')

@@ -68,6 +68,16 @@ export async function reviewQueue(
 	return { rows: page.map(({ cursor: _c, ...row }) => row), next: more && last ? last.cursor : null };
 }
 
+/** Whether any application waits for review at all (one index probe): a new community has none. */
+export async function anyPending(db: Database): Promise<boolean> {
+	const found = await db
+		.select({ id: applications.id })
+		.from(applications)
+		.where(eq(applications.review, 'pending'))
+		.limit(1);
+	return found.length > 0;
+}
+
 async function waiting(db: Database, reviewer: string, query: ReviewQuery, pageSize: number) {
 	const where = [
 		eq(applications.review, 'pending'),

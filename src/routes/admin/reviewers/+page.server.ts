@@ -12,6 +12,7 @@ import {
 	saveReviewSettings
 } from '$lib/server/reviews/roster';
 import { formatWait, workloadOf } from '$lib/server/reviews/workload';
+import { displayNames } from '$lib/server/applications/display-names';
 import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
 
@@ -20,16 +21,15 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
 	return withDatabase(async (db) => {
 		const [reviewers, n] = await Promise.all([listReviewers(db), perApplication(db)]);
-		const workload = await workloadOf(
-			db,
-			reviewers.map((r) => r.address)
-		);
+		const addresses = reviewers.map((r) => r.address);
+		const [workload, names] = await Promise.all([workloadOf(db, addresses), displayNames(db, addresses)]);
 		return {
 			reviewers: reviewers.map((r, i) => ({
 				...r,
 				...workload[i]!,
 				medianToVote: formatWait(workload[i]!.medianSecondsToVote)
 			})),
+			names,
 			perApplication: n,
 			done: url.searchParams.get('done')
 		};

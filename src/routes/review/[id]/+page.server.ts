@@ -3,6 +3,7 @@ import { UUID } from '$lib/platform/limits';
 import { requireReviewer } from '$lib/server/auth/guards';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { withDatabase } from '$lib/server/platform/runtime';
+import { displayNames } from '$lib/server/applications/display-names';
 import { evidenceOf } from '$lib/server/eligibility/evidence';
 import { CONFLICT_FIELDS, declareConflict } from '$lib/server/reviews/conflicts';
 import { reviewDetail } from '$lib/server/reviews/detail';
@@ -25,7 +26,14 @@ export const load: PageServerLoad = async ({ locals, params, url }) => {
 	const next = voted
 		? ((await withDatabase((db) => reviewQueue(db, reviewer.address, { tab: 'queue' }, 1))).rows[0] ?? null)
 		: null;
-	return { ...detail, eligibility, isAdmin: reviewer.isAdmin, voted, next };
+	// The other reviewers by the names they gave when they applied (issue 61).
+	const names = await withDatabase((db) =>
+		displayNames(
+			db,
+			(detail.others ?? []).map((v) => v.reviewerAddress)
+		)
+	);
+	return { ...detail, eligibility, isAdmin: reviewer.isAdmin, voted, next, names };
 };
 
 export const actions: Actions = {

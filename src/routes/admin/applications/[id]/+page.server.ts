@@ -13,6 +13,7 @@ import { applicationVotes, reviewersOf } from '$lib/server/reviews/admin';
 import { ASSIGN_FIELDS, assignReviewer, unassignReviewer } from '$lib/server/reviews/assigning';
 import { checkEligibilityAgain, evidenceOf } from '$lib/server/eligibility/evidence';
 import { localHref } from '$lib/i18n/locales';
+import { displayNames } from '$lib/server/applications/display-names';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url, params }) => {
@@ -24,8 +25,19 @@ export const load: PageServerLoad = async ({ locals, url, params }) => {
 	const votes = await withDatabase((db) => applicationVotes(db, params.id));
 	const reviewing = await withDatabase((db) => reviewersOf(db, params.id, detail.application.applicantAddress));
 	const eligibility = await withDatabase((db) => evidenceOf(db, detail.application));
+	// Reviewers, admins and note authors by the names they gave when they applied (issue 61).
+	const names = await withDatabase((db) =>
+		displayNames(db, [
+			...votes.votes.map((v) => v.reviewerAddress),
+			...detail.events.map((e) => e.executorAddress),
+			...detail.notes.map((n) => n.authorAddress),
+			...reviewing.assignments.map((a) => a.reviewerAddress),
+			...reviewing.conflicts.map((c) => c.reviewerAddress)
+		])
+	);
 	return {
 		...detail,
+		names,
 		...votes,
 		...reviewing,
 		quorum: runtime().config.reviewQuorum,
