@@ -8,7 +8,9 @@ export default defineConfig({
 	outputDir: 'test-results',
 	// Long journeys (many pages, screenshots, axe) passed 60 s on a loaded 2-core CI run; a stuck test still ends.
 	timeout: 120_000,
-	workers: 1,
+	// Each spec file starts its own server on its own database (fixtures.ts, startPortal): two files at a time
+	// overlap one's waits (server start, navigation, axe) with the other's work on two cores.
+	workers: Number(process.env.E2E_WORKERS ?? 2),
 	reporter: process.env.CI ? 'list' : 'list',
 	use: {
 		browserName: 'chromium',

@@ -43,6 +43,15 @@ export function baseEnv(port: number, overrides: Record<string, string | undefin
 }
 
 /**
+ * The servers this process started and has not seen end: killed when the process exits, so a test whose
+ * hooks timed out (a loaded machine) leaves no server behind to load the rest of the run.
+ */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+	for (const child of running) child.kill('SIGKILL');
+});
+
+/**
  * Starts the built server (`node build/index.js`, or another entry) with exactly `env` plus PATH,
  * and waits until it listens or exits.
  */
@@ -60,6 +69,8 @@ export async function startServer(
 		// Another user than the test's (a service user): its own group too.
 		...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid })
 	});
+	running.add(child);
+	child.once('exit', () => running.delete(child));
 	let output = '';
 	child.stdout.on('data', (chunk) => (output += chunk));
 	child.stderr.on('data', (chunk) => (output += chunk));
