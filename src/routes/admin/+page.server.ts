@@ -4,7 +4,7 @@ import { builtInName } from '$lib/applications/admin-words';
 import { localHref } from '$lib/i18n/locales';
 import { cursorText, parseTableQuery, reviewTable } from '$lib/server/applications/review-table';
 import { MOVE_FIELDS, awaitsConfirmation } from '$lib/server/applications/move-input';
-import { asksInput } from '$lib/server/reviews/asks';
+import { asksInput } from '$lib/server/reviews/asks-input';
 import { ASK_PREFIX, BUILT_IN_FIELDS } from '$lib/applications/asks';
 import { currentForm } from '$lib/server/forms/versions';
 import { transitionApplication } from '$lib/server/applications/moves';

@@ -5,7 +5,7 @@ import { LENGTHS, UUID_ANY_CASE } from '$lib/platform/limits';
 import { textField, validate } from '../platform/forms';
 import { invalid, type FieldErrors, type Outcome } from '../platform/outcome';
 import type { Asks } from '$lib/applications/asks';
-import { parseAsks } from '../reviews/asks';
+import { parseAsks } from '../reviews/asks-input';
 import { m } from '$lib/paraglide/messages';
 
 /** The fields of `POST /admin?/transition` and the application page's `?/transition` (docs/http.md). */

@@ -1,14 +1,14 @@
 import { error, redirect } from '@sveltejs/kit';
 import { UUID } from '$lib/platform/limits';
-import { applicationDetail } from '$lib/server/applications/detail';
+import { applicationDetail } from '$lib/server/applications/admin-detail';
 import { MOVE_FIELDS, awaitsConfirmation, parseSingleMove } from '$lib/server/applications/move-input';
 import { transitionApplication } from '$lib/server/applications/moves';
-import { asksInput } from '$lib/server/reviews/asks';
+import { asksInput } from '$lib/server/reviews/asks-input';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { NOTE_FIELDS, addNote } from '$lib/server/applications/notes';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
-import { applicationVotes, reviewersOf } from '$lib/server/reviews/admin';
+import { applicationVotes, reviewersOf } from '$lib/server/reviews/votes-and-reviewers';
 import { ASSIGN_FIELDS, assignReviewer, unassignReviewer } from '$lib/server/reviews/assigning';
 import { checkEligibilityAgain, evidenceOf } from '$lib/server/eligibility/evidence';
 import { localHref } from '$lib/i18n/locales';
