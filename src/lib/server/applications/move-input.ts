@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { FIELDS, STATES, TX_HASH, isState, isTerminal, type Field } from '$lib/applications/transitions';
 import { moveInputProblems, txHashShape } from '$lib/applications/move-inputs';
 import { LENGTHS, UUID_ANY_CASE } from '$lib/platform/limits';
-import { textField, validate } from '../platform/forms';
+import { textField, validate, type FormFields } from '../platform/forms';
 import { invalid, type FieldErrors, type Outcome } from '../platform/outcome';
 import type { Asks } from '$lib/applications/asks';
 import { parseAsks } from '../reviews/asks-input';
@@ -76,7 +76,7 @@ export const parseSingleMove = (input: unknown): Outcome<SingleMoveInput> => par
  * posted without `confirm=yes` is not applied, and the page answers with the confirm step instead
  * (docs/pages-and-forms.md "Confirming a final move"). Both admin move actions, single and bulk, ask this.
  */
-export const awaitsConfirmation = (move: { field: Field; to: string }, form: FormData): boolean =>
+export const awaitsConfirmation = (move: { field: Field; to: string }, form: FormFields): boolean =>
 	isTerminal(move.field, move.to) && form.get('confirm') !== 'yes';
 
 /** Field-by-field checks the table's needs add to the shape: a state of the field, reason, tx hash, asks, date. */
