@@ -177,8 +177,8 @@ function slimParaglideRuntime(): Plugin {
 /**
  * Each file imports the messages it calls, not Paraglide's `m` namespace. Through `m` every module
  * reaches every message (messages/_index.js re-exports them all), and chunks follow static reachability:
- * all the messages any page uses, in every locale, would land in the chunk every page loads (the home
- * page and /setup grew from 41 to 57 kB gzip). Rewritten, `import { m } from '$lib/paraglide/messages'`
+ * all the messages any page uses, in every locale, would land in the chunk every page loads (what the home
+ * page and /setup grew by: bench/README.md "Figures behind the code"). Rewritten, `import { m } from '$lib/paraglide/messages'`
  * becomes one import per message the file names (`m.key`) and a local `m` object of them, so a message
  * ships with the pages that show it. A file that uses `m` other than as `m.key` is left as it is.
  */

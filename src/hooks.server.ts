@@ -9,7 +9,6 @@ import { SchemaNotMigratedError, faultForLog, isDatabaseUnavailable, sqlState } 
 import { bearerMatches } from '$lib/server/auth/bearer';
 import { rolesOf } from '$lib/server/auth/guards';
 import { CALLER_ROLES_PROBE } from '$lib/platform/hidden-sections';
-import { memberOf } from '$lib/server/auth/member-of';
 import { apiErrorBodies, refuseCrossSiteForms, refuseUnknownActions } from '$lib/server/platform/request-guards';
 import { routedPath } from '$lib/server/platform/http';
 import { runtime, serverLog, startRuntime } from '$lib/server/platform/runtime';
@@ -23,7 +22,7 @@ import {
 	withFrameAncestors
 } from '../deploy/security-headers.js';
 import { SESSION_COOKIE } from '$lib/server/auth/session';
-import { SESSION_CHECK_ROUTE, answerSessionCheck } from '$lib/server/auth/session-check';
+import { SESSION_CHECK_ROUTE, answerSessionCheck, sessionAndMember } from '$lib/server/auth/session-check';
 import { NODE_ANSWERS_EVENT, type NodeAnswer } from '../deploy/node-answers.js';
 import { fileErrorInWords, startFailed } from '../deploy/start-up.js';
 import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
@@ -146,10 +145,7 @@ const sessionReads = new WeakMap<Request, Promise<SessionRead>>();
 function sessionOf(event: RequestEvent): Promise<SessionRead> {
 	let read = sessionReads.get(event.request);
 	if (!read) {
-		read = (async () => {
-			const session = await runtime().sessions.read(event.cookies.get(SESSION_COOKIE));
-			return { session, member: session?.address ? await memberOf(session.address) : null };
-		})();
+		read = sessionAndMember(event.cookies.get(SESSION_COOKIE));
 		sessionReads.set(event.request, read);
 	}
 	return read;

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applicationDetail } from '../../src/lib/server/applications/detail';
+import { applicationDetail } from '../../src/lib/server/applications/admin-detail';
 import { submitApplication } from '../../src/lib/server/applications/submit';
 import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { checkin } from '../../src/lib/server/checkins/checkins';

@@ -6,7 +6,7 @@ import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { addReviewer, removeReviewer, saveReviewSettings } from '../../src/lib/server/reviews/roster';
 import { declareConflict } from '../../src/lib/server/reviews/conflicts';
 import { castVote } from '../../src/lib/server/reviews/votes';
-import { reviewDetail } from '../../src/lib/server/reviews/detail';
+import { reviewDetail } from '../../src/lib/server/reviews/reviewer-detail';
 import { assignedTo, reviewQueue } from '../../src/lib/server/reviews/queue';
 import { tallyFor } from '../../src/lib/server/reviews/tally';
 import { workloadOf } from '../../src/lib/server/reviews/workload';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applicationVotes } from '../../src/lib/server/db/schema';
 import { writeFormVersion } from '../../src/lib/server/forms/editor';
 import { castVote } from '../../src/lib/server/reviews/votes';
-import { reviewDetail } from '../../src/lib/server/reviews/detail';
+import { reviewDetail } from '../../src/lib/server/reviews/reviewer-detail';
 import { reviewQueue } from '../../src/lib/server/reviews/queue';
 import { tallyFor } from '../../src/lib/server/reviews/tally';
 import { parseTableQuery, reviewTable } from '../../src/lib/server/applications/review-table';

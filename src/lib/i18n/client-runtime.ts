@@ -1,7 +1,7 @@
 /**
  * What the browser needs of Paraglide's runtime, and no more: the page's locale, read from its path the
  * way src/hooks.ts reads it. Paraglide's own runtime resolves strategies, cookies and URL patterns this
- * portal does not use (about 1.4 kB gzip on every page). vite.config.ts points the client build's
+ * portal does not use, on every page (its size: bench/README.md "Figures behind the code"). vite.config.ts points the client build's
  * imports of `src/lib/paraglide/runtime.js` here; the server keeps Paraglide's (AsyncLocalStorage).
  */
 import type { Locale } from '$lib/paraglide/runtime';

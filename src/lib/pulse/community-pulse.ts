@@ -1,7 +1,7 @@
 /**
  * The body of GET /api/community-pulse, as the server builds it and the browser checks it (docs/http.md).
- * Checked by hand, not with valibot: the schema library would cost the home page about 2 kB of its
- * 40 kB JavaScript budget (docs/design-system.md "Budget").
+ * Checked by hand, not with valibot: the schema library would take a real share of the home page's
+ * JavaScript budget (docs/design-system.md "Budget"; the figure: bench/README.md "Figures behind the code").
  */
 
 /** One issue card. Titles and labels are plain text, never HTML. */

@@ -4,13 +4,12 @@ import { reviewTableHref } from '$lib/applications/review-query';
 import { builtInName } from '$lib/applications/admin-words';
 import { localHref } from '$lib/i18n/locales';
 import { cursorText, parseTableQuery, reviewTable } from '$lib/server/applications/review-table';
-import { MOVE_FIELDS } from '$lib/server/applications/move-input';
-import { asksInput } from '$lib/server/reviews/asks';
+import { MOVE_FIELDS, awaitsConfirmation } from '$lib/server/applications/move-input';
+import { asksInput } from '$lib/server/reviews/asks-input';
 import { ASK_PREFIX, BUILT_IN_FIELDS } from '$lib/applications/asks';
 import { currentForm } from '$lib/server/forms/versions';
 import { transitionApplication } from '$lib/server/applications/moves';
 import { BULK_FIELDS, bulkPreview, moveInBulk, parseBulk } from '$lib/server/applications/bulk';
-import { isTerminal } from '$lib/applications/transitions';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import type { Failure } from '$lib/server/platform/outcome';
 import { requireAdmin } from '$lib/server/auth/guards';
@@ -68,8 +67,7 @@ export const actions: Actions = {
 	},
 
 	// One move for up to 100 applications, all or nothing (src/lib/server/applications/bulk.ts). A final move
-	// (approved, rejected, added, sent) without confirm=yes is not applied: the page answers with
-	// the confirm step instead, naming the applications (docs/pages-and-forms.md "Confirming").
+	// waits for confirmation (awaitsConfirmation): the confirm step names the applications.
 	bulk: async ({ locals, request, url, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
 		const form = await readForm(request);
@@ -79,7 +77,7 @@ export const actions: Actions = {
 		const parsed = parseBulk(input);
 		if (!parsed.ok) return refuse(setHeaders, parsed, { values, bulk: true as const, refused: [] });
 		const move = parsed.value;
-		if (isTerminal(move.field, move.to) && form.get('confirm') !== 'yes') {
+		if (awaitsConfirmation(move, form)) {
 			const preview = await withDatabase((db) => bulkPreview(db, move));
 			if (!preview.ok) return refuse(setHeaders, preview, { values, bulk: true as const, refused: refusedOf(preview) });
 			return { confirm: { ...move, applications: preview.value } };

@@ -1,6 +1,7 @@
 import { redirect } from '@sveltejs/kit';
 import { APPLICATION_FIELDS, applicationsOf, submitApplication } from '$lib/server/applications/submit';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
+import { applyStanding } from '$lib/server/applications/may-apply';
 import { asSeenByApplicant } from '$lib/server/applications/history';
 import { requireMember } from '$lib/server/auth/guards';
 import { answersInput, typedAnswers } from '$lib/server/forms/answers';
@@ -23,15 +24,13 @@ export const load: PageServerLoad = async ({ locals }) => {
 		)
 	);
 	// Whether the member qualifies, before they write anything (only when a form could be shown to them).
-	const current = applications[0];
-	// A rejection that named a date: no new application before it (submitApplication answers 409 reapply_later).
-	const now = Date.now();
-	const waits = applications.map((a) => a.reapplyAfter).filter((d): d is Date => d !== null && d.getTime() > now);
-	const reapplyFrom = waits.length ? new Date(Math.max(...waits.map((d) => d.getTime()))) : null;
-	const mayApply = !current || (current.review === 'rejected' && !reapplyFrom) || current.review === 'needs_info';
+	// The rule submitApplication applies (may-apply.ts); a rejection that named a day shows that day.
+	const standing = applyStanding(applications);
+	const reapplyFrom = standing.may === 'not' && standing.reason === 'wait' ? standing.until : null;
 	return {
 		reapplyFrom,
-		eligibility: mayApply ? await eligibilityBanner(form, member.address) : null,
+		mayApply: standing.may,
+		eligibility: standing.may !== 'not' ? await eligibilityBanner(form, member.address) : null,
 		address: member.address,
 		applications: asSeenByApplicant(applications, member.address),
 		questions: form.questions,

@@ -1,11 +1,11 @@
 import * as v from 'valibot';
-import { FIELDS, STATES, TX_HASH, isState } from '$lib/applications/transitions';
+import { FIELDS, STATES, TX_HASH, isState, isTerminal, type Field } from '$lib/applications/transitions';
 import { moveInputProblems, txHashShape } from '$lib/applications/move-inputs';
 import { LENGTHS, UUID_ANY_CASE } from '$lib/platform/limits';
-import { textField, validate } from '../platform/forms';
+import { textField, validate, type FormFields } from '../platform/forms';
 import { invalid, type FieldErrors, type Outcome } from '../platform/outcome';
 import type { Asks } from '$lib/applications/asks';
-import { parseAsks } from '../reviews/asks';
+import { parseAsks } from '../reviews/asks-input';
 import { m } from '$lib/paraglide/messages';
 
 /** The fields of `POST /admin?/transition` and the application page's `?/transition` (docs/http.md). */
@@ -70,6 +70,14 @@ export function parseMove<S extends v.GenericSchema<unknown, Omit<MoveInput, 'as
 
 /** The checks of transitionApplication without touching anything: for a confirm step before a final move. */
 export const parseSingleMove = (input: unknown): Outcome<SingleMoveInput> => parseMove(singleMoveSchema, input);
+
+/**
+ * Whether a move waits for the admin's confirmation: a final move (approved, rejected, added, sent)
+ * posted without `confirm=yes` is not applied, and the page answers with the confirm step instead
+ * (docs/pages-and-forms.md "Confirming a final move"). Both admin move actions, single and bulk, ask this.
+ */
+export const awaitsConfirmation = (move: { field: Field; to: string }, form: FormFields): boolean =>
+	isTerminal(move.field, move.to) && form.get('confirm') !== 'yes';
 
 /** Field-by-field checks the table's needs add to the shape: a state of the field, reason, tx hash, asks, date. */
 function checkMoveInput(input: MoveInput): FieldErrors {

@@ -10,7 +10,7 @@ import type { SignedInMember } from '../auth/guards';
 import { parseSingleMove } from './move-input';
 import { BUILT_IN_FIELDS, isBuiltIn, parseReapplyAfter, type Asks } from '$lib/applications/asks';
 import { formVersions } from '../forms/versions';
-import { unknownAsks } from '../reviews/asks';
+import { unknownAsks } from '../reviews/asks-input';
 import { verifyTxHash } from './tx-verify';
 import { applicationTransitioned, insertAuditWithEvents } from '../webhooks/events';
 import { recordNotifications } from '../notifications/record';

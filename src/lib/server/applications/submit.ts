@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { dayText, isoDay } from '$lib/applications/asks';
 import * as v from 'valibot';
 import { LENGTHS } from '$lib/platform/limits';
@@ -25,6 +25,7 @@ import { answersToCurrentForm } from '../forms/answers';
 import { currentForm } from '../forms/versions';
 import { eligibilityAtSubmission } from '../eligibility/submission';
 import { applicantColumns, historyOf, newestFirst, type ApplicationWithHistory } from './history';
+import { applyStanding, type ApplyStanding } from './may-apply';
 import { consume } from '../platform/rate-limit';
 import { assignOnSubmit } from '../reviews/assignment';
 import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } from '../webhooks/events';
@@ -66,10 +67,11 @@ export async function submitApplication(
 		return invalid(errors);
 	}
 	// Eligibility on chain (docs/eligibility.md): read before anything is written, outside any transaction,
-	// and only for a submission that can be taken (a member with an application under review gets the 409).
+	// and only for a submission that can be taken (a member the may-apply rule refuses gets its 409 first).
 	let eligibility = null;
 	if (form.eligibility !== null) {
-		if (await hasApplicationUnderReview(db, member.address)) return alreadyActive();
+		const standing = applyStanding(await standingRows(db, member.address));
+		if (standing.may === 'not') return refusal(standing);
 		const checked = await eligibilityAtSubmission(form.eligibility, member.address);
 		if (!checked.ok) return checked;
 		eligibility = checked.value;
@@ -77,14 +79,9 @@ export async function submitApplication(
 	const fields = { ...parsed.value, formId: answered.formId, answers: answered.answers, eligibility };
 	try {
 		return await db.transaction(async (tx): Promise<Outcome<{ application: Application; resubmitted: boolean }>> => {
-			const [active] = await tx
-				.select()
-				.from(applications)
-				.where(and(eq(applications.applicantAddress, member.address), ne(applications.review, 'rejected')))
-				.limit(1);
-			if (!active) {
-				const later = await reapplyLater(tx, member.address);
-				if (later) return later;
+			const standing = applyStanding(await standingRows(tx, member.address));
+			if (standing.may === 'not') return refusal(standing);
+			if (standing.may === 'apply') {
 				const [application] = await tx
 					.insert(applications)
 					.values({ applicantAddress: member.address, ...fields })
@@ -96,7 +93,7 @@ export async function submitApplication(
 				await assignOnSubmit(tx, application!.id);
 				return { ok: true, value: { application: application!, resubmitted: false } };
 			}
-			if (active.review !== 'needs_info') return alreadyActive();
+			const active = standing.application;
 			const [application] = await tx
 				.update(applications)
 				.set({ ...fields, review: 'pending', updatedAt: sql`now()` })
@@ -135,34 +132,19 @@ export async function submitApplication(
 	}
 }
 
-/** An application that is neither rejected nor waiting for the applicant's answer: a new submission would be refused. */
-async function hasApplicationUnderReview(db: Database, address: string): Promise<boolean> {
-	const [active] = await db
-		.select({ review: applications.review })
-		.from(applications)
-		.where(and(eq(applications.applicantAddress, address), ne(applications.review, 'rejected')))
-		.limit(1);
-	return !!active && active.review !== 'needs_info';
-}
+/** The member's applications as the may-apply rule reads them (a member has few). */
+const standingRows = (db: Pick<Database, 'select'>, address: string) =>
+	db.select().from(applications).where(eq(applications.applicantAddress, address));
 
-/**
- * The 409 of a new application before the date a rejection named (the latest such date of the
- * member's applications), or null when they may apply now.
- */
-async function reapplyLater(db: Pick<Database, 'select'>, address: string): Promise<FailureOf<409> | null> {
-	const [waiting] = await db
-		.select({ reapplyAfter: applications.reapplyAfter })
-		.from(applications)
-		.where(and(eq(applications.applicantAddress, address), gt(applications.reapplyAfter, sql`now()`)))
-		.orderBy(desc(applications.reapplyAfter))
-		.limit(1);
-	if (!waiting?.reapplyAfter) return null;
-	const day = isoDay(waiting.reapplyAfter);
+/** The 409 of a submission the may-apply rule refuses. */
+function refusal(standing: Extract<ApplyStanding<unknown>, { may: 'not' }>): FailureOf<409> {
+	if (standing.reason === 'active') return alreadyActive();
+	const day = isoDay(standing.until);
 	return {
 		ok: false,
 		status: 409,
 		code: 'reapply_later',
-		message: m.application_reapply_later({ date: dayText(waiting.reapplyAfter), day }),
+		message: m.application_reapply_later({ date: dayText(standing.until), day }),
 		reapplyAfter: day
 	};
 }

@@ -13,8 +13,8 @@ function buildUpsert(db: Database) {
 	);
 }
 
-// Built once per database handle: building the statement (drizzle's query builder and SQL text) cost
-// about a fifth of a millisecond a sign-in (bench/history/2026-11-25-issue-34-hot-path.md "Where a sign-in's CPU goes").
+// Built once per database handle: building the statement (drizzle's query builder and SQL text) on every
+// sign-in was a measurable part of its CPU (bench/README.md "Figures behind the code").
 const upserts = new WeakMap<Database, ReturnType<typeof buildUpsert>>();
 
 /** Creates the member on first sign-in, or records the sign-in time of a returning one (by lowercase address). */

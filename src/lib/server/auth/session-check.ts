@@ -20,6 +20,15 @@ export function sessionCheckBody(member: SignedInMember | null) {
 }
 
 /**
+ * The session a cookie carries and the member it signs in: the one read both paths make, SvelteKit's
+ * (src/hooks.server.ts, for event.locals) and the Node server's session check below.
+ */
+export async function sessionAndMember(cookie: string | undefined) {
+	const session = await runtime().sessions.read(cookie);
+	return { session, member: session?.address ? await memberOf(session.address) : null };
+}
+
+/**
  * GET /api/auth/me as the portal's Node server answers it without SvelteKit (decision 0037): the same
  * session read, body, headers, request id, metrics and log line as the SvelteKit route
  * (src/routes/api/auth/me/+server.ts) and the handles give it, at a fraction of their cost; the
@@ -29,11 +38,9 @@ export async function answerSessionCheck(req: IncomingMessage, res: ServerRespon
 	const started = performance.now();
 	const forwarded = req.headers[REQUEST_ID_HEADER];
 	const requestId = requestIdFrom(typeof forwarded === 'string' ? forwarded : undefined);
-	const { sessions } = runtime();
 	// As SvelteKit's event.cookies.get reads it: the same parser, the first cookie of that name.
 	const cookie = req.headers.cookie;
-	const session = cookie ? await sessions.read(parse(cookie)[SESSION_COOKIE]) : null;
-	const member = session?.address ? await memberOf(session.address) : null;
+	const { member } = await sessionAndMember(cookie ? parse(cookie)[SESSION_COOKIE] : undefined);
 	const body = JSON.stringify(sessionCheckBody(member));
 	res.writeHead(200, {
 		'cache-control': 'no-store',

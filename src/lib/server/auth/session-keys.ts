@@ -10,8 +10,9 @@ const scryptAsync = promisify(scrypt) as (
 ) => Promise<Buffer>;
 
 /**
- * scrypt at 32 MiB (N = 2^15, r = 8, p = 1): 100–200 ms once per password and process, and as much
- * for every guess an attacker tests against a cookie (docs/decisions/0014-session-keys-from-scrypt.md).
+ * scrypt at 32 MiB (N = 2^15, r = 8, p = 1): slow once per password and process, and as slow for every
+ * guess an attacker tests against a cookie (docs/decisions/0014-session-keys-from-scrypt.md; the time:
+ * bench/README.md "Figures behind the code").
  */
 export const SESSION_KDF = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 

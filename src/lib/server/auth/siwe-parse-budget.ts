@@ -8,7 +8,7 @@ import * as scan from './siwe-scan';
  *
  * `@spruceid/siwe-parser` (inside `siwe`) runs apg-js over the EIP-4361 grammar. apg allocates on
  * every rule call and tries up to a dozen alternatives per character, so a hostile 8 KiB URI cost
- * 15-35 ms. Here every variable-length rule of that grammar (the domain, the statement, the URI,
+ * milliseconds (bench/README.md "Figures behind the code"). Here every variable-length rule of that grammar (the domain, the statement, the URI,
  * the nonce, the chain id, the request id, fractions of seconds and the resources) is answered by a
  * linear scanner (`siwe-scan.ts`, checked against apg's own rules), through apg's own hook: a rule
  * callback that sets the result before the rule runs stands for the rule. What apg still walks (the

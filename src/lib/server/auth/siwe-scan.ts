@@ -6,7 +6,7 @@
  * included), or NOMATCH. 0 is an empty match.
  *
  * Why: apg allocates on every rule call and tries up to a dozen alternatives per character, so a
- * hostile 8 KiB URI cost 15-35 ms. siwe-parse-budget.ts hands these rules to the scanners, which
+ * hostile 8 KiB URI cost milliseconds (bench/README.md "Figures behind the code"). siwe-parse-budget.ts hands these rules to the scanners, which
  * look at each character a bounded number of times (at most 4, in the host of an authority: an
  * IPv4 try, then the name), and leaves the rest of the grammar (line order, titles, the address,
  * dates) to the reference parser. `siwe-scan.test.ts` checks every scanner against apg's own rule.

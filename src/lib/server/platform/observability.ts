@@ -26,11 +26,11 @@ const options: pino.LoggerOptions = {
 };
 
 /**
- * The request lines, gathered into batches of up to 64 KiB (a pipe's buffer, about 380 lines), each
- * handed to the destination in one write, or at most a quarter of a second after they were logged
- * when fewer come. Every write call costs a round through libuv's thread pool (the session check paid
- * about a fifth of its CPU at one write per line, and 6% at one per 4 KiB), and sonic-boom's own
- * `minLength` measures its whole growing buffer on every line (bench/history/2026-11-27-bench-share-log-line-seal.md, "The cost of a log line").
+ * The request lines, gathered into batches of up to 64 KiB (a pipe's buffer, some hundreds of lines),
+ * each handed to the destination in one write, or at most a quarter of a second after they were logged
+ * when fewer come. Every write call costs a round through libuv's thread pool (a large share of the
+ * session check's CPU at one write per line), and sonic-boom's own `minLength` measures its whole
+ * growing buffer on every line. The figures: bench/README.md "Figures behind the code".
  */
 const BATCH_CHARS = 64 * 1024;
 const requestLines = (() => {

@@ -5,7 +5,7 @@ import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
 import { applicationVotes, applications, type ApplicationVote } from '../db/schema';
 import { askField, type Asks } from '$lib/applications/asks';
-import { parseAsks, unknownAsks } from './asks';
+import { parseAsks, unknownAsks } from './asks-input';
 import type { SignedInMember } from '../auth/guards';
 import { currentForm, formVersions } from '../forms/versions';
 import { formInput, textField, validate, type FormFields } from '../platform/forms';

@@ -6,10 +6,10 @@ import { withDatabase } from '$lib/server/platform/runtime';
 import { displayNames } from '$lib/server/applications/display-names';
 import { evidenceOf } from '$lib/server/eligibility/evidence';
 import { CONFLICT_FIELDS, declareConflict } from '$lib/server/reviews/conflicts';
-import { reviewDetail } from '$lib/server/reviews/detail';
+import { reviewDetail } from '$lib/server/reviews/reviewer-detail';
 import { reviewQueue } from '$lib/server/reviews/queue';
 import { castVote, voteInput } from '$lib/server/reviews/votes';
-import { asksInput } from '$lib/server/reviews/asks';
+import { asksInput } from '$lib/server/reviews/asks-input';
 import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
 

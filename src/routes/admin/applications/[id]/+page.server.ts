@@ -1,15 +1,14 @@
 import { error, redirect } from '@sveltejs/kit';
 import { UUID } from '$lib/platform/limits';
-import { applicationDetail } from '$lib/server/applications/detail';
-import { MOVE_FIELDS, parseSingleMove } from '$lib/server/applications/move-input';
+import { applicationDetail } from '$lib/server/applications/admin-detail';
+import { MOVE_FIELDS, awaitsConfirmation, parseSingleMove } from '$lib/server/applications/move-input';
 import { transitionApplication } from '$lib/server/applications/moves';
-import { asksInput } from '$lib/server/reviews/asks';
+import { asksInput } from '$lib/server/reviews/asks-input';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
-import { isTerminal } from '$lib/applications/transitions';
 import { NOTE_FIELDS, addNote } from '$lib/server/applications/notes';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
-import { applicationVotes, reviewersOf } from '$lib/server/reviews/admin';
+import { applicationVotes, reviewersOf } from '$lib/server/reviews/votes-and-reviewers';
 import { ASSIGN_FIELDS, assignReviewer, unassignReviewer } from '$lib/server/reviews/assigning';
 import { checkEligibilityAgain, evidenceOf } from '$lib/server/eligibility/evidence';
 import { localHref } from '$lib/i18n/locales';
@@ -50,19 +49,16 @@ export const load: PageServerLoad = async ({ locals, url, params }) => {
 
 export const actions: Actions = {
 	// transitionApplication from the application's own page: the admin stays here and is told what happened.
-	// A final move (approved, rejected, added, sent) without confirm=yes is not applied: the page
-	// answers with the confirm step instead (docs/pages-and-forms.md "Confirming a final move").
+	// A final move waits for confirmation (awaitsConfirmation): the page answers with the confirm step.
 	transition: async ({ locals, request, url, params, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
 		const form = await readForm(request);
 		const asks = asksInput(form);
 		const input = { ...formInput(form, MOVE_FIELDS), applicationId: params.id, asks };
-		if (form.get('confirm') !== 'yes') {
-			const parsed = parseSingleMove(input);
-			if (parsed.ok && isTerminal(parsed.value.field, parsed.value.to)) {
-				const { field, to, reason, txHash, from, reapplyAfter } = parsed.value;
-				return { confirm: { field, to, reason, txHash, from, reapplyAfter } };
-			}
+		const parsed = parseSingleMove(input);
+		if (parsed.ok && awaitsConfirmation(parsed.value, form)) {
+			const { field, to, reason, txHash, from, reapplyAfter } = parsed.value;
+			return { confirm: { field, to, reason, txHash, from, reapplyAfter } };
 		}
 		const outcome = await withDatabase((db) => transitionApplication(db, admin, input));
 		if (!outcome.ok) {
