@@ -4,22 +4,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/db';
 import { getPage, postForm, textOf } from '../helpers/forms';
 import type { MailCatcher } from '../helpers/mail-catcher';
-import { startNotifyingServer, type Member, type NotifyingServer } from '../helpers/notifying-server';
+import { communityName, startNotifyingServer, type Member, type NotifyingServer } from '../helpers/notifying-server';
 import type { PushService } from '../helpers/push-service';
 
 // Every applicant in their language (docs/decisions/0043-translations-by-url-prefix.md; docs/notifications.md): notifications, pushes and
 // e-mails are written in the recipient's members.locale, which their last signed-in page visit sets
 // (an /api request leaves it), and link to that locale's pages. Through the built server, with a
 // loopback push service and a local SMTP server; on the engine of tests/helpers/db.ts `engines` (Postgres with TEST_DATABASE_URL, else PGlite; TEST_ENGINES=all: both).
+/** A display name with markup in it, as a hostile applicant might choose. */
+const HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>';
+
 describe.each(engines)('notifications in the recipient’s language on %s', (engine) => {
 	let portal: NotifyingServer;
 	let base: string;
 	let push: PushService;
 	let mail: MailCatcher;
 	let sql: postgres.Sql | undefined;
+	/** The community's name: every subject and every body says it. */
+	let community: string;
 	beforeAll(async () => {
 		portal = await startNotifyingServer(engine, 'portal_notify_locale', { sql: true });
 		({ url: base, push, mail, sql } = portal);
+		community = await communityName(base);
 	}, 200_000);
 	afterAll(() => portal?.stop());
 
@@ -35,8 +41,8 @@ describe.each(engines)('notifications in the recipient’s language on %s', (eng
 	const localeOf = async (address: string) =>
 		sql ? ((await sql`select locale from members where address = ${address}`)[0]?.locale as string) : null;
 	const subscribe = (path: string, cookie: string) => portal.subscribe(path, cookie);
-	const apply = (member: Member, prefix = '') =>
-		portal.apply(member, { displayName: 'Lucía Idioma', motivation: 'Avísame' }, prefix);
+	const apply = (member: Member, prefix = '', displayName = 'Lucía Idioma') =>
+		portal.apply(member, { displayName, motivation: 'Avísame' }, prefix);
 	const move = (applicationId: string, to: string, reason = '', prefix = '') =>
 		portal.move(applicationId, to, reason, prefix);
 	const pushedTo = async (path: string, count: number) =>
@@ -62,13 +68,18 @@ describe.each(engines)('notifications in the recipient’s language on %s', (eng
 		await setLocale(lucia, 'es');
 		expect((await subscribe('/push/es', lucia.cookie)).status).toBe(201);
 		const email = `lucia-${Date.now()}@example.test`;
-		const verification = await confirmEmail(lucia, email, 'es', 'Confirma tu dirección de correo electrónico');
+		const verification = await confirmEmail(
+			lucia,
+			email,
+			'es',
+			`${community}: confirma tu dirección de correo electrónico`
+		);
 		expect(verification.text).toContain('El enlace funciona una sola vez, durante 24 horas.');
 
 		const id = await apply(lucia, '/es');
 		expect((await pushedTo('/push/es', 1))[0]).toEqual({
 			title: 'Hemos recibido tu solicitud',
-			body: 'Los revisores la examinarán; se te avisará aquí cuando cambie algo.',
+			body: 'Los revisores la examinarán; se te avisará cuando cambie algo.',
 			url: '/es/apply'
 		});
 		// The admin's own page is English: the applicant is still told in Spanish.
@@ -78,11 +89,18 @@ describe.each(engines)('notifications in the recipient’s language on %s', (eng
 			body: 'Tu solicitud ha sido aprobada. Te damos la bienvenida: los siguientes pasos están en la página de tu solicitud.',
 			url: '/es/apply'
 		});
-		const approved = await mailTo(email, 'Tu solicitud ha sido aprobada');
-		expect(approved.text).toContain(`Ver tu solicitud: ${base}/es/apply\n`);
+		// The submission's mail says nothing only the web page could mean ("you will be told here").
+		const received = await mailTo(email, `${community}: Hemos recibido tu solicitud`);
+		expect(received.text).toContain('Los revisores la examinarán; se te avisará cuando cambie algo.');
+		expect(received.text).not.toContain('aquí');
+		const approved = await mailTo(email, `${community}: Tu solicitud ha sido aprobada`);
+		expect(approved.text!.replace(/[\u2068\u2069]/g, '')).toContain(
+			`\n\nHola, Lucía Idioma:\n\nHay novedades sobre tu solicitud a ${community}.\n\n`
+		);
+		expect(approved.text).toContain(`\n\nVer tu solicitud: ${base}/es/apply\n`);
 		expect(approved.text).toContain(`Dejar de recibir estos correos: ${base}/es/inbox/unsubscribe?token=`);
 		expect(approved.html).toContain('<html lang="es" dir="ltr">');
-		expect(approved.html).toContain(`<a href="${base}/es/apply">Ver tu solicitud</a>`);
+		expect(approved.html).toMatch(new RegExp(`<a href="${base}/es/apply" style="[^"]*">Ver tu solicitud</a>`));
 		// The inbox shows the same words.
 		expect(textOf((await getPage(`${base}/es/inbox`, lucia.cookie)).body)).toContain('Tu solicitud ha sido aprobada');
 
@@ -104,10 +122,11 @@ describe.each(engines)('notifications in the recipient’s language on %s', (eng
 		await setLocale(amal, 'ar');
 		expect((await subscribe('/push/ar', amal.cookie)).status).toBe(201);
 		const email = `amal-${Date.now()}@example.test`;
-		const verification = await confirmEmail(amal, email, 'ar', 'أكّد عنوان بريدك الإلكتروني');
+		const verification = await confirmEmail(amal, email, 'ar', `${community}: أكّد عنوان بريدك الإلكتروني`);
 		expect(verification.html).toContain('<html lang="ar" dir="rtl">');
 
-		const id = await apply(amal, '/ar');
+		// Markup in a display name reaches the reader as text, never as HTML.
+		const id = await apply(amal, '/ar', HOSTILE);
 		expect((await pushedTo('/push/ar', 1))[0]).toMatchObject({ title: 'تلقّينا طلبك', url: '/ar/apply' });
 		// A Spanish-speaking admin asks: the applicant reads it in Arabic, the reason as the admin wrote it.
 		expect((await move(id, 'needs_info', 'Add a link.', '/es')).status).toBe(303);
@@ -116,10 +135,17 @@ describe.each(engines)('notifications in the recipient’s language on %s', (eng
 			body: 'يطلب المراجعون مزيدًا من المعلومات: Add a link. عدّل طلبك في صفحته للرد عليهم.',
 			url: '/ar/apply'
 		});
-		const asked = await mailTo(email, 'يطلب المراجعون مزيدًا من المعلومات');
+		const asked = await mailTo(email, `${community}: يطلب المراجعون مزيدًا من المعلومات`);
 		expect(asked.text).toContain(`اطّلع على طلبك: ${base}/ar/apply\n`);
 		expect(asked.text).toContain(`إيقاف هذه الرسائل: ${base}/ar/inbox/unsubscribe?token=`);
-		expect(asked.html).toContain('<html lang="ar" dir="rtl">');
+		expect(asked.text).toContain(`مرحبًا \u2068${HOSTILE}\u2069،`);
+		expect(asked.html).toMatch(/^<!doctype html><html lang="ar" dir="rtl">/);
+		expect(asked.html).toContain(`>${community}</p>`);
+		expect(asked.html).toContain(
+			'مرحبًا \u2068&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;\u2069،'
+		);
+		expect(asked.html).not.toContain('<script');
+		expect(asked.html).not.toContain('<img');
 	}, 60_000);
 
 	it('a signed-in visit under /es/ (a page, its data, a form post) records es; an /api request does not change it; an English one records en', async () => {

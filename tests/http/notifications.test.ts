@@ -5,6 +5,7 @@ import { getPage, postForm, textOf } from '../helpers/forms';
 import type { MailCatcher } from '../helpers/mail-catcher';
 import {
 	signedInMember,
+	communityName,
 	startChannels,
 	startNotifyingServer,
 	subscribe as subscribeAt,
@@ -147,7 +148,8 @@ describe.each(engines)('notifications on %s', (engine) => {
 		const [verification] = (
 			await mail.until((m) => m.some((x) => x.to && JSON.stringify(x.to).includes(address)))
 		).filter((m) => JSON.stringify(m.to).includes(address));
-		expect(verification!.subject).toBe('Confirm your e-mail address');
+		const community = await communityName(base);
+		expect(verification!.subject).toBe(`${community}: confirm your e-mail address`);
 		const link = /(http:\/\/\S+\/inbox\/verify\?token=\S+)/.exec(verification!.text!)![1]!;
 		expect(link.startsWith(base)).toBe(true);
 		// Nothing is mailed before the address is confirmed.
@@ -158,15 +160,29 @@ describe.each(engines)('notifications on %s', (engine) => {
 
 		await move(id, 'approved');
 		const mails = await mail.until((m) =>
-			m.some((x) => x.subject === 'Your application was approved' && JSON.stringify(x.to).includes(address))
+			m.some(
+				(x) => x.subject === `${community}: Your application was approved` && JSON.stringify(x.to).includes(address)
+			)
 		);
 		expect(mails.filter((m) => JSON.stringify(m.to).includes(address)).map((m) => m.subject)).toEqual([
-			'Confirm your e-mail address',
-			'Your application was approved'
+			`${community}: confirm your e-mail address`,
+			`${community}: Your application was approved`
 		]);
-		const approved = mails.find((m) => m.subject === 'Your application was approved')!;
-		expect(approved.text).toContain(`${base}/apply`);
-		expect(approved.html).toContain('See your application');
+		const approved = mails.find((m) => m.subject === `${community}: Your application was approved`)!;
+		// A designed mail: a text part in short paragraphs and an HTML part with the same words, both
+		// naming the community and greeting the applicant by their display name.
+		const paragraphs = approved.text!.replace(/[\u2068\u2069]/g, '').split('\n\n');
+		expect(paragraphs.slice(0, 4)).toEqual([
+			community,
+			'Hello Fay Mail,',
+			`There is news about your application to ${community}.`,
+			'Your application was approved. Welcome: the next steps are on your application’s page.'
+		]);
+		expect(approved.text).toContain(`See your application: ${base}/apply\n`);
+		expect(approved.text).toContain(`because you asked \u2068${community}\u2069 to tell you by e-mail`);
+		expect(approved.html).toMatch(/^<!doctype html><html lang="en" dir="ltr">/);
+		expect(approved.html).toContain(`>${community}</p>`);
+		expect(approved.html).toMatch(new RegExp(`<a href="${base}/apply" style="[^"]*">See your application</a>`));
 		const header = (name: string) => approved.headerLines.find((h) => h.key === name)?.line ?? '';
 		expect(header('list-unsubscribe-post')).toBe('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
 		const unsubscribe = /<(http:\/\/[^>]+)>/.exec(header('list-unsubscribe'))![1]!;

@@ -1,7 +1,7 @@
 import { and, eq, isNotNull } from 'drizzle-orm';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Database } from '../db/client';
-import { memberEmails, members, notifications } from '../db/schema';
+import { applications, memberEmails, members, notifications } from '../db/schema';
 import type { NotificationConfig } from '../platform/notification-config';
 import type { ChannelSender } from '../webhooks/channels';
 import type { SendResult } from '../webhooks/deliver';
@@ -10,6 +10,10 @@ import { signToken } from './tokens';
 import { mailOf, verificationMail, type Mail } from './mail-text';
 import { baseLocale, isLocale, type Locale } from '$lib/i18n/locales';
 import { logger } from '../platform/observability';
+import { community } from '$lib/branding/community';
+
+/** The community the mails come from, named in every subject and body. */
+const brand = { name: community.name, accent: community.accent };
 
 /** The recipient's language as members.locale holds it (their last signed-in page visit). */
 const localeOf = (locale: string | null): Locale => (isLocale(locale) ? locale : baseLocale);
@@ -97,7 +101,7 @@ export class MailSender implements ChannelSender {
 			const e = found?.e;
 			if (!e || e.verifiedAt) return null;
 			const token = signToken(this.secret, 'verify', { address, email: e.email, createdAtMs: e.createdAt.getTime() });
-			return verificationMail(this.config, e.email, token, localeOf(found.locale));
+			return verificationMail(this.config, brand, e.email, token, localeOf(found.locale));
 		}
 		const [n] = await db
 			.select({
@@ -105,7 +109,8 @@ export class MailSender implements ChannelSender {
 				body: notifications.body,
 				address: memberEmails.address,
 				email: memberEmails.email,
-				locale: members.locale
+				locale: members.locale,
+				displayName: applications.displayName
 			})
 			.from(notifications)
 			.innerJoin(
@@ -113,10 +118,11 @@ export class MailSender implements ChannelSender {
 				and(eq(memberEmails.address, notifications.recipientAddress), isNotNull(memberEmails.verifiedAt))
 			)
 			.leftJoin(members, eq(members.address, notifications.recipientAddress))
+			.leftJoin(applications, eq(applications.id, notifications.applicationId))
 			.where(eq(notifications.id, Number(row.data.notificationId)));
 		if (!n) return null;
 		const token = signToken(this.secret, 'unsubscribe', { address: n.address, email: n.email, createdAtMs: 0 });
-		return mailOf(this.config, n.email, n, token, localeOf(n.locale));
+		return mailOf(this.config, brand, n.email, n, token, localeOf(n.locale));
 	}
 
 	close(): Promise<void> {

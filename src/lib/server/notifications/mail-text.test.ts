@@ -1,37 +1,105 @@
 import { describe, expect, it } from 'vitest';
 import { mailOf, verificationMail } from './mail-text';
+import { notificationText } from './messages';
 
 const config = { origin: 'https://portal.example' };
+const brand = { name: 'Acme DAO', accent: '#6d4ae8' };
 const n = { title: 'Tu solicitud ha sido aprobada', body: 'Tu solicitud ha sido aprobada. <b>Hola</b>' };
+/** Markup a community or an applicant might put in a name: it must reach the reader as text. */
+const HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>';
+/** The invisible marks that set a name apart from the sentence around it. */
+const bare = (s: string) => s.replace(/[\u2068\u2069]/g, '');
 
 describe('notification e-mails', () => {
-	it('in English, link to the pages without a prefix, as they always did', () => {
-		const mail = mailOf(config, 'a@example.test', { title: 'T', body: 'B' }, 'tok');
-		expect(mail.text).toBe(
-			'B\n\nSee your application: https://portal.example/apply\n\nStop these e-mails: https://portal.example/inbox/unsubscribe?token=tok\n'
+	it('name the community in the subject and the body, in short paragraphs, text and HTML alike', () => {
+		const mail = mailOf(config, brand, 'a@example.test', { title: 'T', body: 'B', displayName: 'Ana' }, 'tok');
+		expect(mail.subject).toBe('Acme DAO: T');
+		expect(bare(mail.text)).toBe(
+			'Acme DAO\n\nHello Ana,\n\nThere is news about your application to Acme DAO.\n\nB\n\n' +
+				'See your application: https://portal.example/apply\n\n-- \n' +
+				'You receive this e-mail because you asked Acme DAO to tell you by e-mail when your application changes.\n\n' +
+				'Stop these e-mails: https://portal.example/inbox/unsubscribe?token=tok\n'
 		);
-		expect(mail.html).toMatch(/^<!doctype html><html><body /);
+		expect(mail.html).toMatch(/^<!doctype html><html lang="en" dir="ltr"><head><meta charset="utf-8">/);
+		expect(mail.html).not.toMatch(/<table|<img|<script|class=/);
+		expect(bare(mail.html)).toContain(
+			'<p style="margin:0 0 16px">There is news about your application to Acme DAO.</p>'
+		);
+		expect(mail.html).toContain('<a href="https://portal.example/apply" style="');
+		expect(mail.html).toContain('<a href="https://portal.example/inbox/unsubscribe?token=tok"');
 		expect(mail.headers['List-Unsubscribe']).toBe('<https://portal.example/inbox/unsubscribe?token=tok>');
-		const verify = verificationMail(config, 'a@example.test', 'v');
-		expect(verify.subject).toBe('Confirm your e-mail address');
-		expect(verify.text).toContain('\n\nhttps://portal.example/inbox/verify?token=v\n\n');
+		expect(bare(mailOf(config, brand, 'a@example.test', { title: 'T', body: 'B' }, 'tok').text)).toContain(
+			'\n\nHello,\n\n'
+		);
+
+		const verify = verificationMail(config, brand, 'a@example.test', 'v');
+		expect(verify.subject).toBe('Acme DAO: confirm your e-mail address');
+		expect(bare(verify.text)).toContain('when your application to Acme DAO changes');
+		expect(verify.text).toContain('\n\nhttps://portal.example/inbox/verify?token=v\n\n-- \n');
+		expect(verify.html).toContain('<a href="https://portal.example/inbox/verify?token=v"');
 	});
 
-	it('in the recipient’s language, link to that language’s pages', () => {
-		const mail = mailOf(config, 'a@example.test', n, 'tok', 'es');
-		expect(mail.subject).toBe(n.title);
-		expect(mail.text).toBe(
-			`${n.body}\n\nVer tu solicitud: https://portal.example/es/apply\n\nDejar de recibir estos correos: https://portal.example/es/inbox/unsubscribe?token=tok\n`
+	it('carry markup in a community’s or an applicant’s name as text, never as HTML', () => {
+		const hostile = { name: HOSTILE, accent: '#000000;background:url(x)' };
+		const mail = mailOf(config, hostile, 'a@example.test', { title: 'T', body: '<b>B</b>', displayName: HOSTILE }, 't');
+		const escaped = '&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;';
+		expect(mail.html).not.toContain('<script');
+		expect(mail.html).not.toContain('<img');
+		expect(mail.html).not.toContain('url(x)');
+		expect(mail.html).toContain(`<title>${escaped}: T</title>`);
+		expect(mail.html).toContain(`>${escaped}</p>`);
+		expect(mail.html).toContain('&lt;b&gt;B&lt;/b&gt;');
+		const verify = verificationMail(config, hostile, 'a@example.test', 'v');
+		expect(verify.html).not.toContain('<script');
+		expect(verify.html).not.toContain('<img');
+	});
+
+	it('in the recipient’s language and direction, link to that language’s pages', () => {
+		const mail = mailOf(config, brand, 'a@example.test', n, 'tok', 'es');
+		expect(mail.subject).toBe(`Acme DAO: ${n.title}`);
+		expect(bare(mail.text)).toBe(
+			`Acme DAO\n\nHola:\n\nHay novedades sobre tu solicitud a Acme DAO.\n\n${n.body}\n\n` +
+				'Ver tu solicitud: https://portal.example/es/apply\n\n-- \n' +
+				'Recibes este correo porque pediste a Acme DAO que te avisara por correo cuando cambiara tu solicitud.\n\n' +
+				'Dejar de recibir estos correos: https://portal.example/es/inbox/unsubscribe?token=tok\n'
 		);
 		expect(mail.html).toContain('<html lang="es" dir="ltr">');
 		expect(mail.html).toContain('&lt;b&gt;Hola&lt;/b&gt;');
-		expect(mail.html).toContain('<a href="https://portal.example/es/apply">Ver tu solicitud</a>');
+		expect(mail.html).toMatch(/<a href="https:\/\/portal\.example\/es\/apply" style="[^"]*">Ver tu solicitud<\/a>/);
 		expect(mail.headers['List-Unsubscribe']).toBe('<https://portal.example/es/inbox/unsubscribe?token=tok>');
 
-		const ar = verificationMail(config, 'a@example.test', 'v', 'ar');
-		expect(ar.subject).toBe('أكّد عنوان بريدك الإلكتروني');
+		const ar = verificationMail(config, brand, 'a@example.test', 'v', 'ar');
+		expect(ar.subject).toBe('Acme DAO: أكّد عنوان بريدك الإلكتروني');
 		expect(ar.text).toContain('https://portal.example/ar/inbox/verify?token=v');
 		expect(ar.html).toContain('<html lang="ar" dir="rtl">');
-		expect(verificationMail(config, 'a@example.test', 'v', 'zh-Hans').html).toContain('确认此地址');
+		expect(mailOf(config, brand, 'a@example.test', n, 't', 'ar').html).toContain('<html lang="ar" dir="rtl">');
+		expect(verificationMail(config, brand, 'a@example.test', 'v', 'zh-Hans').html).toContain('确认此地址');
+	});
+
+	it('say nothing that only makes sense on the web page, and put no colon after a question', () => {
+		for (const locale of ['en', 'es', 'pt-BR', 'ar', 'zh-Hans'] as const) {
+			for (const kind of ['application.submitted', 'application.resubmitted'] as const) {
+				const text = notificationText({ kind }, locale);
+				const mail = mailOf(config, brand, 'a@example.test', text, 't', locale);
+				expect(mail.text).not.toMatch(/ here |aquí|aqui| هنا |这里/);
+			}
+			const asked = notificationText(
+				{
+					kind: 'application.transitioned',
+					field: 'review',
+					to: 'needs_info',
+					asks: [
+						{ label: 'Which languages do you speak?', comment: 'Say more' },
+						{ label: '¿Dónde vives？', comment: 'x' },
+						{ label: 'ما لغتك؟', comment: 'y' },
+						{ label: 'Website', comment: 'z' }
+					]
+				},
+				locale
+			);
+			expect(asked.body).not.toMatch(/[?？؟]\s*[:：]/);
+			expect(asked.body).toMatch(/Which languages do you speak\? ?[“«]Say more[”»]/);
+			expect(asked.body).toMatch(/Website ?[:：]/);
+		}
 	});
 });

@@ -12,43 +12,97 @@ export interface Mail {
 	headers: Record<string, string>;
 }
 
+/** Who the mail is from, as the recipient knows it: the community's name and accent (the build's branding). */
+export interface MailBrand {
+	name: string;
+	/** `#rrggbb`: the link button's colour. */
+	accent: string;
+}
+
 const escapeHtml = (s: string) =>
 	s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-// A language other than the base names itself and its direction, so that a mail client sets Arabic right to left.
-const page = (paragraphs: string[], locale: Locale) =>
-	`<!doctype html><html${
-		locale === baseLocale ? '' : ` lang="${locale}" dir="${textDirection(locale)}"`
-	}><body style="font-family:sans-serif;line-height:1.5;max-width:36rem">${paragraphs
-		.map((p) => `<p>${p}</p>`)
-		.join('')}</body></html>`;
+/** A name set apart from the sentence around it (FSI … PDI), so that an Arabic name in an English mail, or the reverse, keeps its order. */
+const isolate = (s: string) => `\u2068${s}\u2069`;
+
+/** One mail's content, said once and written both as text and as HTML. */
+interface Content {
+	greeting: string;
+	paragraphs: string[];
+	action: { label: string; text: string; url: string };
+	footer: string[];
+	stop?: { label: string; text: string; url: string };
+}
+
+const P = 'margin:0 0 16px';
+
+// Simple HTML that mail clients render alike: no tables, no images, inline styles only; the language and
+// its direction on the root, so that an Arabic mail reads right to left.
+const htmlOf = (c: Content, subject: string, brand: MailBrand, locale: Locale) => {
+	const accent = /^#[0-9a-f]{6}$/i.test(brand.accent) ? brand.accent : '#6d4ae8';
+	return `<!doctype html><html lang="${locale}" dir="${textDirection(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head><body style="margin:0;padding:0;background:#f3f3f5;color:#1d1d22;font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif;font-size:16px;line-height:1.5"><div style="max-width:36rem;margin:0 auto;padding:24px 16px"><p dir="auto" style="${P};font-size:18px;font-weight:700">${escapeHtml(brand.name)}</p><div style="background:#ffffff;border-radius:8px;padding:24px 20px"><p style="${P}">${escapeHtml(c.greeting)}</p>${c.paragraphs
+		.map((p) => `<p style="${P}">${escapeHtml(p)}</p>`)
+		.join(
+			''
+		)}<p style="margin:24px 0 8px"><a href="${escapeHtml(c.action.url)}" style="display:inline-block;background:${accent};color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;font-weight:700">${escapeHtml(c.action.label)}</a></p><p dir="ltr" style="margin:0;font-size:13px;color:#55555f;word-break:break-all;text-align:${textDirection(locale) === 'rtl' ? 'right' : 'left'}">${escapeHtml(c.action.url)}</p></div><div style="padding:16px 4px 0;font-size:13px;color:#55555f">${c.footer
+		.map((p) => `<p style="${P}">${escapeHtml(p)}</p>`)
+		.join('')}${
+		c.stop
+			? `<p style="${P}"><a href="${escapeHtml(c.stop.url)}" style="color:#55555f">${escapeHtml(c.stop.label)}</a></p>`
+			: ''
+	}</div></div></body></html>`;
+};
+
+// The text part: the community's name, then short paragraphs, the link on its own, and the footer after a signature line.
+const textOf = (c: Content, brand: MailBrand) =>
+	[
+		brand.name,
+		c.greeting,
+		...c.paragraphs,
+		c.action.text,
+		`-- \n${[...c.footer, ...(c.stop ? [c.stop.text] : [])].join('\n\n')}`
+	].join('\n\n') + '\n';
 
 /**
- * A notification by e-mail: its title and body, the link to the page, and how to stop (RFC 8058
- * one-click), in the recipient's `locale`, its links to that locale's pages.
+ * A notification by e-mail: the community's name, a greeting (with the applicant's display name when
+ * there is one), what happened (its title and body), the link to the page, and why the mail came and how
+ * to stop it (RFC 8058 one-click), in the recipient's `locale`, its links to that locale's pages.
  */
 export function mailOf(
 	config: Pick<NotificationConfig, 'origin'>,
+	brand: MailBrand,
 	to: string,
-	n: { title: string; body: string },
+	n: { title: string; body: string; displayName?: string | null },
 	unsubscribeToken: string,
 	locale: Locale = baseLocale
 ): Mail {
 	const options = { locale };
+	const community = isolate(brand.name);
 	const open = notificationUrl(config, '/apply', locale);
 	const stop = notificationUrl(config, `/inbox/unsubscribe?token=${unsubscribeToken}`, locale);
+	const subject = m.notify_mail_subject({ community: brand.name, title: n.title }, options);
+	const content: Content = {
+		greeting: n.displayName
+			? m.notify_mail_greeting({ name: isolate(n.displayName) }, options)
+			: m.notify_mail_greeting_anonymous({}, options),
+		paragraphs: [m.notify_mail_intro({ community }, options), n.body],
+		action: {
+			label: m.notify_mail_open_link({}, options),
+			text: m.notify_mail_open_text({ url: open }, options),
+			url: open
+		},
+		footer: [m.notify_mail_why({ community }, options)],
+		stop: {
+			label: m.notify_mail_stop_link({}, options),
+			text: m.notify_mail_stop_text({ url: stop }, options),
+			url: stop
+		}
+	};
 	return {
 		to,
-		subject: n.title,
-		text: `${n.body}\n\n${m.notify_mail_open_text({ url: open }, options)}\n\n${m.notify_mail_stop_text({ url: stop }, options)}\n`,
-		html: page(
-			[
-				escapeHtml(n.body),
-				`<a href="${escapeHtml(open)}">${escapeHtml(m.notify_mail_open_link({}, options))}</a>`,
-				`<small><a href="${escapeHtml(stop)}">${escapeHtml(m.notify_mail_stop_link({}, options))}</a></small>`
-			],
-			locale
-		),
+		subject,
+		text: textOf(content, brand),
+		html: htmlOf(content, subject, brand, locale),
 		headers: { 'List-Unsubscribe': `<${stop}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' }
 	};
 }
@@ -56,26 +110,19 @@ export function mailOf(
 /** The message with the one-time link that confirms an address (valid 24 hours), in the member's `locale`. */
 export function verificationMail(
 	config: Pick<NotificationConfig, 'origin'>,
+	brand: MailBrand,
 	to: string,
 	token: string,
 	locale: Locale = baseLocale
 ): Mail {
 	const options = { locale };
 	const link = notificationUrl(config, `/inbox/verify?token=${token}`, locale);
-	const text = m.notify_verify_text({}, options);
-	const ignore = m.notify_verify_ignore({}, options);
-	return {
-		to,
-		subject: m.notify_verify_subject({}, options),
-		text: `${text}\n\n${link}\n\n${ignore}\n`,
-		html: page(
-			[
-				escapeHtml(text),
-				`<a href="${escapeHtml(link)}">${escapeHtml(m.notify_verify_link({}, options))}</a>`,
-				escapeHtml(ignore)
-			],
-			locale
-		),
-		headers: {}
+	const subject = m.notify_verify_subject({ community: brand.name }, options);
+	const content: Content = {
+		greeting: m.notify_mail_greeting_anonymous({}, options),
+		paragraphs: [m.notify_verify_text({ community: isolate(brand.name) }, options)],
+		action: { label: m.notify_verify_link({}, options), text: link, url: link },
+		footer: [m.notify_verify_ignore({}, options)]
 	};
+	return { to, subject, text: textOf(content, brand), html: htmlOf(content, subject, brand, locale), headers: {} };
 }

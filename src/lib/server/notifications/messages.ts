@@ -103,7 +103,9 @@ export function notificationText(change: NotificationChange, locale: Locale = ba
 			key !== undefined && isBuiltIn(key)
 				? BUILT_IN_LABELS[key]!({}, options)
 				: (labels && Object.hasOwn(labels, locale) ? labels[locale] : undefined) || label;
-		parts.push(m.notify_ask({ label: said, comment }, options));
+		// A label that is a question ends in its own mark: "Which languages?" takes no colon after it.
+		const ask = /[?？؟:：]$/.test(said.trim()) ? m.notify_ask_question : m.notify_ask;
+		parts.push(ask({ label: said.trim(), comment }, options));
 	}
 	parts.push(sentenceOf({}, options));
 	if (change.reapplyAfter) parts.push(m.notify_reapply({ date: dayInWords(change.reapplyAfter, locale) }, options));
