@@ -11,6 +11,9 @@ export default defineConfig({
 	// Each spec file starts its own server on its own database (fixtures.ts, startPortal): two files at a time
 	// overlap one's waits (server start, navigation, axe) with the other's work on two cores.
 	workers: Number(process.env.E2E_WORKERS ?? 2),
+	// In CI a test that timed out on the shared cores runs once more, and the report names it flaky; a real
+	// failure fails twice.
+	retries: process.env.CI ? 1 : 0,
 	reporter: process.env.CI ? 'list' : 'list',
 	use: {
 		browserName: 'chromium',
