@@ -445,7 +445,7 @@ describe('the community’s own words in the applicant’s language (docs/transl
 		expect(asked.status).toBe(303);
 		// The notification names the question as the community translated it.
 		const inbox = textOf((await getPage(`${base}/es/inbox`, cookie)).body);
-		expect(inbox).toContain('¿Qué grupo de trabajo?: «¿Cuál exactamente?»');
+		expect(inbox).toContain('¿Qué grupo de trabajo? «¿Cuál exactamente?»');
 		expect(inbox).not.toContain('Which working group?');
 
 		expect((await postForm(`${base}/es/apply`, { ...ANA, 'answers.group': 'Infra' }, { cookie })).status).toBe(303);

@@ -118,7 +118,7 @@ describe('asking per answer on a needs_info move', () => {
 			// The applicant's notification of the move carries each ask with its field's label, as text.
 			const inbox = await getPage(`${base}/inbox`, cookie);
 			expect(textOf(inbox.body)).toContain('Motivation: “Say what you wrote.”');
-			expect(textOf(inbox.body)).toContain('Which city?: “Which');
+			expect(textOf(inbox.body)).toContain('Which city? “Which');
 			expect(inbox.body).not.toContain('<b>city</b>');
 
 			const page = await getPage(`${base}/apply`, cookie);

@@ -49,7 +49,8 @@ describe.each(engines)('reviewers managed in the portal on %s', (engine) => {
 		const body = (await getPage(`${base}/admin/applications/${id}`, adminCookie)).body;
 		const section = /id="reviewers"[\s\S]*?<\/section>/.exec(body)?.[0] ?? '';
 		const list = section.split('Conflicts of interest')[0]!.split('Assign a reviewer')[0]!;
-		return [...list.matchAll(/<code[^>]*>(0x[0-9a-f]{40})<\/code>/g)].map((m) => m[1]!).sort();
+		// Each reviewer is named by Person: display name and short address, the whole address in its title.
+		return [...list.matchAll(/<code[^>]*\btitle="(0x[0-9a-f]{40})"/g)].map((m) => m[1]!).sort();
 	};
 
 	it('adds and removes reviewers: /review opens and hides at once; configured ones are listed, not removable', async () => {
