@@ -8,9 +8,10 @@ export default defineConfig({
 	outputDir: 'test-results',
 	// Long journeys (many pages, screenshots, axe) passed 60 s on a loaded 2-core CI run; a stuck test still ends.
 	timeout: 120_000,
-	// Each spec file starts its own server on its own database (fixtures.ts, startPortal): two files at a time
-	// overlap one's waits (server start, navigation, axe) with the other's work on two cores.
-	workers: Number(process.env.E2E_WORKERS ?? 2),
+	// One spec file at a time. Each file starts its own server on its own database (fixtures.ts, startPortal), so
+	// E2E_WORKERS=2 runs two at once, but on two cores Chromium is the bound: 2026-12-02 both ran ~17-18 s per
+	// test of wall time, and two workers took the load to 10-12 (bench/README.md, CI time).
+	workers: Number(process.env.E2E_WORKERS ?? 1),
 	// In CI a test that timed out on the shared cores runs once more, and the report names it flaky; a real
 	// failure fails twice.
 	retries: process.env.CI ? 1 : 0,
