@@ -139,7 +139,7 @@ test('from the table: a bulk ask about one answer reaches both applicants, and a
 	await member.goto(`${server.url}/apply`);
 	await expect(member.getByText('Which part of Porto?').first()).toBeVisible();
 	await member.goto(`${server.url}/inbox`);
-	await expect(member.getByText('Which city?: “Which part of Porto?”')).toBeVisible();
+	await expect(member.getByText('Which city? “Which part of Porto?”')).toBeVisible();
 
 	// Both back to waiting is the applicant's move; a rejection of both with a date, confirmed in the dialog.
 	await page.goto(`${server.url}/admin?q=Bulkask`);
