@@ -1,4 +1,4 @@
-import { and, desc, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, lt, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Database } from '../db/client';
 import { webhookDeliveries as w } from '../db/schema';
@@ -70,6 +70,27 @@ const deliveryColumns = {
 /** The newest deliveries, newest first (walks the primary key). */
 export async function recentDeliveries(db: Database, limit = RECENT_DELIVERIES): Promise<DeliveryRow[]> {
 	return db.select(deliveryColumns).from(w).orderBy(desc(w.id)).limit(limit);
+}
+
+/** Deliveries a page shows: a phone reads 20 cards, not 100 (issue 61); "Older deliveries" pages on. */
+export const DELIVERIES_PAGE = 20;
+
+/**
+ * One page of deliveries, newest first, from just below `before` (a delivery id) or from the newest:
+ * keyset on the primary key, so every page costs what the first does.
+ */
+export async function deliveryPage(
+	db: Database,
+	before: number | null
+): Promise<{ rows: DeliveryRow[]; older: number | null }> {
+	const rows = await db
+		.select(deliveryColumns)
+		.from(w)
+		.where(before === null ? undefined : lt(w.id, before))
+		.orderBy(desc(w.id))
+		.limit(DELIVERIES_PAGE + 1);
+	const page = rows.slice(0, DELIVERIES_PAGE);
+	return { rows: page, older: rows.length > DELIVERIES_PAGE ? page.at(-1)!.id : null };
 }
 
 /** The rows set aside (however old, while they are kept), newest first: each waits for an admin's look. */
