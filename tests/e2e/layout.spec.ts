@@ -2,14 +2,25 @@
 // drawn as buttons are the height of buttons with their text centred, a vote lands where its
 // confirmation and "Next" are, a rejected applicant reads the reason and the day at the top, the
 // phone header is compact in every locale, and small targets are big enough (WCAG 2.5.8).
-import AxeBuilder from '@axe-core/playwright';
 import { readFileSync } from 'node:fs';
 import type { Browser, Locator, Page } from '@playwright/test';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
 import { VISUAL_IDS, visualDatabases, type VisualDatabase } from '../helpers/visual-seed';
-import { DESKTOP, PHONE, admin, expect, header, member, other, startPortal, tabTo, test } from './fixtures';
+import {
+	DESKTOP,
+	PHONE,
+	admin,
+	axeViolations,
+	expect,
+	header,
+	member,
+	other,
+	startPortal,
+	tabTo,
+	test
+} from './fixtures';
 
 const LOCALES = ['en', 'es', 'ar', 'pt-BR', 'zh-Hans'] as const;
 type Locale = (typeof LOCALES)[number];
@@ -113,7 +124,7 @@ for (const locale of LOCALES) {
 			expect(hit, `the submit button at the ${block} of the screen takes the click`).toBe(true);
 		}
 		// All of the page inside landmarks, the offer too (axe's region rule).
-		const { violations } = await new AxeBuilder({ page }).withRules(['region']).analyze();
+		const violations = await axeViolations(page, { rules: ['region'] });
 		expect(violations.map((v) => v.nodes.map((n) => n.target.join(' '))).flat(), 'content outside landmarks').toEqual(
 			[]
 		);
