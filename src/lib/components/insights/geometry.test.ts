@@ -41,7 +41,12 @@ describe('insights chart geometry', () => {
 		const oneWeek = Array.from({ length: 26 }, (_, i) => i === 25);
 		expect(spanStart(oneWeek, 4)).toBe(22);
 		// Data from week 10 on: from there.
-		expect(spanStart(Array.from({ length: 26 }, (_, i) => i >= 10), 4)).toBe(10);
+		expect(
+			spanStart(
+				Array.from({ length: 26 }, (_, i) => i >= 10),
+				4
+			)
+		).toBe(10);
 		// Data in the first week: all of them; none at all: the newest few; fewer entries than the minimum: all.
 		expect(spanStart([true, false, false], 2)).toBe(0);
 		expect(spanStart([false, false, false, false], 2)).toBe(2);
