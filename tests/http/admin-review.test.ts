@@ -138,7 +138,7 @@ describe.each(engines)('admin review on %s', (engine) => {
 		/** The heading's count and the entries of the list under it. */
 		const history = async () => {
 			const body = (await getPage(`${base}/admin/applications/${id}`, cookie)).body;
-			const section = /<h2 id="history">([^<]*)<\/h2>([\s\S]*?)<\/section>/.exec(body)!;
+			const section = /<h2 id="history"[^>]*>([\s\S]*?)<\/h2>([\s\S]*?)<\/section>/.exec(body)!;
 			return { heading: textOf(section[1]!), entries: (section[2]!.match(/<li[\s>]/g) ?? []).length };
 		};
 		// Just submitted: the history shows the submission, and counts it.
