@@ -69,7 +69,7 @@ test('unknown and reverted hashes are refused at the field; a successful one is 
 	await distribution.getByRole('button', { name: 'Record token sent' }).click();
 	await confirm();
 	await expect(distribution.getByText('This transaction reverted on chain 137 (Polygon)')).toBeVisible();
-	await expect(main.getByText('History (1)')).toBeVisible();
+	await expect(main.getByText('History (2)')).toBeVisible();
 
 	await allowlist.getByLabel('Transaction hash').fill(hashes.success);
 	await allowlist.getByRole('button', { name: 'Record added to allowlist' }).click();

@@ -63,7 +63,7 @@ test('a member applies at phone width and an admin approves and records the allo
 	await allowlist.getByRole('button', { name: 'Record added to allowlist' }).click();
 	await confirm();
 	await expect(card.getByText(/Allowlist: added/i).first()).toBeVisible();
-	await expect(card.getByText('History (2)')).toBeVisible();
+	await expect(card.getByText('History (3)')).toBeVisible();
 	await expect(card.getByRole('link', { name: new RegExp(hash) })).toHaveAttribute(
 		'href',
 		`https://polygonscan.com/tx/${hash}`
@@ -78,7 +78,7 @@ test('a member applies at phone width and an admin approves and records the allo
 		'A reason is needed to move token distribution to failed.'
 	);
 	await expect(distribution.getByLabel('Transaction hash')).toHaveValue(`0x${'cd'.repeat(32)}`);
-	await expect(card.getByText('History (2)')).toBeVisible();
+	await expect(card.getByText('History (3)')).toBeVisible();
 
 	await phone.reload();
 	await expect(phone.getByText('Approved', { exact: true }).first()).toBeVisible();

@@ -130,6 +130,27 @@ describe.each(engines)('admin review on %s', (engine) => {
 		expect(text).toMatch(/Earlier versions \(1\) .* Display name Grace Motivation First version/);
 	});
 
+	it('"History (N)" counts what the history lists, the submission included (issue 61)', async () => {
+		const member = newAccount();
+		await apply(member, 'Hedy', 'Radios');
+		const cookie = await signIn(base, admin);
+		const id = await idOf(member, cookie);
+		/** The heading's count and the entries of the list under it. */
+		const history = async () => {
+			const body = (await getPage(`${base}/admin/applications/${id}`, cookie)).body;
+			const section = /<h2 id="history"[^>]*>([\s\S]*?)<\/h2>([\s\S]*?)<\/section>/.exec(body)!;
+			return { heading: textOf(section[1]!), entries: (section[2]!.match(/<li[\s>]/g) ?? []).length };
+		};
+		// Just submitted: the history shows the submission, and counts it.
+		expect(await history()).toEqual({ heading: 'History (1)', entries: 1 });
+		await postForm(
+			`${base}/admin/applications/${id}?/transition`,
+			{ field: 'review', to: 'needs_info', reason: 'More?' },
+			{ cookie }
+		);
+		expect(await history()).toEqual({ heading: 'History (2)', entries: 2 });
+	});
+
 	it('reviewer notes: added by an admin, append-only, counted in the table, never shown to the applicant', async () => {
 		const member = newAccount();
 		const memberCookie = await apply(member, 'Hedy', 'Radio');

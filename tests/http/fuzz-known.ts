@@ -14,6 +14,13 @@ export const KNOWN: [string, Who, string, string, string?, string?, Record<strin
 			['/admin', 'admin', 'GET', `/admin?before=${at}_${CURSOR_ID}`]
 		]
 	),
+	// The deliveries' paging (issue 61): a cursor past bigint, zero, negative, a float, a prototype name.
+	...['99999999999999999999', '999999999999999', '0', '-1', '1.5', '1e3', '__proto__', '%00'].flatMap(
+		(before): [string, Who, string, string][] => [
+			['/admin/webhooks', 'admin', 'GET', `/admin/webhooks?before=${before}`],
+			['/admin/webhooks', 'member', 'GET', `/admin/webhooks?before=${before}`]
+		]
+	),
 	['/admin/webhooks', 'admin', 'POST', '/admin/webhooks?/retry', 'text/plain', 'deliveryId=1'],
 	['/admin/webhooks', 'admin', 'POST', '/admin/webhooks?/retry', 'multipart/form-data; boundary=x', '--x\r\nbroken'],
 	...['__proto__', 'hasOwnProperty', 'valueOf', 'toLocaleString', 'toString'].flatMap(

@@ -85,7 +85,8 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/admin/batches', query: ['ids'], shownTo: ADMINS },
 	{ id: '/admin/batches/allowlist.json', query: ['ids'], shownTo: ADMINS },
 	{ id: '/admin/batches/distribution.json', query: ['ids'], shownTo: ADMINS },
-	{ id: '/admin/webhooks', actions: { retry: ['deliveryId'] }, shownTo: ADMINS },
+	// before: the deliveries' paging, an older page's first delivery id.
+	{ id: '/admin/webhooks', actions: { retry: ['deliveryId'] }, query: ['before'], shownTo: ADMINS },
 	{ id: '/admin/insights', shownTo: ADMINS },
 	{
 		id: '/admin/reviewers',

@@ -18,8 +18,15 @@ export const dayLabel = (day: string) =>
 export const longDay = (day: string) =>
 	new Intl.DateTimeFormat(dateLocale(), { dateStyle: 'medium', timeZone: 'UTC' }).format(utcDay(day));
 
-/** Seconds as days with one decimal, the unit of waiting times. */
-export const days = (seconds: number) => Math.round((seconds / 86_400) * 10) / 10;
+/**
+ * Seconds as days, the unit of waiting times: one decimal from a day up; under a day two significant
+ * digits and never less than 0.01 (a quarter of an hour), so that a decision made the same day is drawn
+ * above 0, on an axis that fits it, instead of as a dot at 0 (issue 61).
+ */
+export const days = (seconds: number) => {
+	const d = Math.max(0, seconds) / 86_400;
+	return d >= 1 ? Math.round(d * 10) / 10 : Math.max(0.01, Number(d.toPrecision(2)));
+};
 
 /** A number in the page's locale ("1,234", "1.234", "1.5"). */
 export const numberText = (value: number) => new Intl.NumberFormat(getLocale()).format(value);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FRAME, labelIndexes, linePath, niceScale, plotHeight, yOf } from './geometry';
+import { FRAME, labelIndexes, linePath, niceScale, plotHeight, spanStart, yOf } from './geometry';
 
 describe('insights chart geometry', () => {
 	it('rounds the y axis up to 1, 2 or 5 times a power of ten per tick', () => {
@@ -34,5 +34,22 @@ describe('insights chart geometry', () => {
 		expect(labelIndexes(26)).toEqual([1, 5, 9, 13, 17, 21, 25]);
 		expect(labelIndexes(3)).toEqual([0, 1, 2]);
 		expect(labelIndexes(0)).toEqual([]);
+	});
+
+	it('starts the x axis at the first entry with data, keeping at least the newest few (issue 61)', () => {
+		// One week of data at the end of 26: the axis spans the last 4 weeks, not six months.
+		const oneWeek = Array.from({ length: 26 }, (_, i) => i === 25);
+		expect(spanStart(oneWeek, 4)).toBe(22);
+		// Data from week 10 on: from there.
+		expect(
+			spanStart(
+				Array.from({ length: 26 }, (_, i) => i >= 10),
+				4
+			)
+		).toBe(10);
+		// Data in the first week: all of them; none at all: the newest few; fewer entries than the minimum: all.
+		expect(spanStart([true, false, false], 2)).toBe(0);
+		expect(spanStart([false, false, false, false], 2)).toBe(2);
+		expect(spanStart([false, true], 4)).toBe(0);
 	});
 });

@@ -63,3 +63,14 @@ export function labelIndexes(count: number, wanted = 7): number[] {
 	for (let i = count - 1; i >= 0; i -= step) indexes.unshift(i);
 	return indexes;
 }
+
+/**
+ * Where a chart's x axis starts so that it spans the data: at the first entry that has any, but never with
+ * fewer than `min` entries (counted from the newest, last). A community with one week of applications
+ * is not drawn as one column at the end of six empty months (issue 61).
+ */
+export function spanStart(hasData: readonly boolean[], min: number): number {
+	const first = hasData.indexOf(true);
+	const latest = Math.max(0, hasData.length - min);
+	return first === -1 ? latest : Math.min(first, latest);
+}

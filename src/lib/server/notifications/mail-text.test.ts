@@ -102,4 +102,39 @@ describe('notification e-mails', () => {
 			expect(asked.body).toMatch(/Website ?[:：]/);
 		}
 	});
+
+	it('isolate user text of the other direction in the HTML part, its punctuation its own (issue 61)', () => {
+		const asks = [
+			{ label: 'Which languages do you speak?', comment: 'I like <docs>.' },
+			{ label: 'Website', comment: 'Yours?' }
+		];
+		const change = {
+			kind: 'application.transitioned',
+			field: 'review',
+			to: 'needs_info',
+			reason: 'إجابات قصيرة',
+			asks
+		} as const;
+		const ar = mailOf(config, brand, 'a@example.test', notificationText(change, 'ar'), 't', 'ar');
+		expect(ar.html).toContain('<bdi>Which languages do you speak?</bdi> «<bdi>I like &lt;docs&gt;.</bdi>»');
+		expect(ar.html).toContain('<bdi>Website</bdi>: «<bdi>Yours?</bdi>»');
+		// An English reason: isolated, the period that ends the sentence left to the sentence.
+		const reason = notificationText({ ...change, reason: 'Too short.', asks: [] }, 'ar');
+		expect(mailOf(config, brand, 'a@example.test', reason, 't', 'ar').html).toMatch(/: <bdi>Too short<\/bdi>\./);
+		// The community's name keeps its own isolation (FSI … PDI), not wrapped twice.
+		expect(ar.html).not.toContain('<bdi>Acme DAO');
+		// The text part is the same words, without markup.
+		expect(ar.text).toContain('Which languages do you speak? «I like <docs>.»');
+		// An Arabic label in an English mail, the other way round; the English words stay as they were.
+		const en = mailOf(
+			config,
+			brand,
+			'a@example.test',
+			notificationText({ ...change, reason: null, asks: [{ label: 'ما لغتك؟', comment: 'Say more' }] }, 'en'),
+			't',
+			'en'
+		);
+		expect(en.html).toContain('<bdi>ما لغتك؟</bdi> “Say more”');
+		expect(en.html).not.toMatch(/<bdi>[A-Za-z]/);
+	});
 });

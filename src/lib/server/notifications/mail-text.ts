@@ -25,6 +25,50 @@ const escapeHtml = (s: string) =>
 /** A name set apart from the sentence around it (FSI … PDI), so that an Arabic name in an English mail, or the reverse, keeps its order. */
 const isolate = (s: string) => `\u2068${s}\u2069`;
 
+// Letters that are written left to right (Latin, Greek, Cyrillic, CJK, Hangul) and right to left (Hebrew, Arabic).
+const LTR = 'A-Za-z\u00C0-\u02AF\u0370-\u03FF\u0400-\u04FF\u3040-\u30FF\u3400-\u9FFF\uAC00-\uD7AF';
+const RTL = '\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFC';
+/** Quotation marks: a quoted comment is a run of its own, its marks the sentence's. */
+const QUOTES = '«»“”„"';
+/**
+ * A run of text in the other direction than the mail's (an English label or motivation in an Arabic mail,
+ * an Arabic label in an English one): from its first letter to the last character before a letter of the
+ * mail's direction, a quotation mark or an isolated name.
+ */
+const FOREIGN_RUN = {
+	rtl: new RegExp(`(?:[0-9]+)?[${LTR}][^${RTL}${QUOTES}\u2068\u2069]*`, 'g'),
+	ltr: new RegExp(`[${RTL}][^${LTR}${QUOTES}\u2068\u2069]*`, 'g')
+} as const;
+/** What a run leaves to the sentence around it: trailing spaces, colons and commas; a period unless quoted. */
+const SENTENCE_TAIL = /[\s:：,،;؛\-–—(]+$/;
+const SENTENCE_END = /[\s:：,،;؛\-–—(.]+$/;
+
+/**
+ * A paragraph as HTML whose pieces of the other direction keep their own order (issue 61): each run of
+ * user text (a community's untranslated label, an English motivation or reason in an Arabic mail) is a
+ * `<bdi>`, so that "Which languages do you speak?" does not read "?Which languages do you speak". Names
+ * set apart with FSI … PDI (`isolate`) keep their marks, which isolate them as well.
+ */
+function bidiHtml(text: string, dir: 'ltr' | 'rtl'): string {
+	return text
+		.split(/(\u2068[^\u2069]*\u2069)/)
+		.map((part) => (part.startsWith('\u2068') ? escapeHtml(part) : foreignRunsHtml(part, dir)))
+		.join('');
+}
+function foreignRunsHtml(text: string, dir: 'ltr' | 'rtl'): string {
+	let html = '';
+	let at = 0;
+	for (const match of text.matchAll(FOREIGN_RUN[dir])) {
+		const start = match.index;
+		const quoted = QUOTES.includes(text[start + match[0].length] ?? '');
+		const run = match[0].replace(quoted ? SENTENCE_TAIL : SENTENCE_END, '');
+		if (!run) continue;
+		html += `${escapeHtml(text.slice(at, start))}<bdi>${escapeHtml(run)}</bdi>`;
+		at = start + run.length;
+	}
+	return html + escapeHtml(text.slice(at));
+}
+
 /** One mail's content, said once and written both as text and as HTML. */
 interface Content {
 	greeting: string;
@@ -41,7 +85,7 @@ const P = 'margin:0 0 16px';
 const htmlOf = (c: Content, subject: string, brand: MailBrand, locale: Locale) => {
 	const accent = /^#[0-9a-f]{6}$/i.test(brand.accent) ? brand.accent : '#6d4ae8';
 	return `<!doctype html><html lang="${locale}" dir="${textDirection(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head><body style="margin:0;padding:0;background:#f3f3f5;color:#1d1d22;font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif;font-size:16px;line-height:1.5"><div style="max-width:36rem;margin:0 auto;padding:24px 16px"><p dir="auto" style="${P};font-size:18px;font-weight:700">${escapeHtml(brand.name)}</p><div style="background:#ffffff;border-radius:8px;padding:24px 20px"><p style="${P}">${escapeHtml(c.greeting)}</p>${c.paragraphs
-		.map((p) => `<p style="${P}">${escapeHtml(p)}</p>`)
+		.map((p) => `<p style="${P}">${bidiHtml(p, textDirection(locale))}</p>`)
 		.join(
 			''
 		)}<p style="margin:24px 0 8px"><a href="${escapeHtml(c.action.url)}" style="display:inline-block;background:${accent};color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;font-weight:700">${escapeHtml(c.action.label)}</a></p><p dir="ltr" style="margin:0;font-size:13px;color:#55555f;word-break:break-all;text-align:${textDirection(locale) === 'rtl' ? 'right' : 'left'}">${escapeHtml(c.action.url)}</p></div><div style="padding:16px 4px 0;font-size:13px;color:#55555f">${c.footer
