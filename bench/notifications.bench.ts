@@ -17,7 +17,7 @@ import { MailSender } from '../src/lib/server/notifications/mail-sender';
 import { PushSender } from '../src/lib/server/notifications/push-sender';
 import { recordNotifications, setNotificationChannels } from '../src/lib/server/notifications/record';
 import type { NotificationConfig } from '../src/lib/server/platform/notification-config';
-import { defaultWorkerOptions, startWebhookWorker } from '../src/lib/server/webhooks/worker';
+import { defaultWorkerOptions, startOutboxWorker } from '../src/lib/server/outbox/worker';
 import { MailCatcher } from '../tests/helpers/mail-catcher';
 import { PushService } from '../tests/helpers/push-service';
 import { createBenchDatabase } from './harness.js';
@@ -126,12 +126,12 @@ async function drain(channel: 'push' | 'email', expect: number): Promise<number>
 	const options = defaultWorkerOptions(10);
 	const sender =
 		channel === 'push'
-			? { push: new PushSender(() => db, config, options.timeoutMs) }
-			: { email: new MailSender(() => db, config, 'bench-session-password-0123456789-abcdef', options.timeoutMs) };
+			? new PushSender(() => db, config, options.timeoutMs)
+			: new MailSender(() => db, config, 'bench-session-password-0123456789-abcdef', options.timeoutMs);
 	const count = () => (channel === 'push' ? push.pushed.length : mail.mails.length);
 	const before = count();
 	const started = performance.now();
-	const worker = startWebhookWorker(handle, [], '', options, sender);
+	const worker = startOutboxWorker(handle, [sender], options);
 	if (expect > 0) {
 		while (count() - before < expect) await new Promise((r) => setTimeout(r, 20));
 	} else {

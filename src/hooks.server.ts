@@ -25,10 +25,8 @@ import { SESSION_COOKIE } from '$lib/server/auth/session';
 import { SESSION_CHECK_ROUTE, answerSessionCheck, sessionAndMember } from '$lib/server/auth/session-check';
 import { NODE_ANSWERS_EVENT, type NodeAnswer } from '../deploy/node-answers.js';
 import { fileErrorInWords, startFailed } from '../deploy/start-up.js';
-import { defaultWorkerOptions, startWebhookWorker } from '$lib/server/webhooks/worker';
-import { outboxRowsWritten } from '$lib/server/webhooks/events';
-import { DEFAULT_TIMEOUT_SECONDS, deliverAfterResponse } from '$lib/server/webhooks/scheduled';
-import { notificationSenders } from '$lib/server/notifications/senders';
+import { outboxRowsWritten } from '$lib/server/outbox/written';
+import { deliverAfterResponse, startDeliveryWorker } from '$lib/server/platform/deliveries';
 import { logRequestError, observeRequests } from '$lib/server/platform/observability';
 import { eligibilityStartProblem } from '$lib/server/eligibility/startup';
 import { DataFolderHeldError, DataFolderOpenError } from '$lib/server/db/data-folder-lock.js';
@@ -55,10 +53,10 @@ const embeddedFolderOf = (kind: 'pglite' | 'postgres', dataDir: string) =>
 
 export const init: ServerInit = async () => {
 	if (building) return;
-	let database, config, webhookEndpoints;
+	let database, config;
 	try {
 		// $env/dynamic/private leaves out the PUBLIC_ variables; they are validated with the rest.
-		({ database, config, webhookEndpoints } = await startRuntime({ ...publicEnv, ...env }));
+		({ database, config } = await startRuntime({ ...publicEnv, ...env }));
 	} catch (err) {
 		// A bad setting, a data folder another live process holds (nothing written to it), or one the
 		// lock cannot be written in (no space, no permission): one line, status 1.
@@ -101,16 +99,10 @@ export const init: ServerInit = async () => {
 	// On Vercel a function runs only while it serves a request: the cron route and the first attempt
 	// after a response deliver there instead (README, "What differs on Vercel").
 	const stops: (() => Promise<void>)[] = [];
-	const channelsOn = config.notifications.push !== null || config.notifications.mail !== null;
-	if ((config.webhooks || channelsOn) && !config.onVercel) {
-		// Outside every request; stopped before the database closes.
-		// One worker for webhooks and the applicants' push and mail (docs/notifications.md).
-		const { secret, timeoutSeconds } = config.webhooks ?? { secret: '', timeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
-		const options = defaultWorkerOptions(timeoutSeconds);
-		const channels = notificationSenders(config, () => database.db, options.timeoutMs);
-		const worker = startWebhookWorker(database, webhookEndpoints, secret, options, channels);
-		stops.push(() => worker.stop());
-	}
+	// One worker for every channel that is on: webhooks and the applicants' push and mail
+	// (docs/notifications.md); outside every request, stopped before the database closes.
+	const worker = config.onVercel ? null : startDeliveryWorker(database, config);
+	if (worker) stops.push(() => worker.stop());
 	// Daily backups on either engine (not on Vercel, which has no lasting disk), and for the embedded
 	// database in a folder db:backup served while this server holds it.
 	const embeddedFolder = embeddedFolderOf(database.kind, config.pgliteDataDir);
@@ -201,7 +193,7 @@ const securityHeaders: Handle = async ({ event, resolve }) => {
 };
 
 /**
- * On Vercel, where no worker runs between requests: a request that wrote webhook events starts their
+ * On Vercel, where no worker runs between requests: a request that wrote outbox rows starts their
  * first attempt once its response is sent (waitUntil), rather than leaving them to the next cron run.
  */
 const deliverAfterVercelResponse: Handle = ({ event, resolve }) => {
@@ -211,13 +203,8 @@ const deliverAfterVercelResponse: Handle = ({ event, resolve }) => {
 	return (async () => {
 		const response = await resolve(event);
 		if (outboxRowsWritten() !== before) {
-			const { config, database, webhookEndpoints } = runtime();
-			deliverAfterResponse({
-				database,
-				endpoints: webhookEndpoints,
-				webhooks: config.webhooks,
-				channels: () => notificationSenders(config, () => database.db, DEFAULT_TIMEOUT_SECONDS * 1000)
-			});
+			const { config, database } = runtime();
+			deliverAfterResponse(database, config);
 		}
 		return response;
 	})();

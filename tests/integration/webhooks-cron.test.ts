@@ -5,7 +5,7 @@ import { checkin } from '../../src/lib/server/checkins/checkins';
 import { webhookDeliveries } from '../../src/lib/server/db/schema';
 import { toEndpoint } from '../../src/lib/server/webhooks/endpoints';
 import { setWebhookEndpoints } from '../../src/lib/server/webhooks/events';
-import { deliverDueWebhooks } from '../../src/lib/server/webhooks/scheduled';
+import { deliverDueNow, type DeliveryConfig } from '../../src/lib/server/platform/deliveries';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember } from '../helpers/members';
 import { Receiver, newSecret, verified } from '../helpers/receiver';
@@ -14,10 +14,10 @@ describe.each(engines)('a cron run of webhook deliveries on %s', (engine) => {
 	let t: TestDatabase;
 	let receiver: Receiver;
 	const secret = newSecret();
-	const delivery = () => ({
-		database: t.handle,
-		endpoints: [toEndpoint(receiver.url)],
-		webhooks: { urls: [receiver.url], secret, timeoutSeconds: 2 }
+	const delivery = (): DeliveryConfig => ({
+		webhooks: { urls: [receiver.url], secret, timeoutSeconds: 2 },
+		notifications: { origin: 'http://127.0.0.1', push: null, pushServiceOrigins: [], mail: null },
+		sessionPassword: ''
 	});
 
 	beforeAll(async () => {
@@ -42,7 +42,7 @@ describe.each(engines)('a cron run of webhook deliveries on %s', (engine) => {
 
 	it('sends every due event, signed, records it delivered and answers what it did', async () => {
 		await checkIns(3);
-		const report = await deliverDueWebhooks(delivery());
+		const report = await deliverDueNow(t.handle, delivery());
 		expect(report).toMatchObject({ claimed: 3, attempted: 3, delivered: 3, notDelivered: 0, budgetSpent: false });
 		expect(receiver.received).toHaveLength(3);
 		for (const request of receiver.received)
@@ -50,14 +50,14 @@ describe.each(engines)('a cron run of webhook deliveries on %s', (engine) => {
 		const rows = await t.db.select().from(webhookDeliveries);
 		expect(rows.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered']);
 		// Nothing is due any more: the next run sends nothing.
-		expect(await deliverDueWebhooks(delivery())).toMatchObject({ claimed: 0 });
+		expect(await deliverDueNow(t.handle, delivery())).toMatchObject({ claimed: 0 });
 		expect(receiver.received).toHaveLength(3);
 	});
 
 	it('a receiver that fails is recorded for a retry, due after the backoff, not sent again in the run', async () => {
 		receiver.respond = () => 503;
 		await checkIns(1);
-		const report = await deliverDueWebhooks(delivery());
+		const report = await deliverDueNow(t.handle, delivery());
 		expect(report).toMatchObject({ claimed: 1, delivered: 0, notDelivered: 1 });
 		const [row] = await t.db.select().from(webhookDeliveries);
 		expect(row).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 503 });
@@ -67,7 +67,7 @@ describe.each(engines)('a cron run of webhook deliveries on %s', (engine) => {
 	it('runs side by side never send the same attempt twice', async () => {
 		receiver.respond = () => ({ status: 204, delayMs: 30 });
 		await checkIns(20);
-		const reports = await Promise.all([1, 2, 3].map(() => deliverDueWebhooks(delivery())));
+		const reports = await Promise.all([1, 2, 3].map(() => deliverDueNow(t.handle, delivery())));
 		expect(reports.reduce((sum, r) => sum + r.attempted, 0)).toBe(20);
 		const ids = receiver.received.map((r) => r.headers['webhook-id']);
 		expect(ids).toHaveLength(20);
@@ -78,7 +78,7 @@ describe.each(engines)('a cron run of webhook deliveries on %s', (engine) => {
 
 	it('does nothing when WEBHOOK_URLS is unset', async () => {
 		await checkIns(1);
-		expect(await deliverDueWebhooks({ ...delivery(), webhooks: null })).toMatchObject({ claimed: 0 });
+		expect(await deliverDueNow(t.handle, { ...delivery(), webhooks: null })).toMatchObject({ claimed: 0 });
 		expect(receiver.received).toHaveLength(0);
 	});
 });

@@ -9,15 +9,28 @@ import { checkin } from '../../src/lib/server/checkins/checkins';
 import { webhookDeliveries } from '../../src/lib/server/db/schema';
 import { toEndpoint } from '../../src/lib/server/webhooks/endpoints';
 import { enqueueWebhookEvent, noteAdded, setWebhookEndpoints } from '../../src/lib/server/webhooks/events';
+import { WebhookSender } from '../../src/lib/server/webhooks/deliver';
+import type { WebhookEndpoint } from '../../src/lib/server/webhooks/endpoints';
+import type { Channel } from '../../src/lib/server/outbox/channel';
 import {
 	defaultWorkerOptions,
-	startWebhookWorker,
-	type WebhookWorker,
+	startOutboxWorker,
+	type OutboxWorker,
 	type WorkerOptions
-} from '../../src/lib/server/webhooks/worker';
+} from '../../src/lib/server/outbox/worker';
+import type { DatabaseHandle } from '../../src/lib/server/db/client';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember, adminMember, randomTxHash, seedApplication } from '../helpers/members';
 import { Receiver, newSecret, verified } from '../helpers/receiver';
+
+/** The outbox's worker for the webhook channel of `endpoints` and any `others`. */
+const startWebhookWorker = (
+	database: DatabaseHandle,
+	endpoints: readonly WebhookEndpoint[],
+	secret: string,
+	options: WorkerOptions,
+	others: Channel[] = []
+) => startOutboxWorker(database, [new WebhookSender(endpoints, secret, options.timeoutMs), ...others], options);
 
 const fast: Partial<WorkerOptions> = {
 	timeoutMs: 1_000,
@@ -31,7 +44,7 @@ const fast: Partial<WorkerOptions> = {
 describe.each(engines)('webhooks on %s', (engine) => {
 	let t: TestDatabase;
 	let receiver: Receiver;
-	let worker: WebhookWorker | null = null;
+	let worker: OutboxWorker | null = null;
 	const secret = newSecret();
 
 	beforeAll(async () => {
@@ -223,13 +236,13 @@ describe.each(engines)('webhooks on %s', (engine) => {
 				eventId: randomUUID(),
 				eventType: 'notification.push',
 				data: { notificationId: 1, subscriptionId: 1 },
-				urlHash: 'push',
-				urlHost: 'push',
 				channel: 'push'
 			})
 			.returning({ id: webhookDeliveries.id });
 		let thrown = 0;
-		const push = {
+		const push: Channel = {
+			name: 'push',
+			queues: [{ urlHash: null, paced: false }],
 			send: () => {
 				thrown++;
 				return Promise.reject(Object.assign(new Error('Public key is not valid 0xsecret'), { code: 'ERR_BAD_KEY' }));
@@ -238,13 +251,9 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		};
 		const member = await addMember(t.db);
 		const result = await checkin(t.db, member, { note: 'deliver me' });
-		worker = startWebhookWorker(
-			t.handle,
-			[toEndpoint(receiver.url)],
-			secret,
-			{ ...defaultWorkerOptions(1), ...fast },
-			{ push }
-		);
+		worker = startWebhookWorker(t.handle, [toEndpoint(receiver.url)], secret, { ...defaultWorkerOptions(1), ...fast }, [
+			push
+		]);
 		await expect
 			.poll(async () => (await rowFor(result.ok ? result.value.id : ''))?.status, { timeout: 10_000 })
 			.toBe('delivered');

@@ -37,6 +37,43 @@ describe('import boundaries', () => {
 		).toHaveLength(1);
 	});
 
+	it('keep the outbox below its channels: it imports neither webhooks/ nor notifications/, and they import its types from it, not from each other', async () => {
+		expect(
+			await refusals('src/lib/server/outbox/new.ts', "import { WebhookSender } from '../webhooks/deliver';")
+		).toEqual([expect.stringMatching(/outbox\/ may not import webhooks\//)]);
+		expect(
+			await refusals(
+				'src/lib/server/outbox/new.ts',
+				"import type { PushSender } from '$lib/server/notifications/push-sender';"
+			)
+		).toHaveLength(1);
+		expect(
+			await refusals(
+				'src/lib/server/notifications/new.ts',
+				"import type { WebhookEndpoint } from '../webhooks/endpoints';"
+			)
+		).toHaveLength(1);
+		expect(
+			await refusals('src/lib/server/webhooks/new.ts', "import { PushSender } from '../notifications/push-sender';")
+		).toHaveLength(1);
+		expect(
+			await refusals('src/lib/server/notifications/new.ts', "import type { Channel } from '../outbox/channel';")
+		).toEqual([]);
+		expect(await refusals('src/lib/server/webhooks/new.ts', "import { OriginPools } from '../outbox/http';")).toEqual(
+			[]
+		);
+		// The one assembly of the channels is the composition root's.
+		expect(
+			await refusals(
+				'src/lib/server/platform/deliveries.ts',
+				"import { PushSender } from '../notifications/push-sender';"
+			)
+		).toEqual([]);
+		expect(
+			await refusals('src/lib/server/platform/other.ts', "import { PushSender } from '../notifications/push-sender';")
+		).toHaveLength(1);
+	});
+
 	it('allow what a README allows: the layers below, type-only imports, one named module', async () => {
 		expect(await refusals('src/lib/server/webhooks/new.ts', "import { db } from '../db/client';")).toEqual([]);
 		expect(

@@ -456,9 +456,13 @@ export const webhookDeliveries = pgTable(
 		eventType: text('event_type').notNull(),
 		data: jsonb('data').$type<Record<string, unknown>>().notNull(),
 		occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),
-		/** SHA-256 of the URL, matched against WEBHOOK_URLS: the URL (a token, for Discord) is never stored. */
-		urlHash: text('url_hash').notNull(),
-		urlHost: text('url_host').notNull(),
+		/**
+		 * A webhook row's SHA-256 of the URL, matched against WEBHOOK_URLS: the URL (a token, for Discord) is
+		 * never stored. Null for push and e-mail rows, whose receiver is read at sending time (drizzle/0022).
+		 */
+		urlHash: text('url_hash'),
+		/** A webhook row's URL host, shown on /admin/webhooks; null for push and e-mail rows. */
+		urlHost: text('url_host'),
 		status: webhookStatus('status').notNull().default('pending'),
 		attempts: integer('attempts').notNull().default(0),
 		lastStatus: integer('last_status'),
@@ -472,7 +476,7 @@ export const webhookDeliveries = pgTable(
 		deliveredAt: timestamp('delivered_at', { withTimezone: true }),
 		/**
 		 * When the row was set aside: failed because its sender threw the same way SET_ASIDE_AFTER times
-		 * (webhooks/outbox.ts), listed apart on /admin/webhooks; cleared by an admin's retry.
+		 * (outbox/store.ts), listed apart on /admin/webhooks; cleared by an admin's retry.
 		 */
 		setAsideAt: timestamp('set_aside_at', { withTimezone: true }),
 		/** Every attempt: { attempt, at, status, error }. */
@@ -493,7 +497,12 @@ export const webhookDeliveries = pgTable(
 			.where(sql`${t.status} = 'pending'`),
 		index('webhook_deliveries_failed_idx')
 			.on(t.id)
-			.where(sql`${t.status} = 'failed'`)
+			.where(sql`${t.status} = 'failed'`),
+		// A webhook row names its URL; a push or e-mail row names none (no sentinel in its place).
+		check(
+			'webhook_deliveries_url_of_webhooks',
+			sql`(${t.channel} = 'webhook') = (${t.urlHash} is not null and ${t.urlHost} is not null)`
+		)
 	]
 );
 

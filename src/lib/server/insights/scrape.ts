@@ -6,7 +6,7 @@ import {
 	webhookOldestPendingAge,
 	webhookPending
 } from '../platform/metrics';
-import { webhookBacklog } from '../webhooks/backlog';
+import { outboxBacklog } from '../outbox/backlog';
 
 /**
  * The Prometheus text exposition of this process, with the webhook outbox read at scrape time. A
@@ -16,7 +16,7 @@ import { webhookBacklog } from '../webhooks/backlog';
 export async function scrapeMetrics(database: DatabaseHandle): Promise<{ body: string; contentType: string }> {
 	try {
 		await database.ready();
-		const backlog = await webhookBacklog(database.db);
+		const backlog = await outboxBacklog(database.db);
 		webhookPending.set(backlog.pending);
 		webhookOldestPendingAge.set(backlog.oldestPendingAgeSeconds);
 		webhookFailed.set(backlog.failed);

@@ -6,7 +6,7 @@ import { validate } from '../platform/forms';
 import { fieldError, notFound, rateLimited, type Outcome } from '../platform/outcome';
 import { consume } from '../platform/rate-limit';
 import { readToken, tokenMatches } from './tokens';
-import { noteOutboxRows } from '../webhooks/events';
+import { noteOutboxRows } from '../outbox/written';
 import { m } from '$lib/paraglide/messages';
 
 export const EMAIL_FIELDS = ['email'] as const;
@@ -62,8 +62,6 @@ export async function addEmail(
 			eventId: crypto.randomUUID(),
 			eventType: 'email.verify',
 			data: { address },
-			urlHash: 'email',
-			urlHost: 'email',
 			channel: 'email'
 		});
 	});

@@ -3,9 +3,8 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { Database } from '../db/client';
 import { applications, memberEmails, members, notifications } from '../db/schema';
 import type { NotificationConfig } from '../platform/notification-config';
-import type { ChannelSender } from '../webhooks/channels';
-import type { SendResult } from '../webhooks/deliver';
-import type { ClaimedDelivery } from '../webhooks/outbox';
+import { sendResult as result, type Channel, type Queue, type SendResult } from '../outbox/channel';
+import type { ClaimedDelivery } from '../outbox/store';
 import { signToken } from './tokens';
 import { mailOf, verificationMail, type Mail } from './mail-text';
 import { baseLocale, isLocale, type Locale } from '$lib/i18n/locales';
@@ -18,15 +17,6 @@ const brand = { name: community.name, accent: community.accent };
 /** The recipient's language as members.locale holds it (their last signed-in page visit). */
 const localeOf = (locale: string | null): Locale => (isLocale(locale) ? locale : baseLocale);
 
-const result = (r: Partial<SendResult> & Pick<SendResult, 'delivered'>): SendResult => ({
-	status: null,
-	error: null,
-	final: false,
-	retryAfterMs: 0,
-	emptyForMs: 0,
-	...r
-});
-
 /**
  * Sends one e-mail outbox row through SMTP_URL (nodemailer, a pool of connections): a verification
  * link (`email.verify`, `{ address }`) or a notification (`notification.email`, `{ notificationId }`)
@@ -34,7 +24,10 @@ const result = (r: Partial<SendResult> & Pick<SendResult, 'delivered'>): SendRes
  * event id, the same on every attempt, so a copy sent again after a lost record reads as one message.
  * Each is written in the member's language (members.locale) and links to that language's pages.
  */
-export class MailSender implements ChannelSender {
+export class MailSender implements Channel {
+	readonly name = 'email';
+	/** One queue: the rows name no URL (the address is read at sending time). */
+	readonly queues: readonly Queue[] = [{ urlHash: null, paced: false }];
 	private readonly transport: Transporter;
 
 	constructor(

@@ -1,13 +1,12 @@
 import { eq, sql } from 'drizzle-orm';
-import { Pool } from 'undici';
 import webpush from 'web-push';
 import type { Database } from '../db/client';
 import { members, notifications, pushSubscriptions } from '../db/schema';
 import { baseLocale, isLocale, localizedPath } from '$lib/i18n/locales';
 import { pushOriginAllowed, type NotificationConfig } from '../platform/notification-config';
-import type { ChannelSender } from '../webhooks/channels';
-import type { SendResult } from '../webhooks/deliver';
-import type { ClaimedDelivery } from '../webhooks/outbox';
+import { sendResult as result, type Channel, type Queue, type SendResult } from '../outbox/channel';
+import { OriginPools, failedPostInWords, secondsToMs } from '../outbox/http';
+import type { ClaimedDelivery } from '../outbox/store';
 
 /** The characters of a body a push message carries (3 bytes each at most, within Web Push's 4 KB). */
 const PUSH_BODY_MAX = 1000;
@@ -18,28 +17,24 @@ const APPLICANT_PAGE = '/apply';
 /** How long a push service keeps a message for a browser that is offline (RFC 8030 TTL). */
 const TTL_SECONDS = 7 * 24 * 60 * 60;
 
-const result = (r: Partial<SendResult> & Pick<SendResult, 'delivered'>): SendResult => ({
-	status: null,
-	error: null,
-	final: false,
-	retryAfterMs: 0,
-	emptyForMs: 0,
-	...r
-});
-
 /**
  * Sends one push outbox row (`{ notificationId, subscriptionId }`): the notification, encrypted for the
  * subscription (RFC 8291 aes128gcm) and VAPID-signed (RFC 8292) by `web-push`, posted through an undici
  * pool per push service. 404/410 delete the subscription; other failures are retried like webhooks.
  */
-export class PushSender implements ChannelSender {
-	private readonly pools = new Map<string, Pool>();
+export class PushSender implements Channel {
+	readonly name = 'push';
+	/** One queue: the rows name no URL (the subscription is read at sending time). */
+	readonly queues: readonly Queue[] = [{ urlHash: null, paced: false }];
+	private readonly pools: OriginPools;
 
 	constructor(
 		private readonly db: () => Database,
 		private readonly config: NotificationConfig,
 		private readonly timeoutMs: number
-	) {}
+	) {
+		this.pools = new OriginPools(16, timeoutMs);
+	}
 
 	async send(row: ClaimedDelivery): Promise<SendResult> {
 		const vapid = this.config.push;
@@ -81,12 +76,12 @@ export class PushSender implements ChannelSender {
 			}
 		);
 		let status: number;
-		let retryAfter: string | undefined;
+		let header: (name: string) => string | undefined;
 		try {
-			({ status, retryAfter } = await this.post(endpoint, request.headers, request.body));
+			({ status, header } = await this.pools.post(endpoint, request.headers, request.body));
 		} catch (err) {
 			await this.failed(db, subscriptionId);
-			return result({ delivered: false, error: describe(err, this.timeoutMs) });
+			return result({ delivered: false, error: failedPostInWords(err, this.timeoutMs) });
 		}
 		if (status >= 200 && status < 300) {
 			await db
@@ -105,14 +100,13 @@ export class PushSender implements ChannelSender {
 			});
 		}
 		await this.failed(db, subscriptionId);
-		const seconds = Number(retryAfter);
 		return result({
 			delivered: false,
 			status,
 			// A refusal of the message itself (too large, bad request) does not change on retry.
 			final: status === 400 || status === 413,
 			error: `HTTP ${status}`,
-			retryAfterMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0
+			retryAfterMs: secondsToMs(header('retry-after'))
 		});
 	}
 
@@ -127,38 +121,7 @@ export class PushSender implements ChannelSender {
 			.where(eq(pushSubscriptions.id, id));
 	}
 
-	/** Redirects are not followed (a pool never does); the answer's body is not read. */
-	private async post(target: URL, headers: Record<string, string>, body: Buffer) {
-		let pool = this.pools.get(target.origin);
-		if (!pool) this.pools.set(target.origin, (pool = new Pool(target.origin, { connections: 16 })));
-		const abort = new AbortController();
-		const timer = setTimeout(() => abort.abort(), this.timeoutMs);
-		try {
-			const response = await pool.request({
-				method: 'POST',
-				path: target.pathname + target.search,
-				headers,
-				body,
-				signal: abort.signal
-			});
-			await response.body.dump();
-			const value = response.headers['retry-after'];
-			return { status: response.statusCode, retryAfter: Array.isArray(value) ? value[0] : value };
-		} finally {
-			clearTimeout(timer);
-		}
+	close(): Promise<void> {
+		return this.pools.close();
 	}
-
-	async close(): Promise<void> {
-		const closing = [...this.pools.values()].map((pool) => pool.destroy());
-		this.pools.clear();
-		await Promise.all(closing);
-	}
-}
-
-// The error code only: a network error's message can name the endpoint, whose path identifies the browser.
-function describe(err: unknown, timeoutMs: number): string {
-	if ((err as { name?: string }).name === 'AbortError') return `no answer within ${timeoutMs / 1000} s`;
-	const code = (err as { code?: unknown }).code;
-	return `could not connect (${typeof code === 'string' ? code : 'network error'})`;
 }

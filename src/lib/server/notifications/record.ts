@@ -4,7 +4,7 @@ import { memberEmails, members, notifications, pushSubscriptions, webhookDeliver
 import { rowsOf } from '../db/rows';
 import { singleton } from '$lib/platform/singleton';
 import { baseLocale, isLocale, type Locale } from '$lib/i18n/locales';
-import { noteOutboxRows } from '../webhooks/events';
+import { noteOutboxRows } from '../outbox/written';
 import { notificationText, type NotificationChange } from './messages';
 
 /** Which delivery channels this process has configured (VAPID keys; SMTP_URL and MAIL_FROM); set at start-up. */
@@ -61,13 +61,13 @@ export async function recordNotifications(tx: Pick<Database, 'execute'>, items: 
 	const on = channels.get();
 	if (on.push || on.email) noteOutboxRows(items.length);
 	const push = on.push
-		? sql`, push as (insert into ${w} (event_id, event_type, data, url_hash, url_host, channel)
-			select gen_random_uuid(), 'notification.push', jsonb_build_object('notificationId', n.id, 'subscriptionId', s.id), 'push', 'push', 'push'
+		? sql`, push as (insert into ${w} (event_id, event_type, data, channel)
+			select gen_random_uuid(), 'notification.push', jsonb_build_object('notificationId', n.id, 'subscriptionId', s.id), 'push'
 			from n join ${pushSubscriptions} s on s.member_address = n.recipient_address)`
 		: sql``;
 	const email = on.email
-		? sql`, mail as (insert into ${w} (event_id, event_type, data, url_hash, url_host, channel)
-			select gen_random_uuid(), 'notification.email', jsonb_build_object('notificationId', n.id), 'email', 'email', 'email'
+		? sql`, mail as (insert into ${w} (event_id, event_type, data, channel)
+			select gen_random_uuid(), 'notification.email', jsonb_build_object('notificationId', n.id), 'email'
 			from n join ${memberEmails} e on e.address = n.recipient_address and e.verified_at is not null)`
 		: sql``;
 	await tx.execute(sql`with n as (

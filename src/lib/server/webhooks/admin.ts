@@ -8,7 +8,10 @@ import type { SignedInMember } from '../auth/guards';
 import { consumeRateLimit, type RateLimitRule } from '../platform/rate-limit';
 import { m } from '$lib/paraglide/messages';
 
-/** A delivery as /admin/webhooks lists it: the URL's host only, never its path (a token, for Discord). */
+/**
+ * A delivery as /admin/webhooks lists it: the URL's host only, never its path (a token, for Discord);
+ * for a push or e-mail row, whose receiver is read at sending time, the channel's name.
+ */
 export interface DeliveryRow {
 	id: number;
 	eventId: string;
@@ -22,7 +25,7 @@ export interface DeliveryRow {
 	lastAttemptAt: Date | null;
 	nextAttemptAt: Date;
 	deliveredAt: Date | null;
-	/** Set aside after its sender threw the same way again and again (outbox.ts SET_ASIDE_AFTER). */
+	/** Set aside after its sender threw the same way again and again (outbox/store.ts SET_ASIDE_AFTER). */
 	setAsideAt: Date | null;
 }
 
@@ -55,7 +58,7 @@ const deliveryColumns = {
 	id: w.id,
 	eventId: w.eventId,
 	eventType: w.eventType,
-	urlHost: w.urlHost,
+	urlHost: sql<string>`coalesce(${w.urlHost}, ${w.channel})`,
 	status: w.status,
 	attempts: w.attempts,
 	lastStatus: w.lastStatus,
@@ -66,11 +69,6 @@ const deliveryColumns = {
 	deliveredAt: w.deliveredAt,
 	setAsideAt: w.setAsideAt
 };
-
-/** The newest deliveries, newest first (walks the primary key). */
-export async function recentDeliveries(db: Database, limit = RECENT_DELIVERIES): Promise<DeliveryRow[]> {
-	return db.select(deliveryColumns).from(w).orderBy(desc(w.id)).limit(limit);
-}
 
 /** Deliveries a page shows: a phone reads 20 cards, not 100 (issue 61); "Older deliveries" pages on. */
 export const DELIVERIES_PAGE = 20;

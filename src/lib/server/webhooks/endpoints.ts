@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
-/** How a receiver wants its message: the signed event itself, a chat service's own shape, or an applicant's channel (channels.ts). */
-export type EndpointFormat = 'standard' | 'discord' | 'slack' | 'push' | 'email';
+/** How a receiver wants its message: the signed event itself, or a chat service's own shape. */
+export type EndpointFormat = 'standard' | 'discord' | 'slack';
 
 /** One WEBHOOK_URLS entry as the outbox and the worker know it. */
 export interface WebhookEndpoint {

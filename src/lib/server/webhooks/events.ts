@@ -9,6 +9,7 @@ import {
 } from '../db/schema';
 import type { WebhookEndpoint } from './endpoints';
 import { singleton } from '$lib/platform/singleton';
+import { noteOutboxRows } from '../outbox/written';
 
 /** The events of docs/webhooks.md. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -39,17 +40,10 @@ export function setWebhookEndpoints(list: readonly WebhookEndpoint[]): void {
 
 export const webhooksEnabled = () => configured.get().length > 0;
 
-// Outbox rows this process has written: a request that wrote some may start their first attempt after
-// its response (deliverAfterResponse). A rolled-back write counts too, and costs one empty claim.
-const written = singleton('webhook outbox rows written', () => ({ rows: 0 }));
-export const outboxRowsWritten = () => written.get().rows;
-/** For writers of other channels' rows (notifications/): the count only has to change when some may have been written. */
-export const noteOutboxRows = (n: number) => void (written.get().rows += n);
-
 /** One outbox row for every event and URL; each event gets one id (the webhook-id) for all its URLs. */
 function outboxRows(events: readonly WebhookEvent[]) {
 	const endpoints = configured.get();
-	written.get().rows += events.length * endpoints.length;
+	noteOutboxRows(events.length * endpoints.length);
 	return events.flatMap(({ type, data }) => {
 		const eventId = randomUUID();
 		return endpoints.map((e) => ({ eventId, eventType: type, data, urlHash: e.hash, urlHost: e.host }));
@@ -62,7 +56,7 @@ function outboxRows(events: readonly WebhookEvent[]) {
  */
 export function outboxTargets(): { eventId: string; urlHash: string; urlHost: string }[] {
 	const endpoints = configured.get();
-	written.get().rows += endpoints.length;
+	noteOutboxRows(endpoints.length);
 	const eventId = randomUUID();
 	return endpoints.map((e) => ({ eventId, urlHash: e.hash, urlHost: e.host }));
 }

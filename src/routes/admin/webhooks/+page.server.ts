@@ -9,7 +9,7 @@ import {
 	retryDelivery,
 	setAsideDeliveries
 } from '$lib/server/webhooks/admin';
-import { SET_ASIDE_AFTER } from '$lib/server/webhooks/outbox';
+import { SET_ASIDE_AFTER } from '$lib/server/outbox/store';
 import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
 

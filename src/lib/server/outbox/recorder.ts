@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable } from '../db/errors';
 import { messageOf, wakeableDelay } from './options';
-import type { RecordedAttempt } from './outbox';
+import type { RecordedAttempt } from './store';
 import { logger } from '../platform/observability';
 
 /** Called once an attempt's record was written (true) or failed (false). */
@@ -52,7 +52,7 @@ export class RecordBatcher {
 				recorded = true;
 			} catch (err) {
 				// Unrecorded rows are claimed again when their lease ends: at least once, same webhook-id.
-				if (!isDatabaseUnavailable(err)) logger.error(`webhooks: could not record attempts: ${messageOf(err)}`);
+				if (!isDatabaseUnavailable(err)) logger.error(`outbox: could not record attempts: ${messageOf(err)}`);
 			} finally {
 				for (const { id } of batch) {
 					this.after.get(id)?.(recorded);

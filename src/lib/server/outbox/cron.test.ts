@@ -27,7 +27,7 @@ describe('a cron run of due deliveries', () => {
 		outbox.add(hook, 10);
 		const { sender, sent } = slowSender(1000);
 		const started = Date.now();
-		const report = await settle(runDueDeliveries(() => outbox, [hook], sender, options, 2500));
+		const report = await settle(runDueDeliveries(() => outbox, [{ ...sender, queues: [hook] }], options, 2500));
 		// Two at a time, a second each: claims at 0, 1 and 2 s as attempts end; none at or after the 2.5 s budget.
 		expect(new Set(outbox.claims.map((c) => c.at - started))).toEqual(new Set([0, 1000, 2000]));
 		expect(report).toMatchObject({ claimed: 6, attempted: 6, delivered: 6, budgetSpent: true });
@@ -35,7 +35,7 @@ describe('a cron run of due deliveries', () => {
 		// What it claimed is recorded before it answers; the rest waits, unclaimed, for the next run.
 		expect(outbox.count('delivered')).toBe(6);
 		expect(outbox.count('due')).toBe(4);
-		const next = await settle(runDueDeliveries(() => outbox, [hook], sender, options, 60_000));
+		const next = await settle(runDueDeliveries(() => outbox, [{ ...sender, queues: [hook] }], options, 60_000));
 		expect(next).toMatchObject({ claimed: 4, delivered: 4, budgetSpent: false });
 		expect(new Set(sent).size).toBe(10);
 	});
@@ -43,7 +43,9 @@ describe('a cron run of due deliveries', () => {
 	it('answers at once when nothing is due', async () => {
 		const outbox = new MemoryOutbox();
 		const { sender } = slowSender(1000);
-		const report = await settle(runDueDeliveries(() => outbox, [endpoint('hook')], sender, options, 40_000));
+		const report = await settle(
+			runDueDeliveries(() => outbox, [{ ...sender, queues: [endpoint('hook')] }], options, 40_000)
+		);
 		expect(report).toMatchObject({ claimed: 0, attempted: 0, budgetSpent: false });
 		expect(report.durationMs).toBeLessThan(100);
 	});
@@ -53,7 +55,7 @@ describe('a cron run of due deliveries', () => {
 		const outbox = new MemoryOutbox();
 		outbox.add(hook, 1);
 		const { sender, sent } = slowSender(10, () => ({ delivered: false, status: 500, error: 'HTTP 500' }));
-		const report = await settle(runDueDeliveries(() => outbox, [hook], sender, options, 40_000));
+		const report = await settle(runDueDeliveries(() => outbox, [{ ...sender, queues: [hook] }], options, 40_000));
 		expect(report).toMatchObject({ claimed: 1, attempted: 1, delivered: 0, notDelivered: 1 });
 		expect(sent).toEqual(['evt_1']);
 		expect(outbox.count('retry')).toBe(1);
@@ -64,7 +66,7 @@ describe('a cron run of due deliveries', () => {
 		const outbox = new MemoryOutbox();
 		outbox.add(channel, 3);
 		const { sender, sent } = slowSender(100);
-		const report = await settle(runDueDeliveries(() => outbox, [channel], sender, options, 40_000));
+		const report = await settle(runDueDeliveries(() => outbox, [{ ...sender, queues: [channel] }], options, 40_000));
 		expect(sent).toEqual(['evt_1', 'evt_2', 'evt_3']);
 		expect(outbox.claims.map((c) => c.ids)).toEqual([[1], [2], [3]]);
 		expect(report).toMatchObject({ claimed: 3, delivered: 3 });

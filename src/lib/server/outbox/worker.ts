@@ -1,16 +1,14 @@
 import type { DatabaseHandle } from '../db/client';
 import { isDatabaseUnavailable } from '../db/errors';
-import { Sender } from './deliver';
-import { Dispatcher, databaseStore, type AttemptSender, type DeliveryStore } from './dispatch';
-import { channelEndpoints, routingSender, type ChannelSenders } from './channels';
-import type { WebhookEndpoint } from './endpoints';
+import { closeChannels, type Channel } from './channel';
+import { Dispatcher, databaseStore, type DeliveryStore } from './dispatch';
 import { messageOf, wakeableDelay, type WorkerOptions } from './options';
-import { deleteSettled } from './outbox';
+import { deleteSettled } from './store';
 import { logger } from '../platform/observability';
 
 export { backoffMs, defaultWorkerOptions, type WorkerOptions } from './options';
 
-export interface WebhookWorker {
+export interface OutboxWorker {
 	/** Stops claiming, waits for the attempts in flight and records them. */
 	stop(): Promise<void>;
 }
@@ -22,28 +20,24 @@ export interface ClaimLoopParts {
 	/** Deletes settled rows past their keeping time. */
 	cleanup: () => Promise<unknown>;
 	store: () => DeliveryStore;
-	sender: AttemptSender & { close(): Promise<void> };
 }
 
 /**
- * The in-process worker (adapter-node): sends due outbox rows from this process, outside every
- * request, until stopped: the webhooks' (`secret` signs them; '' when none) and the applicants' channels'.
+ * The in-process worker (adapter-node): sends the due outbox rows of `channels` from this process,
+ * outside every request, until stopped; the stop closes the channels.
  */
-export function startWebhookWorker(
+export function startOutboxWorker(
 	database: DatabaseHandle,
-	endpoints: readonly WebhookEndpoint[],
-	secret: string,
-	options: WorkerOptions,
-	channels: ChannelSenders = {}
-): WebhookWorker {
+	channels: readonly Channel[],
+	options: WorkerOptions
+): OutboxWorker {
 	return startClaimLoop(
 		{
 			ready: () => database.ready(),
 			cleanup: () => deleteSettled(database.db, options.keepMs),
-			store: () => databaseStore(database.db),
-			sender: routingSender(secret ? new Sender(secret, options.timeoutMs) : null, channels)
+			store: () => databaseStore(database.db)
 		},
-		[...endpoints, ...channelEndpoints(channels)],
+		channels,
 		options
 	);
 }
@@ -55,13 +49,13 @@ export function startWebhookWorker(
  */
 export function startClaimLoop(
 	parts: ClaimLoopParts,
-	endpoints: readonly WebhookEndpoint[],
+	channels: readonly Channel[],
 	options: WorkerOptions
-): WebhookWorker {
+): OutboxWorker {
 	const poll = wakeableDelay();
-	// Set when a chat endpoint may take its next message: the loop claims again at once, not after a poll.
+	// Set when a paced queue may take its next message: the loop claims again at once, not after a poll.
 	let claimAgain = false;
-	const dispatcher = new Dispatcher(parts.store, endpoints, parts.sender, options, () => {
+	const dispatcher = new Dispatcher(parts.store, channels, options, () => {
 		claimAgain = true;
 		poll.wake();
 	});
@@ -85,11 +79,11 @@ export function startClaimLoop(
 				}
 				claimAgain = false;
 				claimed = await dispatcher.claimAndSend(free);
-				if (outage) logger.warn('webhooks: the database answers again; deliveries resume.');
+				if (outage) logger.warn('outbox: the database answers again; deliveries resume.');
 				outage = false;
 			} catch (err) {
-				if (!isDatabaseUnavailable(err)) logger.error(`webhooks: could not claim deliveries: ${messageOf(err)}`);
-				else if (!outage) logger.warn('webhooks: the database is unreachable; deliveries wait for it.');
+				if (!isDatabaseUnavailable(err)) logger.error(`outbox: could not claim deliveries: ${messageOf(err)}`);
+				else if (!outage) logger.warn('outbox: the database is unreachable; deliveries wait for it.');
 				outage ||= isDatabaseUnavailable(err);
 				await poll.wait(options.pollMs);
 				continue;
@@ -105,7 +99,7 @@ export function startClaimLoop(
 			try {
 				await loop();
 			} catch (err) {
-				logger.error(`webhooks: the delivery loop failed (${messageOf(err)}); it starts again.`);
+				logger.error(`outbox: the delivery loop failed (${messageOf(err)}); it starts again.`);
 				await poll.wait(options.pollMs);
 			}
 		}
@@ -118,7 +112,7 @@ export function startClaimLoop(
 			poll.wake();
 			await running;
 			await dispatcher.finish();
-			await parts.sender.close();
+			await closeChannels(channels);
 		}
 	};
 }

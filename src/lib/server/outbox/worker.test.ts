@@ -45,10 +45,9 @@ describe('the in-process claim loop', () => {
 			{
 				ready,
 				cleanup: () => Promise.resolve(),
-				store: () => outbox,
-				sender: { ...sender, close: () => Promise.resolve() }
+				store: () => outbox
 			},
-			[hook],
+			[{ ...sender, queues: [hook] }],
 			o
 		);
 		return { loop, sent };

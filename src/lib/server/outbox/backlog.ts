@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
 
-export interface WebhookBacklog {
+export interface OutboxBacklog {
 	pending: number;
 	/** Seconds since the oldest waiting delivery's event; 0 when none waits. */
 	oldestPendingAgeSeconds: number;
@@ -13,7 +13,7 @@ export interface WebhookBacklog {
  * The outbox as an operator watches it, in one statement on the database clock; both counts read
  * partial indexes of their status (drizzle/0007), so a scrape stays cheap however many rows were delivered.
  */
-export async function webhookBacklog(db: Database): Promise<WebhookBacklog> {
+export async function outboxBacklog(db: Database): Promise<OutboxBacklog> {
 	const result = await db.execute(sql`
 		select
 			(select count(*)::int from webhook_deliveries where status = 'pending') as pending,

@@ -1,12 +1,17 @@
 // Stand-ins for the outbox and the receivers, for the unit tests of the claim/send/record code.
-import type { SendResult } from './deliver';
-import type { AttemptSender, DeliveryStore } from './dispatch';
-import { toEndpoint, type EndpointFormat, type WebhookEndpoint } from './endpoints';
-import type { ClaimedDelivery, RecordedAttempt } from './outbox';
+import { queueKey, type Channel, type SendResult } from './channel';
+import type { DeliveryStore } from './dispatch';
+import type { ClaimedDelivery, DueQueues, RecordedAttempt } from './store';
 
-export const endpoint = (path: string, format: EndpointFormat = 'standard'): WebhookEndpoint => ({
-	...toEndpoint(`http://127.0.0.1:9/${path}`),
-	format
+/** A queue of the tests: a webhook URL's (`hook`), paced when `paced` (a chat endpoint). */
+export interface TestQueue {
+	urlHash: string;
+	paced: boolean;
+}
+
+export const endpoint = (name: string, format: 'standard' | 'discord' | 'slack' = 'standard'): TestQueue => ({
+	urlHash: name,
+	paced: format !== 'standard'
 });
 
 /** An outbox in memory: due rows in id order, claims that lease them, records that settle them. */
@@ -15,7 +20,7 @@ export class MemoryOutbox implements DeliveryStore {
 	readonly claims: { at: number; ids: number[] }[] = [];
 	readonly records: { at: number; ids: number[] }[] = [];
 
-	add(target: WebhookEndpoint, count: number): void {
+	add(target: TestQueue, count: number): void {
 		for (let i = 0; i < count; i++) {
 			const id = this.rows.length + 1;
 			this.rows.push({
@@ -24,7 +29,8 @@ export class MemoryOutbox implements DeliveryStore {
 				eventType: 'checkin.created',
 				data: {},
 				occurredAt: new Date(),
-				urlHash: target.hash,
+				channel: 'webhook',
+				urlHash: target.urlHash,
 				attempts: 0,
 				state: 'due'
 			});
@@ -42,8 +48,9 @@ export class MemoryOutbox implements DeliveryStore {
 		return this.take(hashes.flatMap((h) => this.rows.find((r) => r.urlHash === h && r.state === 'due') ?? []));
 	}
 
-	claimDue(hashes: readonly string[], limit: number) {
-		return this.take(this.rows.filter((r) => r.state === 'due' && hashes.includes(r.urlHash)).slice(0, limit));
+	claimDue(queues: DueQueues, limit: number) {
+		const wanted = new Set([...queues.hashes, ...queues.channels]);
+		return this.take(this.rows.filter((r) => r.state === 'due' && wanted.has(queueKey(r))).slice(0, limit));
 	}
 
 	recordAttempts(batch: readonly RecordedAttempt[]) {
@@ -57,11 +64,21 @@ export class MemoryOutbox implements DeliveryStore {
 	}
 }
 
-/** A receiver that answers each attempt after `ms` with `answer`; counts attempts by webhook-id. */
-export function slowSender(ms: number, answer: (row: ClaimedDelivery) => Partial<SendResult> = () => ({})) {
+/**
+ * A channel of `queues` whose receiver answers each attempt after `ms` with `answer`; counts attempts by
+ * event id.
+ */
+export function slowSender(
+	ms: number,
+	answer: (row: ClaimedDelivery) => Partial<SendResult> = () => ({}),
+	queues: readonly TestQueue[] = []
+) {
 	const sent: string[] = [];
-	const sender: AttemptSender = {
-		send: (_, row) =>
+	const sender: Channel = {
+		name: 'webhook',
+		queues,
+		close: () => Promise.resolve(),
+		send: (row) =>
 			new Promise((resolve) =>
 				setTimeout(() => {
 					sent.push(row.eventId);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { RecordedAttempt } from './outbox';
+import type { RecordedAttempt } from './store';
 import { RecordBatcher } from './recorder';
 import { logger } from '$lib/server/platform/observability';
 

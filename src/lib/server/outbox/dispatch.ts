@@ -1,8 +1,14 @@
 import type { Database } from '../db/client';
-import type { SendResult } from './deliver';
-import { isChat, type WebhookEndpoint } from './endpoints';
+import { queueKey, type Channel, type SendResult } from './channel';
 import { backoffMs, type WorkerOptions } from './options';
-import { claimDue, claimHeads, recordAttempts, type ClaimedDelivery, type RecordedAttempt } from './outbox';
+import {
+	claimDue,
+	claimHeads,
+	recordAttempts,
+	type ClaimedDelivery,
+	type DueQueues,
+	type RecordedAttempt
+} from './store';
 import { ChatPacer } from './pacer';
 import { RecordBatcher } from './recorder';
 import { logger } from '../platform/observability';
@@ -10,19 +16,15 @@ import { logger } from '../platform/observability';
 /** Where claims and records go: the outbox (databaseStore), or a stand-in in unit tests. */
 export interface DeliveryStore {
 	claimHeads(hashes: readonly string[], leaseMs: number): Promise<ClaimedDelivery[]>;
-	claimDue(hashes: readonly string[], limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+	claimDue(queues: DueQueues, limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
 	recordAttempts(batch: readonly RecordedAttempt[], retryWindowMs: number): Promise<number>;
 }
 
 export const databaseStore = (db: Database): DeliveryStore => ({
 	claimHeads: (hashes, leaseMs) => claimHeads(db, hashes, leaseMs),
-	claimDue: (hashes, limit, leaseMs) => claimDue(db, hashes, limit, leaseMs),
+	claimDue: (queues, limit, leaseMs) => claimDue(db, queues, limit, leaseMs),
 	recordAttempts: (batch, retryWindowMs) => recordAttempts(db, batch, retryWindowMs)
 });
-
-export interface AttemptSender {
-	send(endpoint: WebhookEndpoint, row: ClaimedDelivery): Promise<SendResult>;
-}
 
 /** What a dispatcher has done so far. */
 export interface DispatchCounts {
@@ -34,30 +36,39 @@ export interface DispatchCounts {
 
 /**
  * The claim/send/record code that the in-process worker and the cron run share: claims due rows
- * (a lease and an attempt number that no other claim gets, so no attempt is sent twice), sends each,
- * paces chat endpoints and hands the results to the record batcher.
+ * (a lease and an attempt number that no other claim gets, so no attempt is sent twice) of every
+ * channel's queues, hands each to its channel, paces the paced queues and hands the results to the
+ * record batcher.
  */
 export class Dispatcher {
 	readonly inFlight = new Set<Promise<void>>();
 	readonly counts: DispatchCounts = { attempted: 0, delivered: 0, notDelivered: 0 };
-	private readonly byHash: Map<string, WebhookEndpoint>;
-	private readonly standard: string[];
+	/** Each queue's channel, by queueKey. */
+	private readonly byQueue = new Map<string, Channel>();
+	private readonly paced = new Set<string>();
+	private readonly due: DueQueues;
 	private readonly pacer: ChatPacer;
 	private readonly recorder: RecordBatcher;
 
 	constructor(
 		private readonly store: () => DeliveryStore,
-		endpoints: readonly WebhookEndpoint[],
-		private readonly sender: AttemptSender,
+		channels: readonly Channel[],
 		private readonly options: WorkerOptions,
 		onFree: () => void
 	) {
-		this.byHash = new Map(endpoints.map((e) => [e.hash, e]));
-		this.standard = endpoints.filter((e) => !isChat(e)).map((e) => e.hash);
-		this.pacer = new ChatPacer(
-			endpoints.filter(isChat).map((e) => e.hash),
-			onFree
-		);
+		const hashes: string[] = [];
+		const unpaced: Channel['name'][] = [];
+		for (const channel of channels)
+			for (const queue of channel.queues) {
+				const key = queueKey({ channel: channel.name, urlHash: queue.urlHash });
+				this.byQueue.set(key, channel);
+				// A paced queue is claimed by its head (claimHeads), which names a URL's rows.
+				if (queue.paced && queue.urlHash !== null) this.paced.add(key);
+				else if (queue.urlHash !== null) hashes.push(queue.urlHash);
+				else unpaced.push(channel.name);
+			}
+		this.due = { hashes, channels: unpaced };
+		this.pacer = new ChatPacer([...this.paced], onFree);
 		this.recorder = new RecordBatcher(
 			(batch) => this.store().recordAttempts(batch, options.retryWindowMs),
 			options.recordDelayMs,
@@ -99,11 +110,11 @@ export class Dispatcher {
 		const store = this.store();
 		const ready = this.pacer.ready(free);
 		const heads = ready.length > 0 ? await store.claimHeads(ready, this.options.leaseMs) : [];
-		for (const row of heads) this.pacer.take(row.urlHash);
+		for (const row of heads) this.pacer.take(queueKey(row));
 		const left = free - heads.length;
-		if (this.standard.length === 0 || left <= 0) return heads;
+		if ((this.due.hashes.length === 0 && this.due.channels.length === 0) || left <= 0) return heads;
 		try {
-			return [...heads, ...(await store.claimDue(this.standard, left, this.options.leaseMs))];
+			return [...heads, ...(await store.claimDue(this.due, left, this.options.leaseMs))];
 		} catch (err) {
 			// The heads are claimed and marked sending: they must be sent. The error comes back on the next
 			// claim, which their endpoints, busy now, leave to the other one alone.
@@ -114,21 +125,20 @@ export class Dispatcher {
 
 	private async attempt(row: ClaimedDelivery) {
 		const o = this.options;
-		const endpoint = this.byHash.get(row.urlHash)!;
-		const result = await this.sendCaught(endpoint, row);
+		const key = queueKey(row);
+		const result = await this.sendCaught(this.byQueue.get(key)!, row);
 		this.counts.attempted++;
 		this.counts[result.delivered ? 'delivered' : 'notDelivered']++;
 		// Past the retry window the row fails anyway; a longer Retry-After would only overflow the timestamp.
 		let retryInMs = Math.min(o.retryWindowMs, Math.max(backoffMs(row.attempts, o), result.retryAfterMs));
 		let after: ((recorded: boolean) => void) | undefined;
-		if (isChat(endpoint)) {
+		if (this.paced.has(key)) {
 			// Rate limited: the message waits exactly as long as its endpoint (1 s to an hour), so it is still
 			// the oldest due when both may go again, and the channel gets the messages in order.
 			if (result.status === 429) retryInMs = clamp(result.retryAfterMs || retryInMs, MIN_PAUSE_MS, MAX_PAUSE_MS);
 			const pauseMs = Math.min(MAX_PAUSE_MS, Math.max(result.emptyForMs, result.status === 429 ? retryInMs : 0));
 			// A message to be sent again is due from when its attempt is recorded; unrecorded, when its lease ends.
-			const release = (recorded = true) =>
-				this.pacer.release(row.urlHash, recorded ? pauseMs : Math.max(pauseMs, o.leaseMs));
+			const release = (recorded = true) => this.pacer.release(key, recorded ? pauseMs : Math.max(pauseMs, o.leaseMs));
 			if (result.delivered || result.final) release();
 			else after = release;
 		}
@@ -140,12 +150,12 @@ export class Dispatcher {
 	 * read), a failed attempt that says so: recorded and retried like any other, and set aside once it has
 	 * thrown the same way `setAsideAfter` times (recordAttempts). Never a crash.
 	 */
-	private async sendCaught(endpoint: WebhookEndpoint, row: ClaimedDelivery): Promise<SendResult & { threw?: boolean }> {
+	private async sendCaught(channel: Channel, row: ClaimedDelivery): Promise<SendResult & { threw?: boolean }> {
 		try {
-			return await this.sender.send(endpoint, row);
+			return await channel.send(row);
 		} catch (err) {
 			const error = `the sender failed (${thrownAs(err)})`;
-			logger.warn(`deliveries: row ${row.id} (${endpoint.format}), attempt ${row.attempts}: ${error}`);
+			logger.warn(`deliveries: row ${row.id} (${channel.name}), attempt ${row.attempts}: ${error}`);
 			return { delivered: false, status: null, error, final: false, retryAfterMs: 0, emptyForMs: 0, threw: true };
 		}
 	}

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, lte, or, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
-import { webhookDeliveries as w } from '../db/schema';
+import { webhookDeliveries as w, type DeliveryChannel } from '../db/schema';
 
 /** A claimed row: `attempts` is this attempt's number, which no other claim can get. */
 export interface ClaimedDelivery {
@@ -10,8 +10,16 @@ export interface ClaimedDelivery {
 	eventType: string;
 	data: Record<string, unknown>;
 	occurredAt: Date;
-	urlHash: string;
+	channel: DeliveryChannel;
+	/** The webhook URL's hash; null for the other channels' rows. */
+	urlHash: string | null;
 	attempts: number;
+}
+
+/** The queues a claim of due rows takes from: webhook URLs by hash, and channels whose rows name no URL. */
+export interface DueQueues {
+	hashes: readonly string[];
+	channels: readonly DeliveryChannel[];
 }
 
 const seconds = (ms: number) => sql`make_interval(secs => ${ms / 1000}::double precision)`;
@@ -45,22 +53,22 @@ function claim(db: Database, chosen: SQLWrapper, leaseMs: number): Promise<Claim
 			eventType: w.eventType,
 			data: w.data,
 			occurredAt: w.occurredAt,
+			channel: w.channel,
 			urlHash: w.urlHash,
 			attempts: w.attempts
 		});
 }
 
-/** Claims up to `limit` due rows for `hashes` in one statement, the longest due first. */
-export function claimDue(
-	db: Database,
-	hashes: readonly string[],
-	limit: number,
-	leaseMs: number
-): Promise<ClaimedDelivery[]> {
+/** Claims up to `limit` due rows of `queues` in one statement, the longest due first. */
+export function claimDue(db: Database, queues: DueQueues, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+	const of = [
+		...(queues.hashes.length > 0 ? [inArray(w.urlHash, [...queues.hashes])] : []),
+		...(queues.channels.length > 0 ? [and(isNull(w.urlHash), inArray(w.channel, [...queues.channels]))] : [])
+	];
 	const due = db
 		.select({ id: w.id })
 		.from(w)
-		.where(and(claimable(), inArray(w.urlHash, [...hashes])))
+		.where(and(claimable(), of.length > 0 ? or(...of) : sql`false`))
 		.orderBy(w.nextAttemptAt)
 		.limit(limit)
 		.for('update', { skipLocked: true });
@@ -68,7 +76,7 @@ export function claimDue(
 }
 
 /**
- * Claims, in one statement, the oldest due row of each of `hashes` (chat endpoints, which take one
+ * Claims, in one statement, the oldest due row of each of `hashes` (webhook chat endpoints, which take one
  * message at a time in the order the events happened).
  */
 export function claimHeads(db: Database, hashes: readonly string[], leaseMs: number): Promise<ClaimedDelivery[]> {

@@ -1,6 +1,8 @@
-import { Dispatcher, type AttemptSender, type DeliveryStore, type DispatchCounts } from './dispatch';
-import type { WebhookEndpoint } from './endpoints';
+import type { DatabaseHandle } from '../db/client';
+import { closeChannels, type Channel } from './channel';
+import { Dispatcher, databaseStore, type DeliveryStore, type DispatchCounts } from './dispatch';
 import { wakeableDelay, type WorkerOptions } from './options';
+import { deleteSettled } from './store';
 
 /** The cron function's limit on Vercel (the route's `config.maxDuration`). */
 export const CRON_MAX_DURATION_SECONDS = 60;
@@ -36,15 +38,14 @@ export interface DeliveryRunReport extends DispatchCounts {
  */
 export async function runDueDeliveries(
 	store: () => DeliveryStore,
-	endpoints: readonly WebhookEndpoint[],
-	sender: AttemptSender,
+	channels: readonly Channel[],
 	options: WorkerOptions,
 	budgetMs: number
 ): Promise<DeliveryRunReport> {
 	const started = Date.now();
 	const deadline = started + budgetMs;
 	const wake = wakeableDelay();
-	const dispatcher = new Dispatcher(store, endpoints, sender, options, () => wake.wake());
+	const dispatcher = new Dispatcher(store, channels, options, () => wake.wake());
 	let claimed = 0;
 	let budgetSpent = false;
 	try {
@@ -73,4 +74,34 @@ export async function runDueDeliveries(
 		await dispatcher.finish();
 	}
 	return { claimed, ...dispatcher.counts, budgetSpent, durationMs: Date.now() - started };
+}
+
+export const NOTHING_DONE: DeliveryRunReport = {
+	claimed: 0,
+	attempted: 0,
+	delivered: 0,
+	notDelivered: 0,
+	budgetSpent: false,
+	durationMs: 0
+};
+
+/**
+ * Delivery without a long-running process (Vercel Cron, or a first attempt after a response): deletes
+ * settled rows past their keeping time, then one run of the worker's claim/send/record code for
+ * `channels` within `budgetMs` (by default what the cron function's limit leaves); closes the channels.
+ */
+export async function deliverDue(
+	database: DatabaseHandle,
+	channels: readonly Channel[],
+	options: WorkerOptions,
+	budgetMs = claimBudgetMs(options.timeoutMs)
+): Promise<DeliveryRunReport> {
+	if (channels.length === 0) return NOTHING_DONE;
+	try {
+		await database.ready();
+		await deleteSettled(database.db, options.keepMs);
+		return await runDueDeliveries(() => databaseStore(database.db), channels, options, budgetMs);
+	} finally {
+		await closeChannels(channels);
+	}
 }
