@@ -1,0 +1,58 @@
+// Every page of the visual suite (visual-community.ts: each role, state, and a new and a busy community)
+// in each language but English, which the visual suite covers: written in the language and its
+// direction, nothing scrolls sideways at 320, 390 or 1280 px (longer words, the other direction), and
+// axe finds nothing serious nor content outside landmarks. The colours are the English pages' (the
+// visual suite checks them in both schemes), so axe runs in the light scheme here.
+// E2E_SCREENSHOTS=1 also saves each page at the three widths, light and dark, to look at.
+import { axeViolations, expect, serious, test } from './fixtures';
+import { SHOTS, openShot, startVisualCommunities, type VisualCommunities } from './visual-community';
+
+const LOCALES = [
+	['es', 'ltr'],
+	['pt-BR', 'ltr'],
+	['zh-Hans', 'ltr'],
+	['ar', 'rtl']
+] as const;
+const WIDTHS = [320, 390, 1280];
+const SAVE_PICTURES = Boolean(process.env.E2E_SCREENSHOTS);
+
+let communities: VisualCommunities;
+
+test.beforeAll(async () => {
+	test.setTimeout(300_000);
+	communities = await startVisualCommunities();
+});
+test.afterAll(async () => {
+	await communities?.stop();
+});
+
+for (const [locale, dir] of LOCALES) {
+	for (const shot of SHOTS.filter((s) => !s.variant)) {
+		test(`${shot.name} in ${locale}: its language and direction, no sideways scroll, axe clean, all inside landmarks`, async ({
+			page
+		}, testInfo) => {
+			const name = `${shot.name}-${locale}`;
+			await page.setViewportSize({ width: 1280, height: 800 });
+			await openShot(page, communities, shot, `/${locale}`);
+			await expect(page.locator('html')).toHaveAttribute('lang', locale);
+			await expect(page.locator('html')).toHaveAttribute('dir', dir);
+			for (const scheme of SAVE_PICTURES ? (['light', 'dark'] as const) : (['light'] as const)) {
+				await page.emulateMedia({ colorScheme: scheme });
+				for (const width of WIDTHS) {
+					await page.setViewportSize({ width, height: width > 400 ? 800 : 844 });
+					if (SAVE_PICTURES)
+						await page.screenshot({ path: testInfo.outputPath(`${name}-${width}-${scheme}.png`), fullPage: true });
+					const overflow = await page.evaluate(
+						() => document.documentElement.scrollWidth - document.documentElement.clientWidth
+					);
+					expect.soft(overflow, `${name} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
+				}
+			}
+			await page.emulateMedia({ colorScheme: 'light' });
+			const found = await axeViolations(page);
+			expect.soft(serious(found), `axe on ${name}`).toEqual([]);
+			const outside = found.filter((v) => v.id === 'region').flatMap((v) => v.nodes.map((n) => n.target.join(' ')));
+			expect(outside, `${name}: content outside landmarks`).toEqual([]);
+		});
+	}
+}
