@@ -117,7 +117,8 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 		for (const id of ids) {
 			const page = await detail(id, cookie);
 			expect(page).toMatch(/Approved/);
-			expect(page).toMatch(/History \(1\)/);
+			// The submission and the approval.
+			expect(page).toMatch(/History \(2\)/);
 		}
 		const transitioned = (r: { body: string }) =>
 			r.body.includes('application.transitioned') && ids.some((id) => r.body.includes(id));
