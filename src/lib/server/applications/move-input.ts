@@ -22,23 +22,27 @@ export const applicationIdField = (label: string) =>
 		v.transform((s) => s.toLowerCase())
 	);
 
-/** The move itself (field, to, reason, tx hash, from): one application's or a bulk's. */
+/**
+ * The move itself (field, to, reason, tx hash, from): one application's or a bulk's. The fields an admin
+ * types in are named as the page labels them, in the request's language (an Arabic page's refusal says
+ * «السبب», not «Reason»); the hidden ones keep an English name, for a hand-made request.
+ */
 export const moveEntries = {
 	field: v.pipe(
 		textField('Field', { min: 1, max: 20 }),
 		v.picklist(FIELDS, () => m.admin_field_must_be())
 	),
 	to: textField('New state', { min: 1, max: 20 }),
-	reason: textField('Reason', { ...LENGTHS.reason, multiline: true }),
+	reason: textField(m.admin_reason, { ...LENGTHS.reason, multiline: true }),
 	txHash: v.pipe(
-		textField('Transaction hash', LENGTHS.txHash),
+		textField(m.admin_tx_hash, LENGTHS.txHash),
 		v.check((s) => s === '' || TX_HASH.test(s), txHashShape),
 		v.transform((s) => s.toLowerCase())
 	),
 	/** Optional: the state the admin saw, so a change made meanwhile answers 409 instead of going through. */
 	from: textField('Current state', { max: 20 }),
 	/** Optional with a rejection: `YYYY-MM-DD`, the day from which the applicant may apply again ('' none). */
-	reapplyAfter: textField('Apply again from', { max: 10 })
+	reapplyAfter: textField(m.application_reapply_label, { max: 10 })
 };
 
 const singleMoveSchema = v.object({ applicationId: applicationIdField('Application id'), ...moveEntries });
