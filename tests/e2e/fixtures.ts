@@ -100,11 +100,17 @@ export async function pageAs(
 	account: PrivateKeyAccount,
 	{
 		viewport = DESKTOP,
-		scripts = 'on'
-	}: { viewport?: { width: number; height: number }; scripts?: 'on' | 'off' | 'blocked' } = {}
+		scripts = 'on',
+		locale
+	}: {
+		viewport?: { width: number; height: number };
+		scripts?: 'on' | 'off' | 'blocked';
+		/** The browser's language (Accept-Language); a page in another language offers this one. */
+		locale?: string;
+	} = {}
 ): Promise<Page> {
 	const cookie = await signIn(server.url, account);
-	const context = await browser.newContext({ viewport, javaScriptEnabled: scripts !== 'off' });
+	const context = await browser.newContext({ viewport, javaScriptEnabled: scripts !== 'off', locale });
 	const [name, value] = cookie.split(/=(.*)/s) as [string, string];
 	await context.addCookies([{ name, value, url: server.url }]);
 	if (scripts === 'blocked') await context.route(/\/_app\/.*\.js$/, (route) => route.abort());

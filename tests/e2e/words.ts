@@ -21,9 +21,23 @@ export function wordsOf(locale: JourneyLocale) {
 		if (typeof said !== 'string') throw new Error(`${key} is not a plain message in ${locale}`);
 		return said.replace(/\{(\w+)\}/g, (_, name: string) => inputs[name] ?? `{${name}}`);
 	};
+	/** A message that depends on a count, as `count` picks its form in the locale (`{count}` filled with the digits). */
+	const plural = (key: string, n: number, inputs: Record<string, string> = {}): string => {
+		const said = read(locale)[key];
+		const match = Array.isArray(said) ? said[0]?.match : undefined;
+		if (!match) throw new Error(`${key} is not a plural message in ${locale}`);
+		const category = new Intl.PluralRules(locale).select(n);
+		const form = Object.entries(match).find(
+			([selector]) => selector.endsWith(`=${category}`) || selector.endsWith('=*')
+		);
+		if (!form) throw new Error(`${key} has no ${category} form in ${locale}`);
+		const all: Record<string, string> = { count: String(n), ...inputs };
+		return form[1].replace(/\{(\w+)\}/g, (_, name: string) => all[name] ?? `{${name}}`);
+	};
 	return {
 		locale,
 		say,
+		plural,
 		/** A count as the page writes it (Arabic-Indic digits in `ar`). */
 		count: (n: number) => new Intl.NumberFormat(locale).format(n),
 		/** A path under the locale's prefix (English has none). */
