@@ -57,15 +57,14 @@ export function reapplyWindow(now: Date): { min: string; max: string } {
 /** `reapplyAfter` as sent: the start of that day (UTC), or why it is refused. '' is none. */
 export function parseReapplyAfter(sent: string, now: Date): { value: Date | null } | { error: string } {
 	if (sent === '') return { value: null };
-	const m = DATE.exec(sent);
-	const day = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null;
+	const parts = DATE.exec(sent);
+	const day = parts ? new Date(Date.UTC(Number(parts[1]), Number(parts[2]) - 1, Number(parts[3]))) : null;
 	// Date.UTC rolls 2026-02-30 over to March: only a date that reads back the same is one.
-	if (!day || isoDay(day) !== sent) return { error: 'Apply again from must be a date written YYYY-MM-DD.' };
+	const label = m.application_reapply_label();
+	if (!day || isoDay(day) !== sent) return { error: m.application_reapply_not_a_date({ label }) };
 	const { min, max } = reapplyWindow(now);
 	if (sent < min || sent > max)
-		return {
-			error: `Apply again from must be between ${min} and ${max} (tomorrow to ${REAPPLY_MAX_DAYS} days ahead).`
-		};
+		return { error: m.application_reapply_out_of_range({ label, min, max, days: String(REAPPLY_MAX_DAYS) }) };
 	return { value: day };
 }
 

@@ -1,5 +1,8 @@
+import { getLocale, overwriteGetLocale } from '$lib/paraglide/runtime';
 import { describe, expect, it } from 'vitest';
 import { moveInputProblems } from './move-inputs';
+
+const original = getLocale;
 
 const hash = `0x${'ab'.repeat(32)}`;
 
@@ -41,5 +44,20 @@ describe('what a move asks of its reason and tx hash (shown in the browser befor
 			expect(moveInputProblems('review', 'rejected', { reason: 'No', reapplyAfter: bad }, now).reapplyAfter).toMatch(
 				/Apply again from/
 			);
+	});
+
+	it('refuses a date to apply again in the page language (an Arabic page does not answer in English)', () => {
+		const now = new Date('2026-11-27T12:00:00Z');
+		overwriteGetLocale(() => 'ar');
+		try {
+			const outOfRange = moveInputProblems('review', 'rejected', { reason: 'No', reapplyAfter: '2026-11-27' }, now);
+			expect(outOfRange.reapplyAfter).toBe(
+				'يجب أن يقع الحقل «التقديم مجددًا اعتبارًا من» بين 2026-11-28 و2027-11-27 (من الغد حتى 365 يومًا).'
+			);
+			const notADate = moveInputProblems('review', 'rejected', { reason: 'No', reapplyAfter: '28.11.2026' }, now);
+			expect(notADate.reapplyAfter).toMatch(/^يجب أن يكون الحقل «.+» تاريخًا/);
+		} finally {
+			overwriteGetLocale(original);
+		}
 	});
 });
