@@ -119,6 +119,12 @@ describe.each(engines)('/admin/insights on %s', (engine) => {
 		expect(before.body).not.toContain('votes-per-reviewer');
 		await server.stop();
 		await database.run(VOTES_SQL);
+		// The first reviewer once applied too: the chart names them as the admin's pages do (issue 61).
+		await database.run(
+			`insert into members (address) values ('${SEEDED_REVIEWERS[0]}') on conflict do nothing;
+			insert into applications (id, applicant_address, display_name, motivation, review, allowlist, distribution, created_at)
+			 values ('00000000-0000-4000-8000-0000000000a1', '${SEEDED_REVIEWERS[0]}', 'Rita Reviewer', 'm', 'approved', 'pending', 'pending', now() - interval '400 days')`
+		);
 		server = await startServer({ env: { ...database.env, ADMIN_ADDRESSES: admin.address }, port: server.port });
 		adminCookie = await signIn(server.url, admin);
 		const page = await getPage(`${server.url}/admin/insights`, adminCookie);
@@ -126,8 +132,9 @@ describe.each(engines)('/admin/insights on %s', (engine) => {
 		const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`;
 		// Columns: approve, reject, abstain. The first reviewer's older reject was replaced by an approve.
 		expect(rows).toEqual([
-			[short(SEEDED_REVIEWERS[0]!), '1', '0', '1'],
+			[`Rita Reviewer (${short(SEEDED_REVIEWERS[0]!)})`, '1', '0', '1'],
 			[short(SEEDED_REVIEWERS[1]!), '0', '1', '0']
 		]);
+		expect(page.body).toContain(`the most active, Rita Reviewer (${short(SEEDED_REVIEWERS[0]!)}), holds`);
 	}, 120_000);
 });

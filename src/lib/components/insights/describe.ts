@@ -37,6 +37,15 @@ export const percentText = (share: number) =>
 
 export const shortAddress = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
 
+/**
+ * A reviewer as the charts name them: their display name with the short address, or the address alone
+ * when they never applied (issue 61: reviewers are people, not hex); `names` by lower-case address.
+ */
+export const reviewerLabel = (address: string, names: Record<string, string> = {}) => {
+	const name = names[address.toLowerCase()];
+	return name ? m.insights_reviewer_named({ name, address: shortAddress(address) }) : shortAddress(address);
+};
+
 function busiest<T>(rows: T[], value: (row: T) => number): T | null {
 	return rows.reduce<T | null>((best, row) => (best === null || value(row) > value(best) ? row : best), null);
 }
@@ -100,14 +109,17 @@ export function describeCheckIns(rows: Insights['checkInsPerDay']): string {
 	});
 }
 
-export function describeVotes(rows: NonNullable<Insights['votesPerReviewer']>): string {
+export function describeVotes(
+	rows: NonNullable<Insights['votesPerReviewer']>,
+	names: Record<string, string> = {}
+): string {
 	if (rows.length === 0) return m.insights_votes_none();
 	const votes = rows.reduce((s, r) => s + r.approve + r.reject + r.abstain, 0);
 	const top = rows[0]!;
 	return m.insights_votes_summary({
 		reviewers: rows.length,
 		votes,
-		address: shortAddress(top.reviewer),
+		address: reviewerLabel(top.reviewer, names),
 		top: numberText(top.approve + top.reject + top.abstain)
 	});
 }
