@@ -7,7 +7,7 @@ import { bench, describe } from 'vitest';
 import { submitApplication } from '../src/lib/server/applications/submit';
 import { createDb } from '../src/lib/server/db/client';
 import { members } from '../src/lib/server/db/schema';
-import { writeFormVersion } from '../src/lib/server/forms/editor';
+import { writeFormVersion } from '../src/lib/server/forms/save-version';
 import { checkEligibility, forgetEligibilityCaches, setEligibilityEndpoint } from '../src/lib/server/eligibility/check';
 import type { EligibilityRules } from '../src/lib/eligibility/rules';
 import { startEligibilityChain } from '../tests/helpers/eligibility-chain';

@@ -4,9 +4,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { submitApplication } from '../../src/lib/server/applications/submit';
 import { transitionApplication } from '../../src/lib/server/applications/moves';
-import { writeFormVersion } from '../../src/lib/server/forms/editor';
+import { writeFormVersion } from '../../src/lib/server/forms/save-version';
 import { forgetCurrentForm } from '../../src/lib/server/forms/versions';
-import { saveEligibility } from '../../src/lib/server/eligibility/editor';
+import { saveEligibility } from '../../src/lib/server/eligibility/save-rules';
 import { checkEligibilityAgain } from '../../src/lib/server/eligibility/evidence';
 import {
 	checkEligibility,
@@ -16,7 +16,7 @@ import {
 } from '../../src/lib/server/eligibility/check';
 import { parseTableQuery, reviewTable } from '../../src/lib/server/applications/review-table';
 import { eligibilityStartProblem } from '../../src/lib/server/eligibility/startup';
-import { emptyRule, type DraftEligibility } from '../../src/lib/eligibility/editor';
+import { emptyRule, type DraftEligibility } from '../../src/lib/eligibility/draft';
 import type { EligibilityRules } from '../../src/lib/eligibility/rules';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { startEligibilityChain, type EligibilityChain } from '../helpers/eligibility-chain';

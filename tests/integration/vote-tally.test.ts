@@ -9,7 +9,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseTableQuery, reviewTable } from '../../src/lib/server/applications/review-table';
 import { rowsOf } from '../../src/lib/server/db/rows';
-import { writeFormVersion } from '../../src/lib/server/forms/editor';
+import { writeFormVersion } from '../../src/lib/server/forms/save-version';
 import { castVote } from '../../src/lib/server/reviews/votes';
 import { tallyFor, type VoteTally } from '../../src/lib/server/reviews/tally';
 import type { SignedInMember } from '../../src/lib/server/auth/guards';

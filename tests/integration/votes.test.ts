@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applicationVotes } from '../../src/lib/server/db/schema';
-import { writeFormVersion } from '../../src/lib/server/forms/editor';
+import { writeFormVersion } from '../../src/lib/server/forms/save-version';
 import { castVote } from '../../src/lib/server/reviews/votes';
 import { reviewDetail } from '../../src/lib/server/reviews/reviewer-detail';
 import { reviewQueue } from '../../src/lib/server/reviews/queue';

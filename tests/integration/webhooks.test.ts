@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { draftOf } from '../../src/lib/forms/question-editor';
-import { saveFormVersion } from '../../src/lib/server/forms/editor';
+import { saveFormVersion } from '../../src/lib/server/forms/save-version';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { submitApplication } from '../../src/lib/server/applications/submit';
 import { transitionApplication } from '../../src/lib/server/applications/moves';

@@ -1,7 +1,7 @@
 import { ruleContract, ruleLines, ruleNeed, type EligibilityRefusal } from '$lib/eligibility/rules';
 import type { CurrentForm } from '../forms/versions';
 import { previewEligibility, tokenDetails } from './check';
-import { storedRules } from './rules';
+import { storedRules } from './rules-schema';
 
 /** What /apply says before the form: whether the member qualifies and what they hold, or that it cannot be told now. */
 export type EligibilityBanner =

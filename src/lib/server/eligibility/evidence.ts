@@ -4,7 +4,7 @@ import type { Database } from '../db/client';
 import { applicationForms, applications } from '../db/schema';
 import { notFound, type Outcome } from '../platform/outcome';
 import { checkEligibility, tokenDetails } from './check';
-import { storedRules } from './rules';
+import { storedRules } from './rules-schema';
 import { eligibilityUnavailable } from './submission';
 
 /** What reviewers see of an application's eligibility: its form version's rules and the evidence at submission. */

@@ -3,7 +3,7 @@ import type { Database } from '../db/client';
 import { currentForm } from '../forms/versions';
 import { ConfigError } from '../platform/config';
 import { polygonRpc } from '../chain/polygon';
-import { storedRules } from './rules';
+import { storedRules } from './rules-schema';
 import { logger } from '../platform/observability';
 
 /**

@@ -2,7 +2,7 @@ import { ruleLines, type EligibilityEvidence } from '$lib/eligibility/rules';
 import { m } from '$lib/paraglide/messages';
 import type { FailureOf, Outcome } from '../platform/outcome';
 import { checkEligibility, type Unchecked } from './check';
-import { storedRules } from './rules';
+import { storedRules } from './rules-schema';
 import { logger } from '../platform/observability';
 
 const SUBMIT_UNAVAILABLE: Record<Unchecked | 'invalid_rules', () => string> = {

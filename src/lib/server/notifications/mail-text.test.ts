@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mailOf, verificationMail } from './mail-text';
-import { notificationText } from './messages';
+import { notificationText } from './notification-text';
 
 const config = { origin: 'https://portal.example' };
 const brand = { name: 'Acme DAO', accent: '#6d4ae8' };

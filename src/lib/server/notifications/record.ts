@@ -5,7 +5,7 @@ import { rowsOf } from '../db/rows';
 import { singleton } from '$lib/platform/singleton';
 import { baseLocale, isLocale, type Locale } from '$lib/i18n/locales';
 import { noteOutboxRows } from '../outbox/written';
-import { notificationText, type NotificationChange } from './messages';
+import { notificationText, type NotificationChange } from './notification-text';
 
 /** Which delivery channels this process has configured (VAPID keys; SMTP_URL and MAIL_FROM); set at start-up. */
 export interface NotificationChannels {

@@ -1,7 +1,7 @@
 import { parseRubricDraft, type DraftCriterion } from '$lib/reviews/rubric';
 import type { Database } from '../db/client';
 import type { SignedInMember } from '../auth/guards';
-import { writeFormVersion } from '../forms/editor';
+import { writeFormVersion } from '../forms/save-version';
 import type { Outcome } from '../platform/outcome';
 
 /**

@@ -3,7 +3,7 @@ import type { Channel, Queue, SendResult } from '../outbox/channel';
 import { OriginPools, failedPostInWords, secondsToMs } from '../outbox/http';
 import type { ClaimedDelivery } from '../outbox/store';
 import { isChat, type WebhookEndpoint } from './endpoints';
-import { requestBody } from './messages';
+import { requestBody } from './request-body';
 
 /**
  * The webhooks as an outbox channel: one queue per WEBHOOK_URLS entry (by the URL's hash; Discord and

@@ -6,7 +6,7 @@ import { withDatabase } from '$lib/server/platform/runtime';
 import { currentForm } from '$lib/server/forms/versions';
 import { applyEditStep, draftOf, isEditStep, parseDraft, readQuestionsDraft } from '$lib/forms/question-editor';
 import { QUESTION_TYPES } from '$lib/forms/questions';
-import { saveFormVersion } from '$lib/server/forms/editor';
+import { saveFormVersion } from '$lib/server/forms/save-version';
 import { applyRubricStep, draftCriterionOf, isRubricStep, readRubricDraft, rubricOf } from '$lib/reviews/rubric';
 import { saveRubric } from '$lib/server/reviews/rubric';
 import { eligibility as saveEligibility, eligibilityEditor } from './eligibility-action';

@@ -3,10 +3,10 @@ import { readForm, refuse } from '$lib/server/platform/forms';
 import { fieldError } from '$lib/server/platform/outcome';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { withDatabase } from '$lib/server/platform/runtime';
-import { applyEligibilityStep, draftOfRules, isEligibilityStep, readEligibilityDraft } from '$lib/eligibility/editor';
+import { applyEligibilityStep, draftOfRules, isEligibilityStep, readEligibilityDraft } from '$lib/eligibility/draft';
 import { eligibilityEndpointSet, tokenDetails } from '$lib/server/eligibility/check';
-import { storedRules } from '$lib/server/eligibility/rules';
-import { saveEligibility } from '$lib/server/eligibility/editor';
+import { storedRules } from '$lib/server/eligibility/rules-schema';
+import { saveEligibility } from '$lib/server/eligibility/save-rules';
 import { localHref } from '$lib/i18n/locales';
 import { m } from '$lib/paraglide/messages';
 

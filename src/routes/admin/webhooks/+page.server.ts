@@ -8,7 +8,7 @@ import {
 	deliveryPage,
 	retryDelivery,
 	setAsideDeliveries
-} from '$lib/server/webhooks/admin';
+} from '$lib/server/webhooks/delivery-log';
 import { SET_ASIDE_AFTER } from '$lib/server/outbox/store';
 import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';

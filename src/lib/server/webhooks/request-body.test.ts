@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatOf, toEndpoint } from './endpoints';
-import { eventBody, requestBody } from './messages';
+import { eventBody, requestBody } from './request-body';
 
 const occurredAt = new Date('2026-11-22T10:00:00Z');
 const transitioned = {

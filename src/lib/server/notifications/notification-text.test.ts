@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { notificationText } from './messages';
+import { notificationText } from './notification-text';
 
 const tx = '0x' + 'ab'.repeat(32);
 

@@ -1,12 +1,12 @@
 import { parseUnits } from 'viem';
-import type { DraftEligibility } from '$lib/eligibility/editor';
+import type { DraftEligibility } from '$lib/eligibility/draft';
 import type { EligibilityRules } from '$lib/eligibility/rules';
 import type { Database } from '../db/client';
 import type { SignedInMember } from '../auth/guards';
-import { writeFormVersion } from '../forms/editor';
+import { writeFormVersion } from '../forms/save-version';
 import { invalid, type Outcome } from '../platform/outcome';
 import { eligibilityEndpointSet, trialCheck } from './check';
-import { checkRules } from './rules';
+import { checkRules } from './rules-schema';
 import { eligibilityUnavailable } from './submission';
 
 const TOKEN_AMOUNT = /^(0|[1-9][0-9]{0,59})(\.[0-9]{1,77})?$/;
