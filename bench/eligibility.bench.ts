@@ -11,6 +11,7 @@ import { writeFormVersion } from '../src/lib/server/forms/save-version';
 import { checkEligibility, forgetEligibilityCaches, setEligibilityEndpoint } from '../src/lib/server/eligibility/check';
 import type { EligibilityRules } from '../src/lib/eligibility/rules';
 import { startEligibilityChain } from '../tests/helpers/eligibility-chain';
+import { OUTBOX_OFF } from '../tests/helpers/outbox';
 import { startRpcProxy } from '../tests/helpers/rpc-proxy';
 
 const ROUNDS = 20;
@@ -112,9 +113,19 @@ describe('eligibility on chain: JSON-RPC requests', () => {
 			const rows = { without: [] as number[], with: [] as number[], rpcWithout: 0, rpcWith: 0 };
 			for (let round = 0; round < 5; round++) {
 				await writeFormVersion(handle.db, admin, { eligibility: null });
-				const a = await measure('submit without rules', 4, () => submitApplication(handle.db, member, good), next);
+				const a = await measure(
+					'submit without rules',
+					4,
+					() => submitApplication(handle.db, OUTBOX_OFF, member, good),
+					next
+				);
 				await writeFormVersion(handle.db, admin, { eligibility: issueRules });
-				const b = await measure('submit with two rules', 4, () => submitApplication(handle.db, member, good), next);
+				const b = await measure(
+					'submit with two rules',
+					4,
+					() => submitApplication(handle.db, OUTBOX_OFF, member, good),
+					next
+				);
 				rows.without.push(a.msPerCall);
 				rows.with.push(b.msPerCall);
 				rows.rpcWithout = a.rpcPerCall;

@@ -15,10 +15,11 @@ import { rowsOf } from '../src/lib/server/db/rows';
 import { applications, memberEmails, members, pushSubscriptions } from '../src/lib/server/db/schema';
 import { MailSender } from '../src/lib/server/notifications/mail-sender';
 import { PushSender } from '../src/lib/server/notifications/push-sender';
-import { recordNotifications, setNotificationChannels } from '../src/lib/server/notifications/record';
+import { recordNotifications } from '../src/lib/server/notifications/record';
 import type { NotificationConfig } from '../src/lib/server/platform/notification-config';
 import { defaultWorkerOptions, startOutboxWorker } from '../src/lib/server/outbox/worker';
 import { MailCatcher } from '../tests/helpers/mail-catcher';
+import { OUTBOX_OFF } from '../tests/helpers/outbox';
 import { PushService } from '../tests/helpers/push-service';
 import { createBenchDatabase } from './harness.js';
 
@@ -65,10 +66,9 @@ async function applicants(n: number) {
 }
 
 async function bulkApprove(on: boolean): Promise<number> {
-	setNotificationChannels({ push: on, email: on });
 	const { ids } = await applicants(BULK);
 	const started = performance.now();
-	const outcome = await applyMoves(db, admin, {
+	const outcome = await applyMoves(db, { ...OUTBOX_OFF, push: on, email: on }, admin, {
 		applicationIds: ids,
 		field: 'review',
 		to: 'approved',
@@ -106,11 +106,11 @@ describe('notifications', () => {
 			);
 			// Deliveries so far (the bulk rounds') are left to the worker first, uncounted.
 			for (const channel of ['push', 'email'] as const) {
-				setNotificationChannels({ push: channel === 'push', email: channel === 'email' });
 				await drain(channel, 0);
 				const { addresses } = await applicants(DELIVER);
 				await recordNotifications(
 					db,
+					{ push: channel === 'push', email: channel === 'email' },
 					addresses.map((recipient) => ({ recipient, applicationId: null, change: { kind: 'application.submitted' } }))
 				);
 				const ms = await drain(channel, DELIVER);

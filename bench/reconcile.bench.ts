@@ -12,6 +12,7 @@ import { batchDownload } from '../src/lib/server/chain/batch-download';
 import { reconcile } from '../src/lib/server/chain/reconcile';
 import { createDb } from '../src/lib/server/db/client';
 import { loadConfig } from '../src/lib/server/platform/config';
+import { outboxTargets } from '../src/lib/server/platform/deliveries';
 import { startFulfilmentChain } from '../tests/helpers/fulfilment-chain';
 import { startRpcProxy } from '../tests/helpers/rpc-proxy';
 import { countingProxy, createBenchDatabase } from './harness.js';
@@ -35,6 +36,7 @@ const config = loadConfig({
 	...chain.env(GRANT),
 	POLYGON_RPC_URL: rpc.url
 });
+const outbox = outboxTargets(config);
 const admin = { address: `0x${randomBytes(20).toString('hex')}`, isAdmin: true };
 
 // 1,000 approved applications (2,000 for the baseline's bulk), each with its approval audit row an hour ago.
@@ -116,7 +118,7 @@ describe('reconcile: 1,000 waiting, 100,000 blocks', () => {
 			await seedSql`update applications set distribution = 'pending' where id in ${seedSql(baselineIds.slice(0, SETTLED))}`;
 			await measure(
 				'bulk',
-				() => moveInBulk(handle.db, admin, move.value),
+				() => moveInBulk(handle.db, outbox, admin, move.value),
 				(r) => (r.ok ? r.value.count : 0)
 			);
 		},
@@ -126,7 +128,7 @@ describe('reconcile: 1,000 waiting, 100,000 blocks', () => {
 		bench(
 			`reconcile ${step}: ${SETTLED} found among ${WAITING} waiting`,
 			async () => {
-				await measure(`reconcile ${step}`, () => reconcile(handle.db, config, admin, { step }), found);
+				await measure(`reconcile ${step}`, () => reconcile(handle.db, config, outbox, admin, { step }), found);
 			},
 			{ iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 }
 		);
@@ -135,7 +137,7 @@ describe('reconcile: 1,000 waiting, 100,000 blocks', () => {
 		async () => {
 			await measure(
 				'reconcile again',
-				() => reconcile(handle.db, config, admin, { step: ['allowlist', 'distribution'] }),
+				() => reconcile(handle.db, config, outbox, admin, { step: ['allowlist', 'distribution'] }),
 				found
 			);
 		},

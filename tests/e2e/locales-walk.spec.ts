@@ -4,8 +4,8 @@
 // axe finds nothing serious nor content outside landmarks. The colours are the English pages' (the
 // visual suite checks them in both schemes), so axe runs in the light scheme here.
 // E2E_SCREENSHOTS=1 also saves each page at the three widths, light and dark, to look at.
-import { axeViolations, expect, serious, test } from './fixtures';
-import { SHOTS, openShot, startVisualCommunities, type VisualCommunities } from './visual-community';
+import { axeViolations, expect, serious } from './fixtures';
+import { SHOTS, openShot, test } from './visual-community';
 
 const LOCALES = [
 	['es', 'ltr'],
@@ -16,20 +16,11 @@ const LOCALES = [
 const WIDTHS = [320, 390, 1280];
 const SAVE_PICTURES = Boolean(process.env.E2E_SCREENSHOTS);
 
-let communities: VisualCommunities;
-
-test.beforeAll(async () => {
-	test.setTimeout(300_000);
-	communities = await startVisualCommunities();
-});
-test.afterAll(async () => {
-	await communities?.stop();
-});
-
 for (const [locale, dir] of LOCALES) {
 	for (const shot of SHOTS.filter((s) => !s.variant)) {
 		test(`${shot.name} in ${locale}: its language and direction, no sideways scroll, axe clean, all inside landmarks`, async ({
-			page
+			page,
+			communities
 		}, testInfo) => {
 			const name = `${shot.name}-${locale}`;
 			await page.setViewportSize({ width: 1280, height: 800 });

@@ -1,12 +1,13 @@
 // The visual suite's two communities (tests/helpers/visual-seed.ts: a seeded one and a new one), their
 // cast of signed-in roles, and the pages that matter in each: shared by the visual suite
-// (visual.spec.ts, English) and the walk of every page in every language (locales-walk.spec.ts).
+// (visual.spec.ts, English) and the walk of every page in every language (locales-walk.spec.ts), both
+// through this file's `test` and its `communities` fixture.
 import type { Page } from '@playwright/test';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
 import { VISUAL_IDS, visualDatabases, type VisualDatabase } from '../helpers/visual-seed';
-import { admin, expect, member, other, startPortal } from './fixtures';
+import { admin, expect, member, other, startPortal, test as base } from './fixtures';
 
 export const accounts = {
 	applicant: member,
@@ -86,7 +87,7 @@ export interface VisualCommunities {
 }
 
 /** Both communities seeded and served (a PGlite database migrated, copied and seeded, and two servers). */
-export async function startVisualCommunities(): Promise<VisualCommunities> {
+async function startVisualCommunities(): Promise<VisualCommunities> {
 	const cast = {
 		applicant: accounts.applicant.address.toLowerCase(),
 		rejected: accounts.rejected.address.toLowerCase(),
@@ -123,6 +124,27 @@ export async function startVisualCommunities(): Promise<VisualCommunities> {
 		}
 	};
 }
+
+/**
+ * The specs' `test` (fixtures.ts, CSP enforced) with `communities`: both communities, started once a
+ * worker and stopped when it ends. Seeding and two servers take minutes on a busy machine, hence their
+ * own timeout. A spec file the same worker runs next finds them running: the walks only read (a refused
+ * form writes nothing), so either file sees the pages as the other would.
+ */
+export const test = base.extend<object, { communities: VisualCommunities }>({
+	communities: [
+		// eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this pattern.
+		async ({}, use) => {
+			const communities = await startVisualCommunities();
+			try {
+				await use(communities);
+			} finally {
+				await communities.stop();
+			}
+		},
+		{ scope: 'worker', timeout: 300_000 }
+	]
+});
 
 /** Opens `shot` in `page` (signed in as its role), at `prefix` + its path (a locale's prefix, or none). */
 export async function openShot(page: Page, communities: VisualCommunities, shot: Shot, prefix = ''): Promise<void> {

@@ -4,8 +4,8 @@
 // Update the baselines after a deliberate change: npx playwright test visual --update-snapshots
 // The README's pictures come from here too, with their real dates: npm run docs:screenshots.
 import type { Page } from '@playwright/test';
-import { COLOUR_RULES, axeViolations, expect, serious, test } from './fixtures';
-import { SHOTS, openShot, startVisualCommunities, type VisualCommunities } from './visual-community';
+import { COLOUR_RULES, axeViolations, expect, serious } from './fixtures';
+import { SHOTS, openShot, test } from './visual-community';
 
 test.use({ locale: 'en-US', timezoneId: 'UTC' });
 
@@ -16,16 +16,6 @@ const DOCS_PICTURES: Record<string, string> = {
 	'admin-insights': 'insights.png',
 	'admin-form': 'form-builder.png'
 };
-let communities: VisualCommunities;
-
-test.beforeAll(async () => {
-	// A PGlite database migrated, copied and seeded, and two servers started, on a busy machine.
-	test.setTimeout(300_000);
-	communities = await startVisualCommunities();
-});
-test.afterAll(async () => {
-	await communities?.stop();
-});
 
 /**
  * Dates come from the database clock: every <time> and every date-looking text (chart axes, tables)
@@ -44,7 +34,8 @@ async function freezeDates(page: Page): Promise<void> {
 
 for (const shot of SHOTS) {
 	test(`${shot.name}: the same picture at 390 and 1280, light and dark; no sideways scroll; axe clean`, async ({
-		page
+		page,
+		communities
 	}) => {
 		// Four full-page pictures and two axe runs: more than the default minute on a loaded machine.
 		test.setTimeout(180_000);

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createDb, type DatabaseHandle } from '../../src/lib/server/db/client';
 import { webhookDeliveries } from '../../src/lib/server/db/schema';
-import { toEndpoint } from '../../src/lib/server/webhooks/endpoints';
-import { enqueueWebhookEvents, setWebhookEndpoints, type WebhookEvent } from '../../src/lib/server/webhooks/events';
+import { enqueueWebhookEvents, type WebhookEvent } from '../../src/lib/server/webhooks/events';
 import { requireServerUrl, serverUrl } from '../helpers/db';
+import { webhooksTo } from '../helpers/outbox';
 import { createServerDatabase, type ServerDatabase } from '../helpers/postgres.js';
 import { getPage, postForm } from '../helpers/forms';
 import { Receiver, newSecret, verified } from '../helpers/receiver';
@@ -17,7 +17,6 @@ const secret = newSecret();
 const servers: RunningServer[] = [];
 const receivers: Receiver[] = [];
 afterAll(async () => {
-	setWebhookEndpoints([]);
 	await Promise.all(servers.map((s) => s.stop()));
 	await Promise.all(receivers.map((r) => r.stop()));
 });
@@ -104,8 +103,7 @@ describe.runIf(serverUrl)('the built server on a Postgres server', () => {
 
 	/** Writes events to the outbox the way a change does, addressed to `hook`. */
 	async function enqueue(hook: Receiver, events: WebhookEvent[]) {
-		setWebhookEndpoints([toEndpoint(hook.url)]);
-		await direct.db.transaction((tx) => enqueueWebhookEvents(tx, events));
+		await direct.db.transaction((tx) => enqueueWebhookEvents(tx, webhooksTo(hook.url), events));
 	}
 
 	it('a process killed mid-delivery: the event is delivered after a restart, with the same webhook-id', async () => {

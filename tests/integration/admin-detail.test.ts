@@ -5,6 +5,7 @@ import { submitApplication } from '../../src/lib/server/applications/submit';
 import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { checkin } from '../../src/lib/server/checkins/checkins';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
+import { OUTBOX_OFF } from '../helpers/outbox';
 import { addMember, adminMember } from '../helpers/members';
 
 describe.each(engines)('the page of one application on %s', (engine) => {
@@ -15,12 +16,16 @@ describe.each(engines)('the page of one application on %s', (engine) => {
 	afterAll(() => t?.drop());
 
 	const submit = async (member: Awaited<ReturnType<typeof addMember>>, displayName: string, motivation: string) => {
-		const result = await submitApplication(t.db, member, { displayName, motivation, contact: `@${displayName}` });
+		const result = await submitApplication(t.db, OUTBOX_OFF, member, {
+			displayName,
+			motivation,
+			contact: `@${displayName}`
+		});
 		if (!result.ok) throw new Error(result.message);
 		return result.value.application;
 	};
 	const ask = (id: string) =>
-		transitionApplication(t.db, adminMember(), {
+		transitionApplication(t.db, OUTBOX_OFF, adminMember(), {
 			applicationId: id,
 			field: 'review',
 			to: 'needs_info',
@@ -30,7 +35,7 @@ describe.each(engines)('the page of one application on %s', (engine) => {
 	it('keeps every earlier version on resubmission, the member’s other applications, history and check-ins', async () => {
 		const member = await addMember(t.db);
 		const earlier = await submit(member, 'Grace', 'Old one');
-		await transitionApplication(t.db, adminMember(), {
+		await transitionApplication(t.db, OUTBOX_OFF, adminMember(), {
 			applicationId: earlier.id,
 			field: 'review',
 			to: 'rejected',
@@ -41,7 +46,7 @@ describe.each(engines)('the page of one application on %s', (engine) => {
 		await submit(member, 'Grace H.', 'Second text');
 		await ask(app.id);
 		await submit(member, 'Grace Hopper', 'Third text');
-		await checkin(t.db, member, { note: 'hello' });
+		await checkin(t.db, OUTBOX_OFF, member, { note: 'hello' });
 
 		const detail = (await applicationDetail(t.db, app.id))!;
 		expect(detail.application).toMatchObject({

@@ -12,6 +12,7 @@ import type { Database } from '../../src/lib/server/db/client';
 import { applyMigrations } from '../../src/lib/server/db/migrate';
 import * as schema from '../../src/lib/server/db/schema';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
+import { OUTBOX_OFF } from '../helpers/outbox';
 import { addMember, adminMember, randomTxHash, seedApplication } from '../helpers/members';
 
 const query = (search: string) => parseTableQuery(new URLSearchParams(search));
@@ -35,13 +36,13 @@ describe.each(engines)('the review table on %s', (engine) => {
 			ids.push(app.id);
 			addresses.push(member.address);
 		}
-		await transitionApplication(t.db, admin, {
+		await transitionApplication(t.db, OUTBOX_OFF, admin, {
 			applicationId: ids[3],
 			field: 'allowlist',
 			to: 'added',
 			txHash: randomTxHash()
 		});
-		await transitionApplication(t.db, admin, {
+		await transitionApplication(t.db, OUTBOX_OFF, admin, {
 			applicationId: ids[6],
 			field: 'allowlist',
 			to: 'failed',
@@ -173,8 +174,18 @@ describe.each(engines)('the applications CSV on %s', (engine) => {
 		);
 		const other = await seedApplication(t.db, (await addMember(t.db)).address);
 		const hash = randomTxHash();
-		await transitionApplication(t.db, admin, { applicationId: evil.id, field: 'allowlist', to: 'failed', reason: 'x' });
-		await transitionApplication(t.db, admin, { applicationId: evil.id, field: 'allowlist', to: 'added', txHash: hash });
+		await transitionApplication(t.db, OUTBOX_OFF, admin, {
+			applicationId: evil.id,
+			field: 'allowlist',
+			to: 'failed',
+			reason: 'x'
+		});
+		await transitionApplication(t.db, OUTBOX_OFF, admin, {
+			applicationId: evil.id,
+			field: 'allowlist',
+			to: 'added',
+			txHash: hash
+		});
 
 		await t.db
 			.insert(schema.applicationNotes)

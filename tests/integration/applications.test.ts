@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applicationsOf, submitApplication } from '../../src/lib/server/applications/submit';
 import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { createTestDatabase, engines, serverUrl, type TestDatabase } from '../helpers/db';
+import { OUTBOX_OFF } from '../helpers/outbox';
 import {
 	addMember,
 	adminMember,
@@ -27,7 +28,7 @@ describe.each(engines)('submitApplication on %s', (engine) => {
 
 	it('creates a pending / pending / pending application with the trimmed fields; contact is optional', async () => {
 		const member = await addMember(t.db);
-		const result = await submitApplication(t.db, member, {
+		const result = await submitApplication(t.db, OUTBOX_OFF, member, {
 			displayName: '  Ada  ',
 			motivation: 'Line one\r\nLine two\n',
 			contact: undefined
@@ -51,7 +52,7 @@ describe.each(engines)('submitApplication on %s', (engine) => {
 			const member = await addMember(t.db);
 			const app = await seedApplication(t.db, member.address, { review });
 			const before = await countRows(t.db, 'applications');
-			const result = await submitApplication(t.db, member, good);
+			const result = await submitApplication(t.db, OUTBOX_OFF, member, good);
 			expect(result).toMatchObject({ ok: false, status: 409 });
 			expect(await countRows(t.db, 'applications')).toBe(before);
 			expect(await applicationById(t.db, app.id)).toEqual(app);
@@ -60,18 +61,18 @@ describe.each(engines)('submitApplication on %s', (engine) => {
 
 	it('allows a new application after a rejection and keeps the rejected one with its history', async () => {
 		const member = await addMember(t.db);
-		const first = await submitApplication(t.db, member, good);
+		const first = await submitApplication(t.db, OUTBOX_OFF, member, good);
 		if (!first.ok) throw new Error('first submission refused');
 		const admin = adminMember();
 		expect(
-			await transitionApplication(t.db, admin, {
+			await transitionApplication(t.db, OUTBOX_OFF, admin, {
 				applicationId: first.value.application.id,
 				field: 'review',
 				to: 'rejected',
 				reason: 'Too early'
 			})
 		).toMatchObject({ ok: true });
-		const second = await submitApplication(t.db, member, { ...good, displayName: 'Ada, again' });
+		const second = await submitApplication(t.db, OUTBOX_OFF, member, { ...good, displayName: 'Ada, again' });
 		expect(second).toMatchObject({ ok: true, value: { resubmitted: false } });
 		const apps = await applicationsOf(t.db, member.address);
 		expect(apps.map((a) => [a.displayName, a.review])).toEqual([
@@ -86,9 +87,12 @@ describe.each(engines)('submitApplication on %s', (engine) => {
 	it('counts every call, also refused ones: the 6th submission in 24 hours answers 429 and is not processed', async () => {
 		const member = await addMember(t.db);
 		for (let i = 0; i < 5; i++) {
-			expect(await submitApplication(t.db, member, { displayName: '' })).toMatchObject({ ok: false, status: 400 });
+			expect(await submitApplication(t.db, OUTBOX_OFF, member, { displayName: '' })).toMatchObject({
+				ok: false,
+				status: 400
+			});
 		}
-		const result = await submitApplication(t.db, member, good);
+		const result = await submitApplication(t.db, OUTBOX_OFF, member, good);
 		expect(result).toMatchObject({ ok: false, status: 429 });
 		if (result.ok || result.status !== 429) throw new Error('expected 429');
 		expect(result.retryAfterSeconds).toBeGreaterThan(86_000);
@@ -99,13 +103,13 @@ describe.each(engines)('submitApplication on %s', (engine) => {
 	it('a session whose member row is gone answers 401 and writes nothing', async () => {
 		const ghost = { address: randomAddress(), isAdmin: false };
 		const before = await countRows(t.db, 'applications');
-		expect(await submitApplication(t.db, ghost, good)).toMatchObject({ ok: false, status: 401 });
+		expect(await submitApplication(t.db, OUTBOX_OFF, ghost, good)).toMatchObject({ ok: false, status: 401 });
 		expect(await countRows(t.db, 'applications')).toBe(before);
 	});
 
 	it('accepts the longest values, counted in characters as the database counts them', async () => {
 		const member = await addMember(t.db);
-		const result = await submitApplication(t.db, member, {
+		const result = await submitApplication(t.db, OUTBOX_OFF, member, {
 			displayName: '😀'.repeat(80),
 			motivation: 'é'.repeat(2000),
 			contact: 'c'.repeat(200)
@@ -139,7 +143,7 @@ describe.each(engines)('submitApplication on %s', (engine) => {
 		async (field, _, value, message) => {
 			const member = await addMember(t.db);
 			const before = await countRows(t.db, 'applications');
-			const result = await submitApplication(t.db, member, { ...good, [field]: value });
+			const result = await submitApplication(t.db, OUTBOX_OFF, member, { ...good, [field]: value });
 			expect(result).toMatchObject({ ok: false, status: 400 });
 			if (result.ok || result.status !== 400) throw new Error('expected 400');
 			expect(result.errors[field]).toMatch(message);
@@ -159,7 +163,9 @@ describe.runIf(serverUrl)('submitApplication and transitionApplication concurren
 	it('30 parallel submissions by one member: exactly 5 pass the limit and at most one application is created', async () => {
 		const member = await addMember(t.db);
 		const results = await Promise.all(
-			Array.from({ length: 30 }, (_, i) => submitApplication(t.db, member, { ...good, displayName: `Ada ${i}` }))
+			Array.from({ length: 30 }, (_, i) =>
+				submitApplication(t.db, OUTBOX_OFF, member, { ...good, displayName: `Ada ${i}` })
+			)
 		);
 		const statuses = results.map((r) => (r.ok ? 'ok' : r.status));
 		expect(statuses.filter((s) => s === 429)).toHaveLength(25);
@@ -174,8 +180,13 @@ describe.runIf(serverUrl)('submitApplication and transitionApplication concurren
 			const app = await seedApplication(t.db, member.address);
 			const [a, b] = [adminMember(), adminMember()];
 			const results = await Promise.all([
-				transitionApplication(t.db, a, { applicationId: app.id, field: 'review', to: 'approved' }),
-				transitionApplication(t.db, b, { applicationId: app.id, field: 'review', to: 'rejected', reason: 'Not a fit' })
+				transitionApplication(t.db, OUTBOX_OFF, a, { applicationId: app.id, field: 'review', to: 'approved' }),
+				transitionApplication(t.db, OUTBOX_OFF, b, {
+					applicationId: app.id,
+					field: 'review',
+					to: 'rejected',
+					reason: 'Not a fit'
+				})
 			]);
 			const statuses = results.map((r) => (r.ok ? 'ok' : r.status)).sort();
 			expect(statuses).toEqual([409, 'ok']);

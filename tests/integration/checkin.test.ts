@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkIns } from '../../src/lib/server/db/schema';
 import { checkin, checkInSummary, recentCheckIns } from '../../src/lib/server/checkins/checkins';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
+import { OUTBOX_OFF } from '../helpers/outbox';
 import { addMember, countRows, randomAddress } from '../helpers/members';
 
 describe.each(engines)('checkin on %s', (engine) => {
@@ -13,11 +14,11 @@ describe.each(engines)('checkin on %s', (engine) => {
 
 	it('records check-ins with and without a note; the recent list is newest first', async () => {
 		const member = await addMember(t.db);
-		expect(await checkin(t.db, member, { note: '  Hello from the meetup  ' })).toMatchObject({
+		expect(await checkin(t.db, OUTBOX_OFF, member, { note: '  Hello from the meetup  ' })).toMatchObject({
 			ok: true,
 			value: { note: 'Hello from the meetup' }
 		});
-		expect(await checkin(t.db, member, {})).toMatchObject({ ok: true, value: { note: '' } });
+		expect(await checkin(t.db, OUTBOX_OFF, member, {})).toMatchObject({ ok: true, value: { note: '' } });
 		const recent = await recentCheckIns(t.db, member.address);
 		expect(recent.map((c) => c.note)).toEqual(['', 'Hello from the meetup']);
 		expect(recent.every((c) => c.memberAddress === member.address)).toBe(true);
@@ -54,8 +55,9 @@ describe.each(engines)('checkin on %s', (engine) => {
 
 	it('the 21st check-in in 24 hours answers 429, says when to try again, and is not written', async () => {
 		const member = await addMember(t.db);
-		for (let i = 0; i < 20; i++) expect(await checkin(t.db, member, { note: `#${i}` })).toMatchObject({ ok: true });
-		const result = await checkin(t.db, member, { note: 'one too many' });
+		for (let i = 0; i < 20; i++)
+			expect(await checkin(t.db, OUTBOX_OFF, member, { note: `#${i}` })).toMatchObject({ ok: true });
+		const result = await checkin(t.db, OUTBOX_OFF, member, { note: 'one too many' });
 		expect(result).toMatchObject({ ok: false, status: 429 });
 		expect(result.ok === false && result.message).toMatch(/limit of 20 check-ins in 24 hours.*try again in/);
 		const recent = await recentCheckIns(t.db, member.address, 100);
@@ -71,7 +73,7 @@ describe.each(engines)('checkin on %s', (engine) => {
 	])('refuses a note that is %s (400, message for the note) and writes nothing', async (_, note, message) => {
 		const member = await addMember(t.db);
 		const before = await countRows(t.db, 'check_ins');
-		const result = await checkin(t.db, member, { note });
+		const result = await checkin(t.db, OUTBOX_OFF, member, { note });
 		expect(result).toMatchObject({ ok: false, status: 400 });
 		expect(result.ok === false && result.status === 400 && result.errors.note).toMatch(message);
 		expect(await countRows(t.db, 'check_ins')).toBe(before);
@@ -79,13 +81,15 @@ describe.each(engines)('checkin on %s', (engine) => {
 
 	it('accepts a 280-character note with line breaks', async () => {
 		const member = await addMember(t.db);
-		expect(await checkin(t.db, member, { note: 'a\n'.repeat(140).trimEnd() + 'b' })).toMatchObject({ ok: true });
+		expect(await checkin(t.db, OUTBOX_OFF, member, { note: 'a\n'.repeat(140).trimEnd() + 'b' })).toMatchObject({
+			ok: true
+		});
 	});
 
 	it('answers with the row it wrote: its id, the note as stored and the database time', async () => {
 		const member = await addMember(t.db);
 		const before = Date.now();
-		const result = await checkin(t.db, member, { note: ' stored ' });
+		const result = await checkin(t.db, OUTBOX_OFF, member, { note: ' stored ' });
 		if (!result.ok) throw new Error(result.message);
 		const [stored] = await recentCheckIns(t.db, member.address, 1);
 		expect(result.value).toEqual(stored);
@@ -96,19 +100,24 @@ describe.each(engines)('checkin on %s', (engine) => {
 	it('counts a refused note toward the limit, and answers 429 over it whatever the note (limit, then validate)', async () => {
 		const member = await addMember(t.db);
 		for (let i = 0; i < 19; i++)
-			expect(await checkin(t.db, member, { note: 'x'.repeat(281) })).toMatchObject({ status: 400 });
-		expect(await checkin(t.db, member, { note: 'the twentieth' })).toMatchObject({ ok: true });
-		expect(await checkin(t.db, member, { note: 'x'.repeat(281) })).toMatchObject({ ok: false, status: 429 });
-		expect(await checkin(t.db, member, { note: 'fine' })).toMatchObject({ ok: false, status: 429 });
+			expect(await checkin(t.db, OUTBOX_OFF, member, { note: 'x'.repeat(281) })).toMatchObject({ status: 400 });
+		expect(await checkin(t.db, OUTBOX_OFF, member, { note: 'the twentieth' })).toMatchObject({ ok: true });
+		expect(await checkin(t.db, OUTBOX_OFF, member, { note: 'x'.repeat(281) })).toMatchObject({
+			ok: false,
+			status: 429
+		});
+		expect(await checkin(t.db, OUTBOX_OFF, member, { note: 'fine' })).toMatchObject({ ok: false, status: 429 });
 		expect((await recentCheckIns(t.db, member.address, 100)).map((c) => c.note)).toEqual(['the twentieth']);
 	});
 
 	it('a session whose member row is gone answers 401 and writes nothing', async () => {
 		const before = await countRows(t.db, 'check_ins');
-		expect(await checkin(t.db, { address: randomAddress(), isAdmin: false }, { note: 'hi' })).toMatchObject({
-			ok: false,
-			status: 401
-		});
+		expect(await checkin(t.db, OUTBOX_OFF, { address: randomAddress(), isAdmin: false }, { note: 'hi' })).toMatchObject(
+			{
+				ok: false,
+				status: 401
+			}
+		);
 		expect(await countRows(t.db, 'check_ins')).toBe(before);
 	});
 });

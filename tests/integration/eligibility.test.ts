@@ -19,6 +19,7 @@ import { eligibilityStartProblem } from '../../src/lib/server/eligibility/startu
 import { emptyRule, type DraftEligibility } from '../../src/lib/eligibility/draft';
 import type { EligibilityRules } from '../../src/lib/eligibility/rules';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
+import { OUTBOX_OFF } from '../helpers/outbox';
 import { startEligibilityChain, type EligibilityChain } from '../helpers/eligibility-chain';
 import { addMember, adminMember, applicationById, countRows, randomAddress } from '../helpers/members';
 import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy';
@@ -76,7 +77,7 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		const member = await addMember(t.db);
 		await evm.giveCoin(member.address as `0x${string}`, 150n * COMM);
 		const head = await evm.chain.client.getBlockNumber({ cacheTime: 0 });
-		const result = await submitApplication(t.db, member, good);
+		const result = await submitApplication(t.db, OUTBOX_OFF, member, good);
 		expect(result.ok).toBe(true);
 		if (!result.ok) return;
 		const row = (await applicationById(t.db, result.value.application.id))!;
@@ -96,7 +97,7 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		const member = await addMember(t.db);
 		await evm.giveCoin(member.address as `0x${string}`, 12n * COMM);
 		const before = await countRows(t.db, 'applications');
-		const result = await submitApplication(t.db, member, good);
+		const result = await submitApplication(t.db, OUTBOX_OFF, member, good);
 		expect(result.ok).toBe(false);
 		if (result.ok || result.code !== 'not_eligible') throw new Error(`expected 403, got ${JSON.stringify(result)}`);
 		expect(result.code).toBe('not_eligible');
@@ -117,10 +118,10 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		const nftOnly = await addMember(t.db);
 		await evm.mintNft(nftOnly.address as `0x${string}`);
 		await requireCommOrNft('all');
-		const refused = await submitApplication(t.db, nftOnly, good);
+		const refused = await submitApplication(t.db, OUTBOX_OFF, nftOnly, good);
 		expect(refused.ok ? 200 : refused.status).toBe(403);
 		await requireCommOrNft('any');
-		const taken = await submitApplication(t.db, nftOnly, good);
+		const taken = await submitApplication(t.db, OUTBOX_OFF, nftOnly, good);
 		expect(taken.ok).toBe(true);
 	});
 
@@ -140,7 +141,7 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		await requireCommOrNft();
 		await evm.giveCoin(evm.safe, 100n * COMM);
 		const safeMember = await addMember(t.db, evm.safe.toLowerCase());
-		const result = await submitApplication(t.db, safeMember, good);
+		const result = await submitApplication(t.db, OUTBOX_OFF, safeMember, good);
 		expect(result.ok).toBe(true);
 		if (result.ok)
 			expect(result.value.application.eligibility?.results[0]).toEqual({
@@ -189,7 +190,7 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		setEligibilityEndpoint(down.url, 2_000);
 		await down.close();
 		const before = await countRows(t.db, 'applications');
-		const result = await submitApplication(t.db, member, good);
+		const result = await submitApplication(t.db, OUTBOX_OFF, member, good);
 		expect(result.ok ? 200 : [result.status, result.code]).toEqual([503, 'eligibility_unavailable']);
 		expect(await countRows(t.db, 'applications')).toBe(before);
 		expect(await rowCount(member.address)).toBe(0);
@@ -202,7 +203,7 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		silent.silent = true;
 		setEligibilityEndpoint(silent.url, 500);
 		const started = Date.now();
-		const result = await submitApplication(t.db, member, good);
+		const result = await submitApplication(t.db, OUTBOX_OFF, member, good);
 		expect(result.ok ? 200 : result.status).toBe(503);
 		expect(Date.now() - started).toBeLessThan(4_000);
 		await silent.close();
@@ -262,7 +263,7 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		const key = privateKeyToAccount(generatePrivateKey());
 		const member = await addMember(t.db, key.address.toLowerCase());
 		await evm.giveCoin(key.address, 100n * COMM);
-		const result = await submitApplication(t.db, member, good);
+		const result = await submitApplication(t.db, OUTBOX_OFF, member, good);
 		if (!result.ok) throw new Error(result.message);
 		// After submitting, the member sends 60 COMM away.
 		await evm.sendCoinFrom(key, randomAddress() as `0x${string}`, 60n * COMM);
@@ -292,19 +293,19 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		await requireCommOrNft();
 		const member = await addMember(t.db);
 		await evm.mintNft(member.address as `0x${string}`);
-		const first = await submitApplication(t.db, member, good);
+		const first = await submitApplication(t.db, OUTBOX_OFF, member, good);
 		if (!first.ok) throw new Error(first.message);
 		proxy.reset();
-		const again = await submitApplication(t.db, member, good);
+		const again = await submitApplication(t.db, OUTBOX_OFF, member, good);
 		expect(again.ok ? 200 : again.status).toBe(409);
 		expect(proxy.counts.size).toBe(0);
-		await transitionApplication(t.db, admin, {
+		await transitionApplication(t.db, OUTBOX_OFF, admin, {
 			applicationId: first.value.application.id,
 			field: 'review',
 			to: 'needs_info',
 			reason: 'More please'
 		});
-		const resubmitted = await submitApplication(t.db, member, { ...good, motivation: 'More.' });
+		const resubmitted = await submitApplication(t.db, OUTBOX_OFF, member, { ...good, motivation: 'More.' });
 		expect(resubmitted.ok && resubmitted.value.resubmitted).toBe(true);
 		if (resubmitted.ok)
 			expect(resubmitted.value.application.eligibility?.results[1]).toEqual({ rule: 1, held: '1', ok: true });

@@ -11,9 +11,8 @@ import { reconcile, type StepReport } from '../../src/lib/server/chain/reconcile
 import { consumeCost } from '../../src/lib/server/platform/rate-limit';
 import { loadConfig, type Config } from '../../src/lib/server/platform/config';
 import { applicationEvents, webhookDeliveries } from '../../src/lib/server/db/schema';
-import { toEndpoint } from '../../src/lib/server/webhooks/endpoints';
-import { setWebhookEndpoints } from '../../src/lib/server/webhooks/events';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
+import { webhooksTo } from '../helpers/outbox';
 import { startFulfilmentChain, type FulfilmentChain } from '../helpers/fulfilment-chain';
 import { addMember, adminMember, applicationById, eventsOf, seedApplication } from '../helpers/members';
 import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy';
@@ -30,16 +29,16 @@ describe.each(engines)('fulfilment without a key on %s', (engine) => {
 	let proxy: RpcProxy;
 	let config: Config;
 	const admin = adminMember();
+	// Webhooks on: the moves reconcile records write their events.
+	const outbox = webhooksTo('https://hooks.example/portal');
 
 	beforeAll(async () => {
 		[t, chain] = await Promise.all([createTestDatabase(engine), startFulfilmentChain()]);
 		// Like many public endpoints, ranges wider than 4 blocks are refused: reconcile must halve its chunks.
 		proxy = await startRpcProxy(chain.chain.url, 4);
 		config = loadConfig({ ...base, ...chain.env(GRANT), POLYGON_RPC_URL: proxy.url });
-		setWebhookEndpoints([toEndpoint('https://hooks.example/portal')]);
 	}, 60_000);
 	afterAll(async () => {
-		setWebhookEndpoints([]);
 		await Promise.all([t?.drop(), proxy?.close(), chain?.close()]);
 	});
 
@@ -47,7 +46,11 @@ describe.each(engines)('fulfilment without a key on %s', (engine) => {
 	async function approved(address = privateKeyToAccount(generatePrivateKey()).address.toLowerCase()) {
 		const member = await addMember(t.db, address);
 		const app = await seedApplication(t.db, member.address);
-		const moved = await transitionApplication(t.db, admin, { applicationId: app.id, field: 'review', to: 'approved' });
+		const moved = await transitionApplication(t.db, outbox, admin, {
+			applicationId: app.id,
+			field: 'review',
+			to: 'approved'
+		});
 		expect(moved.ok).toBe(true);
 		return app;
 	}
@@ -60,7 +63,7 @@ describe.each(engines)('fulfilment without a key on %s', (engine) => {
 	}
 
 	const reportOf = async (step: unknown, options = { chunk: 1_000 }) => {
-		const outcome = await reconcile(t.db, config, admin, { step }, options);
+		const outcome = await reconcile(t.db, config, outbox, admin, { step }, options);
 		if (!outcome.ok) throw new Error(outcome.message);
 		return outcome.value;
 	};
@@ -71,7 +74,7 @@ describe.each(engines)('fulfilment without a key on %s', (engine) => {
 		const apps = [await approved(), await approved(), await approved()];
 		const ids = apps.map((a) => a.id);
 		// One was recorded failed by hand before (a first attempt): found on chain, it still moves to added.
-		await transitionApplication(t.db, admin, {
+		await transitionApplication(t.db, outbox, admin, {
 			applicationId: ids[2],
 			field: 'allowlist',
 			to: 'failed',
@@ -171,14 +174,14 @@ describe.each(engines)('fulfilment without a key on %s', (engine) => {
 		const [byHand, other] = [await approved(), await approved()];
 		const waiting = await waitingFor(t.db, 'allowlist', { ids: [byHand.id, other.id] });
 		const hash = `0x${'ab'.repeat(32)}` as const;
-		await transitionApplication(t.db, admin, {
+		await transitionApplication(t.db, outbox, admin, {
 			applicationId: byHand.id,
 			field: 'allowlist',
 			to: 'added',
 			txHash: hash
 		});
 		const settled = waiting.map((w) => ({ applicationId: w.id, txHash: hash, blockNumber: 1n }));
-		const [result] = await recordFound(t.db, admin, [{ step: 'allowlist', settled, waiting }]);
+		const [result] = await recordFound(t.db, outbox, admin, [{ step: 'allowlist', settled, waiting }]);
 		expect(result!.recorded.map((r) => r.applicationId)).toEqual([other.id]);
 		expect((await eventsOf(t.db, byHand.id)).filter((e) => e.field === 'allowlist')).toHaveLength(1);
 		expect((await eventsOf(t.db, other.id)).at(-1)).toMatchObject({ reason: 'found on chain', toState: 'added' });
@@ -193,11 +196,11 @@ describe.each(engines)('fulfilment without a key on %s', (engine) => {
 		expect((await chain.execute(file.transactions)).status).toBe('success');
 		const busy = adminMember();
 		expect((await consumeCost(t.db, busy.address, 'transitionApplication', 118)).ok).toBe(true);
-		const outcome = await reconcile(t.db, config, busy, { step: 'allowlist' }, { chunk: 1_000 });
+		const outcome = await reconcile(t.db, config, outbox, busy, { step: 'allowlist' }, { chunk: 1_000 });
 		if (!outcome.ok) throw new Error(outcome.message);
 		expect(outcome.value[0]!.found.map((f) => f.id)).toEqual([apps[0]!.id, apps[1]!.id]);
 		expect(outcome.value[0]!.waiting.map((w) => w.id)).toContain(apps[2]!.id);
-		expect(await reconcile(t.db, config, busy, { step: 'allowlist' }, { chunk: 1_000 })).toMatchObject({
+		expect(await reconcile(t.db, config, outbox, busy, { step: 'allowlist' }, { chunk: 1_000 })).toMatchObject({
 			ok: false,
 			status: 429
 		});
@@ -206,13 +209,13 @@ describe.each(engines)('fulfilment without a key on %s', (engine) => {
 
 	it('a missing setting is a 400 naming it, and a step that is not one is a 400', async () => {
 		const bare = loadConfig({ ...base, ...chain.env(GRANT), POLYGON_RPC_URL: '', ALLOWLIST_EVENT: '' });
-		const refused = await reconcile(t.db, bare, admin, { step: 'allowlist' });
+		const refused = await reconcile(t.db, bare, outbox, admin, { step: 'allowlist' });
 		expect(refused).toMatchObject({ ok: false, status: 400 });
 		const message = JSON.stringify(refused);
 		expect(message).toContain('POLYGON_RPC_URL');
 		expect(message).toContain('ALLOWLIST_EVENT');
 		for (const step of [undefined, 'review', ['allowlist', 'allowlist', 'distribution'], '__proto__'])
-			expect(await reconcile(t.db, config, admin, { step })).toMatchObject({ ok: false, status: 400 });
+			expect(await reconcile(t.db, config, outbox, admin, { step })).toMatchObject({ ok: false, status: 400 });
 		const noToken = loadConfig({ ...base, ...chain.env(GRANT), TOKEN_GRANT_AMOUNT: '' });
 		const download = await batchDownload(t.db, noToken, 'distribution', new URLSearchParams());
 		expect(download).toMatchObject({ ok: false, status: 400, code: 'not_configured' });

@@ -3,20 +3,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMoves } from '../../src/lib/server/applications/moves';
 import { webhookDeliveries } from '../../src/lib/server/db/schema';
-import { toEndpoint } from '../../src/lib/server/webhooks/endpoints';
-import { setWebhookEndpoints } from '../../src/lib/server/webhooks/events';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
+import { webhooksTo } from '../helpers/outbox';
 import { addMember, adminMember, applicationById, eventsOf, randomTxHash, seedApplication } from '../helpers/members';
 
 describe.each(engines)('applyMoves on %s', (engine) => {
 	let t: TestDatabase;
+	// Outbox rows are written only for configured endpoints; nothing is delivered here (no worker).
+	const outbox = webhooksTo('https://hooks.example.test/in');
 	beforeAll(async () => {
 		t = await createTestDatabase(engine);
-		// Outbox rows are written only for configured endpoints; nothing is delivered here (no worker).
-		setWebhookEndpoints([toEndpoint('https://hooks.example.test/in')]);
 	});
 	afterAll(async () => {
-		setWebhookEndpoints([]);
 		await t?.drop();
 	});
 
@@ -29,6 +27,7 @@ describe.each(engines)('applyMoves on %s', (engine) => {
 		const executor = adminMember();
 		const outcome = await applyMoves(
 			t.db,
+			outbox,
 			executor,
 			{ ...move, applicationIds: [b.id, a.id], txHash },
 			{ txVerified: true }
@@ -54,7 +53,7 @@ describe.each(engines)('applyMoves on %s', (engine) => {
 	it('all or nothing: one that cannot move refuses them all with 409 naming it, and writes nothing', async () => {
 		const ok = await approved();
 		const pending = await seedApplication(t.db, (await addMember(t.db)).address);
-		const outcome = await applyMoves(t.db, adminMember(), {
+		const outcome = await applyMoves(t.db, outbox, adminMember(), {
 			...move,
 			applicationIds: [ok.id, pending.id],
 			txHash: randomTxHash()
@@ -70,6 +69,7 @@ describe.each(engines)('applyMoves on %s', (engine) => {
 		expect(
 			await applyMoves(
 				t.db,
+				outbox,
 				adminMember(),
 				{ ...move, applicationIds: [missing], txHash: randomTxHash() },
 				{ answer: 'one' }
@@ -77,6 +77,7 @@ describe.each(engines)('applyMoves on %s', (engine) => {
 		).toMatchObject({ ok: false, status: 400, errors: { applicationId: 'No application has this id.' } });
 		const stale = await applyMoves(
 			t.db,
+			outbox,
 			adminMember(),
 			{ ...move, applicationIds: [app.id], txHash: randomTxHash(), from: 'failed' },
 			{ answer: 'one' }

@@ -6,18 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMoves } from '../../src/lib/server/applications/moves';
 import { memberEmails, notifications, pushSubscriptions, webhookDeliveries } from '../../src/lib/server/db/schema';
 import { inboxOf, markRead, unreadCount } from '../../src/lib/server/notifications/inbox';
-import { setNotificationChannels } from '../../src/lib/server/notifications/record';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
+import { OUTBOX_OFF } from '../helpers/outbox';
 import { addMember, adminMember, randomTxHash, seedApplication } from '../helpers/members';
 
 describe.each(engines)('notifications on %s', (engine) => {
 	let t: TestDatabase;
+	const outbox = { ...OUTBOX_OFF, push: true, email: true };
 	beforeAll(async () => {
 		t = await createTestDatabase(engine);
-		setNotificationChannels({ push: true, email: true });
 	});
 	afterAll(async () => {
-		setNotificationChannels({ push: false, email: false });
 		await t?.drop();
 	});
 
@@ -43,7 +42,7 @@ describe.each(engines)('notifications on %s', (engine) => {
 			{ address: members[2]!.address, email: 'two@example.test' }
 		]);
 		const ids = apps.map((a) => a.id);
-		const outcome = await applyMoves(t.db, adminMember(), {
+		const outcome = await applyMoves(t.db, outbox, adminMember(), {
 			applicationIds: ids,
 			field: 'review',
 			to: 'needs_info',
@@ -78,6 +77,7 @@ describe.each(engines)('notifications on %s', (engine) => {
 		const move = { field: 'allowlist', to: 'added', reason: '', from: '' } as const;
 		const refused = await applyMoves(
 			t.db,
+			outbox,
 			adminMember(),
 			{ ...move, applicationIds: [ok.id, pending.id], txHash: randomTxHash() },
 			{ txVerified: true }
@@ -89,6 +89,7 @@ describe.each(engines)('notifications on %s', (engine) => {
 			t.db.transaction(async (tx) => {
 				const done = await applyMoves(
 					tx,
+					outbox,
 					adminMember(),
 					{ ...move, applicationIds: [ok.id], txHash: randomTxHash() },
 					{ txVerified: true }
@@ -105,7 +106,7 @@ describe.each(engines)('notifications on %s', (engine) => {
 		const [alice, bob] = [await addMember(t.db), await addMember(t.db)];
 		const [a, b] = [await seedApplication(t.db, alice.address), await seedApplication(t.db, bob.address)];
 		for (const app of [a, b])
-			await applyMoves(t.db, adminMember(), {
+			await applyMoves(t.db, outbox, adminMember(), {
 				applicationIds: [app.id],
 				field: 'review',
 				to: 'approved',
@@ -133,7 +134,7 @@ describe.each(engines)('notifications on %s', (engine) => {
 		// The third never visited a page in another language: the default, English.
 		const apps = await Promise.all([es, ar, en].map((m) => seedApplication(t.db, m.address)));
 		const ids = apps.map((a) => a.id);
-		const outcome = await applyMoves(t.db, adminMember(), {
+		const outcome = await applyMoves(t.db, outbox, adminMember(), {
 			applicationIds: ids,
 			field: 'review',
 			to: 'needs_info',

@@ -11,6 +11,7 @@ import { checkin } from '../../src/lib/server/checkins/checkins';
 import { rowsOf } from '../../src/lib/server/db/rows';
 import { consume } from '../../src/lib/server/platform/rate-limit';
 import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/db';
+import { OUTBOX_OFF } from '../helpers/outbox';
 import { addMember, adminMember, randomAddress, seedApplication } from '../helpers/members';
 
 describe.runIf(serverUrl)('prepared statements on the Postgres server', () => {
@@ -37,7 +38,7 @@ describe.runIf(serverUrl)('prepared statements on the Postgres server', () => {
 		const member = { address, isAdmin: false };
 		const notes = [];
 		for (const note of ['first', 'second']) {
-			const outcome = await checkin(t.db, member, { note });
+			const outcome = await checkin(t.db, OUTBOX_OFF, member, { note });
 			expect(outcome.ok).toBe(true);
 			if (outcome.ok) notes.push(outcome.value.note);
 		}
@@ -50,7 +51,7 @@ describe.runIf(serverUrl)('prepared statements on the Postgres server', () => {
 		];
 		const admin = adminMember();
 		for (const id of [a.id, b.id]) {
-			const moved = await transitionApplication(t.db, admin, {
+			const moved = await transitionApplication(t.db, OUTBOX_OFF, admin, {
 				applicationId: id,
 				field: 'review',
 				to: 'approved',

@@ -12,6 +12,7 @@ import { tallyFor } from '../../src/lib/server/reviews/tally';
 import { workloadOf } from '../../src/lib/server/reviews/workload';
 import { rowsOf } from '../../src/lib/server/db/rows';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
+import { OUTBOX_OFF } from '../helpers/outbox';
 import { addMember, adminMember } from '../helpers/members';
 import type { SignedInMember } from '../../src/lib/server/auth/guards';
 
@@ -30,7 +31,11 @@ describe.each(engines)('review assignment on %s', (engine) => {
 
 	const submit = async (member?: SignedInMember) => {
 		const applicant = member ?? (await addMember(t.db));
-		const outcome = await submitApplication(t.db, applicant, { displayName: 'A', motivation: 'B', contact: '' });
+		const outcome = await submitApplication(t.db, OUTBOX_OFF, applicant, {
+			displayName: 'A',
+			motivation: 'B',
+			contact: ''
+		});
 		if (!outcome.ok) throw new Error(JSON.stringify(outcome));
 		return outcome.value.application;
 	};
@@ -125,13 +130,13 @@ describe.each(engines)('review assignment on %s', (engine) => {
 		expect((await assignedTo(t.db, r1.address)).map((a) => a.id)).toEqual([app.id]);
 		// The assigned application is not repeated in the rest of the queue.
 		expect((await reviewQueue(t.db, r1.address, { tab: 'queue' })).rows.map((r) => r.id)).not.toContain(app.id);
-		expect((await castVote(t.db, r2, app.id, { vote: 'approve' })).ok).toBe(true);
+		expect((await castVote(t.db, OUTBOX_OFF, r2, app.id, { vote: 'approve' })).ok).toBe(true);
 		expect((await declareConflict(t.db, r1, app.id, { reason: 'My brother' })).ok).toBe(true);
 		const now = await assigned(app.id);
 		expect(now).toHaveLength(2);
 		expect(now).not.toContain(r1.address);
 		expect(now).toContain(r2.address);
-		expect(await castVote(t.db, r1, app.id, { vote: 'approve' })).toMatchObject({ ok: false, status: 403 });
+		expect(await castVote(t.db, OUTBOX_OFF, r1, app.id, { vote: 'approve' })).toMatchObject({ ok: false, status: 403 });
 		const seen = await reviewDetail(t.db, r1, app.id);
 		expect(seen?.others).toBeNull();
 		expect(seen?.conflict?.reason).toBe('My brother');
@@ -147,13 +152,13 @@ describe.each(engines)('review assignment on %s', (engine) => {
 		await clear();
 		const app = await submit();
 		const [a, b] = pool;
-		expect((await castVote(t.db, a!, app.id, { vote: 'approve' })).ok).toBe(true);
-		expect((await castVote(t.db, b!, app.id, { vote: 'abstain' })).ok).toBe(true);
+		expect((await castVote(t.db, OUTBOX_OFF, a!, app.id, { vote: 'approve' })).ok).toBe(true);
+		expect((await castVote(t.db, OUTBOX_OFF, b!, app.id, { vote: 'abstain' })).ok).toBe(true);
 		expect((await reviewDetail(t.db, b!, app.id))?.others).toBeNull();
-		expect((await castVote(t.db, b!, app.id, { vote: 'reject', comment: 'No' })).ok).toBe(true);
+		expect((await castVote(t.db, OUTBOX_OFF, b!, app.id, { vote: 'reject', comment: 'No' })).ok).toBe(true);
 		expect((await reviewDetail(t.db, b!, app.id))?.others?.map((v) => v.reviewerAddress)).toEqual([a!.address]);
 		// Now b has read a's vote: the next vote of b says so.
-		expect((await castVote(t.db, b!, app.id, { vote: 'approve' })).ok).toBe(true);
+		expect((await castVote(t.db, OUTBOX_OFF, b!, app.id, { vote: 'approve' })).ok).toBe(true);
 		const rows = await t.db.select().from(applicationVotes).where(eq(applicationVotes.applicationId, app.id));
 		const flags = rows
 			.filter((r) => r.reviewerAddress === b!.address)
@@ -168,7 +173,7 @@ describe.each(engines)('review assignment on %s', (engine) => {
 		const extra = { ...(await addMember(t.db)), isReviewer: true };
 		await addReviewer(t.db, admin, { address: extra.address });
 		const voted = await submit();
-		expect((await castVote(t.db, extra, voted.id, { vote: 'approve' })).ok).toBe(true);
+		expect((await castVote(t.db, OUTBOX_OFF, extra, voted.id, { vote: 'approve' })).ok).toBe(true);
 		// The next application's second reviewer is the extra one.
 		const next = await submit();
 		const [, other] = await assigned(next.id);
@@ -191,7 +196,7 @@ describe.each(engines)('review assignment on %s', (engine) => {
 		await clear();
 		const applicant = await addMember(t.db);
 		const app = await submit(applicant);
-		const moved = await transitionApplication(t.db, admin, {
+		const moved = await transitionApplication(t.db, OUTBOX_OFF, admin, {
 			applicationId: app.id,
 			field: 'review',
 			to: 'needs_info',

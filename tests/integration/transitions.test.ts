@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitApplication } from '../../src/lib/server/applications/submit';
 import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
+import { OUTBOX_OFF } from '../helpers/outbox';
 import { addMember, adminMember, applicationById, eventsOf, randomTxHash, seedApplication } from '../helpers/members';
 import { PERMITTED, STATES, TERMINAL } from '../helpers/transition-table';
 
@@ -34,7 +35,13 @@ describe.each(engines)('transitionApplication on %s', (engine) => {
 			const admin = adminMember();
 			const txHash = needs.txHash ? randomTxHash().toUpperCase().replace('0X', '0x') : '';
 			const reason = needs.reason ? 'Documented in the forum thread.' : '';
-			const result = await transitionApplication(t.db, admin, { applicationId: app.id, field, to, reason, txHash });
+			const result = await transitionApplication(t.db, OUTBOX_OFF, admin, {
+				applicationId: app.id,
+				field,
+				to,
+				reason,
+				txHash
+			});
 			expect(result).toMatchObject({ ok: true });
 			const after = await applicationById(t.db, app.id);
 			expect(after![field]).toBe(to);
@@ -57,7 +64,7 @@ describe.each(engines)('transitionApplication on %s', (engine) => {
 	it('permits needs_info → pending only by the applicant re-submitting (executor = applicant, reason resubmitted)', async () => {
 		const member = await addMember(t.db);
 		const app = await seedApplication(t.db, member.address, { review: 'needs_info' });
-		const byAdmin = await transitionApplication(t.db, adminMember(), {
+		const byAdmin = await transitionApplication(t.db, OUTBOX_OFF, adminMember(), {
 			applicationId: app.id,
 			field: 'review',
 			to: 'pending'
@@ -65,7 +72,7 @@ describe.each(engines)('transitionApplication on %s', (engine) => {
 		expect(byAdmin).toMatchObject({ ok: false, status: 409 });
 		expect(await eventsOf(t.db, app.id)).toHaveLength(0);
 
-		const result = await submitApplication(t.db, member, {
+		const result = await submitApplication(t.db, OUTBOX_OFF, member, {
 			displayName: 'Ada L.',
 			motivation: 'More detail, as asked.',
 			contact: '@ada'
@@ -198,7 +205,7 @@ describe.each(engines)('transitionApplication on %s', (engine) => {
 		'refuses %s and leaves the application and the audit log unchanged',
 		async (_, states, move, status, errorField) => {
 			const app = await appIn(states);
-			const result = await transitionApplication(t.db, adminMember(), {
+			const result = await transitionApplication(t.db, OUTBOX_OFF, adminMember(), {
 				applicationId: app.id,
 				reason: '',
 				txHash: '',
@@ -213,7 +220,7 @@ describe.each(engines)('transitionApplication on %s', (engine) => {
 
 	it('refuses a move whose from-state is not the one the admin saw (409)', async () => {
 		const app = await appIn({ review: 'needs_info' });
-		const result = await transitionApplication(t.db, adminMember(), {
+		const result = await transitionApplication(t.db, OUTBOX_OFF, adminMember(), {
 			applicationId: app.id,
 			field: 'review',
 			to: 'approved',
@@ -244,7 +251,7 @@ describe.each(engines)('transitionApplication on %s', (engine) => {
 			fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), async (steps) => {
 				const member = await addMember(t.db);
 				const admin = adminMember();
-				const first = await submitApplication(t.db, member, { displayName: 'Prop', motivation: 'Testing' });
+				const first = await submitApplication(t.db, OUTBOX_OFF, member, { displayName: 'Prop', motivation: 'Testing' });
 				if (!first.ok) throw new Error('first submission failed');
 				let id = first.value.application.id;
 				let submissions = 1;
@@ -254,7 +261,7 @@ describe.each(engines)('transitionApplication on %s', (engine) => {
 					let ok: boolean;
 					let status: number | undefined;
 					if (s.kind === 'resubmit') {
-						const result = await submitApplication(t.db, member, {
+						const result = await submitApplication(t.db, OUTBOX_OFF, member, {
 							displayName: `Prop ${submissions}`,
 							motivation: 'Again'
 						});
@@ -273,7 +280,7 @@ describe.each(engines)('transitionApplication on %s', (engine) => {
 						}
 					} else {
 						const txHash = s.txHash ? randomTxHash() : '';
-						const result = await transitionApplication(t.db, admin, {
+						const result = await transitionApplication(t.db, OUTBOX_OFF, admin, {
 							applicationId: id,
 							field: s.field,
 							to: s.to,

@@ -5,9 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { applicationEvents, webhookDeliveries } from '../../src/lib/server/db/schema';
 import { REVERTED_TX, UNKNOWN_TX, setTxCheckEndpoint, verifyTxHash } from '../../src/lib/server/applications/tx-verify';
-import { toEndpoint } from '../../src/lib/server/webhooks/endpoints';
-import { setWebhookEndpoints } from '../../src/lib/server/webhooks/events';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
+import { webhooksTo } from '../helpers/outbox';
 import { addMember, adminMember, applicationById, randomTxHash, seedApplication } from '../helpers/members';
 import { startFakeRpc, type FakeRpc } from '../helpers/rpc';
 
@@ -109,13 +108,12 @@ describe('verifyTxHash', () => {
 
 describe.each(engines)('transitionApplication with tx checks on %s', (engine) => {
 	let t: TestDatabase;
+	// Webhooks on, so that a refusal can be seen to write no outbox row either.
+	const outbox = webhooksTo('https://hooks.example/portal');
 	beforeAll(async () => {
 		t = await createTestDatabase(engine);
-		// Webhooks on, so that a refusal can be seen to write no outbox row either.
-		setWebhookEndpoints([toEndpoint('https://hooks.example/portal')]);
 	});
 	afterAll(async () => {
-		setWebhookEndpoints([]);
 		await t?.drop();
 	});
 
@@ -123,13 +121,13 @@ describe.each(engines)('transitionApplication with tx checks on %s', (engine) =>
 		const member = await addMember(t.db);
 		return seedApplication(t.db, member.address, { review: 'approved' });
 	}
-	const outbox = async () => (await t.db.select().from(webhookDeliveries)).length;
+	const outboxRows = async () => (await t.db.select().from(webhookDeliveries)).length;
 	const auditOf = (id: string) => t.db.select().from(applicationEvents).where(eq(applicationEvents.applicationId, id));
 
 	it('added with a successful transaction: recorded with tx_verified true', async () => {
 		setTxCheckEndpoint(rpc.url);
 		const app = await approved();
-		const result = await transitionApplication(t.db, adminMember(), {
+		const result = await transitionApplication(t.db, outbox, adminMember(), {
 			applicationId: app.id,
 			field: 'allowlist',
 			to: 'added',
@@ -145,8 +143,8 @@ describe.each(engines)('transitionApplication with tx checks on %s', (engine) =>
 	] as const)('sent with a %s transaction: 400 on txHash, nothing written', async (kind, message) => {
 		setTxCheckEndpoint(rpc.url);
 		const app = await approved();
-		const before = await outbox();
-		const result = await transitionApplication(t.db, adminMember(), {
+		const before = await outboxRows();
+		const result = await transitionApplication(t.db, outbox, adminMember(), {
 			applicationId: app.id,
 			field: 'distribution',
 			to: 'sent',
@@ -161,14 +159,14 @@ describe.each(engines)('transitionApplication with tx checks on %s', (engine) =>
 		});
 		expect((await applicationById(t.db, app.id))!.distribution).toBe('pending');
 		expect(await auditOf(app.id)).toEqual([]);
-		expect(await outbox()).toBe(before);
+		expect(await outboxRows()).toBe(before);
 	});
 
 	it('a pending transaction, or no POLYGON_RPC_URL: recorded with tx_verified null', async () => {
 		setTxCheckEndpoint(rpc.url);
 		const pending = await approved();
 		expect(
-			await transitionApplication(t.db, adminMember(), {
+			await transitionApplication(t.db, outbox, adminMember(), {
 				applicationId: pending.id,
 				field: 'distribution',
 				to: 'sent',
@@ -178,7 +176,7 @@ describe.each(engines)('transitionApplication with tx checks on %s', (engine) =>
 		setTxCheckEndpoint(null);
 		const unchecked = await approved();
 		expect(
-			await transitionApplication(t.db, adminMember(), {
+			await transitionApplication(t.db, outbox, adminMember(), {
 				applicationId: unchecked.id,
 				field: 'allowlist',
 				to: 'added',
@@ -193,7 +191,7 @@ describe.each(engines)('transitionApplication with tx checks on %s', (engine) =>
 		setTxCheckEndpoint(rpc.url);
 		const app = await approved();
 		const before = rpc.calls.length;
-		const result = await transitionApplication(t.db, adminMember(), {
+		const result = await transitionApplication(t.db, outbox, adminMember(), {
 			applicationId: app.id,
 			field: 'allowlist',
 			to: 'failed',

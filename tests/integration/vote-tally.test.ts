@@ -14,6 +14,7 @@ import { castVote } from '../../src/lib/server/reviews/votes';
 import { tallyFor, type VoteTally } from '../../src/lib/server/reviews/tally';
 import type { SignedInMember } from '../../src/lib/server/auth/guards';
 import { createTestDatabase, engines, serverUrl, type TestDatabase } from '../helpers/db';
+import { OUTBOX_OFF } from '../helpers/outbox';
 import { addMember, adminMember, seedApplication } from '../helpers/members';
 
 const RUBRIC = [
@@ -118,7 +119,7 @@ describe.each(engines)('the vote tally on %s', (engine) => {
 		const apps = [await pending(), await pending(), await pending(), await pending()];
 		const [a, b, c] = [await reviewer(), await reviewer(), await reviewer()];
 		const cast = async (r: SignedInMember, i: number, input: Record<string, string>) =>
-			expect((await castVote(t.db, r, apps[i]!.id, input)).ok).toBe(true);
+			expect((await castVote(t.db, OUTBOX_OFF, r, apps[i]!.id, input)).ok).toBe(true);
 		await cast(a, 0, scored(4, 5));
 		await cast(b, 0, scored(2, 3, 'reject'));
 		await cast(c, 0, { vote: 'abstain' });
@@ -168,7 +169,7 @@ describe.each(engines)('the vote tally on %s', (engine) => {
 
 	it('the migration’s backfill recounts every application from the votes already there', async () => {
 		const app = await pending();
-		await castVote(t.db, await reviewer(), app.id, scored(3, 4));
+		await castVote(t.db, OUTBOX_OFF, await reviewer(), app.id, scored(3, 4));
 		const before = await expectTallyRight(t.db);
 		await t.db.execute(
 			sql`update applications set votes_approve = 0, votes_reject = 0, votes_abstain = 0, votes_current = 0, votes_scored = 0, votes_mean_score = null`
@@ -190,9 +191,9 @@ describe.each(engines)('the vote tally on %s', (engine) => {
 			[3, 3],
 			[2, 5]
 		] as const)
-			await castVote(t.db, r[0]!, (await pending()).id, scored(fit, effort));
+			await castVote(t.db, OUTBOX_OFF, r[0]!, (await pending()).id, scored(fit, effort));
 		const abstained = await pending();
-		await castVote(t.db, r[1]!, abstained.id, { vote: 'abstain' });
+		await castVote(t.db, OUTBOX_OFF, r[1]!, abstained.id, { vote: 'abstain' });
 		await pending();
 		for (const filter of ['', 'review=pending&']) {
 			const tallies = await recount(t.db);
@@ -237,7 +238,9 @@ describe.each(engines)('the vote tally on %s', (engine) => {
 		async () => {
 			const app = await pending();
 			const five = await Promise.all(Array.from({ length: 5 }, () => reviewer()));
-			const outcomes = await Promise.all(five.map((r, i) => castVote(t.db, r, app.id, scored(1 + i, 5 - i))));
+			const outcomes = await Promise.all(
+				five.map((r, i) => castVote(t.db, OUTBOX_OFF, r, app.id, scored(1 + i, 5 - i)))
+			);
 			expect(outcomes.every((o) => o.ok)).toBe(true);
 			expect(await tallyFor(t.db, app.id)).toEqual({ approve: 5, reject: 0, abstain: 0, meanScore: 3 });
 			// Plain SQL takes no lock before it inserts: each transaction stays open after its insert so the

@@ -3,9 +3,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkin } from '../../src/lib/server/checkins/checkins';
 import { webhookDeliveries } from '../../src/lib/server/db/schema';
-import { toEndpoint } from '../../src/lib/server/webhooks/endpoints';
-import { setWebhookEndpoints } from '../../src/lib/server/webhooks/events';
-import { deliverDueNow, type DeliveryConfig } from '../../src/lib/server/platform/deliveries';
+import { deliverDueNow, outboxTargets, type DeliveryConfig } from '../../src/lib/server/platform/deliveries';
+import type { OutboxTargets } from '../../src/lib/server/platform/outbox-targets';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember } from '../helpers/members';
 import { Receiver, newSecret, verified } from '../helpers/receiver';
@@ -14,6 +13,7 @@ describe.each(engines)('a cron run of webhook deliveries on %s', (engine) => {
 	let t: TestDatabase;
 	let receiver: Receiver;
 	const secret = newSecret();
+	let outbox: OutboxTargets;
 	const delivery = (): DeliveryConfig => ({
 		webhooks: { urls: [receiver.url], secret, timeoutSeconds: 2 },
 		notifications: { origin: 'http://127.0.0.1', push: null, pushServiceOrigins: [], mail: null },
@@ -23,7 +23,8 @@ describe.each(engines)('a cron run of webhook deliveries on %s', (engine) => {
 	beforeAll(async () => {
 		t = await createTestDatabase(engine);
 		receiver = await new Receiver().start();
-		setWebhookEndpoints([toEndpoint(receiver.url)]);
+		// The check-ins write their events for the configuration the cron run sends by.
+		outbox = outboxTargets(delivery());
 	});
 	afterEach(async () => {
 		receiver.received.length = 0;
@@ -31,13 +32,12 @@ describe.each(engines)('a cron run of webhook deliveries on %s', (engine) => {
 		await t.db.delete(webhookDeliveries);
 	});
 	afterAll(async () => {
-		setWebhookEndpoints([]);
 		await receiver?.stop();
 		await t?.drop();
 	});
 
 	const checkIns = async (n: number) => {
-		for (let i = 0; i < n; i++) await checkin(t.db, await addMember(t.db), { note: `cron ${i}` });
+		for (let i = 0; i < n; i++) await checkin(t.db, outbox, await addMember(t.db), { note: `cron ${i}` });
 	};
 
 	it('sends every due event, signed, records it delivered and answers what it did', async () => {

@@ -8,7 +8,8 @@ import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { checkin } from '../../src/lib/server/checkins/checkins';
 import { webhookDeliveries } from '../../src/lib/server/db/schema';
 import { toEndpoint } from '../../src/lib/server/webhooks/endpoints';
-import { enqueueWebhookEvent, noteAdded, setWebhookEndpoints } from '../../src/lib/server/webhooks/events';
+import { enqueueWebhookEvent, noteAdded } from '../../src/lib/server/webhooks/events';
+import type { OutboxTargets } from '../../src/lib/server/platform/outbox-targets';
 import { WebhookSender } from '../../src/lib/server/webhooks/deliver';
 import type { WebhookEndpoint } from '../../src/lib/server/webhooks/endpoints';
 import type { Channel } from '../../src/lib/server/outbox/channel';
@@ -20,6 +21,7 @@ import {
 } from '../../src/lib/server/outbox/worker';
 import type { DatabaseHandle } from '../../src/lib/server/db/client';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
+import { OUTBOX_OFF, webhooksTo } from '../helpers/outbox';
 import { addMember, adminMember, randomTxHash, seedApplication } from '../helpers/members';
 import { Receiver, newSecret, verified } from '../helpers/receiver';
 
@@ -46,11 +48,13 @@ describe.each(engines)('webhooks on %s', (engine) => {
 	let receiver: Receiver;
 	let worker: OutboxWorker | null = null;
 	const secret = newSecret();
+	/** WEBHOOK_URLS: the receiver alone, as the changes below write their events. */
+	let outbox: OutboxTargets;
 
 	beforeAll(async () => {
 		t = await createTestDatabase(engine);
 		receiver = await new Receiver().start();
-		setWebhookEndpoints([toEndpoint(receiver.url)]);
+		outbox = webhooksTo(receiver.url);
 	});
 	afterEach(async () => {
 		await worker?.stop();
@@ -61,7 +65,6 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		await t.db.delete(webhookDeliveries);
 	});
 	afterAll(async () => {
-		setWebhookEndpoints([]);
 		await receiver?.stop();
 		await t?.drop();
 	});
@@ -84,13 +87,14 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		expect(saved.ok).toBe(true);
 		const submitted = await submitApplication(
 			t.db,
+			outbox,
 			member,
 			{ displayName: 'Ada', motivation: 'Build', contact: '@ada' },
 			{ 'answers.city': 'Paris' }
 		);
 		if (!submitted.ok) throw new Error('submit failed');
 		const id = submitted.value.application.id;
-		const asked = await transitionApplication(t.db, admin, {
+		const asked = await transitionApplication(t.db, outbox, admin, {
 			applicationId: id,
 			field: 'review',
 			to: 'needs_info',
@@ -101,17 +105,19 @@ describe.each(engines)('webhooks on %s', (engine) => {
 			(
 				await submitApplication(
 					t.db,
+					outbox,
 					member,
 					{ displayName: 'Ada L', motivation: 'Build, Paris' },
 					{ 'answers.city': 'Lyon' }
 				)
 			).ok
 		).toBe(true);
-		const checkedIn = await checkin(t.db, member, { note: 'at the meetup' });
+		const checkedIn = await checkin(t.db, outbox, member, { note: 'at the meetup' });
 		if (!checkedIn.ok) throw new Error('checkin failed');
 		await t.db.transaction((tx) =>
 			enqueueWebhookEvent(
 				tx,
+				outbox,
 				noteAdded({ id: 7, applicationId: id, authorAddress: admin.address, createdAt: new Date() })
 			)
 		);
@@ -176,7 +182,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		const app = await seedApplication(t.db, member.address, { review: 'approved' });
 		// Refused by the transitions table.
 		expect(
-			await transitionApplication(t.db, adminMember(), {
+			await transitionApplication(t.db, outbox, adminMember(), {
 				applicationId: app.id,
 				field: 'review',
 				to: 'rejected',
@@ -185,7 +191,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		).toMatchObject({ status: 409 });
 		// A stale from-state (another admin moved it first).
 		expect(
-			await transitionApplication(t.db, adminMember(), {
+			await transitionApplication(t.db, outbox, adminMember(), {
 				applicationId: app.id,
 				field: 'allowlist',
 				to: 'added',
@@ -194,7 +200,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
 			})
 		).toMatchObject({ status: 409 });
 		// A second active application (the unique index refuses it inside the transaction).
-		expect(await submitApplication(t.db, member, { displayName: 'B', motivation: 'again' })).toMatchObject({
+		expect(await submitApplication(t.db, outbox, member, { displayName: 'B', motivation: 'again' })).toMatchObject({
 			status: 409
 		});
 		// A failed insert after the outbox row: the whole transaction rolls back.
@@ -202,13 +208,16 @@ describe.each(engines)('webhooks on %s', (engine) => {
 			t.db.transaction(async (tx) => {
 				await enqueueWebhookEvent(
 					tx,
+					outbox,
 					noteAdded({ id: 1, applicationId: app.id, authorAddress: member.address, createdAt: new Date() })
 				);
 				throw new Error('the change failed');
 			})
 		).rejects.toThrow('the change failed');
 		// A member row that is gone: the check-in insert fails and takes its event with it.
-		expect(await checkin(t.db, { address: '0x' + '1'.repeat(40), isAdmin: false }, { note: 'x' })).toMatchObject({
+		expect(
+			await checkin(t.db, outbox, { address: '0x' + '1'.repeat(40), isAdmin: false }, { note: 'x' })
+		).toMatchObject({
 			status: 401
 		});
 		expect((await t.db.select().from(webhookDeliveries)).length).toBe(before);
@@ -217,7 +226,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
 	it('a receiver down for its first three attempts gets the event on the fourth; each attempt is recorded', async () => {
 		receiver.respond = (_, n) => (n < 3 ? 503 : 200);
 		const member = await addMember(t.db);
-		const result = await checkin(t.db, member, { note: 'retry me' });
+		const result = await checkin(t.db, outbox, member, { note: 'retry me' });
 		start();
 		await receiver.until((r) => r.length >= 4);
 		const ids = new Set(receiver.received.map((r) => r.headers['webhook-id']));
@@ -250,7 +259,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
 			close: () => Promise.resolve()
 		};
 		const member = await addMember(t.db);
-		const result = await checkin(t.db, member, { note: 'deliver me' });
+		const result = await checkin(t.db, outbox, member, { note: 'deliver me' });
 		worker = startWebhookWorker(t.handle, [toEndpoint(receiver.url)], secret, { ...defaultWorkerOptions(1), ...fast }, [
 			push
 		]);
@@ -273,7 +282,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
 	it('a receiver that answers 410 Gone is not tried again', async () => {
 		receiver.respond = () => 410;
 		const member = await addMember(t.db);
-		const result = await checkin(t.db, member, {});
+		const result = await checkin(t.db, outbox, member, {});
 		start();
 		await receiver.until((r) => r.length >= 1);
 		await expect.poll(async () => (await rowFor(result.ok ? result.value.id : ''))?.status).toBe('failed');
@@ -286,8 +295,8 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		const member = await addMember(t.db);
 		const app = await seedApplication(t.db, member.address);
 		const moves = await Promise.all([
-			transitionApplication(t.db, adminMember(), { applicationId: app.id, field: 'review', to: 'approved' }),
-			transitionApplication(t.db, adminMember(), {
+			transitionApplication(t.db, outbox, adminMember(), { applicationId: app.id, field: 'review', to: 'approved' }),
+			transitionApplication(t.db, outbox, adminMember(), {
 				applicationId: app.id,
 				field: 'review',
 				to: 'rejected',
@@ -304,7 +313,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
 	it('keeps trying for the retry window only, then marks the delivery failed', async () => {
 		receiver.respond = () => 500;
 		const member = await addMember(t.db);
-		const result = await checkin(t.db, member, { note: 'never arrives' });
+		const result = await checkin(t.db, outbox, member, { note: 'never arrives' });
 		start({ retryWindowMs: 300 });
 		await expect.poll(async () => (await rowFor(result.ok ? result.value.id : ''))?.status).toBe('failed');
 		const row = await rowFor(result.ok ? result.value.id : '');
@@ -323,8 +332,8 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		receiver.respond = (request) =>
 			request.body.includes('"note":"far"') ? { status: 429, headers: { 'retry-after': '1e13' } } : 204;
 		const member = await addMember(t.db);
-		const far = await checkin(t.db, member, { note: 'far' });
-		const near = await checkin(t.db, await addMember(t.db), { note: 'near' });
+		const far = await checkin(t.db, outbox, member, { note: 'far' });
+		const near = await checkin(t.db, outbox, await addMember(t.db), { note: 'near' });
 		start({ recordDelayMs: 200 });
 		await expect.poll(async () => (await rowFor(far.ok ? far.value.id : ''))?.status).toBe('failed');
 		expect(await rowFor(far.ok ? far.value.id : '')).toMatchObject({ attempts: 1, lastStatus: 429 });
@@ -335,7 +344,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
 	it('a receiver that does not answer in time is recorded as such and tried again', async () => {
 		receiver.respond = (_, n) => (n === 0 ? 'hang' : 204);
 		const member = await addMember(t.db);
-		const result = await checkin(t.db, member, {});
+		const result = await checkin(t.db, outbox, member, {});
 		start({ timeoutMs: 200 });
 		await expect.poll(async () => (await rowFor(result.ok ? result.value.id : ''))?.status).toBe('delivered');
 		const row = await rowFor(result.ok ? result.value.id : '');
@@ -354,10 +363,10 @@ describe.each(engines)('webhooks on %s', (engine) => {
 			});
 		};
 		/** Check-ins of `n` members, one after the other: events in a known order, told apart by their notes. */
-		const checkIns = async (n: number) => {
+		const checkIns = async (n: number, to = outbox) => {
 			const ids: string[] = [];
 			for (let i = 0; i < n; i++) {
-				const result = await checkin(t.db, await addMember(t.db), { note: `message ${i}` });
+				const result = await checkin(t.db, to, await addMember(t.db), { note: `message ${i}` });
 				if (!result.ok) throw new Error('check-in refused');
 				ids.push((await rowFor(result.value.id))!.eventId);
 			}
@@ -400,12 +409,12 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		it('beside a bot: the channel gets its messages one at a time in order, the bot gets all of them', async () => {
 			const bot = await new Receiver().start('/bot');
 			const channel = { ...toEndpoint(receiver.url), format: 'discord' as const };
-			setWebhookEndpoints([toEndpoint(bot.url), channel]);
+			const both = { ...OUTBOX_OFF, webhooks: [toEndpoint(bot.url), channel] };
 			try {
 				receiver.respond = () => ({ status: 204, delayMs: 20 });
 				bot.respond = () => ({ status: 204, delayMs: 20 });
 				receiver.maxInFlight = 0;
-				const events = await checkIns(5);
+				const events = await checkIns(5, both);
 				worker = startWebhookWorker(t.handle, [toEndpoint(bot.url), channel], secret, {
 					...defaultWorkerOptions(1),
 					...fast
@@ -417,7 +426,6 @@ describe.each(engines)('webhooks on %s', (engine) => {
 				expect(bot.received.map((r) => r.headers['webhook-id']).sort()).toEqual([...events].sort());
 				expect(bot.maxInFlight).toBeGreaterThan(1);
 			} finally {
-				setWebhookEndpoints([toEndpoint(receiver.url)]);
 				await bot.stop();
 			}
 		});
@@ -425,9 +433,9 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		it("a claim that fails once the channel's oldest message is claimed does not stall the channel", async () => {
 			const bot = await new Receiver().start('/bot');
 			const channel = { ...toEndpoint(receiver.url), format: 'discord' as const };
-			setWebhookEndpoints([toEndpoint(bot.url), channel]);
+			const both = { ...OUTBOX_OFF, webhooks: [toEndpoint(bot.url), channel] };
 			try {
-				const events = await checkIns(3);
+				const events = await checkIns(3, both);
 				// The bot's claim (the only one that builds a SELECT) fails the first time, right after the
 				// channel's own claim went through.
 				let failures = 1;
@@ -445,7 +453,6 @@ describe.each(engines)('webhooks on %s', (engine) => {
 				expect(idsReceived()).toEqual(events);
 				await bot.until((r) => r.length >= 3);
 			} finally {
-				setWebhookEndpoints([toEndpoint(receiver.url)]);
 				await bot.stop();
 			}
 		});
@@ -468,22 +475,19 @@ describe.each(engines)('webhooks on %s', (engine) => {
 	});
 
 	it('writes nothing to the outbox when WEBHOOK_URLS is unset', async () => {
-		setWebhookEndpoints([]);
-		try {
-			const before = (await t.db.select().from(webhookDeliveries)).length;
-			const member = await addMember(t.db);
-			expect((await submitApplication(t.db, member, { displayName: 'Off', motivation: 'quiet' })).ok).toBe(true);
-			expect((await checkin(t.db, member, {})).ok).toBe(true);
-			expect((await t.db.select().from(webhookDeliveries)).length).toBe(before);
-		} finally {
-			setWebhookEndpoints([toEndpoint(receiver.url)]);
-		}
+		const before = (await t.db.select().from(webhookDeliveries)).length;
+		const member = await addMember(t.db);
+		expect((await submitApplication(t.db, OUTBOX_OFF, member, { displayName: 'Off', motivation: 'quiet' })).ok).toBe(
+			true
+		);
+		expect((await checkin(t.db, OUTBOX_OFF, member, {})).ok).toBe(true);
+		expect((await t.db.select().from(webhookDeliveries)).length).toBe(before);
 	});
 
 	it('settled rows older than the keeping time are deleted; pending ones stay', async () => {
 		const member = await addMember(t.db);
-		await checkin(t.db, member, { note: 'old and delivered' });
-		await checkin(t.db, member, { note: 'old and pending' });
+		await checkin(t.db, outbox, member, { note: 'old and delivered' });
+		await checkin(t.db, outbox, member, { note: 'old and pending' });
 		await t.db
 			.update(webhookDeliveries)
 			.set({ occurredAt: new Date(Date.now() - 40 * 86_400_000), nextAttemptAt: new Date(Date.now() + 3_600_000) });

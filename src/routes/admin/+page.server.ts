@@ -57,7 +57,7 @@ export const actions: Actions = {
 		const admin = requireAdmin({ locals, url });
 		const form = await readForm(request);
 		const input = { ...formInput(form, MOVE_FIELDS), asks: asksInput(form) };
-		const outcome = await withDatabase((db) => transitionApplication(db, admin, input));
+		const outcome = await withDatabase((db) => transitionApplication(db, runtime().outbox, admin, input));
 		if (!outcome.ok) {
 			const values = typedValues(input);
 			return refuse(setHeaders, outcome, { values, applicationId: values.applicationId ?? null });
@@ -82,7 +82,7 @@ export const actions: Actions = {
 			if (!preview.ok) return refuse(setHeaders, preview, { values, bulk: true as const, refused: refusedOf(preview) });
 			return { confirm: { ...move, applications: preview.value } };
 		}
-		const outcome = await withDatabase((db) => moveInBulk(db, admin, move));
+		const outcome = await withDatabase((db) => moveInBulk(db, runtime().outbox, admin, move));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values, bulk: true as const, refused: refusedOf(outcome) });
 		// Back to the same table page (filters and cursor), saying what was done.
 		const back = new URLSearchParams(url.searchParams);
@@ -97,7 +97,7 @@ export const actions: Actions = {
 	reconcile: async ({ locals, request, url, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
 		const input = formInput(await readForm(request), RECONCILE_FIELDS);
-		const outcome = await withDatabase((db) => reconcile(db, runtime().config, admin, input));
+		const outcome = await withDatabase((db) => reconcile(db, runtime().config, runtime().outbox, admin, input));
 		if (outcome.ok) return { reconciled: outcome.value };
 		if (outcome.status === 503) return fail(503, { ...outcome, reconcile: true as const });
 		return refuse(setHeaders, outcome, { reconcile: true as const });

@@ -6,7 +6,7 @@ import { asSeenByApplicant } from '$lib/server/applications/history';
 import { requireMember } from '$lib/server/auth/guards';
 import { answersInput, typedAnswers } from '$lib/server/forms/answers';
 import { currentForm, formVersions } from '$lib/server/forms/versions';
-import { withDatabase } from '$lib/server/platform/runtime';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { eligibilityBanner } from '$lib/server/eligibility/banner';
 import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
@@ -45,7 +45,7 @@ export const actions: Actions = {
 		const form = await readForm(request);
 		const input = formInput(form, APPLICATION_FIELDS);
 		const answers = answersInput(form);
-		const outcome = await withDatabase((db) => submitApplication(db, member, input, answers));
+		const outcome = await withDatabase((db) => submitApplication(db, runtime().outbox, member, input, answers));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), answers: typedAnswers(answers) });
 		redirect(303, localHref('/apply'));
 	}

@@ -2,7 +2,7 @@ import { redirect } from '@sveltejs/kit';
 import { CHECKIN_FIELDS, checkin, checkInSummary, recentCheckIns } from '$lib/server/checkins/checkins';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { requireMember } from '$lib/server/auth/guards';
-import { withDatabase } from '$lib/server/platform/runtime';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
 
@@ -19,7 +19,7 @@ export const actions: Actions = {
 	default: async ({ locals, request, setHeaders }) => {
 		const member = requireMember({ locals });
 		const input = formInput(await readForm(request), CHECKIN_FIELDS);
-		const outcome = await withDatabase((db) => checkin(db, member, input));
+		const outcome = await withDatabase((db) => checkin(db, runtime().outbox, member, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input) });
 		redirect(303, localHref('/checkin'));
 	}

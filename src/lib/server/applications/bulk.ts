@@ -7,6 +7,7 @@ import { applications } from '../db/schema';
 import { rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { consumeCost } from '../platform/rate-limit';
+import type { OutboxTargets } from '../platform/outbox-targets';
 import { applyMoves, checkAsks, checkMoves, type BulkApplication } from './moves';
 import { m } from '$lib/paraglide/messages';
 
@@ -78,6 +79,7 @@ export async function bulkPreview(db: Database, move: BulkMove): Promise<Outcome
  */
 export async function moveInBulk(
 	db: Database,
+	outbox: OutboxTargets,
 	admin: SignedInMember,
 	move: BulkMove
 ): Promise<Outcome<{ count: number; applications: BulkApplication[] }>> {
@@ -91,7 +93,7 @@ export async function moveInBulk(
 			message: m.admin_bulk_rate_limited({ message: refused.message, needed: ids.length, count: left })
 		};
 	}
-	const outcome = await applyMoves(db, admin, move);
+	const outcome = await applyMoves(db, outbox, admin, move);
 	if (!outcome.ok) return outcome;
 	const moved = outcome.value.applications;
 	return {

@@ -14,6 +14,7 @@ import { unknownAsks } from '../reviews/asks-input';
 import { verifyTxHash } from './tx-verify';
 import { applicationTransitioned, insertAuditWithEvents } from '../webhooks/events';
 import { recordNotifications } from '../notifications/record';
+import type { OutboxTargets } from '../platform/outbox-targets';
 
 /** One move (one field to one state, with its reason and tx hash) for one or more applications. */
 export interface Moves {
@@ -69,10 +70,12 @@ type Current = BulkApplication & ApplicationStates & { formId: number | null };
  * while an assignment's foreign-key check may still read them, decision 0042),
  * check each against the state the admin saw and the transitions table (400 for an unknown id, 409
  * for any that cannot: all or nothing), one UPDATE, one audit row each and the batch's webhook
- * outbox rows in one statement, the applicants' notifications in another. The caller spends the rate limit and validates (parseMove).
+ * outbox rows in one statement, the applicants' notifications in another (for what `outbox` has on).
+ * The caller spends the rate limit and validates (parseMove).
  */
 export async function applyMoves(
 	db: Database,
+	outbox: OutboxTargets,
 	executor: SignedInMember,
 	moves: Moves,
 	options: MoveOptions = {}
@@ -117,6 +120,7 @@ export async function applyMoves(
 		}));
 		const events = await insertAuditWithEvents(
 			tx,
+			outbox,
 			audits,
 			moved.map((application, i) => applicationTransitioned(application, audits[i]!))
 		);
@@ -125,6 +129,7 @@ export async function applyMoves(
 		const asked = moves.asks ? await asksInWords(tx, moves.asks, rows) : null;
 		await recordNotifications(
 			tx,
+			outbox,
 			moved.map((application) => ({
 				recipient: application.applicantAddress,
 				applicationId: application.id,
@@ -253,6 +258,7 @@ export const stale = (field: Field, now: string) =>
  */
 export async function transitionApplication(
 	db: Database,
+	outbox: OutboxTargets,
 	admin: SignedInMember,
 	input: unknown
 ): Promise<Outcome<{ application: Application; event: ApplicationEvent }>> {
@@ -261,7 +267,7 @@ export async function transitionApplication(
 	const parsed = parseSingleMove(input);
 	if (!parsed.ok) return parsed;
 	const { applicationId, ...move } = parsed.value;
-	const outcome = await applyMoves(db, admin, { ...move, applicationIds: [applicationId] }, { answer: 'one' });
+	const outcome = await applyMoves(db, outbox, admin, { ...move, applicationIds: [applicationId] }, { answer: 'one' });
 	if (!outcome.ok) return outcome;
 	return { ok: true, value: { application: outcome.value.applications[0]!, event: outcome.value.events[0]! } };
 }

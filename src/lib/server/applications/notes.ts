@@ -5,6 +5,7 @@ import { applicationNotes, type ApplicationNote } from '../db/schema';
 import { textField, validate } from '../platform/forms';
 import { failureOfDatabaseError, notFound, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
+import type { OutboxTargets } from '../platform/outbox-targets';
 import { enqueueWebhookEvent, noteAdded } from '../webhooks/events';
 import { m } from '$lib/paraglide/messages';
 
@@ -18,6 +19,7 @@ const noteSchema = v.object({ body: textField('Note', { ...LENGTHS.reviewerNote,
  */
 export async function addNote(
 	db: Database,
+	outbox: OutboxTargets,
 	admin: SignedInMember,
 	applicationId: string,
 	input: unknown
@@ -32,7 +34,7 @@ export async function addNote(
 				.values({ applicationId, authorAddress: admin.address, body: parsed.value.body })
 				.returning();
 			if (!row) throw new Error('insert returned no row');
-			await enqueueWebhookEvent(tx, noteAdded(row));
+			await enqueueWebhookEvent(tx, outbox, noteAdded(row));
 			return row;
 		});
 		return { ok: true, value: note };

@@ -30,6 +30,7 @@ import { consume } from '../platform/rate-limit';
 import { assignOnSubmit } from '../reviews/assignment';
 import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } from '../webhooks/events';
 import { recordNotifications } from '../notifications/record';
+import type { OutboxTargets } from '../platform/outbox-targets';
 import { m } from '$lib/paraglide/messages';
 
 export type { Application, ApplicationEvent };
@@ -48,10 +49,12 @@ export type ApplicationInput = v.InferOutput<typeof applicationSchema>;
  * submitApplication: a new application (pending / pending / pending), or, while review is
  * needs_info, a resubmission that replaces the submitted fields and returns review to pending with
  * its own audit row (executor = applicant, reason `resubmitted`). A member has at most one
- * application that is not rejected. Order: limit → validate → one transaction.
+ * application that is not rejected. Order: limit → validate → one transaction, which also writes its
+ * webhook event and the applicant's notification for the channels `outbox` has on.
  */
 export async function submitApplication(
 	db: Database,
+	outbox: OutboxTargets,
 	member: SignedInMember,
 	input: unknown,
 	sentAnswers: Readonly<Record<string, unknown>> = {}
@@ -86,8 +89,8 @@ export async function submitApplication(
 					.insert(applications)
 					.values({ applicantAddress: member.address, ...fields })
 					.returning();
-				await enqueueWebhookEvent(tx, applicationSubmitted(application!));
-				await recordNotifications(tx, [
+				await enqueueWebhookEvent(tx, outbox, applicationSubmitted(application!));
+				await recordNotifications(tx, outbox, [
 					{ recipient: member.address, applicationId: application!.id, change: { kind: 'application.submitted' } }
 				]);
 				await assignOnSubmit(tx, application!.id);
@@ -118,8 +121,8 @@ export async function submitApplication(
 				toState: 'pending',
 				reason: 'resubmitted'
 			});
-			await enqueueWebhookEvent(tx, applicationResubmitted(application));
-			await recordNotifications(tx, [
+			await enqueueWebhookEvent(tx, outbox, applicationResubmitted(application));
+			await recordNotifications(tx, outbox, [
 				{ recipient: member.address, applicationId: application.id, change: { kind: 'application.resubmitted' } }
 			]);
 			// Topped up to N: reviewers removed or conflicted since are replaced.

@@ -3,6 +3,7 @@ import type { Database } from '../db/client';
 import type { Config } from '../platform/config';
 import { fieldError, rateLimited, type Outcome } from '../platform/outcome';
 import { consumeCost } from '../platform/rate-limit';
+import type { OutboxTargets } from '../platform/outbox-targets';
 import { polygonRpc } from './polygon';
 import { recordFound } from './record-found';
 import { findSettlements, type Settlement } from './settlements';
@@ -60,6 +61,7 @@ export interface ReconcileOptions {
 export async function reconcile(
 	db: Database,
 	config: Config,
+	outbox: OutboxTargets,
 	admin: SignedInMember,
 	input: { step?: unknown },
 	options: ReconcileOptions = {}
@@ -109,7 +111,7 @@ export async function reconcile(
 		budget -= settled.length;
 		return { step: s.step, settled, waiting: s.waiting };
 	});
-	const recorded = await recordFound(db, admin, toRecord);
+	const recorded = await recordFound(db, outbox, admin, toRecord);
 
 	return {
 		ok: true,

@@ -1,6 +1,7 @@
 import type { Database } from '../db/client';
 import type { SignedInMember } from '../auth/guards';
 import { applyMoves, type Moves } from '../applications/moves';
+import type { OutboxTargets } from '../platform/outbox-targets';
 import type { Settlement } from './settlements';
 import type { Step, WaitingApplication } from './steps';
 
@@ -19,6 +20,7 @@ const DONE = { allowlist: 'added', distribution: 'sent' } as const;
  */
 export async function recordFound(
 	db: Database,
+	outbox: OutboxTargets,
 	admin: SignedInMember,
 	found: { step: Step; settled: Settlement[]; waiting: WaitingApplication[] }[]
 ): Promise<{ step: Step; recorded: Settlement[] }[]> {
@@ -38,7 +40,7 @@ export async function recordFound(
 	const record = async (tx: Database) => {
 		const recorded = new Map<Step, Settlement[]>(found.map(({ step }) => [step, []]));
 		for (const { step, move, group } of moves)
-			recorded.get(step)!.push(...(await moveAllStillWaiting(tx, admin, move, group)));
+			recorded.get(step)!.push(...(await moveAllStillWaiting(tx, outbox, admin, move, group)));
 		return found.map(({ step }) => ({ step, recorded: recorded.get(step)! }));
 	};
 	// One move (the usual case: one Safe batch for one step) is already one transaction; more are
@@ -51,6 +53,7 @@ export async function recordFound(
  */
 async function moveAllStillWaiting(
 	tx: Database,
+	outbox: OutboxTargets,
 	admin: SignedInMember,
 	move: Moves,
 	group: Settlement[]
@@ -59,6 +62,7 @@ async function moveAllStillWaiting(
 	while (left.length) {
 		const outcome = await applyMoves(
 			tx,
+			outbox,
 			admin,
 			{ ...move, applicationIds: left.map((s) => s.applicationId) },
 			{

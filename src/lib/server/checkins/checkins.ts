@@ -10,7 +10,8 @@ import type { SignedInMember } from '../auth/guards';
 import { RATE_LIMITS, consume, consumeCall, consumedAs, type CountedRow } from '../platform/rate-limit';
 import { executePrepared } from '../db/prepared';
 import { rowsOf } from '../db/rows';
-import { checkinCreated, enqueueWebhookEvent, webhooksEnabled, type Writer } from '../webhooks/events';
+import type { OutboxTargets } from '../platform/outbox-targets';
+import { checkinCreated, enqueueWebhookEvent, webhooksOn, type Writer } from '../webhooks/events';
 
 export type { CheckIn };
 
@@ -20,12 +21,18 @@ const checkinSchema = v.object({ note: textField(m.checkin_note_label, { ...LENG
 
 /**
  * checkin: records that the member checked in, with an optional note. Order: limit → validate → write
- * (an invalid note is counted too, and a call over the limit is answered 429 whatever its note).
+ * (an invalid note is counted too, and a call over the limit is answered 429 whatever its note); the
+ * `checkin.created` webhook rows are written with it when `outbox` has webhooks on.
  */
-export async function checkin(db: Database, member: SignedInMember, input: unknown): Promise<Outcome<CheckIn>> {
+export async function checkin(
+	db: Database,
+	outbox: OutboxTargets,
+	member: SignedInMember,
+	input: unknown
+): Promise<Outcome<CheckIn>> {
 	const parsed = validate(checkinSchema, input);
 	// The common case, a valid note and no outbox row to write with it: the limit and the insert in one statement.
-	if (parsed.ok && !webhooksEnabled()) return limitAndInsert(db, member.address.toLowerCase(), parsed.value.note);
+	if (parsed.ok && !webhooksOn(outbox)) return limitAndInsert(db, member.address.toLowerCase(), parsed.value.note);
 	const limit = await consume(db, member.address, 'checkin');
 	if (!limit.ok) return rateLimited(limit);
 	if (!parsed.ok) return parsed;
@@ -37,12 +44,12 @@ export async function checkin(db: Database, member: SignedInMember, input: unkno
 			// Prepared on a Postgres server, as the limit before it (db/prepared.ts).
 			.prepare('insert_check_in')
 			.execute();
-		await enqueueWebhookEvent(tx, checkinCreated(row!));
+		await enqueueWebhookEvent(tx, outbox, checkinCreated(row!));
 		return row!;
 	};
 	try {
 		// A transaction only when there is an outbox row to write with the check-in.
-		return { ok: true, value: webhooksEnabled() ? await db.transaction(write) : await write(db) };
+		return { ok: true, value: webhooksOn(outbox) ? await db.transaction(write) : await write(db) };
 	} catch (err) {
 		// A foreign key: the session's member row is gone (e.g. a reset database).
 		return failureOfDatabaseError(err, { foreignKey: memberMissing });

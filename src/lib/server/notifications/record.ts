@@ -2,20 +2,13 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { memberEmails, members, notifications, pushSubscriptions, webhookDeliveries as w } from '../db/schema';
 import { rowsOf } from '../db/rows';
-import { singleton } from '$lib/platform/singleton';
 import { baseLocale, isLocale, type Locale } from '$lib/i18n/locales';
 import { noteOutboxRows } from '../outbox/written';
+import type { OutboxTargets } from '../platform/outbox-targets';
 import { notificationText, type NotificationChange } from './notification-text';
 
-/** Which delivery channels this process has configured (VAPID keys; SMTP_URL and MAIL_FROM); set at start-up. */
-export interface NotificationChannels {
-	push: boolean;
-	email: boolean;
-}
-
-const channels = singleton<NotificationChannels>('notification channels', () => ({ push: false, email: false }));
-
-export const setNotificationChannels = (on: NotificationChannels) => void channels.set(on);
+/** The part of the outbox targets (platform/outbox-targets.ts) a notification is written for: push and e-mail, each on or off. */
+export type NotificationTargets = Pick<OutboxTargets, 'push' | 'email'>;
 
 /** One applicant told of one change of their application. */
 export interface NotificationFor {
@@ -41,12 +34,16 @@ async function recipientLocales(tx: Pick<Database, 'execute'>, addresses: readon
 /**
  * Writes the notifications of a change with `tx`, the change's own transaction, in one statement:
  * one row each, and for each an outbox row per push subscription of its recipient and one for their
- * verified e-mail (channels that are on). They commit or roll back with the change; the worker sends.
+ * verified e-mail (the channels `on` has on). They commit or roll back with the change; the worker sends.
  *
  * The title and body are written in the recipient's language (docs/decisions/0043-translations-by-url-prefix.md), whoever made the change and in whatever language: the inbox, the push message and the
  * e-mail all show these same words, as a letter is written once in the language of the one it is for.
  */
-export async function recordNotifications(tx: Pick<Database, 'execute'>, items: readonly NotificationFor[]) {
+export async function recordNotifications(
+	tx: Pick<Database, 'execute'>,
+	on: NotificationTargets,
+	items: readonly NotificationFor[]
+) {
 	if (items.length === 0) return;
 	const localeOf = await recipientLocales(
 		tx,
@@ -58,7 +55,6 @@ export async function recordNotifications(tx: Pick<Database, 'execute'>, items: 
 			return { recipient: recipient.toLowerCase(), application_id: applicationId, kind: change.kind, title, body };
 		})
 	);
-	const on = channels.get();
 	if (on.push || on.email) noteOutboxRows(items.length);
 	const push = on.push
 		? sql`, push as (insert into ${w} (event_id, event_type, data, channel)

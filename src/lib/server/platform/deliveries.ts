@@ -10,12 +10,14 @@ import { toEndpoint } from '../webhooks/endpoints';
 import { WebhookSender } from '../webhooks/deliver';
 import type { Config } from './config';
 import { logger } from './observability';
+import type { OutboxTargets } from './outbox-targets';
 
 /**
  * The one assembly of the outbox's channels (src/lib/server/outbox/README.md): which channels this
- * configuration turns on, and the in-process worker, the cron run and the first attempt after a
- * response that send their rows. `hooks.server.ts` and `GET /api/cron/webhooks` call it with the
- * configuration; nothing here is set at start-up and read later.
+ * configuration turns on, the rows a change writes for them (`outboxTargets`), and the in-process
+ * worker, the cron run and the first attempt after a response that send those rows. `startRuntime`,
+ * `hooks.server.ts` and `GET /api/cron/webhooks` call it with the configuration; nothing here is set
+ * at start-up and read later.
  */
 
 /** What the channels need of the configuration: WEBHOOK_*, VAPID_*, SMTP_URL and MAIL_FROM, the link secret. */
@@ -30,6 +32,15 @@ export const deliveryOptions = (config: DeliveryConfig): WorkerOptions =>
 /** Whether any channel is on: WEBHOOK_URLS, the VAPID keys, or SMTP_URL and MAIL_FROM. */
 export const anyChannelOn = (config: DeliveryConfig) =>
 	config.webhooks !== null || config.notifications.push !== null || config.notifications.mail !== null;
+
+/** The rows a change writes with it under this configuration (platform/outbox-targets.ts); built once, by startRuntime. */
+export function outboxTargets(config: DeliveryConfig): OutboxTargets {
+	return {
+		webhooks: (config.webhooks?.urls ?? []).map(toEndpoint),
+		push: config.notifications.push !== null,
+		email: config.notifications.mail !== null
+	};
+}
 
 /** The channels this configuration turns on, each with its own connections (closed by whoever runs them). */
 export function deliveryChannels(config: DeliveryConfig, db: () => Database, timeoutMs: number): Channel[] {

@@ -6,9 +6,8 @@ import { noteOutOfResources } from '../db/health';
 import { createSessionCodec, type SessionCodec } from '../auth/session';
 import { setTxCheckEndpoint } from '../applications/tx-verify';
 import { setEligibilityEndpoint } from '../eligibility/check';
-import { toEndpoint, type WebhookEndpoint } from '../webhooks/endpoints';
-import { setWebhookEndpoints } from '../webhooks/events';
-import { setNotificationChannels } from '../notifications/record';
+import { outboxTargets } from './deliveries';
+import type { OutboxTargets } from './outbox-targets';
 import { singleton } from '$lib/platform/singleton';
 import { logger } from './observability';
 import type { Log } from '../db/log';
@@ -19,8 +18,8 @@ export interface Runtime {
 	config: Config;
 	database: DatabaseHandle;
 	sessions: SessionCodec;
-	/** WEBHOOK_URLS as the outbox knows them; empty when webhooks are off. */
-	webhookEndpoints: WebhookEndpoint[];
+	/** The outbox rows a change writes with it (webhook endpoints, push, e-mail); routes pass it to the operation. */
+	outbox: OutboxTargets;
 }
 
 const current = singleton<Runtime | null>('runtime', () => null);
@@ -31,9 +30,6 @@ const current = singleton<Runtime | null>('runtime', () => null);
  */
 export async function startRuntime(env: Record<string, string | undefined>): Promise<Runtime> {
 	const config = loadConfig(env);
-	const webhookEndpoints = (config.webhooks?.urls ?? []).map(toEndpoint);
-	setWebhookEndpoints(webhookEndpoints);
-	setNotificationChannels({ push: config.notifications.push !== null, email: config.notifications.mail !== null });
 	setTxCheckEndpoint(config.polygonRpcUrl);
 	setEligibilityEndpoint(config.polygonRpcUrl);
 	setConfiguredReviewers(config.reviewerAddresses);
@@ -41,7 +37,7 @@ export async function startRuntime(env: Record<string, string | undefined>): Pro
 		config,
 		database: createDb(config, { log: serverLog }),
 		sessions: await createSessionCodec(config),
-		webhookEndpoints
+		outbox: outboxTargets(config)
 	});
 }
 

@@ -19,7 +19,8 @@ import {
 	type FieldErrors,
 	type Outcome
 } from '../platform/outcome';
-import { outboxTargets } from '../webhooks/events';
+import { eventTargets } from '../webhooks/events';
+import type { OutboxTargets } from '../platform/outbox-targets';
 import * as v from 'valibot';
 import { m } from '$lib/paraglide/messages';
 
@@ -91,6 +92,7 @@ export interface CastVote {
  */
 export async function castVote(
 	db: Database,
+	outbox: OutboxTargets,
 	reviewer: SignedInMember,
 	applicationId: string,
 	input: Record<string, unknown>
@@ -111,10 +113,10 @@ export async function castVote(
 		const [unknown] = unknownAsks(asks, app.formId === null ? [] : (versions.get(app.formId) ?? []));
 		if (unknown !== undefined) return invalid({ [askField(unknown)]: m.review_error_unknown_ask({ key: unknown }) });
 	}
-	const targets = outboxTargets();
+	const targets = eventTargets(outbox);
 	// The row lock (FOR NO KEY UPDATE, what a transition's UPDATE takes) orders this vote against a
 	// decision and against other votes on the application: a decision committed first leaves no pending row.
-	const outbox = targets.length
+	const webhookRows = targets.length
 		? sql`, outbox as (
 			insert into webhook_deliveries (event_id, event_type, data, url_hash, url_host)
 			select t.event_id::uuid, 'application.voted', jsonb_build_object(
@@ -156,7 +158,7 @@ export async function castVote(
 			select app.id, ${reviewer.address}, ${vote}, ${JSON.stringify(scores)}::jsonb, ${comment}, app.seen, ${asks ? JSON.stringify(asks) : null}::jsonb
 			from app where app.review = 'pending' and app.applicant_address <> ${reviewer.address} and not app.conflicted
 			returning id, application_id, reviewer_address, vote, scores, created_at
-		)${outbox}
+		)${webhookRows}
 		select app.review::text as review, app.applicant_address, app.conflicted, cast_vote.id::text as vote_id,
 			to_char(cast_vote.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at
 		from app left join cast_vote on true`);

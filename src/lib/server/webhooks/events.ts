@@ -7,8 +7,7 @@ import {
 	type ApplicationEvent,
 	type CheckIn
 } from '../db/schema';
-import type { WebhookEndpoint } from './endpoints';
-import { singleton } from '$lib/platform/singleton';
+import type { OutboxTargets } from '../platform/outbox-targets';
 import { noteOutboxRows } from '../outbox/written';
 
 /** The events of docs/webhooks.md. */
@@ -31,22 +30,18 @@ export interface WebhookEvent {
 /** A transaction or the database itself: whatever the change is being written with. */
 export type Writer = Pick<Database, 'insert'>;
 
-// Set once at start-up (startRuntime); empty means webhooks are off and enqueueing costs nothing.
-const configured = singleton<readonly WebhookEndpoint[]>('webhook endpoints', () => []);
+/** The part of the outbox targets (platform/outbox-targets.ts) a webhook event is written for: its endpoints. */
+export type WebhookTargets = Pick<OutboxTargets, 'webhooks'>;
 
-export function setWebhookEndpoints(list: readonly WebhookEndpoint[]): void {
-	configured.set(list);
-}
-
-export const webhooksEnabled = () => configured.get().length > 0;
+/** Whether any WEBHOOK_URLS entry is set: none means webhooks are off and enqueueing costs nothing. */
+export const webhooksOn = (to: WebhookTargets) => to.webhooks.length > 0;
 
 /** One outbox row for every event and URL; each event gets one id (the webhook-id) for all its URLs. */
-function outboxRows(events: readonly WebhookEvent[]) {
-	const endpoints = configured.get();
-	noteOutboxRows(events.length * endpoints.length);
+function outboxRows(to: WebhookTargets, events: readonly WebhookEvent[]) {
+	noteOutboxRows(events.length * to.webhooks.length);
 	return events.flatMap(({ type, data }) => {
 		const eventId = randomUUID();
-		return endpoints.map((e) => ({ eventId, eventType: type, data, urlHash: e.hash, urlHost: e.host }));
+		return to.webhooks.map((e) => ({ eventId, eventType: type, data, urlHash: e.hash, urlHost: e.host }));
 	});
 }
 
@@ -54,20 +49,23 @@ function outboxRows(events: readonly WebhookEvent[]) {
  * Where one event goes, for a statement that builds the event's data itself in SQL (a vote's counts, which
  * only the statement that writes the vote knows): one shared event id and one target a URL; none when off.
  */
-export function outboxTargets(): { eventId: string; urlHash: string; urlHost: string }[] {
-	const endpoints = configured.get();
-	noteOutboxRows(endpoints.length);
+export function eventTargets(to: WebhookTargets): { eventId: string; urlHash: string; urlHost: string }[] {
+	noteOutboxRows(to.webhooks.length);
 	const eventId = randomUUID();
-	return endpoints.map((e) => ({ eventId, urlHash: e.hash, urlHost: e.host }));
+	return to.webhooks.map((e) => ({ eventId, urlHash: e.hash, urlHost: e.host }));
 }
 
 /**
  * Writes `events` to the outbox with `tx`, the transaction of the change they report, so that they
  * commit or roll back with it: one multi-row INSERT for every event and URL; nothing when webhooks are off.
  */
-export async function enqueueWebhookEvents(tx: Writer, events: readonly WebhookEvent[]): Promise<void> {
-	if (!webhooksEnabled() || events.length === 0) return;
-	await tx.insert(webhookDeliveries).values(outboxRows(events));
+export async function enqueueWebhookEvents(
+	tx: Writer,
+	to: WebhookTargets,
+	events: readonly WebhookEvent[]
+): Promise<void> {
+	if (!webhooksOn(to) || events.length === 0) return;
+	await tx.insert(webhookDeliveries).values(outboxRows(to, events));
 }
 
 /**
@@ -76,9 +74,9 @@ export async function enqueueWebhookEvents(tx: Writer, events: readonly WebhookE
  * events cost no statement of their own and still commit or roll back with the change. Null when
  * webhooks are off. For events whose data is known before the change is written (a transition's).
  */
-function webhookOutbox(tx: Pick<Database, '$with' | 'insert'>, events: readonly WebhookEvent[]) {
-	if (!webhooksEnabled() || events.length === 0) return null;
-	return tx.$with('webhook_outbox', {}).as(tx.insert(webhookDeliveries).values(outboxRows(events)).getSQL());
+function webhookOutbox(tx: Pick<Database, '$with' | 'insert'>, to: WebhookTargets, events: readonly WebhookEvent[]) {
+	if (!webhooksOn(to) || events.length === 0) return null;
+	return tx.$with('webhook_outbox', {}).as(tx.insert(webhookDeliveries).values(outboxRows(to, events)).getSQL());
 }
 
 /**
@@ -87,14 +85,16 @@ function webhookOutbox(tx: Pick<Database, '$with' | 'insert'>, events: readonly 
  */
 export function insertAuditWithEvents(
 	tx: Pick<Database, '$with' | 'insert' | 'with'>,
+	to: WebhookTargets,
 	audits: (typeof applicationEvents.$inferInsert)[],
 	events: readonly WebhookEvent[]
 ): Promise<ApplicationEvent[]> {
-	const outbox = webhookOutbox(tx, events);
+	const outbox = webhookOutbox(tx, to, events);
 	return (outbox ? tx.with(outbox) : tx).insert(applicationEvents).values(audits).returning();
 }
 
-export const enqueueWebhookEvent = (tx: Writer, event: WebhookEvent) => enqueueWebhookEvents(tx, [event]);
+export const enqueueWebhookEvent = (tx: Writer, to: WebhookTargets, event: WebhookEvent) =>
+	enqueueWebhookEvents(tx, to, [event]);
 
 const applicationData = (a: Application) => ({
 	applicationId: a.id,

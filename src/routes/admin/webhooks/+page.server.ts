@@ -32,7 +32,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		channels,
 		setAside,
 		setAsideAfter: SET_ASIDE_AFTER,
-		enabled: runtime().webhookEndpoints.length > 0
+		enabled: runtime().outbox.webhooks.length > 0
 	};
 };
 

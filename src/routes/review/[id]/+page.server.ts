@@ -2,7 +2,7 @@ import { error, redirect } from '@sveltejs/kit';
 import { UUID } from '$lib/platform/limits';
 import { requireReviewer } from '$lib/server/auth/guards';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
-import { withDatabase } from '$lib/server/platform/runtime';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { displayNames } from '$lib/server/applications/display-names';
 import { evidenceOf } from '$lib/server/eligibility/evidence';
 import { CONFLICT_FIELDS, declareConflict } from '$lib/server/reviews/conflicts';
@@ -44,7 +44,7 @@ export const actions: Actions = {
 		const form = await readForm(request);
 		const asks = asksInput(form);
 		const input = { ...voteInput(form), asks };
-		const outcome = await withDatabase((db) => castVote(db, reviewer, params.id, input));
+		const outcome = await withDatabase((db) => castVote(db, runtime().outbox, reviewer, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), asks: typedValues(asks) });
 		// To the confirmation and its "Next" link, at the top of the page (not the other votes far below).
 		redirect(303, localHref(`/review/${params.id}?voted#vote-recorded`));

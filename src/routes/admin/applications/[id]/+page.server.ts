@@ -60,7 +60,7 @@ export const actions: Actions = {
 			const { field, to, reason, txHash, from, reapplyAfter } = parsed.value;
 			return { confirm: { field, to, reason, txHash, from, reapplyAfter } };
 		}
-		const outcome = await withDatabase((db) => transitionApplication(db, admin, input));
+		const outcome = await withDatabase((db) => transitionApplication(db, runtime().outbox, admin, input));
 		if (!outcome.ok) {
 			// The comments typed on answers go back into their boxes, by key.
 			const values = typedValues(input);
@@ -77,7 +77,7 @@ export const actions: Actions = {
 		const admin = requireAdmin({ locals, url });
 		if (!UUID.test(params.id)) error(404, 'Not Found');
 		const input = formInput(await readForm(request), NOTE_FIELDS);
-		const outcome = await withDatabase((db) => addNote(db, admin, params.id, input));
+		const outcome = await withDatabase((db) => addNote(db, runtime().outbox, admin, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'note' });
 		redirect(303, localHref(`/admin/applications/${params.id}#notes`));
 	},
