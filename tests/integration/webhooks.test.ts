@@ -314,8 +314,11 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		receiver.respond = () => 500;
 		const member = await addMember(t.db);
 		const result = await checkin(t.db, outbox, member, { note: 'never arrives' });
-		start({ retryWindowMs: 300 });
-		await expect.poll(async () => (await rowFor(result.ok ? result.value.id : ''))?.status).toBe('failed');
+		// A window of several backoffs (20-100 ms): on a loaded machine the first attempt alone took 300 ms.
+		start({ retryWindowMs: 1_500 });
+		await expect
+			.poll(async () => (await rowFor(result.ok ? result.value.id : ''))?.status, { timeout: 10_000 })
+			.toBe('failed');
 		const row = await rowFor(result.ok ? result.value.id : '');
 		expect(row!.attempts).toBeGreaterThan(1);
 		expect(row!.attemptLog).toHaveLength(row!.attempts);
