@@ -14,6 +14,7 @@ import { rowsOf } from '../../src/lib/server/db/rows';
 import type { Database } from '../../src/lib/server/db/client';
 import { nameMembershipProgram } from '../../src/lib/server/programs/membership';
 import { nextRoundOf, openRoundOf, programsJson } from '../../src/lib/server/programs/rounds';
+import { currentForm } from '../../src/lib/server/forms/versions';
 import { createTestDatabase, engines, requireServerUrl, type TestDatabase } from '../helpers/db';
 import { migrationsBefore } from '../helpers/migrations-before';
 import { createServerDatabase } from '../helpers/postgres.js';
@@ -136,6 +137,23 @@ describe.each(engines)('programmes and rounds (%s)', (engine) => {
 		});
 		await db.execute(sql.raw(`update programs set archived_at = now() where slug = 'builders'`));
 		expect((await programsJson(db)).programs.map((p) => p.slug)).toEqual(['membership']);
+	});
+
+	it("a programme's current form is its own newest version; without a programme, membership's", async () => {
+		const stewards = await one<{ id: number }>(
+			`insert into programs (slug, name) values ('stewards', 'Stewards') returning id`
+		);
+		const own = await one<{ id: number }>(
+			`insert into application_forms (program_id, created_by, questions) values (${stewards.id}, '${A}',
+			 '[{"key":"why","label":"Why steward?","type":"short_text","required":false}]') returning id`
+		);
+		const later = Date.now() + 10_000;
+		expect((await currentForm(db, stewards.id, later)).id).toBe(own.id);
+		expect((await currentForm(db, undefined, later)).id).not.toBe(own.id);
+		const membership = await one<{ id: number | null }>(
+			`select max(f.id) as id from application_forms f join programs p on p.id = f.program_id where p.slug = 'membership'`
+		);
+		expect((await currentForm(db, undefined, later)).id).toBe(membership.id);
 	});
 
 	it('membership takes the community name while it has the name the migration gave it, and keeps a later one', async () => {

@@ -15,9 +15,10 @@ import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals }) => {
 	const member = requireMember({ locals });
-	const [applications, form, target] = await withDatabase((db) =>
-		Promise.all([applicationsOf(db, member.address), currentForm(db), applyProgram(db)])
+	const [applications, target] = await withDatabase((db) =>
+		Promise.all([applicationsOf(db, member.address), applyProgram(db)])
 	);
+	const form = await withDatabase((db) => currentForm(db, target?.program.id));
 	// The member's own answers are shown with the labels of the version they answered.
 	const versions = await withDatabase((db) =>
 		formVersions(

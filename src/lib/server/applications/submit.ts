@@ -70,7 +70,7 @@ export async function submitApplication(
 	if (before.may === 'apply' && !target.round) return await roundClosed(db, target);
 	// The built-in fields and the current form's answers are checked together, so every message shows at once.
 	const parsed = validate(applicationSchema, input);
-	const form = await currentForm(db);
+	const form = await currentForm(db, programId);
 	const answered = await answersToCurrentForm(db, sentAnswers, form);
 	if (!parsed.ok || !answered.ok) {
 		const errors = { ...(parsed.ok ? {} : parsed.errors), ...(answered.ok ? {} : answered.errors) };
