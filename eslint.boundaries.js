@@ -12,7 +12,18 @@ export const SERVER_MAY_IMPORT = {
 	platform: ['db'],
 	auth: ['platform', 'db', 'chain', 'reviews/roster'],
 	chain: ['platform', 'db', 'auth', 'applications', 'webhooks'],
-	applications: ['platform', 'db', 'auth', 'chain', 'forms', 'webhooks', 'notifications', 'eligibility', 'reviews'],
+	applications: [
+		'platform',
+		'db',
+		'auth',
+		'chain',
+		'forms',
+		'webhooks',
+		'notifications',
+		'eligibility',
+		'reviews',
+		'programs'
+	],
 	checkins: ['platform', 'db', 'auth:types', 'webhooks'],
 	eligibility: ['platform', 'db', 'auth:types', 'forms', 'chain/polygon'],
 	forms: ['platform', 'db', 'auth:types'],
@@ -20,6 +31,7 @@ export const SERVER_MAY_IMPORT = {
 	insights: ['platform', 'db', 'outbox'],
 	notifications: ['platform', 'db', 'outbox'],
 	outbox: ['platform', 'db'],
+	programs: ['platform', 'db'],
 	pulse: ['platform'],
 	reviews: ['platform', 'db', 'auth:types', 'forms', 'webhooks'],
 	webhooks: ['platform', 'db', 'auth:types', 'outbox']

@@ -29,6 +29,8 @@ import { outboxRowsWritten } from '$lib/server/outbox/written';
 import { deliverAfterResponse, startDeliveryWorker } from '$lib/server/platform/deliveries';
 import { logRequestError, observeRequests } from '$lib/server/platform/observability';
 import { eligibilityStartProblem } from '$lib/server/eligibility/startup';
+import { nameMembershipProgram } from '$lib/server/programs/membership';
+import { community } from '$lib/branding/community';
 import { DataFolderHeldError, DataFolderOpenError } from '$lib/server/db/data-folder-lock.js';
 import { shutDown, startFailureInWords } from '$lib/server/db/lifecycle';
 import { startBackups } from '$lib/server/db/backups';
@@ -69,6 +71,8 @@ export const init: ServerInit = async () => {
 	}
 	try {
 		await database.ready();
+		// Programme `membership` carries the community's name, which the build holds (drizzle/0023).
+		await nameMembershipProgram(database.db, community.name);
 		// Eligibility rules without a chain 137 endpoint: refused at start, like any bad setting.
 		const problem = await eligibilityStartProblem(database.db, config.polygonRpcUrl);
 		if (problem) startFailed(problem.message);

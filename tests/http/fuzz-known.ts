@@ -29,6 +29,9 @@ export const KNOWN: [string, Who, string, string, string?, string?, Record<strin
 			['/admin/applications/[id]', 'admin', 'GET', `/admin/applications/[id]?done=${done}`]
 		]
 	),
+	// The public programme list (issue 57): whatever the query or method, a JSON answer and never a 5xx.
+	['/api/programs', 'visitor', 'GET', '/api/programs?after=%00&program=__proto__'],
+	['/api/programs', 'member', 'POST', '/api/programs', 'application/json', '{"slug":"x"}'],
 	['/admin', 'visitor', 'GET', '/admin'],
 	['/admin', 'member', 'GET', '/admin'],
 	...(['visitor', 'member', 'admin'] as Who[]).flatMap((who) =>

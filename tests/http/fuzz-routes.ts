@@ -106,6 +106,7 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/api/auth/logout' },
 	{ id: '/api/auth/me' },
 	{ id: '/api/community-pulse' },
+	{ id: '/api/programs' },
 	{ id: '/api/notifications/unread' },
 	{ id: '/api/push/subscriptions', json: ['endpoint', 'keys'] },
 	// Vercel Cron's call with Bearer CRON_SECRET: none of the three identities has it.

@@ -32,6 +32,8 @@ import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } fro
 import { recordNotifications } from '../notifications/record';
 import type { OutboxTargets } from '../platform/outbox-targets';
 import { m } from '$lib/paraglide/messages';
+import { applyProgram, nextRoundOf, openRoundOf, type ProgramStanding } from '../programs/rounds';
+import { roundClosedNotice } from '../programs/community-zone';
 
 export type { Application, ApplicationEvent };
 
@@ -46,11 +48,13 @@ const applicationSchema = v.object({
 export type ApplicationInput = v.InferOutput<typeof applicationSchema>;
 
 /**
- * submitApplication: a new application (pending / pending / pending), or, while review is
- * needs_info, a resubmission that replaces the submitted fields and returns review to pending with
- * its own audit row (executor = applicant, reason `resubmitted`). A member has at most one
- * application that is not rejected. Order: limit → validate → one transaction, which also writes its
- * webhook event and the applicant's notification for the channels `outbox` has on.
+ * submitApplication: a new application (pending / pending / pending) to the programme `/apply` serves,
+ * in its open round, or, while review is needs_info, a resubmission that replaces the submitted fields
+ * and returns review to pending with its own audit row (executor = applicant, reason `resubmitted`),
+ * allowed whether or not a round is open. A member has at most one application per programme that is
+ * not rejected; a new one while the programme has no open round is a 409 `round_closed`, nothing
+ * written. Order: limit → round → validate → one transaction, which also writes its webhook event
+ * and the applicant's notification for the channels `outbox` has on.
  */
 export async function submitApplication(
 	db: Database,
@@ -61,9 +65,15 @@ export async function submitApplication(
 ): Promise<Outcome<{ application: Application; resubmitted: boolean }>> {
 	const limit = await consume(db, member.address, 'submitApplication');
 	if (!limit.ok) return rateLimited(limit);
+	const target = await applyProgram(db);
+	if (!target) return await roundClosed(db, null);
+	const programId = target.program.id;
+	// A closed programme refuses a new application before its fields are read (a resubmission still goes).
+	const before = applyStanding(await standingRows(db, member.address, programId));
+	if (before.may === 'apply' && !target.round) return await roundClosed(db, target);
 	// The built-in fields and the current form's answers are checked together, so every message shows at once.
 	const parsed = validate(applicationSchema, input);
-	const form = await currentForm(db);
+	const form = await currentForm(db, programId);
 	const answered = await answersToCurrentForm(db, sentAnswers, form);
 	if (!parsed.ok || !answered.ok) {
 		const errors = { ...(parsed.ok ? {} : parsed.errors), ...(answered.ok ? {} : answered.errors) };
@@ -73,8 +83,7 @@ export async function submitApplication(
 	// and only for a submission that can be taken (a member the may-apply rule refuses gets its 409 first).
 	let eligibility = null;
 	if (form.eligibility !== null) {
-		const standing = applyStanding(await standingRows(db, member.address));
-		if (standing.may === 'not') return refusal(standing);
+		if (before.may === 'not') return refusal(before);
 		const checked = await eligibilityAtSubmission(form.eligibility, member.address);
 		if (!checked.ok) return checked;
 		eligibility = checked.value;
@@ -82,12 +91,15 @@ export async function submitApplication(
 	const fields = { ...parsed.value, formId: answered.formId, answers: answered.answers, eligibility };
 	try {
 		return await db.transaction(async (tx): Promise<Outcome<{ application: Application; resubmitted: boolean }>> => {
-			const standing = applyStanding(await standingRows(tx, member.address));
+			const standing = applyStanding(await standingRows(tx, member.address, programId));
 			if (standing.may === 'not') return refusal(standing);
 			if (standing.may === 'apply') {
+				// "Open" at the moment of writing: a round that closed since the first look refuses it.
+				const round = await openRoundOf(tx, programId);
+				if (!round) return await roundClosed(tx, target);
 				const [application] = await tx
 					.insert(applications)
-					.values({ applicantAddress: member.address, ...fields })
+					.values({ applicantAddress: member.address, programId, roundId: round.id, ...fields })
 					.returning();
 				await enqueueWebhookEvent(tx, outbox, applicationSubmitted(application!));
 				await recordNotifications(tx, outbox, [
@@ -135,9 +147,24 @@ export async function submitApplication(
 	}
 }
 
-/** The member's applications as the may-apply rule reads them (a member has few). */
-const standingRows = (db: Pick<Database, 'select'>, address: string) =>
-	db.select().from(applications).where(eq(applications.applicantAddress, address));
+/** The member's applications to one programme, as the may-apply rule reads them (a member has few). */
+const standingRows = (db: Pick<Database, 'select'>, address: string, programId: number) =>
+	db
+		.select()
+		.from(applications)
+		.where(and(eq(applications.applicantAddress, address), eq(applications.programId, programId)));
+
+/** The 409 of a new application while the programme has no open round, naming its next opening if any. */
+async function roundClosed(db: Pick<Database, 'select'>, target: ProgramStanding | null): Promise<FailureOf<409>> {
+	const next = target ? (target.nextRound ?? (await nextRoundOf(db, target.program.id))) : null;
+	return {
+		ok: false,
+		status: 409,
+		code: 'round_closed',
+		message: roundClosedNotice(next),
+		nextOpensAt: next ? next.opensAt.toISOString() : null
+	};
+}
 
 /** The 409 of a submission the may-apply rule refuses. */
 function refusal(standing: Extract<ApplyStanding<unknown>, { may: 'not' }>): FailureOf<409> {

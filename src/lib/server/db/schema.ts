@@ -23,6 +23,13 @@ import { LENGTHS as L } from '../../platform/limits';
 import type { Answers, Question } from '../../forms/questions';
 import type { VoteChoice } from '../../reviews/rubric';
 import type { EligibilityEvidence } from '../../eligibility/rules';
+import {
+	PROGRAM_LENGTHS as PL,
+	PROGRAM_SLUG_SQL,
+	RELEASE_MODES,
+	type ProgramTranslations,
+	type ReleaseMode
+} from '../../programs/programs';
 
 // A length as SQL text inside a CHECK (a literal, as the migrations wrote it, never a parameter).
 const n = (value: number) => sql.raw(String(value));
@@ -51,11 +58,73 @@ export const members = pgTable(
 );
 
 /**
+ * Programmes (issue 57): a community admits in programmes, each with its own form and rounds. The
+ * migration (drizzle/0023) made what existed programme `membership`.
+ */
+export const programs = pgTable(
+	'programs',
+	{
+		id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+		slug: text('slug').notNull().unique(),
+		name: text('name').notNull(),
+		description: text('description').notNull().default(''),
+		/** `{ "<locale>": { "name", "description" } }` */
+		translations: jsonb('translations').$type<ProgramTranslations>().notNull().default({}),
+		createdAt: createdAt(),
+		archivedAt: timestamp('archived_at', { withTimezone: true })
+	},
+	(t) => [
+		check('programs_slug_format', sql`${t.slug} ~ ${sql.raw(`'${PROGRAM_SLUG_SQL}'`)}`),
+		check('programs_name_length', sql`char_length(${t.name}) between ${n(PL.name.min)} and ${n(PL.name.max)}`),
+		check('programs_description_length', sql`char_length(${t.description}) <= ${n(PL.description.max)}`),
+		check('programs_translations_object', sql`jsonb_typeof(${t.translations}) = 'object'`)
+	]
+);
+
+/**
+ * A programme's rounds: it is open while one has `opens_at <= now < closes_at` (or no closes_at). Rounds
+ * of one programme never overlap (checked by the portal, which names the other round).
+ */
+export const rounds = pgTable(
+	'rounds',
+	{
+		id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+		programId: integer('program_id')
+			.notNull()
+			.references(() => programs.id),
+		name: text('name').notNull(),
+		opensAt: timestamp('opens_at', { withTimezone: true }).notNull(),
+		/** null: open-ended. */
+		closesAt: timestamp('closes_at', { withTimezone: true }),
+		releaseMode: text('release_mode').$type<ReleaseMode>().notNull().default('immediate'),
+		releaseAt: timestamp('release_at', { withTimezone: true }),
+		/** null until its decisions are released (release_mode together). */
+		releasedAt: timestamp('released_at', { withTimezone: true }),
+		createdAt: createdAt()
+	},
+	(t) => [
+		index('rounds_program_opens_idx').on(t.programId, t.opensAt),
+		check('rounds_name_length', sql`char_length(${t.name}) between ${n(PL.roundName.min)} and ${n(PL.roundName.max)}`),
+		check(
+			'rounds_release_mode_known',
+			sql`${t.releaseMode} in (${sql.raw(RELEASE_MODES.map((m) => `'${m}'`).join(', '))})`
+		),
+		check('rounds_closes_after_opens', sql`${t.closesAt} is null or ${t.closesAt} > ${t.opensAt}`)
+	]
+);
+
+/**
  * Application form versions (docs/decisions): every save of /admin/form adds a row and never updates
  * one; the highest id is the current form, and an application keeps the id of the version it answered.
  */
 export const applicationForms = pgTable('application_forms', {
 	id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+	/** The programme this version belongs to; its current form is its row with the highest id. */
+	// NOT NULL; an insert without it (SQL written by hand) gets it from a trigger (drizzle/0023), hence `default null`.
+	programId: integer('program_id')
+		.notNull()
+		.default(sql`null`)
+		.references(() => programs.id),
 	createdAt: createdAt(),
 	createdBy: text('created_by').notNull(),
 	questions: jsonb('questions').$type<Question[]>().notNull().default([]),
@@ -75,6 +144,15 @@ export const applications = pgTable(
 		displayName: text('display_name').notNull(),
 		motivation: text('motivation').notNull(),
 		contact: text('contact').notNull().default(''),
+		/** The programme applied to, and the round open when it was submitted (a row without them gets them by trigger, drizzle/0023). */
+		programId: integer('program_id')
+			.notNull()
+			.default(sql`null`)
+			.references(() => programs.id),
+		roundId: integer('round_id')
+			.notNull()
+			.default(sql`null`)
+			.references(() => rounds.id),
 		/** The form version answered; null for the built-in fields only. */
 		formId: integer('form_id').references(() => applicationForms.id),
 		/** Keyed by question key (an unanswered optional question is absent). */
@@ -107,10 +185,11 @@ export const applications = pgTable(
 		notesCount: integer('notes_count').notNull().default(0)
 	},
 	(t) => [
-		// One application per member whose review is not rejected.
-		uniqueIndex('applications_one_active_per_member')
-			.on(t.applicantAddress)
+		// One application per programme and member whose review is not rejected (withdrawn joins it when it exists).
+		uniqueIndex('applications_one_live_per_program')
+			.on(t.programId, t.applicantAddress)
 			.where(sql`${t.review} <> 'rejected'`),
+		index('applications_round_idx').on(t.roundId),
 		// The review table walks these in either direction (keyset pagination over created_at, id).
 		index('applications_queue_idx').on(t.createdAt, t.id),
 		index('applications_review_queue_idx').on(t.review, t.createdAt, t.id),
@@ -578,6 +657,8 @@ export interface WebhookAttempt {
 }
 
 export type ApplicationForm = typeof applicationForms.$inferSelect;
+export type Program = typeof programs.$inferSelect;
+export type Round = typeof rounds.$inferSelect;
 export type Member = typeof members.$inferSelect;
 export type Application = typeof applications.$inferSelect;
 export type CheckIn = typeof checkIns.$inferSelect;

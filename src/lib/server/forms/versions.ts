@@ -1,6 +1,7 @@
-import { desc, inArray } from 'drizzle-orm';
+import { desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { applicationForms } from '../db/schema';
+import { applicationForms, programs } from '../db/schema';
+import { MEMBERSHIP_SLUG } from '$lib/programs/programs';
 import type { Question } from '$lib/forms/questions';
 
 /** The form applicants answer now: the highest id, or the built-in fields only (id null). */
@@ -17,11 +18,18 @@ const BUILT_IN: CurrentForm = { id: null, questions: [], rubric: [], eligibility
 
 /** How long a process may answer from its copy: the contract allows a version one second old at most. */
 export const CACHE_MS = 1000;
-const cache = new WeakMap<Database, { form: CurrentForm; at: number }>();
+const cache = new WeakMap<Database, Map<number | 'membership', { form: CurrentForm; at: number }>>();
 
-/** The current form version, read from the table (another process's or an SQL write takes effect within CACHE_MS). */
-export async function currentForm(db: Database, now = Date.now()): Promise<CurrentForm> {
-	const hit = cache.get(db);
+/**
+ * A programme's current form: its version with the highest id, read from the table (another process's or
+ * an SQL write takes effect within CACHE_MS). Without `programId`: programme `membership`'s, the one
+ * form the portal had before programmes (drizzle/0023), which the pages that know no programme yet mean.
+ */
+export async function currentForm(db: Database, programId?: number, now = Date.now()): Promise<CurrentForm> {
+	const key = programId ?? 'membership';
+	let forms = cache.get(db);
+	if (!forms) cache.set(db, (forms = new Map<number | 'membership', { form: CurrentForm; at: number }>()));
+	const hit = forms.get(key);
 	if (hit && now - hit.at < CACHE_MS && now >= hit.at) return hit.form;
 	const [row] = await db
 		.select({
@@ -31,10 +39,17 @@ export async function currentForm(db: Database, now = Date.now()): Promise<Curre
 			eligibility: applicationForms.eligibility
 		})
 		.from(applicationForms)
+		.where(
+			eq(
+				applicationForms.programId,
+				programId ??
+					sql`coalesce((select ${programs.id} from ${programs} where ${programs.slug} = ${MEMBERSHIP_SLUG}), ${applicationForms.programId})`
+			)
+		)
 		.orderBy(desc(applicationForms.id))
 		.limit(1);
 	const form: CurrentForm = row ? { ...row, eligibility: row.eligibility ?? null } : BUILT_IN;
-	cache.set(db, { form, at: now });
+	forms.set(key, { form, at: now });
 	return form;
 }
 

@@ -143,6 +143,15 @@ describe('configuration', () => {
 		}
 	});
 
+	it('COMMUNITY_TIME_ZONE is an IANA name (default UTC); an unknown one is refused at start, naming it', () => {
+		expect(loadConfig(good).communityTimeZone).toBe('UTC');
+		expect(loadConfig({ ...good, COMMUNITY_TIME_ZONE: '' }).communityTimeZone).toBe('UTC');
+		expect(loadConfig({ ...good, COMMUNITY_TIME_ZONE: ' Europe/Berlin ' }).communityTimeZone).toBe('Europe/Berlin');
+		expect(problems({ ...good, COMMUNITY_TIME_ZONE: 'Mars/Olympus_Mons' }).COMMUNITY_TIME_ZONE).toMatch(
+			/"Mars\/Olympus_Mons" is not a time zone .*IANA name/
+		);
+	});
+
 	it('numbers must be positive whole numbers', () => {
 		expect(loadConfig({ ...good, SESSION_TTL_SECONDS: '60' }).sessionTtlSeconds).toBe(60);
 		for (const bad of ['0', '-5', '1.5', 'ten', '1e3']) {

@@ -4,6 +4,7 @@ import { SECRET_ADVICE, guessableSecretCheck } from './secret-strength';
 import { communityTokenFrom, WALLETCONNECT_PROJECT_ID, type CommunityToken } from '$lib/chain/chain';
 import { parseSafeAppOrigins } from '../../../../deploy/security-headers.js';
 import type { AbiEvent } from 'viem';
+import { isTimeZone } from '$lib/platform/time-zone';
 import { parseAllowlistEvent, parseAllowlistFunction, type AllowlistFunction } from './contract-signatures';
 import { loadNotificationConfig, type NotificationConfig } from './notification-config';
 
@@ -35,6 +36,8 @@ export interface Config {
 	githubToken: string | null;
 	githubApiUrl: string;
 	communityPulseTtlSeconds: number;
+	/** COMMUNITY_TIME_ZONE: the IANA zone an admin's time without an offset is read in (default UTC). */
+	communityTimeZone: string;
 	token: CommunityToken | null;
 	polygonRpcUrl: string | null;
 	/** WalletConnect Cloud project id (PUBLIC_WALLETCONNECT_PROJECT_ID): 32 lowercase hex digits, or null (not offered). */
@@ -254,6 +257,15 @@ const envSchema = (guessable: (secret: string) => boolean) =>
 			httpUrl('must be an http(s) URL')
 		),
 		COMMUNITY_PULSE_TTL_SECONDS: positiveInteger(300),
+		COMMUNITY_TIME_ZONE: v.pipe(
+			optionalText,
+			v.transform((zone) => zone || 'UTC'),
+			v.check(
+				isTimeZone,
+				(issue) =>
+					`"${issue.input}" is not a time zone this server knows: use an IANA name such as Europe/Berlin or America/New_York (default UTC)`
+			)
+		),
 		PUBLIC_TOKEN_ADDRESS: v.pipe(
 			optionalText,
 			v.check((a) => a === '' || ADDRESS.test(a), 'must be a 0x address of 40 hex digits')
@@ -445,6 +457,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 		githubToken: e.GITHUB_TOKEN || null,
 		githubApiUrl: e.GITHUB_API_URL,
 		communityPulseTtlSeconds: e.COMMUNITY_PULSE_TTL_SECONDS,
+		communityTimeZone: e.COMMUNITY_TIME_ZONE,
 		// Validated above; read as the browser reads it, so that both sides hold one shape.
 		token: communityTokenFrom(env),
 		polygonRpcUrl: e.POLYGON_RPC_URL || null,

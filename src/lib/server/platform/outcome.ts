@@ -30,13 +30,15 @@ export type Failure =
 	| { ok: false; status: 403; code: 'not_eligible'; message: string; eligibility: EligibilityRefusal }
 	| { ok: false; status: 404; code: 'not_found'; message: string }
 	// reapply_later: a new application before the date a rejection named (`reapplyAfter`: YYYY-MM-DD).
+	// round_closed: a new application while its programme has no open round (`nextOpensAt`: ISO 8601, or null).
 	| {
 			ok: false;
 			status: 409;
-			code: 'conflict' | 'reapply_later';
+			code: 'conflict' | 'reapply_later' | 'round_closed';
 			message: string;
 			refused?: RefusedItem[];
 			reapplyAfter?: string;
+			nextOpensAt?: string | null;
 	  }
 	| { ok: false; status: 429; code: 'rate_limited'; message: string; retryAfterSeconds: number; resetAt: string }
 	| { ok: false; status: 503; code: 'eligibility_unavailable'; message: string };

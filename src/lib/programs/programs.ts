@@ -1,0 +1,25 @@
+/**
+ * Programmes and rounds (docs/data.md "programs", "rounds"): the shapes and limits both sides share,
+ * owned here once and imported by the schema's checks, the server's validation and the pages.
+ */
+
+/** A programme's slug: its path under /apply/ and its name in /api/programs. */
+export const PROGRAM_SLUG = /^[a-z][a-z0-9-]{0,39}$/;
+/** The same pattern as SQL text, for the table's CHECK. */
+export const PROGRAM_SLUG_SQL = '^[a-z][a-z0-9-]{0,39}$';
+
+export const PROGRAM_LENGTHS = {
+	name: { min: 1, max: 80 },
+	description: { min: 0, max: 2000 },
+	roundName: { min: 1, max: 80 }
+} as const;
+
+/** `immediate`: each decision reaches its applicant at once; `together`: all at the round's release. */
+export const RELEASE_MODES = ['immediate', 'together'] as const;
+export type ReleaseMode = (typeof RELEASE_MODES)[number];
+
+/** What the migration made of the portal that came before programmes: one programme, one open-ended round. */
+export const MEMBERSHIP_SLUG = 'membership';
+
+/** A programme's name and description in another locale (each optional). */
+export type ProgramTranslations = Partial<Record<string, { name?: string; description?: string }>>;

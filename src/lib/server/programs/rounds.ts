@@ -1,0 +1,118 @@
+import { and, asc, eq, gt, isNull, lte, or } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { programs, rounds, type Program } from '../db/schema';
+import { MEMBERSHIP_SLUG } from '$lib/programs/programs';
+
+/**
+ * Programmes and their rounds as they stand at `now`. Nothing is cached: a round that opens or closes
+ * takes effect on the next request of every process, without a restart (each read is one indexed query).
+ */
+
+type Reader = Pick<Database, 'select'>;
+
+/** A round as the portal speaks of it (the columns /api/programs and the apply page name). */
+export interface RoundWindow {
+	id: number;
+	name: string;
+	opensAt: Date;
+	closesAt: Date | null;
+}
+
+const windowColumns = { id: rounds.id, name: rounds.name, opensAt: rounds.opensAt, closesAt: rounds.closesAt };
+
+/** `opens_at <= now < closes_at` (or no closes_at): the contract's "open". */
+const openAt = (now: Date) => and(lte(rounds.opensAt, now), or(isNull(rounds.closesAt), gt(rounds.closesAt, now)));
+
+/** The programme's round open at `now`, or null (rounds of one programme never overlap). */
+export async function openRoundOf(db: Reader, programId: number, now = new Date()): Promise<RoundWindow | null> {
+	const [round] = await db
+		.select(windowColumns)
+		.from(rounds)
+		.where(and(eq(rounds.programId, programId), openAt(now)))
+		.orderBy(asc(rounds.opensAt), asc(rounds.id))
+		.limit(1);
+	return round ?? null;
+}
+
+/** The programme's next round to open after `now`, or null. */
+export async function nextRoundOf(db: Reader, programId: number, now = new Date()): Promise<RoundWindow | null> {
+	const [round] = await db
+		.select(windowColumns)
+		.from(rounds)
+		.where(and(eq(rounds.programId, programId), gt(rounds.opensAt, now)))
+		.orderBy(asc(rounds.opensAt), asc(rounds.id))
+		.limit(1);
+	return round ?? null;
+}
+
+/** A programme that is not archived, with its open round and its next one. */
+export interface ProgramStanding {
+	program: Pick<Program, 'id' | 'slug' | 'name' | 'description' | 'translations'>;
+	round: RoundWindow | null;
+	nextRound: RoundWindow | null;
+}
+
+/** Every programme that is not archived, oldest first, each with its open and next round (two queries). */
+export async function programStandings(db: Reader, now = new Date()): Promise<ProgramStanding[]> {
+	const rows = await db
+		.select({
+			id: programs.id,
+			slug: programs.slug,
+			name: programs.name,
+			description: programs.description,
+			translations: programs.translations
+		})
+		.from(programs)
+		.where(isNull(programs.archivedAt))
+		.orderBy(asc(programs.id));
+	if (!rows.length) return [];
+	// Each programme's rounds that are open or still to open (few: rounds end), soonest first.
+	const windows = await db
+		.select({ ...windowColumns, programId: rounds.programId })
+		.from(rounds)
+		.innerJoin(programs, eq(programs.id, rounds.programId))
+		.where(and(isNull(programs.archivedAt), or(isNull(rounds.closesAt), gt(rounds.closesAt, now))))
+		.orderBy(asc(rounds.opensAt), asc(rounds.id));
+	return rows.map((program) => {
+		const own = windows.filter((w) => w.programId === program.id).map(({ programId: _, ...w }) => w);
+		return {
+			program,
+			round: own.find((w) => w.opensAt.getTime() <= now.getTime()) ?? null,
+			nextRound: own.find((w) => w.opensAt.getTime() > now.getTime()) ?? null
+		};
+	});
+}
+
+/** The programmes open at `now`. */
+export const openPrograms = async (db: Reader, now = new Date()) =>
+	(await programStandings(db, now)).filter((p) => p.round !== null);
+
+/**
+ * The programme `/apply` serves: the one open programme when exactly one is, else `membership` (the
+ * programme the portal began with) while it is not archived, else the oldest one not archived; null
+ * when there is none. (With several open, `/apply` is to list them: issue 57's next part.)
+ */
+export async function applyProgram(db: Reader, now = new Date()): Promise<ProgramStanding | null> {
+	const standings = await programStandings(db, now);
+	const open = standings.filter((p) => p.round !== null);
+	if (open.length === 1) return open[0]!;
+	return standings.find((p) => p.program.slug === MEMBERSHIP_SLUG) ?? standings[0] ?? null;
+}
+
+/** A round as /api/programs writes it. */
+const roundJson = (r: RoundWindow | null) =>
+	r && { id: r.id, name: r.name, opensAt: r.opensAt.toISOString(), closesAt: r.closesAt?.toISOString() ?? null };
+
+/** The body of GET /api/programs (docs/http.md): every programme not archived, open or not, oldest first. */
+export async function programsJson(db: Reader, now = new Date()) {
+	return {
+		programs: (await programStandings(db, now)).map(({ program, round, nextRound }) => ({
+			slug: program.slug,
+			name: program.name,
+			description: program.description,
+			open: round !== null,
+			round: roundJson(round),
+			nextRound: roundJson(nextRound)
+		}))
+	};
+}
