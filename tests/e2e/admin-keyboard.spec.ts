@@ -283,10 +283,7 @@ for (const locale of JOURNEY_LOCALES) {
 	test(`${locale}: /checkin: a refused note is announced the same way (an alert, focus on the field it is about)`, async ({
 		browser
 	}) => {
-		const page = await browser.newPage({ locale });
-		const member = privateKeyToAccount(generatePrivateKey());
-		const [cookieName, value] = (await signIn(server.url, member)).split(/=(.*)/s) as [string, string];
-		await page.context().addCookies([{ name: cookieName, value, url: server.url }]);
+		const page = await pageAs(browser, server, privateKeyToAccount(generatePrivateKey()), { locale });
 		await page.goto(`${server.url}${path('/checkin')}`);
 		const note = page.getByLabel(say('checkin_note_label'));
 		await tabTo(page, note);
@@ -302,10 +299,7 @@ for (const locale of JOURNEY_LOCALES) {
 	test(`${locale}: /apply: a refused application is announced the same way, with what was typed kept`, async ({
 		browser
 	}) => {
-		const page = await browser.newPage({ locale });
-		const member = privateKeyToAccount(generatePrivateKey());
-		const [cookieName, value] = (await signIn(server.url, member)).split(/=(.*)/s) as [string, string];
-		await page.context().addCookies([{ name: cookieName, value, url: server.url }]);
+		const page = await pageAs(browser, server, privateKeyToAccount(generatePrivateKey()), { locale });
 		await page.goto(`${server.url}${path('/apply')}`);
 		const displayName = page.getByLabel(say('field_display_name'));
 		await tabTo(page, displayName);
