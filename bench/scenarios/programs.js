@@ -48,7 +48,7 @@ export default async function programs({ adminUrl, engine, seconds, rounds }) {
 	const admin = privateKeyToAccount(generatePrivateKey());
 	const member = privateKeyToAccount(generatePrivateKey());
 	const databases = [await createBenchDatabase(adminUrl), await createBenchDatabase(adminUrl)];
-	/** @type {{ label: string, portal: import('../harness.js').Portal, client: ReturnType<typeof httpClient>, cookies: Record<string, string> }[]} */
+	/** @type {{ label: string, portal: import('../harness.js').Portal, client: ReturnType<typeof httpClient>, cookies: { admin: string, member: string } }[]} */
 	const sides = [];
 	try {
 		for (const [i, database] of databases.entries()) {
@@ -64,7 +64,7 @@ export default async function programs({ adminUrl, engine, seconds, rounds }) {
 				cookies: { admin: await signIn(portal.url, admin), member: await signIn(portal.url, member) }
 			});
 		}
-		/** @type {[path: string, who: string][]} */
+		/** @type {[path: string, who: 'admin' | 'member'][]} */
 		const pages = [
 			['/admin', 'admin'],
 			['/apply', 'member']

@@ -94,7 +94,7 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/admin/insights', query: ['program', 'round'], shownTo: ADMINS },
 	{
 		id: '/admin/reviewers',
-		actions: { add: ['address'], remove: ['address'], settings: ['perApplication'] },
+		actions: { add: ['address'], remove: ['address'], settings: ['perApplication', 'program'] },
 		query: ['done'],
 		shownTo: ADMINS
 	},
