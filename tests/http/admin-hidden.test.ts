@@ -35,6 +35,9 @@ const SPELLINGS: [admin: string, unknown: string][] = [
 	['/admin/insights', '/nope/insights'],
 	['/%61dmin/insights/', '/%6Eope/insights/'],
 	['/admin/insights/__data.json', '/nope/insights/__data.json'],
+	['/admin/programs', '/nope/programs'],
+	['/%61dmin/programs?/round', '/%6Eope/programs?/round'],
+	['/admin/programs/__data.json?edit=membership', '/nope/programs/__data.json?edit=membership'],
 	// Under every locale prefix (docs/translations.md), however spelled; /review is hidden to a member too.
 	['/es/admin', '/es/nope'],
 	['/es/admin/', '/es/nope/'],
@@ -45,6 +48,7 @@ const SPELLINGS: [admin: string, unknown: string][] = [
 	['/zh-Hans/admin/__data.json', '/zh-Hans/nope/__data.json'],
 	['/es/admin/allowlist.csv', '/es/nope/allowlist.csv'],
 	['/ar/admin/insights', '/ar/nope/insights'],
+	['/ar/admin/programs?/archive', '/ar/nope/programs?/archive'],
 	['/ar/review', '/ar/nope'],
 	['/zh-Hans/%72eview/', '/zh-Hans/%6Eope/'],
 	['/es/metrics', '/es/nope'],

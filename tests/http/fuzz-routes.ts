@@ -94,6 +94,16 @@ export const ROUTES: readonly FuzzRoute[] = [
 		query: ['done'],
 		shownTo: ADMINS
 	},
+	{
+		id: '/admin/programs',
+		actions: {
+			save: ['slug', 'name', 'description', 'name.es', 'description.ar'],
+			archive: ['slug'],
+			round: ['id', 'program', 'name', 'opensAt', 'closesAt', 'releaseMode', 'releaseAt']
+		},
+		query: ['done', 'edit', 'round', 'add'],
+		shownTo: ADMINS
+	},
 	{ id: '/review', query: ['tab', 'after'], shownTo: REVIEWERS },
 	{
 		id: '/review/[id]',
