@@ -36,8 +36,6 @@ const SPELLINGS: [admin: string, unknown: string][] = [
 	['/%61dmin/insights/', '/%6Eope/insights/'],
 	['/admin/insights/__data.json', '/nope/insights/__data.json'],
 	['/admin/programs', '/nope/programs'],
-	['/%61dmin/programs?/round', '/%6Eope/programs?/round'],
-	['/admin/programs/__data.json?edit=membership', '/nope/programs/__data.json?edit=membership'],
 	// Under every locale prefix (docs/translations.md), however spelled; /review is hidden to a member too.
 	['/es/admin', '/es/nope'],
 	['/es/admin/', '/es/nope/'],
@@ -127,7 +125,9 @@ describe('/admin for anyone who is not an admin', () => {
 			}
 			expect(differences).toEqual([]);
 			expect(compared).toBe(SPELLINGS.length * METHODS.length * Object.keys(BODIES).length);
-		}
+		},
+		// About 1,100 pairs of requests: 30 s was near the edge on two shared cores.
+		60_000
 	);
 
 	it('an admin still reaches /admin and its CSV (the control: the spellings above do lead to them)', async () => {
