@@ -312,6 +312,71 @@ describe('/admin/programs', () => {
 	);
 
 	it(
+		"/admin/form?program=<slug> edits that programme's form and rubric; without it, membership's; an unknown or archived slug is the unknown path",
+		async () => {
+			const builders = await getPage(`${base}/admin/form?program=builders`, adminCookie);
+			expect(builders.status).toBe(200);
+			expect(textOf(builders.body)).toContain('Application form: Builders guild');
+			// Each of its forms posts back to this programme.
+			for (const action of ['save', 'edit', 'rubric', 'rubricEdit', 'eligibility'])
+				expect(builders.body).toContain(`?/${action}&amp;program=builders`);
+			// /admin/programs links each programme to its form.
+			expect((await getPage(`${base}/admin/programs`, adminCookie)).body).toContain(
+				'href="/admin/form?program=builders"'
+			);
+
+			const question = {
+				questionCount: '1',
+				'questions.0.key': 'shipped',
+				'questions.0.label': 'What have you shipped?',
+				'questions.0.type': 'short_text',
+				'questions.0.required': 'on'
+			};
+			const saved = await postForm(`${base}/admin/form?/save&program=builders`, question, { cookie: adminCookie });
+			expect(saved.status).toBe(303);
+			expect(saved.location).toBe('/admin/form?program=builders&saved');
+			const rubric = await postForm(
+				`${base}/admin/form?/rubric&program=builders`,
+				{ criterionCount: '1', 'criteria.0.key': 'craft', 'criteria.0.label': 'Craft' },
+				{ cookie: adminCookie }
+			);
+			expect(rubric.status).toBe(303);
+			const after = (await getPage(`${base}/admin/form?program=builders`, adminCookie)).body;
+			expect(after).toContain('What have you shipped?');
+			expect(after).toContain('value="Craft"');
+			// Membership's form is as it was: no question, no rubric.
+			const membership = (await getPage(`${base}/admin/form`, adminCookie)).body;
+			expect(membership).not.toContain('What have you shipped?');
+			expect(membership).not.toContain('value="Craft"');
+			expect(textOf(membership)).not.toContain('Application form: ');
+
+			// A refused save stays on the programme's form.
+			const bad = await postForm(
+				`${base}/admin/form?/save&program=builders`,
+				{ ...question, 'questions.0.key': 'Bad Key' },
+				{ cookie: adminCookie }
+			);
+			expect(bad.status).toBe(400);
+			expect(textOf(bad.body)).toContain('Application form: Builders guild');
+
+			// Unknown, malformed or archived: exactly the unknown path's 404, and nothing saved.
+			const unknown = await getPage(`${base}/no-such-page`, adminCookie);
+			const strip = (html: string) => html.replace(/nonce="[^"]+"/g, '');
+			for (const slug of ['nope', 'NOPE', 'race', '%00'])
+				expect(strip((await getPage(`${base}/admin/form?program=${slug}`, adminCookie)).body)).toBe(
+					strip(unknown.body)
+				);
+			for (const slug of ['nope', 'race'])
+				expect(
+					(await postForm(`${base}/admin/form?/save&program=${slug}`, question, { cookie: adminCookie })).status
+				).toBe(404);
+			// A member still meets the unknown path.
+			expect((await getPage(`${base}/admin/form?program=builders`, memberCookie)).status).toBe(404);
+		},
+		SLOW
+	);
+
+	it(
 		'the rows are as the pages said: times stored as instants, translations in the programme row',
 		async () => {
 			const rows = await portal.query<{
@@ -353,6 +418,13 @@ describe('/admin/programs', () => {
 						}
 					]
 				}
+			]);
+			const forms = await portal.query<{ slug: string; questions: { key: string }[]; rubric: { key: string }[] }>(
+				`select p.slug, f.questions, f.rubric from application_forms f join programs p on p.id = f.program_id order by f.id`
+			);
+			expect(forms.map((f) => [f.slug, f.questions.map((q) => q.key), f.rubric.map((c) => c.key)])).toEqual([
+				['builders', ['shipped'], []],
+				['builders', ['shipped'], ['craft']]
 			]);
 			expect(portal.crashes()).toEqual([]);
 		},

@@ -79,7 +79,7 @@ export const ROUTES: readonly FuzzRoute[] = [
 				...['kind', 'contract', 'id', 'min', 'unit', 'label'].map((f) => `rules.0.${f}`)
 			]
 		},
-		query: ['saved'],
+		query: ['saved', 'program'],
 		shownTo: ADMINS
 	},
 	{ id: '/admin/batches', query: ['ids'], shownTo: ADMINS },
