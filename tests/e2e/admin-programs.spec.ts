@@ -25,7 +25,7 @@ for (const locale of JOURNEY_LOCALES) {
 		await page.goto(`${server.url}${path('/admin/programs')}`);
 		await expect(page.getByRole('heading', { level: 1, name: say('admin_nav_programs') })).toBeVisible();
 		// The admin's sections name this page as the current one.
-		await expect(page.getByRole('link', { name: say('admin_nav_programs') })).toHaveAttribute('aria-current', 'page');
+		await expect(page.getByRole('link', { name: say('admin_nav_programs'), exact: true })).toHaveAttribute('aria-current', 'page');
 
 		// The programme: slug, name, description, then Save.
 		const slugField = page.getByRole('textbox', { name: say('program_field_slug'), exact: true });
@@ -47,8 +47,8 @@ for (const locale of JOURNEY_LOCALES) {
 		await tabTo(page, addRound);
 		await page.keyboard.press('Enter');
 		await expect(page).toHaveURL(new RegExp(`add=${slug}#round-form$`));
-		await expect(page.getByLabel(say('round_field_program'))).toHaveValue(slug);
-		const roundName = page.getByRole('textbox', { name: say('round_field_name') });
+		await expect(page.getByRole('combobox', { name: say('round_field_program'), exact: true })).toHaveValue(slug);
+		const roundName = page.getByRole('textbox', { name: say('round_field_name'), exact: true });
 		await tabTo(page, roundName, 20);
 		await page.keyboard.type('Cohort 1');
 		await page.keyboard.press('Tab');
@@ -60,7 +60,7 @@ for (const locale of JOURNEY_LOCALES) {
 		await tabTo(page, saveRound, 6);
 		await page.keyboard.press('Enter');
 		await expect(page.getByRole('alert')).toContainText(say('form_invalid'));
-		const closes = page.getByRole('textbox', { name: say('round_field_closes') });
+		const closes = page.getByRole('textbox', { name: new RegExp(`^${say('round_field_closes')}`) });
 		await expect(closes).toBeFocused();
 		await expect(closes).toHaveAccessibleDescription(new RegExp(say('round_closes_before_opens')));
 		await screenshots(page, testInfo, `admin-programs-refused-${locale}`);
