@@ -25,7 +25,10 @@ for (const locale of JOURNEY_LOCALES) {
 		await page.goto(`${server.url}${path('/admin/programs')}`);
 		await expect(page.getByRole('heading', { level: 1, name: say('admin_nav_programs') })).toBeVisible();
 		// The admin's sections name this page as the current one.
-		await expect(page.getByRole('link', { name: say('admin_nav_programs'), exact: true })).toHaveAttribute('aria-current', 'page');
+		await expect(page.getByRole('link', { name: say('admin_nav_programs'), exact: true })).toHaveAttribute(
+			'aria-current',
+			'page'
+		);
 
 		// The programme: slug, name, description, then Save.
 		const slugField = page.getByRole('textbox', { name: say('program_field_slug'), exact: true });

@@ -4,7 +4,7 @@ import { getPage, postForm, textOf, type PageAnswer } from '../helpers/forms';
 import { startPortalOnOwnDatabase, type OwnDatabasePortal } from '../helpers/own-database';
 import { signIn } from '../helpers/siwe';
 
-// /admin/programs (issue 57, docs/admin-guide.md "Programmes and rounds") through real HTTP on the built
+// /admin/programs (issue 57, docs/application-form.md "Programmes and rounds") through real HTTP on the built
 // server without JavaScript: every action, every refusal (a 400 naming the field, or a 409 for an archive
 // that live applications stop) and that a refusal writes nothing: the page lists every programme and
 // every round, so its list before and after a refusal is compared, and the rows are read once at the end.

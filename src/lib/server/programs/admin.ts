@@ -18,7 +18,7 @@ import { baseLocale, locales } from '$lib/i18n/locales';
 import { m } from '$lib/paraglide/messages';
 
 /**
- * /admin/programs (issue 57, docs/admin-guide.md "Programmes and rounds"): create, edit and archive
+ * /admin/programs (issue 57, docs/application-form.md "Programmes and rounds"): create, edit and archive
  * programmes, add and edit their rounds. Every refusal is a 400 naming the field (or a 409 for an
  * archive that live applications stop), decided before anything is written or inside the transaction
  * that would write it, so a refusal leaves nothing behind.
