@@ -83,7 +83,7 @@ export const ROUTES: readonly FuzzRoute[] = [
 				...['kind', 'contract', 'id', 'min', 'unit', 'label'].map((f) => `rules.0.${f}`)
 			]
 		},
-		query: ['saved'],
+		query: ['saved', 'program'],
 		shownTo: ADMINS
 	},
 	{ id: '/admin/batches', query: ['ids'], shownTo: ADMINS },
@@ -96,6 +96,16 @@ export const ROUTES: readonly FuzzRoute[] = [
 		id: '/admin/reviewers',
 		actions: { add: ['address'], remove: ['address'], settings: ['perApplication', 'program'] },
 		query: ['done'],
+		shownTo: ADMINS
+	},
+	{
+		id: '/admin/programs',
+		actions: {
+			save: ['slug', 'name', 'description', 'name.es', 'description.ar'],
+			archive: ['slug'],
+			round: ['id', 'program', 'name', 'opensAt', 'closesAt', 'releaseMode', 'releaseAt']
+		},
+		query: ['done', 'edit', 'round', 'add'],
 		shownTo: ADMINS
 	},
 	{ id: '/review', query: ['tab', 'after'], shownTo: REVIEWERS },

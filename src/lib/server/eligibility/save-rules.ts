@@ -20,10 +20,11 @@ const TOKEN_AMOUNT = /^(0|[1-9][0-9]{0,59})(\.[0-9]{1,77})?$/;
 export async function saveEligibility(
 	db: Database,
 	admin: SignedInMember,
-	draft: DraftEligibility
+	draft: DraftEligibility,
+	programId?: number
 ): Promise<Outcome<{ id: number; rules: EligibilityRules | null }>> {
 	if (draft.rules.length === 0) {
-		const { id } = await writeFormVersion(db, admin, { eligibility: null });
+		const { id } = await writeFormVersion(db, admin, { eligibility: null }, programId);
 		return { ok: true, value: { id, rules: null } };
 	}
 	// First the shape, with every ERC-20 minimum as a placeholder when typed in tokens (it needs the decimals).
@@ -85,6 +86,6 @@ export async function saveEligibility(
 	if (Object.keys(errors).length) return invalid(errors);
 	const final = checkRules(rules); // the converted minimums: at least 1 base unit, within a uint256
 	if (!final.ok) return invalid(final.errors);
-	const { id } = await writeFormVersion(db, admin, { eligibility: final.value });
+	const { id } = await writeFormVersion(db, admin, { eligibility: final.value }, programId);
 	return { ok: true, value: { id, rules: final.value } };
 }

@@ -1,8 +1,9 @@
-import { desc } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import { parseDraft, type DraftQuestion } from '$lib/forms/question-editor';
 import type { Question } from '$lib/forms/questions';
 import type { Database } from '../db/client';
-import { applicationForms } from '../db/schema';
+import { applicationForms, programs } from '../db/schema';
+import { MEMBERSHIP_SLUG } from '$lib/programs/programs';
 import type { Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { forgetCurrentForm } from './versions';
@@ -14,11 +15,12 @@ import { forgetCurrentForm } from './versions';
 export async function saveFormVersion(
 	db: Database,
 	admin: SignedInMember,
-	draft: readonly DraftQuestion[]
+	draft: readonly DraftQuestion[],
+	programId?: number
 ): Promise<Outcome<{ id: number }>> {
 	const parsed = parseDraft(draft);
 	if (!parsed.ok) return parsed;
-	return { ok: true, value: await writeFormVersion(db, admin, { questions: parsed.value }) };
+	return { ok: true, value: await writeFormVersion(db, admin, { questions: parsed.value }, programId) };
 }
 
 /** The parts of a form version an editor saves; what it leaves out is carried forward from the current one. */
@@ -29,11 +31,20 @@ export interface FormPatch {
 }
 
 /**
- * writeFormVersion: a new application_forms row, `patch` over the current version (questions, rubric and
- * eligibility each carried forward unless given). Every editor of /admin/form (questions, rubric,
+ * writeFormVersion: a new application_forms row of the programme (`programId`; without it, programme
+ * `membership`, as currentForm reads it), `patch` over that programme's current version (questions, rubric
+ * and eligibility each carried forward unless given). Every editor of /admin/form (questions, rubric,
  * eligibility) saves through here, validated beforehand.
  */
-export async function writeFormVersion(db: Database, admin: SignedInMember, patch: FormPatch): Promise<{ id: number }> {
+export async function writeFormVersion(
+	db: Database,
+	admin: SignedInMember,
+	patch: FormPatch,
+	programId?: number
+): Promise<{ id: number }> {
+	const program =
+		programId ??
+		sql<number>`coalesce((select ${programs.id} from ${programs} where ${programs.slug} = ${MEMBERSHIP_SLUG}), (select min(${programs.id}) from ${programs}))`;
 	const id = await db.transaction(async (tx) => {
 		const [current] = await tx
 			.select({
@@ -42,11 +53,13 @@ export async function writeFormVersion(db: Database, admin: SignedInMember, patc
 				eligibility: applicationForms.eligibility
 			})
 			.from(applicationForms)
+			.where(eq(applicationForms.programId, program))
 			.orderBy(desc(applicationForms.id))
 			.limit(1);
 		const [row] = await tx
 			.insert(applicationForms)
 			.values({
+				programId: program,
 				createdBy: admin.address,
 				questions: patch.questions ?? current?.questions ?? [],
 				rubric: patch.rubric ?? current?.rubric ?? [],

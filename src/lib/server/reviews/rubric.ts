@@ -11,9 +11,10 @@ import type { Outcome } from '../platform/outcome';
 export async function saveRubric(
 	db: Database,
 	admin: SignedInMember,
-	draft: readonly DraftCriterion[]
+	draft: readonly DraftCriterion[],
+	programId?: number
 ): Promise<Outcome<{ id: number }>> {
 	const parsed = parseRubricDraft(draft);
 	if (!parsed.ok) return parsed;
-	return { ok: true, value: await writeFormVersion(db, admin, { rubric: parsed.value }) };
+	return { ok: true, value: await writeFormVersion(db, admin, { rubric: parsed.value }, programId) };
 }

@@ -1,4 +1,4 @@
-import { redirect } from '@sveltejs/kit';
+import { error, redirect } from '@sveltejs/kit';
 import { readForm, refuse } from '$lib/server/platform/forms';
 import { fieldError } from '$lib/server/platform/outcome';
 import { requireAdmin } from '$lib/server/auth/guards';
@@ -11,15 +11,39 @@ import { applyRubricStep, draftCriterionOf, isRubricStep, readRubricDraft, rubri
 import { saveRubric } from '$lib/server/reviews/rubric';
 import { eligibility as saveEligibility, eligibilityEditor } from './eligibility-action';
 import { localHref } from '$lib/i18n/locales';
+import { programBySlug } from '$lib/server/programs/admin';
+import type { Database } from '$lib/server/db/client';
 import { m } from '$lib/paraglide/messages';
 import type { Actions, PageServerLoad } from './$types';
 
 const text = (value: FormDataEntryValue | null | undefined) => (typeof value === 'string' ? value : '');
 
+/**
+ * The programme whose form this is: `?program=<slug>` (an unknown or archived one is the unknown path's
+ * 404), else membership's (null), as before programmes.
+ */
+async function programOf(db: Database, url: URL) {
+	const slug = url.searchParams.get('program');
+	if (slug === null) return null;
+	const program = await programBySlug(db, slug);
+	if (!program || program.archivedAt) error(404, 'Not Found');
+	return program;
+}
+
+/** What follows an action's name to keep the programme (`?/save&program=<slug>`), and the page to go back to. */
+const queryOf = (program: { slug: string } | null) => (program ? `&program=${program.slug}` : '');
+const backTo = (program: { slug: string } | null, saved: string) =>
+	localHref(`/admin/form?${program ? `program=${program.slug}&` : ''}${saved}`);
+
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
-	const form = await withDatabase((db) => currentForm(db));
+	const [program, form] = await withDatabase(async (db) => {
+		const program = await programOf(db, url);
+		return [program, await currentForm(db, program?.id)] as const;
+	});
 	return {
+		program: program && { slug: program.slug, name: program.name },
+		query: queryOf(program),
 		formId: form.id,
 		questions: form.questions.map(draftOf),
 		// The reviewers' rubric (#27)
@@ -56,11 +80,12 @@ export const actions: Actions = {
 	// saveFormVersion: guard (404 for anyone not an admin) → validate → one insert (a new version).
 	save: async ({ locals, request, url, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
+		const program = await withDatabase((db) => programOf(db, url));
 		const read = readQuestionsDraft(await readForm(request));
 		if (!read.ok) return refuse(setHeaders, read, { draft: null });
-		const outcome = await withDatabase((db) => saveFormVersion(db, admin, read.value));
+		const outcome = await withDatabase((db) => saveFormVersion(db, admin, read.value, program?.id));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { draft: read.value });
-		redirect(303, localHref('/admin/form?saved'));
+		redirect(303, backTo(program, 'saved'));
 	},
 	// The reviewers' rubric (#27), src/routes/admin/form/RubricEditor.svelte: an edit step without JavaScript.
 	rubricEdit: async ({ locals, request, url, setHeaders }) => {
@@ -76,12 +101,13 @@ export const actions: Actions = {
 	// saveRubric: guard (404 for anyone not an admin) → validate → a new form version, questions carried forward.
 	rubric: async ({ locals, request, url, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
+		const program = await withDatabase((db) => programOf(db, url));
 		const read = readRubricDraft(await readForm(request));
 		if (!read.ok) return refuse(setHeaders, read, { rubricDraft: null });
-		const outcome = await withDatabase((db) => saveRubric(db, admin, read.value));
+		const outcome = await withDatabase((db) => saveRubric(db, admin, read.value, program?.id));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { rubricDraft: read.value });
-		redirect(303, localHref('/admin/form?saved'));
+		redirect(303, backTo(program, 'saved'));
 	},
 	// saveEligibility (docs/eligibility.md): guard → validate → read the chain → one insert; or an edit step (add, remove).
-	eligibility: saveEligibility
+	eligibility: (event) => saveEligibility(event, programOf)
 };

@@ -8,6 +8,7 @@ import { eligibilityEndpointSet, tokenDetails } from '$lib/server/eligibility/ch
 import { storedRules } from '$lib/server/eligibility/rules-schema';
 import { saveEligibility } from '$lib/server/eligibility/save-rules';
 import { localHref } from '$lib/i18n/locales';
+import type { Database } from '$lib/server/db/client';
 import { m } from '$lib/paraglide/messages';
 
 /** The eligibility editor's part of /admin/form's data: the current rules as a draft, and whether they can be checked. */
@@ -25,8 +26,12 @@ export async function eligibilityEditor(stored: unknown) {
  * `?/eligibility`: with `op` an edit step without JavaScript (add, remove:<i>), the draft comes back and
  * nothing is written; without it, saveEligibility: guard → validate → read the chain → one insert.
  */
-export async function eligibility({ locals, request, url, setHeaders }: RequestEvent) {
+export async function eligibility(
+	{ locals, request, url, setHeaders }: RequestEvent,
+	programOf: (db: Database, url: URL) => Promise<{ id: number; slug: string } | null>
+) {
 	const admin = requireAdmin({ locals, url });
+	const program = await withDatabase((db) => programOf(db, url));
 	const form = await readForm(request);
 	const read = readEligibilityDraft(form);
 	if (!read.ok) return refuse(setHeaders, read, { eligibilityDraft: null });
@@ -39,7 +44,7 @@ export async function eligibility({ locals, request, url, setHeaders }: RequestE
 			eligibilityDraft: read.value
 		});
 	if (op.length === 1) return { eligibilityDraft: applyEligibilityStep(read.value, op[0] as string) };
-	const outcome = await withDatabase((db) => saveEligibility(db, admin, read.value));
+	const outcome = await withDatabase((db) => saveEligibility(db, admin, read.value, program?.id));
 	if (!outcome.ok) return refuse(setHeaders, outcome, { eligibilityDraft: read.value });
-	redirect(303, localHref('/admin/form?saved=eligibility#eligibility'));
+	redirect(303, localHref(`/admin/form?${program ? `program=${program.slug}&` : ''}saved=eligibility#eligibility`));
 }
