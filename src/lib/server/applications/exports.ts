@@ -4,7 +4,7 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database, DatabaseHandle } from '../db/client';
 import { rowsOf } from '../db/rows';
 import { currentForm } from '../forms/versions';
-import { applications, type Application } from '../db/schema';
+import { applications, programs, type Application } from '../db/schema';
 import { exportStream, keyAt, pageWhere } from './export-stream';
 import { tableFilter, type TableOptions, type TableQuery } from './review-table';
 import { commonWordsFor } from './search-pieces';
@@ -77,8 +77,12 @@ export async function applicationsCsv(
 	const filter = tableFilter(query, true, options, common);
 	const descending = query.sort === 'newest';
 	const direction = descending ? desc : asc;
-	// One column per question of the current form, headed by its label (an answer to a key it no longer has is left out).
-	const { questions } = await currentForm(handle.db);
+	// One column per question of the current form, headed by its label (an answer to a key it no longer has is
+	// left out): the filtered programme's form (issue 57), else membership's.
+	const [program] = query.program
+		? await handle.db.select({ id: programs.id }).from(programs).where(eq(programs.slug, query.program))
+		: [];
+	const { questions } = await currentForm(handle.db, program?.id);
 	return exportStream(
 		handle,
 		{

@@ -1,6 +1,7 @@
 import { desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { applicationForms, programs } from '../db/schema';
+import { applicationForms, applications, programs } from '../db/schema';
+import { rowsOf } from '../db/rows';
 import { MEMBERSHIP_SLUG } from '$lib/programs/programs';
 import type { Question } from '$lib/forms/questions';
 
@@ -65,4 +66,51 @@ export async function formVersions(db: Database, ids: readonly (number | null)[]
 		.from(applicationForms)
 		.where(inArray(applicationForms.id, wanted));
 	return new Map(rows.map((r) => [r.id, r.questions]));
+}
+
+// Each application's programme as this process has read it: an application never moves programme.
+const programOfApplication = new WeakMap<Database, Map<string, number>>();
+/** Applications whose programme a process remembers (a few hundred KiB); beyond it, it starts again. */
+const PROGRAM_MEMORY = 10_000;
+
+/**
+ * The current form of the programme an application belongs to (its rubric is what a vote is scored
+ * against, issue 57), in at most one statement: once this process knows the application's programme,
+ * currentForm's cache; otherwise one read of the programme and its newest form together. Null for an
+ * unknown application.
+ */
+export async function currentFormFor(
+	db: Database,
+	applicationId: string,
+	now = Date.now()
+): Promise<CurrentForm | null> {
+	let known = programOfApplication.get(db);
+	if (!known) programOfApplication.set(db, (known = new Map<string, number>()));
+	const programId = known.get(applicationId);
+	if (programId !== undefined) return currentForm(db, programId, now);
+	const [row] = rowsOf<{
+		program_id: number;
+		id: number | null;
+		questions: Question[] | null;
+		rubric: unknown[] | null;
+		eligibility: unknown;
+	}>(
+		await db.execute(sql`select a.program_id, f.id, f.questions, f.rubric, f.eligibility
+			from ${applications} a left join lateral (
+				select id, questions, rubric, eligibility from ${applicationForms}
+				where ${applicationForms.programId} = a.program_id order by id desc limit 1
+			) f on true
+			where a.id = ${applicationId}::uuid`)
+	);
+	if (!row) return null;
+	if (known.size >= PROGRAM_MEMORY) known.clear();
+	known.set(applicationId, row.program_id);
+	const form: CurrentForm =
+		row.id === null
+			? BUILT_IN
+			: { id: row.id, questions: row.questions ?? [], rubric: row.rubric ?? [], eligibility: row.eligibility ?? null };
+	let forms = cache.get(db);
+	if (!forms) cache.set(db, (forms = new Map<number | 'membership', { form: CurrentForm; at: number }>()));
+	forms.set(row.program_id, { form, at: now });
+	return form;
 }

@@ -61,6 +61,7 @@ export async function reviewDetail(db: Database, reviewer: SignedInMember, id: s
 			motivation: applications.motivation,
 			contact: applications.contact,
 			formId: applications.formId,
+			programId: applications.programId,
 			answers: applications.answers,
 			eligibility: applications.eligibility,
 			review: applications.review,
@@ -80,7 +81,8 @@ export async function reviewDetail(db: Database, reviewer: SignedInMember, id: s
 			.where(eq(applicationRevisions.applicationId, id))
 			.orderBy(asc(applicationRevisions.id)),
 		votesBy(db, id, reviewer.address),
-		currentForm(db),
+		// Its own programme's rubric (issue 57).
+		currentForm(db, application.programId),
 		db
 			.select({ reason: reviewConflicts.reason, createdAt: reviewConflicts.createdAt })
 			.from(reviewConflicts)

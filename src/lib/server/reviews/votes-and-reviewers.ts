@@ -1,6 +1,6 @@
 import { rubricOf, type Criterion } from '$lib/reviews/rubric';
 import type { Database } from '../db/client';
-import { currentForm } from '../forms/versions';
+import { currentFormFor } from '../forms/versions';
 import { tallyFor, type VoteTally } from './tally';
 import { currentVotes, type VoteRow } from './votes';
 import { assignmentsOn } from './assigning';
@@ -15,9 +15,10 @@ export async function applicationVotes(
 	const [votes, tally, form] = await Promise.all([
 		currentVotes(db, applicationId),
 		tallyFor(db, applicationId),
-		currentForm(db)
+		// Its own programme's rubric (issue 57).
+		currentFormFor(db, applicationId)
 	]);
-	return { votes, tally, rubric: rubricOf(form.rubric) };
+	return { votes, tally, rubric: rubricOf(form?.rubric ?? []) };
 }
 
 /** Who reviews the application: its assignments, declared conflicts, and the reviewers an admin may still assign. */

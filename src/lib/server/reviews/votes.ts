@@ -7,7 +7,7 @@ import { applicationVotes, applications, type ApplicationVote } from '../db/sche
 import { askField, type Asks } from '$lib/applications/asks';
 import { parseAsks, unknownAsks } from './asks-input';
 import type { SignedInMember } from '../auth/guards';
-import { currentForm, formVersions } from '../forms/versions';
+import { currentFormFor, formVersions } from '../forms/versions';
 import { formInput, textField, validate, type FormFields } from '../platform/forms';
 import { consume } from '../platform/rate-limit';
 import {
@@ -99,7 +99,10 @@ export async function castVote(
 ): Promise<Outcome<CastVote>> {
 	const limit = await consume(db, reviewer.address, 'vote');
 	if (!limit.ok) return rateLimited(limit);
-	const parsed = parseVote(input, rubricOf((await currentForm(db)).rubric));
+	// The rubric of the application's own programme (issue 57); an unknown application is refused below.
+	const form = await currentFormFor(db, applicationId);
+	if (!form) return notFound(m.review_error_no_application());
+	const parsed = parseVote(input, rubricOf(form.rubric));
 	if (!parsed.ok) return parsed;
 	const { vote, comment, scores, asks } = parsed.value;
 	// Suggestions name answers of the application's own form version (one read, only when there are some).
