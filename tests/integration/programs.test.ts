@@ -124,19 +124,21 @@ describe.each(engines)('programmes and rounds (%s)', (engine) => {
 		expect((await nextRoundOf(db, program.id, at('2027-03-31T22:00:00Z')))?.name).toBe('Cohort 2');
 		expect((await openRoundOf(db, program.id, at('2099-01-01T00:00:00Z')))?.name).toBe('Cohort 2');
 
-		const body = await programsJson(db, at('2027-04-10T00:00:00Z'));
+		const body = await programsJson(db, 'UTC', at('2027-04-10T00:00:00Z'));
+		expect(body.timeZone).toBe('UTC');
 		const builders = body.programs.find((p) => p.slug === 'builders')!;
 		const second = await one<{ id: number }>(`select id from rounds where name = 'Cohort 2'`);
 		expect(builders).toEqual({
 			slug: 'builders',
 			name: 'Builders',
 			description: '',
+			translations: {},
 			open: false,
 			round: null,
 			nextRound: { id: second.id, name: 'Cohort 2', opensAt: '2027-05-01T09:00:00.000Z', closesAt: null }
 		});
 		await db.execute(sql.raw(`update programs set archived_at = now() where slug = 'builders'`));
-		expect((await programsJson(db)).programs.map((p) => p.slug)).toEqual(['membership']);
+		expect((await programsJson(db, 'UTC')).programs.map((p) => p.slug)).toEqual(['membership']);
 	});
 
 	it("a programme's current form is its own newest version; without a programme, membership's", async () => {
