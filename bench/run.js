@@ -42,7 +42,8 @@ const all = {
 	'verify-cost': () => import('./scenarios/verify-cost.js'),
 	insights: () => import('./scenarios/insights.js'),
 	observability: () => import('./scenarios/observability.js'),
-	scale: () => import('./scenarios/scale.js')
+	scale: () => import('./scenarios/scale.js'),
+	programs: () => import('./scenarios/programs.js')
 };
 const chosen = values.only ? values.only.split(',') : Object.keys(all);
 for (const name of chosen)

@@ -108,3 +108,18 @@ export async function seededDatabase(engine: Engine): Promise<SeededDatabase> {
 		}
 	};
 }
+
+/** The rows of the table `id` as cell texts (header cell first), Svelte's markers stripped. */
+export function tableRows(html: string, id: string): string[][] {
+	const table = new RegExp(`<table id="${id}"[^>]*>([\\s\\S]*?)</table>`).exec(html)?.[1];
+	if (!table) throw new Error(`no table ${id}`);
+	const body = /<tbody>([\s\S]*)<\/tbody>/.exec(table)![1]!;
+	return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) =>
+		[...row[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((cell) =>
+			cell[1]!
+				.replace(/<!--[\s\S]*?-->/g, '')
+				.replace(/<[^>]+>/g, '')
+				.trim()
+		)
+	);
+}

@@ -26,7 +26,11 @@ export interface FuzzRoute {
 }
 
 const ADMINS: readonly Who[] = ['admin'];
-const TABLE_QUERY = ['review', 'allowlist', 'distribution', 'q', 'sort', 'after', 'before', 'eligible'];
+const TABLE_QUERY = [
+	...['review', 'allowlist', 'distribution', 'q', 'sort', 'after', 'before', 'eligible', 'votes'],
+	// Programmes and rounds (#57)
+	...['program', 'round']
+];
 const FORM_QUESTION = [
 	'questionCount',
 	...['key', 'label', 'help', 'type', 'required', 'options', 'min', 'max'].map((f) => `questions.0.${f}`)
@@ -92,10 +96,10 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/admin/batches/distribution.json', query: ['ids'], shownTo: ADMINS },
 	// before: the deliveries' paging, an older page's first delivery id.
 	{ id: '/admin/webhooks', actions: { retry: ['deliveryId'] }, query: ['before'], shownTo: ADMINS },
-	{ id: '/admin/insights', shownTo: ADMINS },
+	{ id: '/admin/insights', query: ['program', 'round'], shownTo: ADMINS },
 	{
 		id: '/admin/reviewers',
-		actions: { add: ['address'], remove: ['address'], settings: ['perApplication'] },
+		actions: { add: ['address'], remove: ['address'], settings: ['perApplication', 'program'] },
 		query: ['done'],
 		shownTo: ADMINS
 	},

@@ -4,24 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, member } from '../helpers/auth';
 import { engines } from '../helpers/db';
 import { getPage } from '../helpers/forms';
-import { SEEDED_REVIEWERS, VOTES_SQL, seededDatabase, type SeededDatabase } from '../helpers/insights-seed';
+import { SEEDED_REVIEWERS, VOTES_SQL, seededDatabase, tableRows, type SeededDatabase } from '../helpers/insights-seed';
 import { startServer, type RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
-
-/** The rows of the table `id` as cell texts (header cell first), Svelte's markers stripped. */
-function tableRows(html: string, id: string): string[][] {
-	const table = new RegExp(`<table id="${id}"[^>]*>([\\s\\S]*?)</table>`).exec(html)?.[1];
-	if (!table) throw new Error(`no table ${id}`);
-	const body = /<tbody>([\s\S]*)<\/tbody>/.exec(table)![1]!;
-	return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) =>
-		[...row[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((cell) =>
-			cell[1]!
-				.replace(/<!--[\s\S]*?-->/g, '')
-				.replace(/<[^>]+>/g, '')
-				.trim()
-		)
-	);
-}
 
 const numbers = (row: string[]) => row.slice(1).map(Number);
 

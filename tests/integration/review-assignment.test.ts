@@ -220,4 +220,38 @@ describe.each(engines)('review assignment on %s', (engine) => {
 		// Forty assignments over five reviewers: eight each, exactly.
 		expect(await openCounts()).toEqual([8, 8, 8, 8, 8]);
 	});
+
+	it('a programme may take its own number of reviewers; empty takes the default again (issue 57)', async () => {
+		await clear();
+		// Builders is the one open programme while membership's round is closed (so /apply serves it).
+		await t.db.execute(sql`insert into programs (slug, name) values ('builders', 'Builders')`);
+		await t.db.execute(
+			sql`insert into rounds (program_id, name, opens_at) select id, 'Cohort 1', now() - interval '1 day' from programs where slug = 'builders'`
+		);
+		await t.db.execute(sql`update rounds set closes_at = now() where name = 'Open'`);
+		try {
+			for (const [perApplication, program] of [
+				['1', 'nope'],
+				['11', 'builders'],
+				['', undefined],
+				['x', 'builders']
+			] as const) {
+				const refused = await saveReviewSettings(t.db, admin, { perApplication, program });
+				expect(refused.ok, `${perApplication} ${program}`).toBe(false);
+				if (!refused.ok) expect(refused.status).toBe(400);
+			}
+			expect((await saveReviewSettings(t.db, admin, { perApplication: '1', program: 'builders' })).ok).toBe(true);
+			const one = await submit();
+			expect(await assigned(one.id)).toHaveLength(1);
+			expect((await saveReviewSettings(t.db, admin, { perApplication: '', program: 'builders' })).ok).toBe(true);
+			const two = await submit();
+			expect(await assigned(two.id)).toHaveLength(2);
+			// The default stayed 2 throughout.
+			expect((await saveReviewSettings(t.db, admin, { perApplication: '0', program: 'builders' })).ok).toBe(true);
+			expect(await assigned((await submit()).id)).toHaveLength(0);
+		} finally {
+			await t.db.execute(sql`update rounds set closes_at = null where name = 'Open'`);
+			await t.db.execute(sql`update programs set archived_at = now() where slug = 'builders'`);
+		}
+	});
 });

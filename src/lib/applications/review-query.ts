@@ -17,6 +17,9 @@ export interface ReviewTableQuery {
 	sort?: string;
 	/** Votes (#27): `ready` (reached REVIEW_QUORUM current votes) or `needed`. */
 	votes?: string;
+	/** Programmes and rounds (#57): a programme's slug, a round's id. */
+	program?: string;
+	round?: string;
 	/** Keyset cursors (`<created_at>_<id>`); `before=end` is the last page. */
 	after?: string;
 	before?: string;
@@ -36,7 +39,9 @@ const KEYS = [
 	'after',
 	'before',
 	'votes', // reviewers (#27)
-	'eligible' // eligibility on chain (#28)
+	'eligible', // eligibility on chain (#28)
+	'program', // programmes and rounds (#57)
+	'round'
 ] as const;
 
 /**

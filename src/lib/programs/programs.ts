@@ -24,6 +24,14 @@ export const MEMBERSHIP_SLUG = 'membership';
 /** A programme's name and description in another locale (each optional). */
 export type ProgramTranslations = Partial<Record<string, { name?: string; description?: string }>>;
 
+/** A programme as the admins' filters offer it: archived ones too (their applications stay reviewable). */
+export interface ProgramChoice {
+	id: number;
+	slug: string;
+	name: string;
+	archived: boolean;
+	/** Its rounds, in the order they open. */
+	rounds: { id: number; name: string }[];
 /** A programme's name and description as `locale` reads them: the community's translation where it gave one, else the original. */
 export function programInLocale<P extends { name: string; description?: string; translations: ProgramTranslations }>(
 	program: P,

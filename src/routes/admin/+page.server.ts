@@ -16,14 +16,15 @@ import { requireAdmin } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { RECONCILE_FIELDS, reconcile } from '$lib/server/chain/reconcile';
 import { fulfilmentOffer } from '$lib/server/chain/steps';
+import { programChoices } from '$lib/server/programs/choices';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
 	const parsed = parseTableQuery(url.searchParams);
 	const quorum = runtime().config.reviewQuorum;
-	const [table, form] = await withDatabase((db) =>
-		Promise.all([reviewTable(db, parsed, undefined, { quorum }), currentForm(db)])
+	const [table, form, programs] = await withDatabase((db) =>
+		Promise.all([reviewTable(db, parsed, undefined, { quorum }), currentForm(db), programChoices(db)])
 	);
 	// Assigned reviewers by the names they gave when they applied (issue 61).
 	const names = await withDatabase((db) =>
@@ -33,7 +34,12 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		)
 	);
 	// The query as links write it (cursors back to text), and the server's clock for waiting times.
-	const query = { ...parsed, after: cursorText(parsed.after), before: cursorText(parsed.before) };
+	const query = {
+		...parsed,
+		round: parsed.round?.toString(),
+		after: cursorText(parsed.after),
+		before: cursorText(parsed.before)
+	};
 	const done = { move: url.searchParams.get('done'), count: url.searchParams.get('count') };
 	return {
 		query,
@@ -43,6 +49,8 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		done,
 		fulfilment: fulfilmentOffer(runtime().config),
 		quorum,
+		// Programmes and rounds (#57): the filters' choices, and each row's programme and round by name.
+		programs,
 		// The answers a bulk "ask for more information" may comment on: the built-in fields and the current form's.
 		askable: [
 			...Object.entries(BUILT_IN_FIELDS).map(([key, label]) => ({ key, label: builtInName(key) ?? label })),

@@ -34,6 +34,22 @@ describe('the /admin query string', () => {
 		expect(cursorText(query(`before=2026-11-22T03:00:00Z_${id}`).before)).toBe(`2026-11-22T03:00:00Z_${id}`);
 	});
 
+	it('a programme by its slug and a round by its id; anything else is no filter', () => {
+		expect(query('program=builders&round=12')).toMatchObject({ program: 'builders', round: 12 });
+		for (const bad of [
+			'program=Builders',
+			'program=1x',
+			`program=${'a'.repeat(41)}`,
+			'round=0',
+			'round=-1',
+			'round=2147483648',
+			'round=1.5',
+			'round=0x1f'
+		])
+			expect([query(bad).program, query(bad).round], bad).toEqual([undefined, undefined]);
+		expect(query('round=2147483647').round).toBe(2147483647);
+	});
+
 	it('a search shorter than 3 characters is ignored and says so; a long one is refused', () => {
 		expect(query('q=ab')).toMatchObject({ q: undefined, shortSearch: true });
 		expect(query(`q=${'x'.repeat(101)}`).q).toBeUndefined();

@@ -5,7 +5,8 @@ import { ADMIN_PAGE_SIZE, LENGTHS, UUID_SOURCE } from '$lib/platform/limits';
 import { rowsOf } from '../db/rows';
 import { STATES, type ApplicationStates, type ReviewState } from '$lib/applications/transitions';
 import type { Database } from '../db/client';
-import { applications } from '../db/schema';
+import { applications, programs } from '../db/schema';
+import { PROGRAM_SLUG } from '$lib/programs/programs';
 import { commonWordsFor, indexPieces, type CommonWord, type SearchColumn } from './search-pieces';
 // Votes (#27): the reviewers' tally, its filter and its order live in the reviews domain.
 import { isRealTime } from '$lib/platform/real-time';
@@ -64,6 +65,9 @@ const tableQuerySchema = v.object({
 	// --- Eligibility on chain (#28): eligible at submission, `yes` or `no` (docs/eligibility.md). ---
 	eligible: state(['yes', 'no'] as const),
 	// --- end eligibility ---
+	// Programmes and rounds (#57): a programme by its slug, a round by its id.
+	program: optional(v.pipe(v.string(), v.regex(PROGRAM_SLUG))),
+	round: optional(v.pipe(v.string(), v.regex(/^[1-9]\d{0,9}$/), v.transform(Number), v.maxValue(2 ** 31 - 1))),
 	after: optional(cursor),
 	before: optional(v.union([v.literal('end'), cursor]))
 });
@@ -107,6 +111,9 @@ export interface TableRow extends ApplicationStates {
 	votes: VoteTally;
 	/** The reviewers assigned to it, in the order they were (decision 0040). */
 	assigned: string[];
+	/** Its programme and round (#57). */
+	programId: number;
+	roundId: number;
 }
 
 /** Votes (#27): what the table needs from the configuration. */
@@ -137,6 +144,12 @@ export function tableFilter(
 	// Votes (#27)
 	if (query.votes) where.push(votesFilterSql(query.votes, options.quorum));
 	if (withReview && query.review) where.push(eq(applications.review, query.review));
+	// Programmes and rounds (#57): an unknown slug matches nothing (the subquery is null).
+	if (query.program)
+		where.push(
+			sql`${applications.programId} = (select ${programs.id} from ${programs} where ${programs.slug} = ${query.program})`
+		);
+	if (query.round !== undefined) where.push(eq(applications.roundId, query.round));
 	if (query.allowlist) where.push(eq(applications.allowlist, query.allowlist));
 	if (query.distribution) where.push(eq(applications.distribution, query.distribution));
 	// --- Eligibility on chain (#28): the evidence kept at submission; applications without it match neither. ---
@@ -228,6 +241,8 @@ export async function reviewTable(
 			assigned: sql<
 				string[]
 			>`array(select r.reviewer_address from review_assignments as r where r.application_id = "applications"."id" order by r.assigned_at, r.reviewer_address)`,
+			programId: applications.programId,
+			roundId: applications.roundId,
 			scoreKey: scored ? sql<string>`coalesce(${applications.votesMeanScore}, 0)::text` : sql<null>`null`
 		})
 		.from(applications)

@@ -71,9 +71,12 @@ export const programs = pgTable(
 		/** `{ "<locale>": { "name", "description" } }` */
 		translations: jsonb('translations').$type<ProgramTranslations>().notNull().default({}),
 		createdAt: createdAt(),
-		archivedAt: timestamp('archived_at', { withTimezone: true })
+		archivedAt: timestamp('archived_at', { withTimezone: true }),
+		/** Reviewers assigned to each new application of this programme; null: review_settings' (every programme's default). */
+		perApplication: smallint('per_application')
 	},
 	(t) => [
+		check('programs_per_application_range', sql`${t.perApplication} between 0 and 10`),
 		check('programs_slug_format', sql`${t.slug} ~ ${sql.raw(`'${PROGRAM_SLUG_SQL}'`)}`),
 		check('programs_name_length', sql`char_length(${t.name}) between ${n(PL.name.min)} and ${n(PL.name.max)}`),
 		check('programs_description_length', sql`char_length(${t.description}) <= ${n(PL.description.max)}`),

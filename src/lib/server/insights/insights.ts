@@ -11,6 +11,14 @@ import {
 	type WeeklyApplications,
 	type WeeklyWait
 } from './queries';
+import {
+	applicationsPerWeekOf,
+	funnelOf,
+	isFiltered,
+	timeToFirstDecisionOf,
+	votesPerReviewerOf,
+	type InsightsFilter
+} from './filtered';
 
 /** Everything /admin/insights draws, read at one moment. */
 export interface Insights {
@@ -25,14 +33,17 @@ export interface Insights {
 }
 
 /** Reads every chart's numbers, one aggregate statement each. */
-export async function readInsights(db: Database): Promise<Insights> {
+export async function readInsights(db: Database, filter: InsightsFilter = {}): Promise<Insights> {
 	const readAt = new Date().toISOString();
+	// A programme or round (#57) reads its own rows (filtered.ts); check-ins belong to members, not to a
+	// programme, so that chart is the portal's either way.
+	const of = isFiltered(filter);
 	// One after another: PGlite answers one statement at a time anyway, and a pool keeps its other connections free.
-	const weekly = await applicationsPerWeek(db);
-	const steps = await funnel(db);
-	const waits = await timeToFirstDecision(db);
+	const weekly = of ? await applicationsPerWeekOf(db, filter) : await applicationsPerWeek(db);
+	const steps = of ? await funnelOf(db, filter) : await funnel(db);
+	const waits = of ? await timeToFirstDecisionOf(db, filter) : await timeToFirstDecision(db);
 	const daily = await checkInsPerDay(db);
-	const votes = await votesPerReviewer(db);
+	const votes = of ? await votesPerReviewerOf(db, filter) : await votesPerReviewer(db);
 	return {
 		readAt,
 		applicationsPerWeek: weekly,

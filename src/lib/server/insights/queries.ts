@@ -12,7 +12,7 @@ import { rowsOf } from '../db/rows';
 export const WEEKS = 26;
 export const DAYS = 90;
 
-const WEEK_SERIES = sql`select generate_series(
+export const WEEK_SERIES = sql`select generate_series(
 	date_trunc('week', now(), 'UTC') - interval '${sql.raw(String((WEEKS - 1) * 168))} hours',
 	date_trunc('week', now(), 'UTC'),
 	interval '168 hours') as week`;
@@ -24,12 +24,12 @@ const WEEK_SERIES = sql`select generate_series(
  * window's range of its primary key reads only the window's rows (the figures: bench/README.md
  * "Figures behind the code").
  */
-const WINDOW_START = sql`(date_trunc('week', now(), 'UTC') - interval '${sql.raw(String((WEEKS - 1) * 168))} hours')`;
+export const WINDOW_START = sql`(date_trunc('week', now(), 'UTC') - interval '${sql.raw(String((WEEKS - 1) * 168))} hours')`;
 
 /** The first day of the check-in window (90 days back, today included). */
 const DAY_WINDOW_START = sql`(date_trunc('day', now(), 'UTC') - interval '${sql.raw(String((DAYS - 1) * 24))} hours')`;
 
-const day = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD')`);
+export const day = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD')`);
 
 export interface WeeklyApplications {
 	week: string;

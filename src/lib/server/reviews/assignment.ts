@@ -20,9 +20,17 @@ const pool = () =>
 
 export const lockAssignments = (tx: Executor) => tx.execute(sql`select pg_advisory_xact_lock(${ASSIGNMENT_LOCK})`);
 
-/** The `per_application` setting read inside the caller's transaction (0 when never set). */
-async function perApplicationIn(tx: Executor): Promise<number> {
-	const rows = rowsOf<{ n: number }>(await tx.execute(sql`select per_application as n from review_settings limit 1`));
+/**
+ * N for one application, as SQL: its programme's own `per_application`, else review_settings' (every
+ * programme's default), else 0 (issue 57: reviewer settings are per programme).
+ */
+const perApplicationOf = (applicationId: string) => sql`coalesce(
+	(select p.per_application from applications a join programs p on p.id = a.program_id where a.id = ${applicationId}::uuid),
+	(select per_application from review_settings limit 1), 0)`;
+
+/** N for one application, read inside the caller's transaction. */
+async function perApplicationIn(tx: Executor, applicationId: string): Promise<number> {
+	const rows = rowsOf<{ n: number }>(await tx.execute(sql`select ${perApplicationOf(applicationId)} as n`));
 	return Number(rows[0]?.n ?? 0);
 }
 
@@ -64,9 +72,8 @@ export async function topUp(tx: Executor, applicationId: string, n: number): Pro
  */
 export async function assignOnSubmit(tx: Executor, applicationId: string): Promise<string[]> {
 	const rows = rowsOf<{ n: number }>(
-		await tx.execute(sql`select per_application as n,
-			case when per_application > 0 then pg_advisory_xact_lock(${ASSIGNMENT_LOCK}) end as locked
-			from review_settings limit 1`)
+		await tx.execute(sql`select n, case when n > 0 then pg_advisory_xact_lock(${ASSIGNMENT_LOCK}) end as locked
+			from (select ${perApplicationOf(applicationId)} as n) as setting`)
 	);
 	const n = Number(rows[0]?.n ?? 0);
 	if (n === 0) return [];
@@ -92,7 +99,9 @@ export async function passOnOpenAssignments(
 				where v.application_id = a.application_id and v.reviewer_address = a.reviewer_address)
 			returning a.application_id::text`)
 	);
-	const n = await perApplicationIn(tx);
-	if (n === 0) return;
-	for (const { application_id } of released) await topUp(tx, application_id, n);
+	// Each application by its own programme's N.
+	for (const { application_id } of released) {
+		const n = await perApplicationIn(tx, application_id);
+		if (n > 0) await topUp(tx, application_id, n);
+	}
 }

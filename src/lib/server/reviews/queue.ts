@@ -31,6 +31,8 @@ export interface QueueRow {
 	id: string;
 	displayName: string;
 	applicantAddress: string;
+	/** Its programme (#57). */
+	programId: number;
 	/** ISO time with microseconds: when the application was submitted. */
 	createdAt: string;
 	/** In the voted tab: the reviewer's current vote and when they cast it. */
@@ -95,6 +97,7 @@ async function waiting(db: Database, reviewer: string, query: ReviewQuery, pageS
 		.select({
 			id: applications.id,
 			displayName: applications.displayName,
+			programId: applications.programId,
 			applicantAddress: applications.applicantAddress,
 			createdAt: isoMicros(applications.createdAt)
 		})
@@ -133,6 +136,7 @@ async function voted(db: Database, reviewer: string, query: ReviewQuery, pageSiz
 		.select({
 			id: applications.id,
 			displayName: applications.displayName,
+			programId: applications.programId,
 			applicantAddress: applications.applicantAddress,
 			createdAt: isoMicros(applications.createdAt)
 		})
@@ -159,6 +163,7 @@ export async function assignedTo(db: Database, reviewer: string, limit = ADMIN_P
 		.select({
 			id: applications.id,
 			displayName: applications.displayName,
+			programId: applications.programId,
 			applicantAddress: applications.applicantAddress,
 			createdAt: isoMicros(applications.createdAt)
 		})

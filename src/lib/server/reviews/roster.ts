@@ -1,7 +1,8 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { singleton } from '$lib/platform/singleton';
 import type { Database } from '../db/client';
-import { reviewers, reviewSettings } from '../db/schema';
+import { programs, reviewers, reviewSettings } from '../db/schema';
+import { m } from '$lib/paraglide/messages';
 import type { SignedInMember } from '../auth/guards';
 import { conflict, invalid, notFound, type Outcome } from '../platform/outcome';
 import { CACHE_MS } from '../forms/versions';
@@ -102,24 +103,46 @@ export async function perApplication(db: Pick<Database, 'select'>): Promise<numb
 	return row?.n ?? 0;
 }
 
-export const SETTINGS_FIELDS = ['perApplication'] as const;
+/** Each programme's own N (null: the default), oldest first, archived ones left out (issue 57). */
+export async function programsPerApplication(db: Pick<Database, 'select'>) {
+	return db
+		.select({ slug: programs.slug, name: programs.name, perApplication: programs.perApplication })
+		.from(programs)
+		.where(isNull(programs.archivedAt))
+		.orderBy(asc(programs.id));
+}
 
-/** `perApplication` a whole number 0–10; applies to submissions from now on. */
+export const SETTINGS_FIELDS = ['perApplication', 'program'] as const;
+
+/**
+ * `perApplication` a whole number 0–10, for submissions from now on: every programme's default, or with
+ * `program` (a slug) that programme's own, where empty means "the default" again.
+ */
 export async function saveReviewSettings(
 	db: Database,
 	admin: SignedInMember,
 	input: Record<string, unknown>
-): Promise<Outcome<{ perApplication: number }>> {
-	const raw = input.perApplication;
-	if (typeof raw !== 'string' || !/^(?:[0-9]|10)$/.test(raw.trim()))
-		return invalid({ perApplication: 'Enter a whole number from 0 to 10.' });
-	const n = Number(raw.trim());
+): Promise<Outcome<{ perApplication: number | null }>> {
+	const raw = typeof input.perApplication === 'string' ? input.perApplication.trim() : null;
+	const slug = typeof input.program === 'string' && input.program !== '' ? input.program : null;
+	if (raw === null || !(/^(?:[0-9]|10)$/.test(raw) || (slug && raw === '')))
+		return invalid({ perApplication: m.admin_per_application_invalid() });
+	const n = raw === '' ? null : Number(raw);
+	if (slug) {
+		const [saved] = await db
+			.update(programs)
+			.set({ perApplication: n })
+			.where(and(eq(programs.slug, slug), isNull(programs.archivedAt)))
+			.returning({ id: programs.id });
+		if (!saved) return invalid({ program: m.admin_program_unknown() });
+		return { ok: true, value: { perApplication: n } };
+	}
 	await db
 		.insert(reviewSettings)
-		.values({ id: 1, perApplication: n, updatedBy: admin.address })
+		.values({ id: 1, perApplication: n!, updatedBy: admin.address })
 		.onConflictDoUpdate({
 			target: reviewSettings.id,
-			set: { perApplication: n, updatedBy: admin.address, updatedAt: sql`now()` }
+			set: { perApplication: n!, updatedBy: admin.address, updatedAt: sql`now()` }
 		});
 	return { ok: true, value: { perApplication: n } };
 }

@@ -8,6 +8,7 @@ import {
 	addReviewer,
 	listReviewers,
 	perApplication,
+	programsPerApplication,
 	removeReviewer,
 	saveReviewSettings
 } from '$lib/server/reviews/roster';
@@ -20,7 +21,11 @@ import type { Actions, PageServerLoad } from './$types';
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
 	return withDatabase(async (db) => {
-		const [reviewers, n] = await Promise.all([listReviewers(db), perApplication(db)]);
+		const [reviewers, n, programs] = await Promise.all([
+			listReviewers(db),
+			perApplication(db),
+			programsPerApplication(db)
+		]);
 		const addresses = reviewers.map((r) => r.address);
 		const [workload, names] = await Promise.all([workloadOf(db, addresses), displayNames(db, addresses)]);
 		return {
@@ -31,6 +36,8 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 			})),
 			names,
 			perApplication: n,
+			// Issue 57: each programme's own number, offered once there are several.
+			programs: programs.length > 1 ? programs : [],
 			done: url.searchParams.get('done')
 		};
 	});
@@ -53,12 +60,14 @@ export const actions: Actions = {
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'remove' });
 		redirect(303, localHref('/admin/reviewers?done=removed'));
 	},
-	// saveReviewSettings: perApplication 0–10, for submissions from now on.
+	// saveReviewSettings: perApplication 0–10 (with `program`, that programme's own), for submissions from now on.
 	settings: async ({ locals, request, url, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
 		const input = formInput(await readForm(request), SETTINGS_FIELDS);
 		const outcome = await withDatabase((db) => saveReviewSettings(db, admin, input));
-		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'settings' });
+		// A programme's own form answers under its own name, so the refusal shows beside that one.
+		const action = typeof input.program === 'string' && input.program ? `settings.${input.program}` : 'settings';
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action });
 		redirect(303, localHref('/admin/reviewers?done=settings'));
 	}
 };

@@ -1,0 +1,2 @@
+ALTER TABLE "programs" ADD COLUMN "per_application" smallint;--> statement-breakpoint
+ALTER TABLE "programs" ADD CONSTRAINT "programs_per_application_range" CHECK ("programs"."per_application" between 0 and 10);
