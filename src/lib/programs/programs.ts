@@ -32,6 +32,8 @@ export interface ProgramChoice {
 	archived: boolean;
 	/** Its rounds, in the order they open. */
 	rounds: { id: number; name: string }[];
+}
+
 /** A programme's name and description as `locale` reads them: the community's translation where it gave one, else the original. */
 export function programInLocale<P extends { name: string; description?: string; translations: ProgramTranslations }>(
 	program: P,
