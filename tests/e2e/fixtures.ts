@@ -96,7 +96,7 @@ export async function screenshots(
  */
 export async function pageAs(
 	browser: Browser,
-	server: RunningServer,
+	server: Pick<RunningServer, 'url'>,
 	account: PrivateKeyAccount,
 	{
 		viewport = DESKTOP,

@@ -6,9 +6,12 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pgliteOptions } from '../../src/lib/server/db/embedded.js';
 import postgres from 'postgres';
-import { serverUrl } from './db';
 import { createServerDatabase } from './postgres.js';
 import { startServer, type RunningServer } from './server';
+
+// As tests/helpers/db.ts reads it; not imported from there, whose import of the migrator (and its JSON
+// journal) Playwright's loader cannot take: the e2e specs use this helper too.
+const serverUrl = process.env.TEST_DATABASE_URL ?? null;
 
 /** The tables whose rows record what people did (the per-address counters are not among them). */
 export const DATA_TABLES = [

@@ -5,7 +5,10 @@
 export type Who = 'visitor' | 'member' | 'admin';
 
 export interface FuzzRoute {
-	/** The route id: its folder under src/routes (`[id]` is filled with a real application's id). */
+	/**
+	 * The route id: its folder under src/routes (`[id]` is filled with a real application's id, `[slug]` with
+	 * a real programme's slug).
+	 */
 	id: string;
 	/** Its form actions (`default` for a page's only action) and the fields each reads. */
 	actions?: Readonly<Record<string, readonly string[]>>;
@@ -42,6 +45,8 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/' },
 	{ id: '/setup' },
 	{ id: '/apply', actions: { default: ['displayName', 'motivation', 'contact', 'answers.city'] } },
+	// A programme's own form (issue 57): the same fields as /apply.
+	{ id: '/apply/[slug]', actions: { default: ['displayName', 'motivation', 'contact', 'answers.city'] } },
 	{ id: '/checkin', actions: { default: ['note'] } },
 	{
 		id: '/inbox',

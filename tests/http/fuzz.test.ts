@@ -34,6 +34,8 @@ import { ROUTES, type FuzzRoute, type Who } from './fuzz-routes';
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 const WHO: Who[] = ['visitor', 'member', 'admin'];
+/** The programme `[slug]` is filled with: the one every portal has (drizzle/0023), open, holding the member's application. */
+const PROGRAM = 'membership';
 /** How often the fuzz asks /healthz between its requests. */
 const HEALTH_EVERY = 100;
 
@@ -131,7 +133,9 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 		if (portal.crashes().length) problems.push(`${when}: the server exited (${portal.crashes().join(', ')})`);
 	}
 
-	const pathOf = (route: FuzzRoute) => route.id.replace('[id]', applicationId);
+	/** A route's path with its parameters filled: a real application's id, a real programme's slug. */
+	const filled = (path: string) => path.replace('[id]', applicationId).replace('[slug]', PROGRAM);
+	const pathOf = (route: FuzzRoute) => filled(route.id);
 	const unknownTwin = (path: string) => path.replace(/^(\/+(?:\.\/)?)(admin|%61dmin|ADMIN)/, '$1nope');
 
 	/** Sends `request` to `route` as `who` and records what is wrong with the answer. */
@@ -176,7 +180,7 @@ describe('hostile requests to every route, as a visitor, a member and an admin',
 			const route = ROUTES.find((r) => r.id === id)!;
 			const request = {
 				method,
-				path: path.replace('[id]', applicationId),
+				path: filled(path),
 				headers,
 				body: body === undefined ? undefined : Buffer.from(body)
 			};

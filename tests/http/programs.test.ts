@@ -63,12 +63,14 @@ describe('programmes and rounds', () => {
 	it('the migration made programme membership, named as the community, open in one open-ended round "Open"', async () => {
 		const body = await programs();
 		expect(body).toEqual({
+			timeZone: 'UTC',
 			programs: [
 				{
 					slug: 'membership',
 					// The default build's community name (PUBLIC_COMMUNITY_NAME unset).
 					name: 'Member portal',
 					description: '',
+					translations: {},
 					open: true,
 					round: {
 						id: expect.any(Number) as number,

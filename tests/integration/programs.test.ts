@@ -16,6 +16,9 @@ import { nameMembershipProgram } from '../../src/lib/server/programs/membership'
 import { nextRoundOf, openRoundOf, programsJson } from '../../src/lib/server/programs/rounds';
 import { currentForm } from '../../src/lib/server/forms/versions';
 import { createTestDatabase, engines, requireServerUrl, type TestDatabase } from '../helpers/db';
+import { addMember } from '../helpers/members';
+import { OUTBOX_OFF } from '../helpers/outbox';
+import { submitApplication } from '../../src/lib/server/applications/submit';
 import { migrationsBefore } from '../helpers/migrations-before';
 import { createServerDatabase } from '../helpers/postgres.js';
 import { sql } from 'drizzle-orm';
@@ -124,19 +127,21 @@ describe.each(engines)('programmes and rounds (%s)', (engine) => {
 		expect((await nextRoundOf(db, program.id, at('2027-03-31T22:00:00Z')))?.name).toBe('Cohort 2');
 		expect((await openRoundOf(db, program.id, at('2099-01-01T00:00:00Z')))?.name).toBe('Cohort 2');
 
-		const body = await programsJson(db, at('2027-04-10T00:00:00Z'));
+		const body = await programsJson(db, 'UTC', at('2027-04-10T00:00:00Z'));
+		expect(body.timeZone).toBe('UTC');
 		const builders = body.programs.find((p) => p.slug === 'builders')!;
 		const second = await one<{ id: number }>(`select id from rounds where name = 'Cohort 2'`);
 		expect(builders).toEqual({
 			slug: 'builders',
 			name: 'Builders',
 			description: '',
+			translations: {},
 			open: false,
 			round: null,
 			nextRound: { id: second.id, name: 'Cohort 2', opensAt: '2027-05-01T09:00:00.000Z', closesAt: null }
 		});
 		await db.execute(sql.raw(`update programs set archived_at = now() where slug = 'builders'`));
-		expect((await programsJson(db)).programs.map((p) => p.slug)).toEqual(['membership']);
+		expect((await programsJson(db, 'UTC')).programs.map((p) => p.slug)).toEqual(['membership']);
 	});
 
 	it("a programme's current form is its own newest version; without a programme, membership's", async () => {
@@ -166,5 +171,58 @@ describe.each(engines)('programmes and rounds (%s)', (engine) => {
 			'Lens Garden'
 		);
 		await db.execute(sql.raw(`update programs set name = 'Member portal' where slug = 'membership'`));
+	});
+
+	it('submitApplication takes its target programme: one member in two at once; unknown or archived 404; closed 409 round_closed in the zone given; nothing written', async () => {
+		await db.execute(
+			sql.raw(
+				`with g as (insert into programs (slug, name) values ('guild', 'Guild') returning id),
+				 w as (insert into programs (slug, name) values ('wardens', 'Wardens') returning id),
+				 s as (insert into programs (slug, name) values ('someday', 'Someday') returning id),
+				 x as (insert into programs (slug, name, archived_at) values ('gone', 'Gone', now()) returning id)
+				 insert into rounds (program_id, name, opens_at) select id, 'Now', now() - interval '1 day' from g
+				 union all select id, 'Now', now() - interval '1 day' from w
+				 union all select id, 'Later', '2099-06-30T22:00:00Z' from s
+				 union all select id, 'Now', now() - interval '1 day' from x`
+			)
+		);
+		const member = await addMember(db);
+		const good = { displayName: 'Ada', motivation: 'Builds' };
+		const [guild, wardens] = await Promise.all(
+			['guild', 'wardens'].map((program) => submitApplication(db, OUTBOX_OFF, member, good, {}, { program }))
+		);
+		expect([guild!.ok, wardens!.ok]).toEqual([true, true]);
+		const rows = `select count(*)::int as n from applications where applicant_address = '${member.address}'`;
+		expect((await one<{ n: number }>(rows)).n).toBe(2);
+		expect(await submitApplication(db, OUTBOX_OFF, member, good, {}, { program: 'guild' })).toMatchObject({
+			ok: false,
+			status: 409
+		});
+		// Each refusal to a member of its own: the hourly submission limit counts every attempt.
+		for (const program of ['nope', 'gone', 'Guild', '__proto__'])
+			expect(await submitApplication(db, OUTBOX_OFF, await addMember(db), good, {}, { program })).toMatchObject({
+				ok: false,
+				status: 404
+			});
+		const closed = await submitApplication(
+			db,
+			OUTBOX_OFF,
+			await addMember(db),
+			good,
+			{},
+			{ program: 'someday', timeZone: 'Asia/Tokyo' }
+		);
+		expect(closed).toMatchObject({
+			ok: false,
+			status: 409,
+			code: 'round_closed',
+			nextOpensAt: '2099-06-30T22:00:00.000Z'
+		});
+		expect(closed.ok ? '' : closed.message).toContain('1 July 2099 at 07:00 (Asia/Tokyo)');
+		expect((await one<{ n: number }>(rows)).n).toBe(2);
+		const elsewhere = await one<{ n: number }>(
+			`select count(*)::int as n from applications a join programs p on p.id = a.program_id where p.slug in ('someday', 'gone')`
+		);
+		expect(elsewhere.n).toBe(0);
 	});
 });

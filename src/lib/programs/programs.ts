@@ -33,3 +33,17 @@ export interface ProgramChoice {
 	/** Its rounds, in the order they open. */
 	rounds: { id: number; name: string }[];
 }
+
+/** A programme's name and description as `locale` reads them: the community's translation where it gave one, else the original. */
+export function programInLocale<P extends { name: string; description?: string; translations: ProgramTranslations }>(
+	program: P,
+	locale: string
+): { name: string; description: string } {
+	const own: unknown = Object.hasOwn(program.translations, locale) ? program.translations[locale] : undefined;
+	// The column is jsonb: read only what is text.
+	const text = (key: 'name' | 'description') => {
+		const value = own && typeof own === 'object' ? (own as Record<string, unknown>)[key] : undefined;
+		return typeof value === 'string' ? value.trim() : '';
+	};
+	return { name: text('name') || program.name, description: text('description') || (program.description ?? '') };
+}

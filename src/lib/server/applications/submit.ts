@@ -16,6 +16,7 @@ import {
 	failureOfDatabaseError,
 	invalid,
 	memberMissing,
+	notFound,
 	rateLimited,
 	type FailureOf,
 	type Outcome
@@ -32,7 +33,7 @@ import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } fro
 import { recordNotifications } from '../notifications/record';
 import type { OutboxTargets } from '../platform/outbox-targets';
 import { m } from '$lib/paraglide/messages';
-import { applyProgram, nextRoundOf, openRoundOf, type ProgramStanding } from '../programs/rounds';
+import { applyProgram, nextRoundOf, openRoundOf, programBySlug, type ProgramStanding } from '../programs/rounds';
 import { roundClosedNotice } from '../programs/community-zone';
 
 export type { Application, ApplicationEvent };
@@ -47,13 +48,20 @@ const applicationSchema = v.object({
 
 export type ApplicationInput = v.InferOutput<typeof applicationSchema>;
 
+/** Where a submission goes: a programme's slug (`/apply/<slug>`), or none for the programme `/apply` serves. */
+export interface ApplyTarget {
+	program?: string | null;
+	/** The community's time zone (COMMUNITY_TIME_ZONE), in which a round_closed refusal names the next opening. */
+	timeZone?: string;
+}
+
 /**
- * submitApplication: a new application (pending / pending / pending) to the programme `/apply` serves,
- * in its open round, or, while review is needs_info, a resubmission that replaces the submitted fields
+ * submitApplication: a new application (pending / pending / pending) to the target programme (`/apply/<slug>`;
+ * without one, the programme `/apply` serves), in its open round, or, while review is needs_info, a resubmission that replaces the submitted fields
  * and returns review to pending with its own audit row (executor = applicant, reason `resubmitted`),
  * allowed whether or not a round is open. A member has at most one application per programme that is
  * not rejected; a new one while the programme has no open round is a 409 `round_closed`, nothing
- * written. Order: limit → round → validate → one transaction, which also writes its webhook event
+ * written; an unknown or archived slug is a 404. Order: limit → programme → round → validate → one transaction, which also writes its webhook event
  * and the applicant's notification for the channels `outbox` has on.
  */
 export async function submitApplication(
@@ -61,16 +69,18 @@ export async function submitApplication(
 	outbox: OutboxTargets,
 	member: SignedInMember,
 	input: unknown,
-	sentAnswers: Readonly<Record<string, unknown>> = {}
+	sentAnswers: Readonly<Record<string, unknown>> = {},
+	{ program = null, timeZone = 'UTC' }: ApplyTarget = {}
 ): Promise<Outcome<{ application: Application; resubmitted: boolean }>> {
 	const limit = await consume(db, member.address, 'submitApplication');
 	if (!limit.ok) return rateLimited(limit);
-	const target = await applyProgram(db);
-	if (!target) return await roundClosed(db, null);
+	const target = program === null ? await applyProgram(db) : await programBySlug(db, program);
+	if (!target && program !== null) return notFound('No such programme.');
+	if (!target) return await roundClosed(db, null, timeZone);
 	const programId = target.program.id;
 	// A closed programme refuses a new application before its fields are read (a resubmission still goes).
 	const before = applyStanding(await standingRows(db, member.address, programId));
-	if (before.may === 'apply' && !target.round) return await roundClosed(db, target);
+	if (before.may === 'apply' && !target.round) return await roundClosed(db, target, timeZone);
 	// The built-in fields and the current form's answers are checked together, so every message shows at once.
 	const parsed = validate(applicationSchema, input);
 	const form = await currentForm(db, programId);
@@ -96,7 +106,7 @@ export async function submitApplication(
 			if (standing.may === 'apply') {
 				// "Open" at the moment of writing: a round that closed since the first look refuses it.
 				const round = await openRoundOf(tx, programId);
-				if (!round) return await roundClosed(tx, target);
+				if (!round) return await roundClosed(tx, target, timeZone);
 				const [application] = await tx
 					.insert(applications)
 					.values({ applicantAddress: member.address, programId, roundId: round.id, ...fields })
@@ -155,13 +165,17 @@ const standingRows = (db: Pick<Database, 'select'>, address: string, programId: 
 		.where(and(eq(applications.applicantAddress, address), eq(applications.programId, programId)));
 
 /** The 409 of a new application while the programme has no open round, naming its next opening if any. */
-async function roundClosed(db: Pick<Database, 'select'>, target: ProgramStanding | null): Promise<FailureOf<409>> {
+async function roundClosed(
+	db: Pick<Database, 'select'>,
+	target: ProgramStanding | null,
+	timeZone: string
+): Promise<FailureOf<409>> {
 	const next = target ? (target.nextRound ?? (await nextRoundOf(db, target.program.id))) : null;
 	return {
 		ok: false,
 		status: 409,
 		code: 'round_closed',
-		message: roundClosedNotice(next),
+		message: roundClosedNotice(next, timeZone),
 		nextOpensAt: next ? next.opensAt.toISOString() : null
 	};
 }

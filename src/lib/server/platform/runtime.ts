@@ -12,7 +12,6 @@ import { singleton } from '$lib/platform/singleton';
 import { logger } from './observability';
 import type { Log } from '../db/log';
 import { setConfiguredReviewers } from '../reviews/roster';
-import { setCommunityTimeZone } from '../programs/community-zone';
 
 /** The process's configuration and shared resources, made once at start-up. */
 export interface Runtime {
@@ -34,7 +33,6 @@ export async function startRuntime(env: Record<string, string | undefined>): Pro
 	setTxCheckEndpoint(config.polygonRpcUrl);
 	setEligibilityEndpoint(config.polygonRpcUrl);
 	setConfiguredReviewers(config.reviewerAddresses);
-	setCommunityTimeZone(config.communityTimeZone);
 	return current.set({
 		config,
 		database: createDb(config, { log: serverLog }),

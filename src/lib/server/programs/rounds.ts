@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, isNull, lte, or } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { programs, rounds, type Program } from '../db/schema';
-import { MEMBERSHIP_SLUG } from '$lib/programs/programs';
+import { MEMBERSHIP_SLUG, PROGRAM_SLUG } from '$lib/programs/programs';
 
 /**
  * Programmes and their rounds as they stand at `now`. Nothing is cached: a round that opens or closes
@@ -83,17 +83,40 @@ export async function programStandings(db: Reader, now = new Date()): Promise<Pr
 	});
 }
 
+/** The programme of `slug` with its open and next round; null when there is none or it is archived (three indexed queries). */
+export async function programBySlug(db: Reader, slug: string, now = new Date()): Promise<ProgramStanding | null> {
+	if (!PROGRAM_SLUG.test(slug)) return null;
+	const [program] = await db
+		.select({
+			id: programs.id,
+			slug: programs.slug,
+			name: programs.name,
+			description: programs.description,
+			translations: programs.translations
+		})
+		.from(programs)
+		.where(and(eq(programs.slug, slug), isNull(programs.archivedAt)))
+		.limit(1);
+	if (!program) return null;
+	const [round, nextRound] = await Promise.all([openRoundOf(db, program.id, now), nextRoundOf(db, program.id, now)]);
+	return { program, round, nextRound };
+}
+
 /** The programmes open at `now`. */
 export const openPrograms = async (db: Reader, now = new Date()) =>
 	(await programStandings(db, now)).filter((p) => p.round !== null);
 
 /**
- * The programme `/apply` serves: the one open programme when exactly one is, else `membership` (the
- * programme the portal began with) while it is not archived, else the oldest one not archived; null
- * when there is none. (With several open, `/apply` is to list them: issue 57's next part.)
+ * The programme `/apply` serves (its form, and where a post to `/apply` goes): the one open programme
+ * when exactly one is, else `membership` (the programme the portal began with) while it is not
+ * archived, else the oldest one not archived; null when there is none. With several open, the page
+ * lists them (each at `/apply/<slug>`), and a post to `/apply` still goes to this one.
  */
-export async function applyProgram(db: Reader, now = new Date()): Promise<ProgramStanding | null> {
-	const standings = await programStandings(db, now);
+export const applyProgram = async (db: Reader, now = new Date()): Promise<ProgramStanding | null> =>
+	applyProgramOf(await programStandings(db, now));
+
+/** applyProgram's choice among `standings` (programStandings' answer). */
+export function applyProgramOf(standings: readonly ProgramStanding[]): ProgramStanding | null {
 	const open = standings.filter((p) => p.round !== null);
 	if (open.length === 1) return open[0]!;
 	return standings.find((p) => p.program.slug === MEMBERSHIP_SLUG) ?? standings[0] ?? null;
@@ -103,13 +126,19 @@ export async function applyProgram(db: Reader, now = new Date()): Promise<Progra
 const roundJson = (r: RoundWindow | null) =>
 	r && { id: r.id, name: r.name, opensAt: r.opensAt.toISOString(), closesAt: r.closesAt?.toISOString() ?? null };
 
-/** The body of GET /api/programs (docs/http.md): every programme not archived, open or not, oldest first. */
-export async function programsJson(db: Reader, now = new Date()) {
+/**
+ * The body of GET /api/programs (docs/http.md): every programme not archived, open or not, oldest first,
+ * with its names in other locales, and the community's time zone (COMMUNITY_TIME_ZONE) in which its
+ * pages state the times.
+ */
+export async function programsJson(db: Reader, timeZone: string, now = new Date()) {
 	return {
+		timeZone,
 		programs: (await programStandings(db, now)).map(({ program, round, nextRound }) => ({
 			slug: program.slug,
 			name: program.name,
 			description: program.description,
+			translations: program.translations,
 			open: round !== null,
 			round: roundJson(round),
 			nextRound: roundJson(nextRound)

@@ -1,0 +1,138 @@
+import { inArray } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { programs } from '../db/schema';
+import type { SignedInMember } from '../auth/guards';
+import { currentForm, formVersions } from '../forms/versions';
+import { eligibilityBanner } from '../eligibility/banner';
+import type { ProgramStanding } from '../programs/rounds';
+import { roundClosedNotice, roundTimeText } from '../programs/community-zone';
+import { asSeenByApplicant, type ApplicantApplication } from './history';
+import { applyStanding } from './may-apply';
+import { applicationsOf } from './submit';
+
+/**
+ * What the apply pages show (docs/pages-and-forms.md "/apply"): one programme's form with the member's
+ * applications to it (`/apply/<slug>`, and `/apply` while at most one programme is open), or the list of
+ * the open programmes (`/apply` while several are). Both name the member's applications to the other
+ * programmes, each with its latest state, so that nothing they sent is out of sight.
+ */
+
+/** A programme as the pages name it (its translations are read in the page's locale). */
+type ProgramName = Pick<ProgramStanding['program'], 'slug' | 'name' | 'translations'>;
+
+/** The member's latest application to another programme; `open` when its page can be visited (not archived). */
+export interface OtherApplication {
+	program: ProgramName;
+	review: ApplicantApplication['review'];
+	archived: boolean;
+}
+
+/** The newest application to each programme but `except`, the programmes named (two queries at most). */
+async function othersOf(
+	db: Database,
+	mine: ApplicantApplication[],
+	except: number | null
+): Promise<OtherApplication[]> {
+	const newest = new Map<number, ApplicantApplication>();
+	for (const a of mine) if (a.programId !== except && !newest.has(a.programId)) newest.set(a.programId, a);
+	if (!newest.size) return [];
+	const named = await db
+		.select({
+			id: programs.id,
+			slug: programs.slug,
+			name: programs.name,
+			translations: programs.translations,
+			archivedAt: programs.archivedAt
+		})
+		.from(programs)
+		.where(inArray(programs.id, [...newest.keys()]))
+		.orderBy(programs.id);
+	return named.map(({ id, archivedAt, ...program }) => ({
+		program,
+		review: newest.get(id)!.review,
+		archived: archivedAt !== null
+	}));
+}
+
+/** One programme's apply form, the member's standing in it, and their applications to it (newest first). */
+export async function applyFormData(
+	db: Database,
+	member: SignedInMember,
+	target: ProgramStanding | null,
+	timeZone: string
+) {
+	const all = asSeenByApplicant(await applicationsOf(db, member.address), member.address);
+	const programId = target?.program.id ?? null;
+	const applications = all.filter((a) => a.programId === programId);
+	const form = await currentForm(db, target?.program.id);
+	// The member's own answers are shown with the labels of the version they answered.
+	const versions = await formVersions(
+		db,
+		applications.map((a) => a.formId)
+	);
+	// Whether the member qualifies, before they write anything (only when a form could be shown to them).
+	// The rule submitApplication applies (may-apply.ts); a rejection that named a day shows that day.
+	const standing = applyStanding(applications);
+	const reapplyFrom = standing.may === 'not' && standing.reason === 'wait' ? standing.until : null;
+	// A new application needs an open round (a resubmission does not): the page says when the next opens.
+	const closed =
+		standing.may === 'apply' && !target?.round ? roundClosedNotice(target?.nextRound ?? null, timeZone) : null;
+	return {
+		view: 'form' as const,
+		program: target && {
+			slug: target.program.slug,
+			name: target.program.name,
+			translations: target.program.translations,
+			closes: target.round?.closesAt ? roundTimeText(target.round.closesAt, timeZone) : null
+		},
+		reapplyFrom,
+		mayApply: closed ? ('not' as const) : standing.may,
+		closed,
+		eligibility: standing.may !== 'not' ? await eligibilityBanner(form, member.address) : null,
+		address: member.address,
+		applications,
+		questions: form.questions,
+		askedBy: Object.fromEntries(versions),
+		others: await othersOf(db, all, programId)
+	};
+}
+
+/** An open programme as the list at `/apply` shows it. */
+export interface OpenProgram {
+	program: ProgramName & Pick<ProgramStanding['program'], 'description'>;
+	/** When its round closes, in the reader's language and the community's zone (named); null: no closing date. */
+	closes: string | null;
+	/** The member's latest application to it, if any. */
+	review: ApplicantApplication['review'] | null;
+}
+
+/** `/apply` while several programmes are open (`open`, programStandings' open ones): the list, and the member's applications to the others. */
+export async function applyListData(
+	db: Database,
+	member: SignedInMember,
+	open: readonly ProgramStanding[],
+	timeZone: string
+) {
+	const all = asSeenByApplicant(await applicationsOf(db, member.address), member.address);
+	const latest = (programId: number) => all.find((a) => a.programId === programId)?.review ?? null;
+	const openIds = new Set(open.map((s) => s.program.id));
+	return {
+		view: 'list' as const,
+		address: member.address,
+		open: open.map(({ program, round }): OpenProgram => ({
+			program: {
+				slug: program.slug,
+				name: program.name,
+				description: program.description,
+				translations: program.translations
+			},
+			closes: round?.closesAt ? roundTimeText(round.closesAt, timeZone) : null,
+			review: latest(program.id)
+		})),
+		others: await othersOf(
+			db,
+			all.filter((a) => !openIds.has(a.programId)),
+			null
+		)
+	};
+}

@@ -1,0 +1,60 @@
+import { error, redirect, type RequestEvent } from '@sveltejs/kit';
+import { APPLICATION_FIELDS, submitApplication } from '$lib/server/applications/submit';
+import { applyFormData, applyListData } from '$lib/server/applications/apply-page';
+import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
+import { requireMember } from '$lib/server/auth/guards';
+import { answersInput, typedAnswers } from '$lib/server/forms/answers';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
+import { applyProgramOf, programBySlug, programStandings } from '$lib/server/programs/rounds';
+import { localHref } from '$lib/i18n/locales';
+
+// The two apply routes, /apply and /apply/<slug> (docs/pages-and-forms.md "/apply"): one page, one action.
+
+const zone = () => runtime().config.communityTimeZone;
+
+/** A programme's page: an unknown or archived slug is the unknown path's 404, for everyone (before the sign-in check). */
+async function programOrNotFound(slug: string) {
+	const target = await withDatabase((db) => programBySlug(db, slug));
+	if (!target) error(404, 'Not Found');
+	return target;
+}
+
+/** `/apply`: the list of the open programmes while several are open, else the form of the one it serves. */
+export async function loadApply({ locals }: Pick<RequestEvent, 'locals'>) {
+	const member = requireMember({ locals });
+	return withDatabase(async (db) => {
+		const standings = await programStandings(db);
+		const open = standings.filter((s) => s.round !== null);
+		if (open.length > 1) return await applyListData(db, member, open, zone());
+		return await applyFormData(db, member, applyProgramOf(standings), zone());
+	});
+}
+
+/** `/apply/<slug>`: that programme's form. */
+export async function loadProgramApply({ locals, params }: Pick<RequestEvent<{ slug: string }>, 'locals' | 'params'>) {
+	const target = await programOrNotFound(params.slug);
+	const member = requireMember({ locals });
+	return withDatabase((db) => applyFormData(db, member, target, zone()));
+}
+
+/**
+ * The apply action of either route: submitApplication to `slug`'s programme (null: the one `/apply`
+ * serves), then back to the page it was posted from. Guard → limit → validate → one transaction.
+ */
+export async function submitTo(
+	slug: string | null,
+	{ locals, request, setHeaders }: Pick<RequestEvent, 'locals' | 'request' | 'setHeaders'>
+) {
+	if (slug !== null) await programOrNotFound(slug);
+	const member = requireMember({ locals });
+	const form = await readForm(request);
+	const input = formInput(form, APPLICATION_FIELDS);
+	const answers = answersInput(form);
+	const outcome = await withDatabase((db) =>
+		submitApplication(db, runtime().outbox, member, input, answers, { program: slug, timeZone: zone() })
+	);
+	// Archived between the look above and the submission: the same 404.
+	if (!outcome.ok && outcome.status === 404) error(404, 'Not Found');
+	if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), answers: typedAnswers(answers) });
+	redirect(303, localHref(slug === null ? '/apply' : `/apply/${slug}`));
+}
