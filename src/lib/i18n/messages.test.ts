@@ -83,6 +83,16 @@ describe('messages', () => {
 		expect(untranslated).toEqual([]);
 	});
 
+	it('no key is written twice in a file (JSON keeps the last, so a merge could silently drop a message)', () => {
+		for (const locale of locales) {
+			const keys = [...readFileSync(`messages/${locale}.json`, 'utf8').matchAll(/^\t"([^"]+)":/gm)].map((k) => k[1]);
+			expect(
+				keys.filter((k, i) => keys.indexOf(k) !== i),
+				locale
+			).toEqual([]);
+		}
+	});
+
 	it('keys are snake_case', () => {
 		expect(Object.keys(base).filter((key) => !/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/.test(key))).toEqual([]);
 	});
