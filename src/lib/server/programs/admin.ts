@@ -6,7 +6,7 @@ import { conflict, invalid, type FieldErrors, type Outcome } from '../platform/o
 import { textField, validate } from '../platform/forms';
 import { transactionOutcome } from '../platform/transaction';
 import { parseTimeInput } from './time-input';
-import { communityTimeZone, roundTimeText } from './community-zone';
+import { roundTimeText } from './community-zone';
 import {
 	PROGRAM_LENGTHS as PL,
 	PROGRAM_SLUG,
@@ -187,8 +187,14 @@ export async function archiveProgram(db: Database, input: Record<string, unknown
 const ID = /^[1-9]\d{0,9}$/;
 
 /** A time field: ISO 8601 with an offset, or YYYY-MM-DDTHH:MM in COMMUNITY_TIME_ZONE. */
-function timeOf(raw: unknown, label: string, errors: FieldErrors, field: string, optional: boolean): Date | null {
-	const zone = communityTimeZone();
+function timeOf(
+	raw: unknown,
+	label: string,
+	errors: FieldErrors,
+	field: string,
+	optional: boolean,
+	zone: string
+): Date | null {
 	if (raw === undefined || (typeof raw === 'string' && raw.trim() === '')) {
 		if (!optional) errors[field] = m.round_time_required({ label });
 		return null;
@@ -215,7 +221,9 @@ const roundName = textField(m.round_field_name, PL.roundName);
  */
 export async function saveRound(
 	db: Database,
-	input: Record<string, unknown>
+	input: Record<string, unknown>,
+	/** COMMUNITY_TIME_ZONE: local times are read, and other rounds' times named, in it. */
+	zone: string
 ): Promise<Outcome<{ id: number; program: string }>> {
 	const errors: FieldErrors = {};
 	const slug = typeof input.program === 'string' ? input.program.trim() : '';
@@ -227,9 +235,9 @@ export async function saveRound(
 	}
 	const name = v.safeParse(roundName, input.name);
 	if (!name.success) errors.name = name.issues[0].message;
-	const opensAt = timeOf(input.opensAt, m.round_field_opens(), errors, 'opensAt', false);
-	const closesAt = timeOf(input.closesAt, m.round_field_closes(), errors, 'closesAt', true);
-	const releaseAt = timeOf(input.releaseAt, m.round_field_release_at(), errors, 'releaseAt', true);
+	const opensAt = timeOf(input.opensAt, m.round_field_opens(), errors, 'opensAt', false, zone);
+	const closesAt = timeOf(input.closesAt, m.round_field_closes(), errors, 'closesAt', true, zone);
+	const releaseAt = timeOf(input.releaseAt, m.round_field_release_at(), errors, 'releaseAt', true, zone);
 	const mode = input.releaseMode === undefined || input.releaseMode === '' ? 'immediate' : input.releaseMode;
 	if (typeof mode !== 'string' || !(RELEASE_MODES as readonly string[]).includes(mode))
 		errors.releaseMode = m.round_release_mode_unknown();
@@ -271,8 +279,8 @@ export async function saveRound(
 			return invalid({
 				opensAt: m.round_overlaps({
 					other: other.name,
-					opens: roundTimeText(other.opensAt),
-					closes: other.closesAt ? roundTimeText(other.closesAt) : m.round_no_close()
+					opens: roundTimeText(other.opensAt, zone),
+					closes: other.closesAt ? roundTimeText(other.closesAt, zone) : m.round_no_close()
 				})
 			});
 		const values = { name: name.output, opensAt, closesAt, releaseMode, releaseAt };

@@ -1,7 +1,7 @@
 import { redirect } from '@sveltejs/kit';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
-import { withDatabase } from '$lib/server/platform/runtime';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import {
 	ARCHIVE_FIELDS,
 	PROGRAM_FIELDS,
@@ -13,7 +13,7 @@ import {
 	saveRound,
 	timeFieldText
 } from '$lib/server/programs/admin';
-import { communityTimeZone, roundTimeText } from '$lib/server/programs/community-zone';
+import { roundTimeText } from '$lib/server/programs/community-zone';
 import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
 
@@ -22,7 +22,7 @@ import type { Actions, PageServerLoad } from './$types';
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
 	const list = await withDatabase((db) => adminPrograms(db));
-	const zone = communityTimeZone();
+	const zone = runtime().config.communityTimeZone;
 	const editSlug = url.searchParams.get('edit');
 	const roundId = url.searchParams.get('round');
 	const editing = list.find((p) => p.slug === editSlug && !p.archivedAt) ?? null;
@@ -37,10 +37,10 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 			...p,
 			rounds: p.rounds.map((r) => ({
 				...r,
-				opensText: roundTimeText(r.opensAt),
-				closesText: r.closesAt ? roundTimeText(r.closesAt) : null,
-				releaseAtText: r.releaseAt ? roundTimeText(r.releaseAt) : null,
-				releasedText: r.releasedAt ? roundTimeText(r.releasedAt) : null
+				opensText: roundTimeText(r.opensAt, zone),
+				closesText: r.closesAt ? roundTimeText(r.closesAt, zone) : null,
+				releaseAtText: r.releaseAt ? roundTimeText(r.releaseAt, zone) : null,
+				releasedText: r.releasedAt ? roundTimeText(r.releasedAt, zone) : null
 			}))
 		})),
 		editing: editing && {
@@ -86,7 +86,7 @@ export const actions: Actions = {
 	round: async ({ locals, request, url, setHeaders }) => {
 		requireAdmin({ locals, url });
 		const input = formInput(await readForm(request), ROUND_FIELDS);
-		const outcome = await withDatabase((db) => saveRound(db, input));
+		const outcome = await withDatabase((db) => saveRound(db, input, runtime().config.communityTimeZone));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'round' });
 		redirect(303, localHref('/admin/programs?done=round'));
 	}
