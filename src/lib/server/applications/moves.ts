@@ -15,7 +15,7 @@ import { verifyTxHash } from './tx-verify';
 import { applicationTransitioned, insertAuditWithEvents } from '../webhooks/events';
 import { recordNotifications } from '../notifications/record';
 import type { OutboxTargets } from '../platform/outbox-targets';
-import { heldFor, roundsOf } from '../programs/release';
+import { heldFor, roundsOf } from '../programs/place';
 
 /** One move (one field to one state, with its reason and tx hash) for one or more applications. */
 export interface Moves {

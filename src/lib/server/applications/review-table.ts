@@ -1,4 +1,5 @@
 import { and, eq, or, sql, type SQL } from 'drizzle-orm';
+import { stagedColumn } from './staged';
 import * as v from 'valibot';
 import { COUNT_CAP } from '$lib/applications/review-query';
 import { ADMIN_PAGE_SIZE, LENGTHS, UUID_SOURCE } from '$lib/platform/limits';
@@ -218,6 +219,8 @@ export async function reviewTable(
 			displayName: applications.displayName,
 			excerpt: sql<string>`left(${applications.motivation}, ${EXCERPT_LENGTH + 1})`,
 			review: applications.review,
+			// A decision held from its applicant until its round is released (staged.ts).
+			staged: stagedColumn,
 			allowlist: applications.allowlist,
 			distribution: applications.distribution,
 			createdAt: sql<string>`to_char(${applications.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,

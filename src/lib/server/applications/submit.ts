@@ -34,7 +34,7 @@ import type { OutboxTargets } from '../platform/outbox-targets';
 import { m } from '$lib/paraglide/messages';
 import { applyProgram, nextRoundOf, openRoundOf, type ProgramStanding } from '../programs/rounds';
 import { roundClosedNotice } from '../programs/community-zone';
-import { roundsOf } from '../programs/release';
+import { roundsOf } from '../programs/place';
 import { eventsBeforeStaged, maskStaged, stagedColumn } from './staged';
 
 export type { Application, ApplicationEvent };

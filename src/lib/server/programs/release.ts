@@ -1,9 +1,9 @@
-import { and, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Database, DatabaseHandle } from '../db/client';
 import { isDatabaseUnavailable } from '../db/errors';
 import { logger } from '../platform/observability';
 import { rowsOf } from '../db/rows';
-import { applications, notifications, programs, rounds, webhookDeliveries } from '../db/schema';
+import { applications, notifications, rounds, webhookDeliveries } from '../db/schema';
 import { fieldError, conflict, type Outcome } from '../platform/outcome';
 import { noteOutboxRows } from '../outbox/written';
 import { m } from '$lib/paraglide/messages';
@@ -15,60 +15,6 @@ import { m } from '$lib/paraglide/messages';
  * written held for the round (`held_round_id`): no claim takes them (outbox/store.ts) and the inbox shows
  * none; its applicant reads "in review" (applications/staged.ts). The release clears the mark once.
  */
-
-/** The programme and round an application belongs to, as webhooks and notifications name them. */
-export interface ProgramRound {
-	program: { slug: string; name: string };
-	round: { id: number; name: string };
-}
-
-/** A round as a move reads it: where it belongs, and whether a decision in it waits for its release. */
-export interface RoundOfMove extends ProgramRound {
-	/** `together` and not released yet: an approve or reject is held until the release. */
-	holds: boolean;
-}
-
-type Reader = Pick<Database, 'select'>;
-
-/**
- * The rounds `ids` with their programmes, in one query. `lock` (inside a move's transaction) takes FOR
- * SHARE on the rounds: a release (an UPDATE of the row) waits for the move to commit and then releases what
- * it held, and a move waits for a release under way and then sees it released; no held row is left behind.
- */
-export async function roundsOf(db: Reader, ids: readonly number[], lock = false): Promise<Map<number, RoundOfMove>> {
-	const unique = [...new Set(ids)];
-	if (unique.length === 0) return new Map();
-	const query = db
-		.select({
-			id: rounds.id,
-			name: rounds.name,
-			releaseMode: rounds.releaseMode,
-			releasedAt: rounds.releasedAt,
-			slug: programs.slug,
-			programName: programs.name
-		})
-		.from(rounds)
-		.innerJoin(programs, eq(programs.id, rounds.programId))
-		.where(inArray(rounds.id, unique));
-	const rows = lock ? await query.for('share', { of: rounds }) : await query;
-	return new Map(
-		rows.map((r) => [
-			r.id,
-			{
-				program: { slug: r.slug, name: r.programName },
-				round: { id: r.id, name: r.name },
-				holds: r.releaseMode === 'together' && r.releasedAt === null
-			}
-		])
-	);
-}
-
-/** The review states a round released together holds from the applicant (needs_info is never held). */
-export const HELD_REVIEW_STATES = ['approved', 'rejected'] as const;
-
-/** Whether a move that leaves an application in `review` is held, in `round`. */
-export const heldFor = (round: RoundOfMove | undefined, review: string): number | null =>
-	round?.holds && (HELD_REVIEW_STATES as readonly string[]).includes(review) ? round.round.id : null;
 
 /** What one release did (the result of `releaseRound`, and each round of `releaseDueRounds`). */
 export interface Release {

@@ -164,15 +164,19 @@ export const applicationTransitioned = (
 });
 
 /** A reviewer note: which application and who, never the note's text (it stays in the admin screen). */
-export const noteAdded = (note: {
-	id: string | number;
-	applicationId: string;
-	authorAddress: string;
-	createdAt: Date;
-}): WebhookEvent => ({
+export const noteAdded = (
+	note: {
+		id: string | number;
+		applicationId: string;
+		authorAddress: string;
+		createdAt: Date;
+	},
+	p?: EventPlace | null
+): WebhookEvent => ({
 	type: 'application.note_added',
 	data: {
 		applicationId: note.applicationId,
+		...(p ? placeOf(p) : {}),
 		noteId: String(note.id),
 		author: note.authorAddress,
 		createdAt: note.createdAt.toISOString()
