@@ -108,6 +108,8 @@ export interface TableRow extends ApplicationStates {
 	votes: VoteTally;
 	/** The reviewers assigned to it, in the order they were (decision 0040). */
 	assigned: string[];
+	/** Its decision is held from its applicant until its round is released (staged.ts). */
+	staged: boolean;
 }
 
 /** Votes (#27): what the table needs from the configuration. */
