@@ -108,8 +108,8 @@ export interface TableRow extends ApplicationStates {
 	votes: VoteTally;
 	/** The reviewers assigned to it, in the order they were (decision 0040). */
 	assigned: string[];
-	/** Its decision is held from its applicant until its round is released (staged.ts). */
-	staged: boolean;
+	/** Its decision is held from its applicant until its round is released (staged.ts); absent when not. */
+	staged?: true;
 }
 
 /** Votes (#27): what the table needs from the configuration. */
@@ -245,7 +245,13 @@ export async function reviewTable(
 	const more = found.length > pageSize;
 	const page = found.slice(0, pageSize);
 	if (backwards) page.reverse();
-	const rows = page.map(({ scoreKey: _s, ...r }) => ({ ...r, excerpt: excerptOf(r.excerpt), votes: tallyOf(r.votes) }));
+	// `staged` only where true: the page carries 50 rows, and nearly every one is not.
+	const rows = page.map(({ scoreKey: _s, staged, ...r }) => ({
+		...r,
+		...(staged ? { staged: true as const } : {}),
+		excerpt: excerptOf(r.excerpt),
+		votes: tallyOf(r.votes)
+	}));
 	// Votes (#27): under sort=score a cursor carries the row's score key.
 	const cursorOf = (i: number) => {
 		const r = page[i];
