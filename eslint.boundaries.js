@@ -31,7 +31,7 @@ export const SERVER_MAY_IMPORT = {
 	insights: ['platform', 'db', 'outbox'],
 	notifications: ['platform', 'db', 'outbox'],
 	outbox: ['platform', 'db'],
-	programs: ['platform', 'db'],
+	programs: ['platform', 'db', 'outbox'],
 	pulse: ['platform'],
 	reviews: ['platform', 'db', 'auth:types', 'forms', 'webhooks'],
 	webhooks: ['platform', 'db', 'auth:types', 'outbox']

@@ -27,6 +27,7 @@ import { NODE_ANSWERS_EVENT, type NodeAnswer } from '../deploy/node-answers.js';
 import { fileErrorInWords, startFailed } from '../deploy/start-up.js';
 import { outboxRowsWritten } from '$lib/server/outbox/written';
 import { deliverAfterResponse, startDeliveryWorker } from '$lib/server/platform/deliveries';
+import { startRoundReleases } from '$lib/server/programs/release';
 import { logRequestError, observeRequests } from '$lib/server/platform/observability';
 import { eligibilityStartProblem } from '$lib/server/eligibility/startup';
 import { nameMembershipProgram } from '$lib/server/programs/membership';
@@ -107,6 +108,18 @@ export const init: ServerInit = async () => {
 	// (docs/notifications.md); outside every request, stopped before the database closes.
 	const worker = config.onVercel ? null : startDeliveryWorker(database, config);
 	if (worker) stops.push(() => worker.stop());
+	// Rounds released together whose release_at has come (one that passed while no server ran: now), so
+	// the worker sends their held messages (docs/application-form.md "Programmes and rounds").
+	if (!config.onVercel)
+		stops.push(
+			startRoundReleases(database, undefined, (r) =>
+				serverLog('info', `Round ${r.roundId} released: ${r.notifications} applicants' notifications now go.`, {
+					round: r.roundId,
+					notifications: r.notifications,
+					deliveries: r.deliveries
+				})
+			)
+		);
 	// Daily backups on either engine (not on Vercel, which has no lasting disk), and for the embedded
 	// database in a folder db:backup served while this server holds it.
 	const embeddedFolder = embeddedFolderOf(database.kind, config.pgliteDataDir);

@@ -13,7 +13,13 @@ export interface TestSubscription {
 /** One push message as the push service received and decrypted it. */
 export interface Pushed {
 	path: string;
-	payload: { title: string; body: string; url: string };
+	payload: {
+		title: string;
+		body: string;
+		url: string;
+		program?: { slug: string; name: string };
+		round?: { id: number; name: string };
+	};
 	topic: string | undefined;
 	ttl: string | undefined;
 }

@@ -80,14 +80,20 @@ describe.each(engines)('notifications in the recipient’s language on %s', (eng
 		expect((await pushedTo('/push/es', 1))[0]).toEqual({
 			title: 'Hemos recibido tu solicitud',
 			body: 'Los revisores la examinarán; se te avisará cuando cambie algo.',
-			url: '/es/apply'
+			url: '/es/apply',
+			// About an application: its programme and round (docs/notifications.md).
+			program: { slug: 'membership', name: expect.any(String) as string },
+			round: { id: expect.any(Number) as number, name: 'Open' }
 		});
 		// The admin's own page is English: the applicant is still told in Spanish.
 		expect((await move(id, 'approved')).status).toBe(303);
 		expect((await pushedTo('/push/es', 2))[1]).toEqual({
 			title: 'Tu solicitud ha sido aprobada',
 			body: 'Tu solicitud ha sido aprobada. Te damos la bienvenida: los siguientes pasos están en la página de tu solicitud.',
-			url: '/es/apply'
+			url: '/es/apply',
+			// About an application: its programme and round (docs/notifications.md).
+			program: { slug: 'membership', name: expect.any(String) as string },
+			round: { id: expect.any(Number) as number, name: 'Open' }
 		});
 		// The submission's mail says nothing only the web page could mean ("you will be told here").
 		const received = await mailTo(email, `${community}: Hemos recibido tu solicitud`);
@@ -133,7 +139,10 @@ describe.each(engines)('notifications in the recipient’s language on %s', (eng
 		expect((await pushedTo('/push/ar', 2))[1]).toEqual({
 			title: 'يطلب المراجعون مزيدًا من المعلومات',
 			body: 'يطلب المراجعون مزيدًا من المعلومات: Add a link. عدّل طلبك في صفحته للرد عليهم.',
-			url: '/ar/apply'
+			url: '/ar/apply',
+			// About an application: its programme and round (docs/notifications.md).
+			program: { slug: 'membership', name: expect.any(String) as string },
+			round: { id: expect.any(Number) as number, name: 'Open' }
 		});
 		const asked = await mailTo(email, `${community}: يطلب المراجعون مزيدًا من المعلومات`);
 		expect(asked.text).toContain(`اطّلع على طلبك: ${base}/ar/apply\n`);
@@ -171,7 +180,10 @@ describe.each(engines)('notifications in the recipient’s language on %s', (eng
 		expect((await pushedTo('/push/visits', 2))[1]).toEqual({
 			title: 'Your application was approved',
 			body: 'Your application was approved. Welcome: the next steps are on your application’s page.',
-			url: '/apply'
+			url: '/apply',
+			// About an application: its programme and round (docs/notifications.md).
+			program: { slug: 'membership', name: expect.any(String) as string },
+			round: { id: expect.any(Number) as number, name: 'Open' }
 		});
 	}, 60_000);
 });

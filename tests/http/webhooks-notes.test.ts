@@ -70,6 +70,8 @@ describe.each(engines)('application.note_added from the note form on %s', (engin
 			timestamp: expect.any(String) as string,
 			data: {
 				applicationId: id,
+				program: { slug: 'membership', name: 'Member portal' },
+				round: { id: expect.any(Number) as number, name: 'Open' },
 				noteId: expect.stringMatching(/^\d+$/) as string,
 				author: admin.address.toLowerCase(),
 				createdAt: expect.any(String) as string

@@ -133,8 +133,11 @@ describe.each(engines)('webhooks on %s', (engine) => {
 			'application.transitioned',
 			'checkin.created'
 		]);
+		// Every event about an application names its programme and round (docs/webhooks.md).
 		expect(byType['application.submitted']!.data).toMatchObject({
 			applicationId: id,
+			program: { slug: 'membership', name: 'Member portal' },
+			round: { id: expect.any(Number) as number, name: 'Open' },
 			applicant: member.address,
 			displayName: 'Ada',
 			contact: '@ada',
@@ -143,6 +146,8 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		});
 		expect(byType['application.transitioned']!.data).toMatchObject({
 			applicationId: id,
+			program: { slug: 'membership', name: 'Member portal' },
+			round: { id: expect.any(Number) as number, name: 'Open' },
 			field: 'review',
 			from: 'pending',
 			to: 'needs_info',
@@ -151,6 +156,8 @@ describe.each(engines)('webhooks on %s', (engine) => {
 			executor: admin.address
 		});
 		expect(byType['application.resubmitted']!.data).toMatchObject({
+			program: { slug: 'membership', name: 'Member portal' },
+			round: { id: expect.any(Number) as number, name: 'Open' },
 			displayName: 'Ada L',
 			review: 'pending',
 			answers: { city: 'Lyon' }

@@ -2,12 +2,14 @@ import { and, asc, desc, eq, ne, sql } from 'drizzle-orm';
 import type { Question } from '$lib/forms/questions';
 import type { Database } from '../db/client';
 import { formVersions } from '../forms/versions';
+import { heldFor, roundsOf, type ProgramRound } from '../programs/place';
 import {
 	applicationEvents,
 	applicationNotes,
 	applicationRevisions,
 	applications,
 	checkIns,
+	programs,
 	type Application,
 	type ApplicationEvent,
 	type ApplicationNote,
@@ -28,6 +30,11 @@ export interface ApplicationDetail {
 	next: { id: string; displayName: string } | null;
 	/** The questions of each form version this application and its revisions answered, by version id. */
 	askedBy: Record<number, Question[]>;
+	/**
+	 * Its programme and round, named on the page when the portal has several programmes (with one, as before
+	 * programmes, nothing changes); `staged`: its decision is held from the applicant until the round's release.
+	 */
+	place: (ProgramRound & { several: boolean; staged: boolean }) | null;
 }
 
 const RECENT_CHECKINS = 10;
@@ -36,7 +43,7 @@ const RECENT_CHECKINS = 10;
 export async function applicationDetail(db: Database, id: string): Promise<ApplicationDetail | null> {
 	const [application] = await db.select().from(applications).where(eq(applications.id, id)).limit(1);
 	if (!application) return null;
-	const [revisions, events, notes, others, recent, [next]] = await Promise.all([
+	const [revisions, events, notes, others, recent, [next], rounds, [other]] = await Promise.all([
 		db
 			.select()
 			.from(applicationRevisions)
@@ -69,8 +76,11 @@ export async function applicationDetail(db: Database, id: string): Promise<Appli
 			.from(applications)
 			.where(and(eq(applications.review, 'pending'), ne(applications.id, id)))
 			.orderBy(asc(applications.createdAt), asc(applications.id))
-			.limit(1)
+			.limit(1),
+		roundsOf(db, [application.roundId]),
+		db.select({ id: programs.id }).from(programs).where(ne(programs.id, application.programId)).limit(1)
 	]);
+	const round = rounds.get(application.roundId);
 	const versions = await formVersions(db, [application.formId, ...revisions.map((r) => r.formId)]);
 	return {
 		application,
@@ -80,6 +90,14 @@ export async function applicationDetail(db: Database, id: string): Promise<Appli
 		others,
 		checkIns: recent,
 		next: next ?? null,
-		askedBy: Object.fromEntries(versions)
+		askedBy: Object.fromEntries(versions),
+		place: round
+			? {
+					program: round.program,
+					round: round.round,
+					several: other !== undefined,
+					staged: heldFor(round, application.review) !== null
+				}
+			: null
 	};
 }

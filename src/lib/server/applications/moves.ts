@@ -15,6 +15,7 @@ import { verifyTxHash } from './tx-verify';
 import { applicationTransitioned, insertAuditWithEvents } from '../webhooks/events';
 import { recordNotifications } from '../notifications/record';
 import type { OutboxTargets } from '../platform/outbox-targets';
+import { heldFor, roundsOf } from '../programs/place';
 
 /** One move (one field to one state, with its reason and tx hash) for one or more applications. */
 export interface Moves {
@@ -107,6 +108,15 @@ export async function applyMoves(
 		const updated = one ? await updating.prepare('move_application').execute() : await updating;
 		const byId = new Map(updated.map((a) => [a.id, a]));
 		const moved = ids.map((id) => byId.get(id)!);
+		// Each application's programme and round, its round locked against a release meanwhile: in a round
+		// released together and not yet released, an approve or reject (and every later move while it is so)
+		// is recorded now and its messages held until the release (programs/release.ts).
+		const places = await roundsOf(
+			tx,
+			moved.map((a) => a.roundId),
+			true
+		);
+		const held = moved.map((a) => heldFor(places.get(a.roundId), a.review));
 		const audits = moved.map((application) => ({
 			applicationId: application.id,
 			executorAddress: executor.address,
@@ -122,7 +132,9 @@ export async function applyMoves(
 			tx,
 			outbox,
 			audits,
-			moved.map((application, i) => applicationTransitioned(application, audits[i]!))
+			moved.map((application, i) =>
+				applicationTransitioned(application, audits[i]!, places.get(application.roundId)!, held[i])
+			)
 		);
 		// The applicants are told in the same transaction: a refused or rolled-back move tells nobody.
 		// The notification carries the asks and the date to apply again (docs/review-guide.md).
@@ -130,9 +142,10 @@ export async function applyMoves(
 		await recordNotifications(
 			tx,
 			outbox,
-			moved.map((application) => ({
+			moved.map((application, i) => ({
 				recipient: application.applicantAddress,
 				applicationId: application.id,
+				heldRoundId: held[i],
 				change: {
 					kind: 'application.transitioned',
 					field,

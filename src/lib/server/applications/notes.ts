@@ -7,6 +7,7 @@ import { failureOfDatabaseError, notFound, type Outcome } from '../platform/outc
 import type { SignedInMember } from '../auth/guards';
 import type { OutboxTargets } from '../platform/outbox-targets';
 import { enqueueWebhookEvent, noteAdded } from '../webhooks/events';
+import { placeOfApplication } from '../programs/place';
 import { m } from '$lib/paraglide/messages';
 
 export const NOTE_FIELDS = ['body'] as const;
@@ -34,7 +35,7 @@ export async function addNote(
 				.values({ applicationId, authorAddress: admin.address, body: parsed.value.body })
 				.returning();
 			if (!row) throw new Error('insert returned no row');
-			await enqueueWebhookEvent(tx, outbox, noteAdded(row));
+			await enqueueWebhookEvent(tx, outbox, noteAdded(row, await placeOfApplication(tx, applicationId)));
 			return row;
 		});
 		return { ok: true, value: note };

@@ -1,4 +1,5 @@
 import { and, eq, or, sql, type SQL } from 'drizzle-orm';
+import { stagedColumn } from './staged';
 import * as v from 'valibot';
 import { COUNT_CAP } from '$lib/applications/review-query';
 import { ADMIN_PAGE_SIZE, LENGTHS, UUID_SOURCE } from '$lib/platform/limits';
@@ -114,6 +115,8 @@ export interface TableRow extends ApplicationStates {
 	/** Its programme and round (#57). */
 	programId: number;
 	roundId: number;
+	/** Its decision is held from its applicant until its round is released (staged.ts); absent when not. */
+	staged?: true;
 }
 
 /** Votes (#27): what the table needs from the configuration. */
@@ -231,6 +234,8 @@ export async function reviewTable(
 			displayName: applications.displayName,
 			excerpt: sql<string>`left(${applications.motivation}, ${EXCERPT_LENGTH + 1})`,
 			review: applications.review,
+			// A decision held from its applicant until its round is released (staged.ts).
+			staged: stagedColumn,
 			allowlist: applications.allowlist,
 			distribution: applications.distribution,
 			createdAt: sql<string>`to_char(${applications.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
@@ -255,7 +260,13 @@ export async function reviewTable(
 	const more = found.length > pageSize;
 	const page = found.slice(0, pageSize);
 	if (backwards) page.reverse();
-	const rows = page.map(({ scoreKey: _s, ...r }) => ({ ...r, excerpt: excerptOf(r.excerpt), votes: tallyOf(r.votes) }));
+	// `staged` only where true: the page carries 50 rows, and nearly every one is not.
+	const rows = page.map(({ scoreKey: _s, staged, ...r }) => ({
+		...r,
+		...(staged ? { staged: true as const } : {}),
+		excerpt: excerptOf(r.excerpt),
+		votes: tallyOf(r.votes)
+	}));
 	// Votes (#27): under sort=score a cursor carries the row's score key.
 	const cursorOf = (i: number) => {
 		const r = page[i];

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { dayText, isoDay } from '$lib/applications/asks';
 import * as v from 'valibot';
 import { LENGTHS } from '$lib/platform/limits';
@@ -35,6 +35,8 @@ import type { OutboxTargets } from '../platform/outbox-targets';
 import { m } from '$lib/paraglide/messages';
 import { applyProgram, nextRoundOf, openRoundOf, programBySlug, type ProgramStanding } from '../programs/rounds';
 import { roundClosedNotice } from '../programs/community-zone';
+import { roundsOf } from '../programs/place';
+import { eventsBeforeStaged, maskStaged, stagedColumn } from './staged';
 
 export type { Application, ApplicationEvent };
 
@@ -111,7 +113,8 @@ export async function submitApplication(
 					.insert(applications)
 					.values({ applicantAddress: member.address, programId, roundId: round.id, ...fields })
 					.returning();
-				await enqueueWebhookEvent(tx, outbox, applicationSubmitted(application!));
+				const place = { program: target.program, round };
+				await enqueueWebhookEvent(tx, outbox, applicationSubmitted(application!, place));
 				await recordNotifications(tx, outbox, [
 					{ recipient: member.address, applicationId: application!.id, change: { kind: 'application.submitted' } }
 				]);
@@ -143,7 +146,8 @@ export async function submitApplication(
 				toState: 'pending',
 				reason: 'resubmitted'
 			});
-			await enqueueWebhookEvent(tx, outbox, applicationResubmitted(application));
+			const place = (await roundsOf(tx, [application.roundId])).get(application.roundId)!;
+			await enqueueWebhookEvent(tx, outbox, applicationResubmitted(application, place));
 			await recordNotifications(tx, outbox, [
 				{ recipient: member.address, applicationId: application.id, change: { kind: 'application.resubmitted' } }
 			]);
@@ -158,11 +162,15 @@ export async function submitApplication(
 }
 
 /** The member's applications to one programme, as the may-apply rule reads them (a member has few). */
-const standingRows = (db: Pick<Database, 'select'>, address: string, programId: number) =>
-	db
-		.select()
-		.from(applications)
-		.where(and(eq(applications.applicantAddress, address), eq(applications.programId, programId)));
+// A staged decision reads as the applicant sees it ("in review", applications/staged.ts): a held rejection
+// does not let them apply again before the round is released, which would tell them.
+const standingRows = async (db: Pick<Database, 'select'>, address: string, programId: number) =>
+	(
+		await db
+			.select({ ...getTableColumns(applications), staged: stagedColumn })
+			.from(applications)
+			.where(and(eq(applications.applicantAddress, address), eq(applications.programId, programId)))
+	).map(({ staged, ...row }) => (staged ? maskStaged(row) : row));
 
 /** The 409 of a new application while the programme has no open round, naming its next opening if any. */
 async function roundClosed(
@@ -196,10 +204,13 @@ function refusal(standing: Extract<ApplyStanding<unknown>, { may: 'not' }>): Fai
 /** The 409 of a second application while one is under review (its message in the request's locale). */
 const alreadyActive = () => conflict(m.application_already_active());
 
-/** A member's applications, newest first, each with its audit history (two queries). */
+/**
+ * A member's applications, newest first, each with its audit history (two queries), as the member may
+ * read them: a decision held for its round's release shows as still in review.
+ */
 export async function applicationsOf(db: Database, address: string): Promise<ApplicationWithHistory[]> {
 	const rows = await db
-		.select(applicantColumns)
+		.select({ ...applicantColumns, staged: stagedColumn })
 		.from(applications)
 		.where(eq(applications.applicantAddress, address.toLowerCase()))
 		.orderBy(newestFirst, asc(applications.id));
@@ -207,5 +218,9 @@ export async function applicationsOf(db: Database, address: string): Promise<App
 		db,
 		rows.map((r) => r.id)
 	);
-	return rows.map((r) => ({ ...r, events: history.get(r.id) ?? [] }));
+	// A decision held for its round's release is not the applicant's to read yet: "in review" (staged.ts).
+	return rows.map(({ staged, ...r }) => {
+		const events = history.get(r.id) ?? [];
+		return staged ? { ...maskStaged(r), events: eventsBeforeStaged(events) } : { ...r, events };
+	});
 }

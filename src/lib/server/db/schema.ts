@@ -103,6 +103,8 @@ export const rounds = pgTable(
 		releaseAt: timestamp('release_at', { withTimezone: true }),
 		/** null until its decisions are released (release_mode together). */
 		releasedAt: timestamp('released_at', { withTimezone: true }),
+		/** Who released it: the admin's address, or null when its release_at came (the worker or the cron route). */
+		releasedBy: text('released_by'),
 		createdAt: createdAt()
 	},
 	(t) => [
@@ -564,7 +566,12 @@ export const webhookDeliveries = pgTable(
 		/** Every attempt: { attempt, at, status, error }. */
 		attemptLog: jsonb('attempt_log').$type<WebhookAttempt[]>().notNull().default([]),
 		/** Who the row goes to (docs/notifications.md): a webhook URL, or an applicant's push subscription or mail. */
-		channel: text('channel').$type<DeliveryChannel>().notNull().default('webhook')
+		channel: text('channel').$type<DeliveryChannel>().notNull().default('webhook'),
+		/**
+		 * A decision staged in a round released together (docs/application-form.md "Programmes and rounds"):
+		 * the round it waits for; no claim takes the row until the release clears it (programs/release.ts).
+		 */
+		heldRoundId: integer('held_round_id').references(() => rounds.id)
 	},
 	// Due rows by time (the claim); the lease (leased_until) is a column of its own that no index names,
 	// so a claim changes no indexed column and Postgres can update the row in place (a HOT update,
@@ -580,6 +587,10 @@ export const webhookDeliveries = pgTable(
 		index('webhook_deliveries_failed_idx')
 			.on(t.id)
 			.where(sql`${t.status} = 'failed'`),
+		// A round's held rows, found by its release.
+		index('webhook_deliveries_held_idx')
+			.on(t.heldRoundId)
+			.where(sql`${t.heldRoundId} is not null`),
 		// A webhook row names its URL; a push or e-mail row names none (no sentinel in its place).
 		check(
 			'webhook_deliveries_url_of_webhooks',
@@ -612,7 +623,9 @@ export const notifications = pgTable(
 		title: text('title').notNull(),
 		body: text('body').notNull(),
 		createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-		readAt: timestamp('read_at', { withTimezone: true })
+		readAt: timestamp('read_at', { withTimezone: true }),
+		/** A staged decision's notification: out of the inbox until its round is released (as webhook_deliveries.held_round_id). */
+		heldRoundId: integer('held_round_id').references(() => rounds.id)
 	},
 	(t) => [
 		check(
@@ -622,6 +635,9 @@ export const notifications = pgTable(
 		check('notifications_recipient_lowercase', sql`${t.recipientAddress} = lower(${t.recipientAddress})`),
 		// The inbox (newest first) and the header's unread count.
 		index('notifications_recipient_idx').on(t.recipientAddress, t.id),
+		index('notifications_held_idx')
+			.on(t.heldRoundId)
+			.where(sql`${t.heldRoundId} is not null`),
 		index('notifications_unread_idx')
 			.on(t.recipientAddress)
 			.where(sql`${t.readAt} is null`)

@@ -19,7 +19,10 @@ export interface InboxEntry {
 /** How many the inbox shows: the newest; older ones stay in the table. */
 export const INBOX_SIZE = 100;
 
-/** The member's own notifications, newest first (nobody else's: the recipient is in every query). */
+/**
+ * The member's own notifications, newest first (nobody else's: the recipient is in every query); one held
+ * for a round's release (a staged decision, programs/release.ts) is not theirs to see until then.
+ */
 export async function inboxOf(db: Database, address: string): Promise<InboxEntry[]> {
 	const rows = await db
 		.select({
@@ -31,7 +34,7 @@ export async function inboxOf(db: Database, address: string): Promise<InboxEntry
 			readAt: notifications.readAt
 		})
 		.from(notifications)
-		.where(eq(notifications.recipientAddress, address.toLowerCase()))
+		.where(and(eq(notifications.recipientAddress, address.toLowerCase()), isNull(notifications.heldRoundId)))
 		.orderBy(desc(notifications.id))
 		.limit(INBOX_SIZE);
 	return rows.map(({ readAt, ...r }) => ({ ...r, read: readAt !== null }));
@@ -42,7 +45,13 @@ export async function unreadCount(db: Database, address: string): Promise<number
 	const [row] = await db
 		.select({ n: count() })
 		.from(notifications)
-		.where(and(eq(notifications.recipientAddress, address.toLowerCase()), isNull(notifications.readAt)));
+		.where(
+			and(
+				eq(notifications.recipientAddress, address.toLowerCase()),
+				isNull(notifications.readAt),
+				isNull(notifications.heldRoundId)
+			)
+		);
 	return row?.n ?? 0;
 }
 
@@ -65,7 +74,11 @@ const readSchema = v.object({
 export async function markRead(db: Database, address: string, input: unknown): Promise<Outcome<{ marked: number }>> {
 	const parsed = validate(readSchema, input);
 	if (!parsed.ok) return parsed;
-	const mine = and(eq(notifications.recipientAddress, address.toLowerCase()), isNull(notifications.readAt));
+	const mine = and(
+		eq(notifications.recipientAddress, address.toLowerCase()),
+		isNull(notifications.readAt),
+		isNull(notifications.heldRoundId)
+	);
 	const marked = await db
 		.update(notifications)
 		.set({ readAt: sql`now()` })

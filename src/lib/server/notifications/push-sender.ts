@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import webpush from 'web-push';
 import type { Database } from '../db/client';
-import { members, notifications, pushSubscriptions } from '../db/schema';
+import { applications, members, notifications, programs, pushSubscriptions, rounds } from '../db/schema';
 import { baseLocale, isLocale, localizedPath } from '$lib/i18n/locales';
 import { pushOriginAllowed, type NotificationConfig } from '../platform/notification-config';
 import { sendResult as result, type Channel, type Queue, type SendResult } from '../outbox/channel';
@@ -46,11 +46,18 @@ export class PushSender implements Channel {
 				title: notifications.title,
 				body: notifications.body,
 				sub: pushSubscriptions,
-				locale: members.locale
+				locale: members.locale,
+				programSlug: programs.slug,
+				programName: programs.name,
+				roundId: rounds.id,
+				roundName: rounds.name
 			})
 			.from(notifications)
 			.innerJoin(pushSubscriptions, eq(pushSubscriptions.id, subscriptionId))
 			.leftJoin(members, eq(members.address, notifications.recipientAddress))
+			.leftJoin(applications, eq(applications.id, notifications.applicationId))
+			.leftJoin(programs, eq(programs.id, applications.programId))
+			.leftJoin(rounds, eq(rounds.id, applications.roundId))
 			.where(eq(notifications.id, notificationId));
 		if (!found) return result({ delivered: false, final: true, error: 'not sent: the subscription was removed' });
 		const endpoint = new URL(found.sub.endpoint);
@@ -63,7 +70,15 @@ export class PushSender implements Channel {
 		const body = found.body.length > PUSH_BODY_MAX ? `${found.body.slice(0, PUSH_BODY_MAX - 1)}…` : found.body;
 		// The title and body were written in the recipient's language; the page opens in it too (/es/apply).
 		const url = localizedPath(APPLICANT_PAGE, isLocale(found.locale) ? found.locale : baseLocale);
-		const payload = JSON.stringify({ title: found.title, body, url });
+		// About an application: its programme and round, as webhooks name them (docs/notifications.md).
+		const place =
+			found.programSlug !== null && found.roundId !== null
+				? {
+						program: { slug: found.programSlug, name: found.programName },
+						round: { id: found.roundId, name: found.roundName }
+					}
+				: {};
+		const payload = JSON.stringify({ title: found.title, body, url, ...place });
 		const request = webpush.generateRequestDetails(
 			{ endpoint: endpoint.href, keys: { p256dh: found.sub.p256dh, auth: found.sub.auth } },
 			payload,

@@ -15,6 +15,11 @@ export interface NotificationFor {
 	recipient: string;
 	applicationId: string | null;
 	change: NotificationChange;
+	/**
+	 * A staged decision's round (programs/release.ts): the inbox row and its push and e-mail rows wait for its
+	 * release; null or absent: they go now.
+	 */
+	heldRoundId?: number | null;
 }
 
 /**
@@ -50,26 +55,34 @@ export async function recordNotifications(
 		items.map((i) => i.recipient.toLowerCase())
 	);
 	const rows = JSON.stringify(
-		items.map(({ recipient, applicationId, change }) => {
+		items.map(({ recipient, applicationId, change, heldRoundId }) => {
 			const { title, body } = notificationText(change, localeOf(recipient.toLowerCase()));
-			return { recipient: recipient.toLowerCase(), application_id: applicationId, kind: change.kind, title, body };
+			return {
+				recipient: recipient.toLowerCase(),
+				application_id: applicationId,
+				kind: change.kind,
+				title,
+				body,
+				held_round_id: heldRoundId ?? null
+			};
 		})
 	);
 	if (on.push || on.email) noteOutboxRows(items.length);
 	const push = on.push
-		? sql`, push as (insert into ${w} (event_id, event_type, data, channel)
-			select gen_random_uuid(), 'notification.push', jsonb_build_object('notificationId', n.id, 'subscriptionId', s.id), 'push'
+		? sql`, push as (insert into ${w} (event_id, event_type, data, channel, held_round_id)
+			select gen_random_uuid(), 'notification.push', jsonb_build_object('notificationId', n.id, 'subscriptionId', s.id), 'push', n.held_round_id
 			from n join ${pushSubscriptions} s on s.member_address = n.recipient_address)`
 		: sql``;
 	const email = on.email
-		? sql`, mail as (insert into ${w} (event_id, event_type, data, channel)
-			select gen_random_uuid(), 'notification.email', jsonb_build_object('notificationId', n.id), 'email'
+		? sql`, mail as (insert into ${w} (event_id, event_type, data, channel, held_round_id)
+			select gen_random_uuid(), 'notification.email', jsonb_build_object('notificationId', n.id), 'email', n.held_round_id
 			from n join ${memberEmails} e on e.address = n.recipient_address and e.verified_at is not null)`
 		: sql``;
 	await tx.execute(sql`with n as (
-		insert into ${notifications} (recipient_address, application_id, kind, title, body)
-		select r.recipient, r.application_id, r.kind, r.title, r.body
-		from jsonb_to_recordset(${rows}::jsonb) as r(recipient text, application_id uuid, kind text, title text, body text)
-		returning id, recipient_address)${push}${email}
+		insert into ${notifications} (recipient_address, application_id, kind, title, body, held_round_id)
+		select r.recipient, r.application_id, r.kind, r.title, r.body, r.held_round_id
+		from jsonb_to_recordset(${rows}::jsonb)
+			as r(recipient text, application_id uuid, kind text, title text, body text, held_round_id integer)
+		returning id, recipient_address, held_round_id)${push}${email}
 		select 1`);
 }

@@ -24,10 +24,14 @@ export interface DueQueues {
 
 const seconds = (ms: number) => sql`make_interval(secs => ${ms / 1000}::double precision)`;
 
-/** A row that may be claimed now: pending, due, and not leased to an attempt under way. */
+/**
+ * A row that may be claimed now: pending, due, not held for a round's release (programs/release.ts), and not
+ * leased to an attempt under way.
+ */
 const claimable = () =>
 	and(
 		eq(w.status, 'pending'),
+		isNull(w.heldRoundId),
 		lte(w.nextAttemptAt, sql`now()`),
 		or(isNull(w.leasedUntil), lte(w.leasedUntil, sql`now()`))
 	);

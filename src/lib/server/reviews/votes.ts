@@ -124,6 +124,10 @@ export async function castVote(
 			insert into webhook_deliveries (event_id, event_type, data, url_hash, url_host)
 			select t.event_id::uuid, 'application.voted', jsonb_build_object(
 				'applicationId', cast_vote.application_id,
+				'program', (select jsonb_build_object('slug', p.slug, 'name', p.name)
+					from applications pa join programs p on p.id = pa.program_id where pa.id = cast_vote.application_id),
+				'round', (select jsonb_build_object('id', r.id, 'name', r.name)
+					from applications ra join rounds r on r.id = ra.round_id where ra.id = cast_vote.application_id),
 				'reviewer', cast_vote.reviewer_address,
 				'vote', cast_vote.vote,
 				'scores', cast_vote.scores,

@@ -25,6 +25,14 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export interface WebhookEvent {
 	type: WebhookEventType;
 	data: Record<string, unknown>;
+	/** A staged decision's round: the row waits for its release (programs/release.ts); null or absent: it goes now. */
+	heldRoundId?: number | null;
+}
+
+/** The programme and round an application belongs to, as every event about it names them (docs/webhooks.md). */
+export interface EventPlace {
+	program: { slug: string; name: string };
+	round: { id: number; name: string };
 }
 
 /** A transaction or the database itself: whatever the change is being written with. */
@@ -39,9 +47,16 @@ export const webhooksOn = (to: WebhookTargets) => to.webhooks.length > 0;
 /** One outbox row for every event and URL; each event gets one id (the webhook-id) for all its URLs. */
 function outboxRows(to: WebhookTargets, events: readonly WebhookEvent[]) {
 	noteOutboxRows(events.length * to.webhooks.length);
-	return events.flatMap(({ type, data }) => {
+	return events.flatMap(({ type, data, heldRoundId }) => {
 		const eventId = randomUUID();
-		return to.webhooks.map((e) => ({ eventId, eventType: type, data, urlHash: e.hash, urlHost: e.host }));
+		return to.webhooks.map((e) => ({
+			eventId,
+			eventType: type,
+			data,
+			urlHash: e.hash,
+			urlHost: e.host,
+			heldRoundId: heldRoundId ?? null
+		}));
 	});
 }
 
@@ -96,8 +111,14 @@ export function insertAuditWithEvents(
 export const enqueueWebhookEvent = (tx: Writer, to: WebhookTargets, event: WebhookEvent) =>
 	enqueueWebhookEvents(tx, to, [event]);
 
-const applicationData = (a: Application) => ({
+const placeOf = (p: EventPlace) => ({
+	program: { slug: p.program.slug, name: p.program.name },
+	round: { id: p.round.id, name: p.round.name }
+});
+
+const applicationData = (a: Application, p: EventPlace) => ({
 	applicationId: a.id,
+	...placeOf(p),
 	applicant: a.applicantAddress,
 	displayName: a.displayName,
 	motivation: a.motivation,
@@ -109,24 +130,28 @@ const applicationData = (a: Application) => ({
 	updatedAt: a.updatedAt.toISOString()
 });
 
-export const applicationSubmitted = (a: Application): WebhookEvent => ({
+export const applicationSubmitted = (a: Application, p: EventPlace): WebhookEvent => ({
 	type: 'application.submitted',
-	data: { ...applicationData(a), answers: a.answers }
+	data: { ...applicationData(a, p), answers: a.answers }
 });
 
-export const applicationResubmitted = (a: Application): WebhookEvent => ({
+export const applicationResubmitted = (a: Application, p: EventPlace): WebhookEvent => ({
 	type: 'application.resubmitted',
-	data: { ...applicationData(a), answers: a.answers }
+	data: { ...applicationData(a, p), answers: a.answers }
 });
 
 /** A move of one field; its audit row is written in the same transaction (timestamp = its created_at). */
 export const applicationTransitioned = (
 	a: Application,
-	e: Pick<ApplicationEvent, 'field' | 'fromState' | 'toState' | 'reason' | 'txHash' | 'executorAddress'>
+	e: Pick<ApplicationEvent, 'field' | 'fromState' | 'toState' | 'reason' | 'txHash' | 'executorAddress'>,
+	p: EventPlace,
+	heldRoundId: number | null = null
 ): WebhookEvent => ({
 	type: 'application.transitioned',
+	heldRoundId,
 	data: {
 		applicationId: a.id,
+		...placeOf(p),
 		applicant: a.applicantAddress,
 		displayName: a.displayName,
 		field: e.field,
@@ -139,15 +164,19 @@ export const applicationTransitioned = (
 });
 
 /** A reviewer note: which application and who, never the note's text (it stays in the admin screen). */
-export const noteAdded = (note: {
-	id: string | number;
-	applicationId: string;
-	authorAddress: string;
-	createdAt: Date;
-}): WebhookEvent => ({
+export const noteAdded = (
+	note: {
+		id: string | number;
+		applicationId: string;
+		authorAddress: string;
+		createdAt: Date;
+	},
+	p?: EventPlace | null
+): WebhookEvent => ({
 	type: 'application.note_added',
 	data: {
 		applicationId: note.applicationId,
+		...(p ? placeOf(p) : {}),
 		noteId: String(note.id),
 		author: note.authorAddress,
 		createdAt: note.createdAt.toISOString()

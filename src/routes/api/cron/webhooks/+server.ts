@@ -4,6 +4,7 @@ import { jsonErrorFrom } from '$lib/server/platform/http';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { CRON_MAX_DURATION_SECONDS } from '$lib/server/outbox/cron';
 import { deliverDueNow } from '$lib/server/platform/deliveries';
+import { releaseDueRounds } from '$lib/server/programs/release';
 import type { RequestHandler } from './$types';
 
 // adapter-vercel: the function's limit, which the run's claim budget stays below.
@@ -12,7 +13,8 @@ export const config = { maxDuration: CRON_MAX_DURATION_SECONDS };
 const NO_STORE = { 'cache-control': 'no-store' };
 
 /**
- * Vercel Cron's call (every minute, `Authorization: Bearer <CRON_SECRET>`): claims and sends due
+ * Vercel Cron's call (every minute, `Authorization: Bearer <CRON_SECRET>`): releases the rounds whose
+ * `release_at` has come, then claims and sends due
  * outbox rows (webhooks, push, e-mail) within the time budget and answers what it did. Anyone else, and every request
  * while CRON_SECRET is unset, gets the page of an unknown path: /api/cron is a hidden section
  * ($lib/platform/hidden-sections.ts) that src/hooks.ts reroutes to no route; the check here is a second lock.
@@ -21,6 +23,8 @@ export const GET: RequestHandler = async (event) => {
 	const { config, database } = runtime();
 	if (!bearerMatches(event.request.headers.get('authorization'), config.cronSecret)) error(404, 'Not Found');
 	try {
+		// Rounds whose release_at has come are released first, so this run sends their held messages.
+		await withDatabase((db) => releaseDueRounds(db));
 		const report = await withDatabase(() => deliverDueNow(database, config));
 		return json(report, { headers: NO_STORE });
 	} catch (err) {

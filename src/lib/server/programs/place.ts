@@ -1,0 +1,68 @@
+import { eq, inArray } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { applications, programs, rounds } from '../db/schema';
+
+/** The programme and round an application belongs to, as webhooks and notifications name them. */
+export interface ProgramRound {
+	program: { slug: string; name: string };
+	round: { id: number; name: string };
+}
+
+/** A round as a move reads it: where it belongs, and whether a decision in it waits for its release. */
+export interface RoundOfMove extends ProgramRound {
+	/** `together` and not released yet: an approve or reject is held until the release. */
+	holds: boolean;
+}
+
+type Reader = Pick<Database, 'select'>;
+
+/**
+ * The rounds `ids` with their programmes, in one query. `lock` (inside a move's transaction) takes FOR
+ * SHARE on the rounds: a release (an UPDATE of the row) waits for the move to commit and then releases what
+ * it held, and a move waits for a release under way and then sees it released; no held row is left behind.
+ */
+export async function roundsOf(db: Reader, ids: readonly number[], lock = false): Promise<Map<number, RoundOfMove>> {
+	const unique = [...new Set(ids)];
+	if (unique.length === 0) return new Map();
+	const query = db
+		.select({
+			id: rounds.id,
+			name: rounds.name,
+			releaseMode: rounds.releaseMode,
+			releasedAt: rounds.releasedAt,
+			slug: programs.slug,
+			programName: programs.name
+		})
+		.from(rounds)
+		.innerJoin(programs, eq(programs.id, rounds.programId))
+		.where(inArray(rounds.id, unique));
+	const rows = lock ? await query.for('share', { of: rounds }) : await query;
+	return new Map(
+		rows.map((r) => [
+			r.id,
+			{
+				program: { slug: r.slug, name: r.programName },
+				round: { id: r.id, name: r.name },
+				holds: r.releaseMode === 'together' && r.releasedAt === null
+			}
+		])
+	);
+}
+
+/** The review states a round released together holds from the applicant (needs_info is never held). */
+export const HELD_REVIEW_STATES = ['approved', 'rejected'] as const;
+
+/** Whether a move that leaves an application in `review` is held, in `round`. */
+export const heldFor = (round: RoundOfMove | undefined, review: string): number | null =>
+	round?.holds && (HELD_REVIEW_STATES as readonly string[]).includes(review) ? round.round.id : null;
+
+/** One application's programme and round (for an event about it: a note), or null when no such application. */
+export async function placeOfApplication(db: Reader, applicationId: string): Promise<ProgramRound | null> {
+	const [row] = await db
+		.select({ slug: programs.slug, programName: programs.name, id: rounds.id, name: rounds.name })
+		.from(applications)
+		.innerJoin(programs, eq(programs.id, applications.programId))
+		.innerJoin(rounds, eq(rounds.id, applications.roundId))
+		.where(eq(applications.id, applicationId));
+	return row ? { program: { slug: row.slug, name: row.programName }, round: { id: row.id, name: row.name } } : null;
+}

@@ -1,0 +1,136 @@
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getPage, postForm, textOf } from '../helpers/forms';
+import { startChannels, subscribe, type Channels } from '../helpers/notifying-server';
+import { startPortalOnOwnDatabase, type OwnDatabasePortal } from '../helpers/own-database';
+import { verified } from '../helpers/receiver';
+import { signIn } from '../helpers/siwe';
+
+// Decisions released together (issue 57, docs/application-form.md "Programmes and rounds") through the
+// built server without JavaScript, with every channel on its real loopback receiver (webhooks, Web Push,
+// SMTP): an approval in a `together` round reaches neither the applicant's page, inbox, push, e-mail nor
+// the webhook receiver, while a needs_info in the same round does at once; then the round's release_at is
+// set in the past while the server is stopped (PGlite) or running (Postgres), and each held message
+// arrives exactly once. PGlite, or the Postgres server when TEST_DATABASE_URL is set.
+const newAccount = () => privateKeyToAccount(generatePrivateKey());
+const SLOW = 300_000;
+
+let channels: Channels;
+let portal: OwnDatabasePortal;
+let base: string;
+const admin = newAccount();
+
+beforeAll(async () => {
+	channels = await startChannels({ webhooks: ['working'] });
+	portal = await startPortalOnOwnDatabase({ ADMIN_ADDRESSES: admin.address, ...channels.env });
+	base = portal.url;
+}, 240_000);
+afterAll(async () => {
+	await portal?.stop();
+	await channels?.stop();
+}, 60_000);
+
+const secret = () => channels.env.WEBHOOK_SECRET!;
+const events = () => channels.receiver!.received.map((r) => verified(secret(), r));
+const transitionsOf = (id: string) =>
+	events().filter((e) => e.type === 'application.transitioned' && e.data.applicationId === id);
+const pushesTo = (path: string) => channels.push.pushed.filter((p) => p.path === path);
+const mailsTo = (address: string) =>
+	channels.mail.mails.filter((m) => JSON.stringify(m.to ?? '').includes(`${address}@example.test`));
+
+async function applicationIdOf(address: string, adminCookie: string) {
+	const page = await getPage(`${base}/admin?q=${address}`, adminCookie);
+	return /href="\/admin\/applications\/([0-9a-f-]{36})"/.exec(page.body)![1]!;
+}
+
+describe('a round released together', () => {
+	it(
+		'holds an approval from the applicant and every channel until release_at, then each message goes once; needs_info goes at once',
+		async () => {
+			// The migration's one round, released together (as /admin/programs?/round sets it).
+			await portal.query(`update rounds set release_mode = 'together'`);
+			const [alice, bob] = [newAccount(), newAccount()];
+			const aliceCookie = await signIn(base, alice);
+			const bobCookie = await signIn(base, bob);
+			const fields = { displayName: 'Alice Held', motivation: 'I review docs every week', contact: '@alice' };
+			expect((await postForm(`${base}/apply`, fields, { cookie: aliceCookie })).status).toBe(303);
+			expect(
+				(await postForm(`${base}/apply`, { ...fields, displayName: 'Bob Asked' }, { cookie: bobCookie })).status
+			).toBe(303);
+			const aliceAddress = alice.address.toLowerCase();
+			// Alice is told by push and by e-mail (a verified address, as the verification link leaves it).
+			expect((await subscribe(base, channels.push, '/push/alice', aliceCookie)).status).toBe(201);
+			await portal.query(
+				`insert into member_emails (address, email, verified_at) values ('${aliceAddress}', '${aliceAddress}@example.test', now())`
+			);
+			const adminCookie = await signIn(base, admin);
+			const aliceId = await applicationIdOf(aliceAddress, adminCookie);
+			const bobId = await applicationIdOf(bob.address.toLowerCase(), adminCookie);
+			await channels.receiver!.until(() => events().filter((e) => e.type === 'application.submitted').length >= 2);
+
+			const move = (applicationId: string, to: string, reason = '') =>
+				postForm(`${base}/admin?/transition`, { applicationId, field: 'review', to, reason }, { cookie: adminCookie });
+			expect((await move(aliceId, 'approved')).status).toBe(303);
+			expect((await move(bobId, 'needs_info', 'Link your docs, please.')).status).toBe(303);
+
+			// needs_info is never held: Bob's webhook arrives, naming the programme and round.
+			await channels.receiver!.until(() => transitionsOf(bobId).length === 1);
+			expect(transitionsOf(bobId)[0]!.data).toMatchObject({
+				to: 'needs_info',
+				program: { slug: 'membership', name: 'Member portal' },
+				round: { id: expect.any(Number) as number, name: 'Open' }
+			});
+			// The admin sees the decision, staged.
+			const table = (await getPage(`${base}/admin?q=${aliceAddress}`, adminCookie)).body;
+			expect(table).toContain('data-staged="Held until the round is released"');
+			// Alice still reads "in review": her page, her inbox and its count.
+			const apply = await getPage(`${base}/apply`, aliceCookie);
+			expect(apply.body).toContain('Waiting for review');
+			expect(apply.body).not.toMatch(/class="badge done"/);
+			const unread = async () =>
+				(
+					(await (await fetch(`${base}/api/notifications/unread`, { headers: { cookie: aliceCookie } })).json()) as {
+						unread: number;
+					}
+				).unread;
+			expect(await unread()).toBe(1);
+			expect(textOf((await getPage(`${base}/inbox`, aliceCookie)).body)).not.toContain('approved');
+			// And nothing has left for her decision (the worker polls every second: give it a few).
+			await new Promise((r) => setTimeout(r, 3_000));
+			expect(transitionsOf(aliceId)).toEqual([]);
+			expect(pushesTo('/push/alice')).toEqual([]);
+			expect(mailsTo(aliceAddress)).toEqual([]);
+
+			// The release time passes: on PGlite while the server is stopped (released at its start), on
+			// Postgres while it runs (released at the next tick).
+			await portal.query(`update rounds set release_at = now() - interval '1 minute'`);
+			await channels.receiver!.until(() => transitionsOf(aliceId).length >= 1, 30_000);
+			await channels.push.until(() => pushesTo('/push/alice').length >= 1, 30_000);
+			await channels.mail.until(() => mailsTo(aliceAddress).length >= 1, 30_000);
+			await new Promise((r) => setTimeout(r, 3_000));
+			expect(transitionsOf(aliceId)).toHaveLength(1);
+			expect(transitionsOf(aliceId)[0]!.data).toMatchObject({
+				to: 'approved',
+				program: { slug: 'membership' },
+				round: { name: 'Open' }
+			});
+			expect(pushesTo('/push/alice')).toHaveLength(1);
+			expect(pushesTo('/push/alice')[0]!.payload).toMatchObject({
+				title: 'Your application was approved',
+				program: { slug: 'membership', name: 'Member portal' },
+				round: { name: 'Open' }
+			});
+			expect(mailsTo(aliceAddress)).toHaveLength(1);
+			const released = await portal.query<{ released: boolean; by: string | null }>(
+				`select released_at is not null as released, released_by as by from rounds`
+			);
+			expect(released).toEqual([{ released: true, by: null }]);
+			const aliceAgain = await signIn(base, alice);
+			expect((await getPage(`${base}/apply`, aliceAgain)).body).toMatch(/class="badge done"/);
+			expect((await getPage(`${base}/admin?q=${aliceAddress}`, await signIn(base, admin))).body).not.toContain(
+				'Held until the round is released'
+			);
+		},
+		SLOW
+	);
+});
