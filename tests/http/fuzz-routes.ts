@@ -108,7 +108,8 @@ export const ROUTES: readonly FuzzRoute[] = [
 		actions: {
 			save: ['slug', 'name', 'description', 'name.es', 'description.ar'],
 			archive: ['slug'],
-			round: ['id', 'program', 'name', 'opensAt', 'closesAt', 'releaseMode', 'releaseAt']
+			round: ['id', 'program', 'name', 'opensAt', 'closesAt', 'releaseMode', 'releaseAt'],
+			release: ['round']
 		},
 		query: ['done', 'edit', 'round', 'add'],
 		shownTo: ADMINS

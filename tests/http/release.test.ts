@@ -133,4 +133,53 @@ describe('a round released together', () => {
 		},
 		SLOW
 	);
+
+	it(
+		'an admin sees what is staged and releases it: each message once, a second release is 409, a bad round 400, a member the unknown path',
+		async () => {
+			// A second round, released together by hand: the first closes as it opens.
+			const [{ id: roundId } = { id: 0 }] = await portal.query<{ id: number }>(
+				`with closed as (update rounds set closes_at = now() where name = 'Open' returning program_id)
+				 insert into rounds (program_id, name, opens_at, release_mode) select program_id, 'Cohort 2', now(), 'together' from closed returning id`
+			);
+			const carol = newAccount();
+			const carolCookie = await signIn(base, carol);
+			const fields = { displayName: 'Carol Staged', motivation: 'I translate docs', contact: '@carol' };
+			expect((await postForm(`${base}/apply`, fields, { cookie: carolCookie })).status).toBe(303);
+			const adminCookie = await signIn(base, admin);
+			const carolId = await applicationIdOf(carol.address.toLowerCase(), adminCookie);
+			const moved = await postForm(
+				`${base}/admin?/transition`,
+				{ applicationId: carolId, field: 'review', to: 'rejected', reason: 'Not this round' },
+				{ cookie: adminCookie }
+			);
+			expect(moved.status).toBe(303);
+			const page = textOf((await getPage(`${base}/admin/programs`, adminCookie)).body);
+			expect(page).toContain('Staged: 0 approved, 1 rejected. Applicants to be told: 1.');
+			expect(page).toContain('Release now');
+
+			const release = (round: string, cookie = adminCookie) =>
+				postForm(`${base}/admin/programs?/release`, { round }, { cookie });
+			for (const bad of ['', 'x', '0', '-1', '99999999999', String(roundId + 1000)])
+				expect((await release(bad)).status, bad).toBe(400);
+			expect((await release(String(roundId), carolCookie)).status).toBe(404);
+			expect(transitionsOf(carolId)).toEqual([]);
+
+			const done = await release(String(roundId));
+			expect(done.status).toBe(303);
+			expect(done.headers.get('location')).toBe('/admin/programs?done=released');
+			expect((await release(String(roundId))).status).toBe(409);
+			await channels.receiver!.until(() => transitionsOf(carolId).length >= 1, 30_000);
+			await new Promise((r) => setTimeout(r, 2_000));
+			expect(transitionsOf(carolId)).toHaveLength(1);
+			expect(transitionsOf(carolId)[0]!.data).toMatchObject({ to: 'rejected', round: { id: roundId } });
+			const after = textOf((await getPage(`${base}/admin/programs`, adminCookie)).body);
+			expect(after).not.toContain('Release now');
+			const [row] = await portal.query<{ by: string | null }>(
+				`select released_by as by from rounds where id = ${roundId}`
+			);
+			expect(row?.by).toBe(admin.address.toLowerCase());
+		},
+		SLOW
+	);
 });

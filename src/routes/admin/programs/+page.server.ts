@@ -15,6 +15,9 @@ import {
 } from '$lib/server/programs/admin';
 import { roundTimeText } from '$lib/server/programs/community-zone';
 import { localHref } from '$lib/i18n/locales';
+import { releaseRound, stagedCounts } from '$lib/server/programs/release';
+import { invalid } from '$lib/server/platform/outcome';
+import { m } from '$lib/paraglide/messages';
 import type { Actions, PageServerLoad } from './$types';
 
 // Programmes and their rounds (issue 57); admins only. ?edit=<slug> fills the programme form with that
@@ -22,6 +25,17 @@ import type { Actions, PageServerLoad } from './$types';
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
 	const list = await withDatabase((db) => adminPrograms(db));
+	// What each together round not yet released holds back: its staged decisions and who will be told.
+	const staged = new Map(
+		await withDatabase((db) =>
+			Promise.all(
+				list
+					.flatMap((p) => p.rounds)
+					.filter((r) => r.releaseMode === 'together' && !r.releasedAt)
+					.map(async (r) => [r.id, await stagedCounts(db, r.id)] as const)
+			)
+		)
+	);
 	const zone = runtime().config.communityTimeZone;
 	const editSlug = url.searchParams.get('edit');
 	const roundId = url.searchParams.get('round');
@@ -40,7 +54,8 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 				opensText: roundTimeText(r.opensAt, zone),
 				closesText: r.closesAt ? roundTimeText(r.closesAt, zone) : null,
 				releaseAtText: r.releaseAt ? roundTimeText(r.releaseAt, zone) : null,
-				releasedText: r.releasedAt ? roundTimeText(r.releasedAt, zone) : null
+				releasedText: r.releasedAt ? roundTimeText(r.releasedAt, zone) : null,
+				staged: staged.get(r.id) ?? null
 			}))
 		})),
 		editing: editing && {
@@ -89,5 +104,20 @@ export const actions: Actions = {
 		const outcome = await withDatabase((db) => saveRound(db, input, runtime().config.communityTimeZone));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'round' });
 		redirect(303, localHref('/admin/programs?done=round'));
+	},
+	// releaseRound: one conditional UPDATE (released once, whoever is first) and the held rows let go in
+	// its transaction; the outbox then sends each message once.
+	release: async ({ locals, request, url, setHeaders }) => {
+		const admin = requireAdmin({ locals, url });
+		const input = formInput(await readForm(request), RELEASE_FIELDS);
+		const id = typeof input.round === 'string' && /^[1-9]\d{0,9}$/.test(input.round) ? Number(input.round) : 0;
+		const outcome =
+			id > 0 && id <= 2 ** 31 - 1
+				? await withDatabase((db) => releaseRound(db, id, admin.address))
+				: invalid({ round: m.round_unknown() });
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'release' });
+		redirect(303, localHref('/admin/programs?done=released'));
 	}
 };
+
+const RELEASE_FIELDS = ['round'] as const;
