@@ -58,8 +58,10 @@ describe.each(engines)('admin review on %s', (engine) => {
 		const rowsOf = (html: string) => [...textOf(html).matchAll(/Bulkperson \d\d/g)].map((m) => m[0]);
 		expect(rowsOf(first.body)).toEqual(names.slice(0, 50));
 		expect(textOf(first.body)).toMatch(/All 52 Waiting for review 52 More information asked 0/);
-		// 72 KiB since the states, votes and assignments are in words (issue 45, 44): was 60.
-		expect(Buffer.byteLength(first.body)).toBeLessThanOrEqual(72 * 1024);
+		// 72 KiB since the states, votes and assignments are in words (issue 45, 44): was 60. 73 KiB with
+		// programmes (issue 57): the admin nav's "Programmes", the filters' choices in the page's data and
+		// the staged marker's place (74,284 bytes here; the rows carry no programme id until there are several).
+		expect(Buffer.byteLength(first.body)).toBeLessThanOrEqual(73 * 1024);
 		const next = /href="(\/admin\?q=Bulkperson&amp;after=[^"]+)" rel="next"/
 			.exec(first.body)![1]!
 			.replace(/&amp;/g, '&');

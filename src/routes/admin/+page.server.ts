@@ -41,9 +41,16 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		before: cursorText(parsed.before)
 	};
 	const done = { move: url.searchParams.get('done'), count: url.searchParams.get('count') };
+	// Programmes and rounds (#57): once there are several, each row names its own ("Builders · Cohort 3");
+	// the ids themselves stay on the server (the page's data carries 50 rows).
+	const several = programs.length > 1;
+	const rounds = new Map(programs.flatMap((p) => p.rounds.map((r) => [r.id, `${p.name} · ${r.name}`] as const)));
+	const rows = table.rows.map(({ programId: _p, roundId, ...row }) =>
+		several ? { ...row, program: rounds.get(roundId) ?? '' } : row
+	);
 	return {
 		query,
-		table,
+		table: { ...table, rows },
 		names,
 		now: new Date().toISOString(),
 		done,
