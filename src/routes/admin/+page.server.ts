@@ -16,7 +16,7 @@ import { requireAdmin } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { RECONCILE_FIELDS, reconcile } from '$lib/server/chain/reconcile';
 import { fulfilmentOffer } from '$lib/server/chain/steps';
-import { programChoices } from '$lib/server/programs/choices';
+import { filterChoices, programChoices } from '$lib/server/programs/choices';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
@@ -56,8 +56,8 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		done,
 		fulfilment: fulfilmentOffer(runtime().config),
 		quorum,
-		// Programmes and rounds (#57): the filters' choices, and each row's programme and round by name.
-		programs,
+		// Programmes and rounds (#57): the filters' choices (the chosen programme's rounds only).
+		programs: filterChoices(programs, parsed.program, parsed.round),
 		// The answers a bulk "ask for more information" may comment on: the built-in fields and the current form's.
 		askable: [
 			...Object.entries(BUILT_IN_FIELDS).map(([key, label]) => ({ key, label: builtInName(key) ?? label })),

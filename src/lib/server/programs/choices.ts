@@ -26,3 +26,16 @@ export async function programChoices(db: Pick<Database, 'select'>): Promise<Prog
 		rounds: windows.filter((r) => r.programId === p.id).map(({ id, name }) => ({ id, name }))
 	}));
 }
+
+/**
+ * What a page's filters need of `programChoices`: every programme, and the rounds of the chosen one only
+ * (the programme named, or the round's; with one programme, its own). A portal with 200 rounds does not
+ * send them all with every table page (ProgramFilters draws one programme's rounds).
+ */
+export function filterChoices(all: ProgramChoice[], program?: string, round?: number): ProgramChoice[] {
+	const chosen =
+		all.find((p) => p.slug === program) ??
+		all.find((p) => p.rounds.some((r) => r.id === round)) ??
+		(all.length === 1 ? all[0] : undefined);
+	return all.map((p) => (p === chosen ? p : { ...p, rounds: [] }));
+}

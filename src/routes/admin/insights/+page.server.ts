@@ -3,7 +3,7 @@ import { readInsights } from '$lib/server/insights/insights';
 import { displayNames } from '$lib/server/applications/display-names';
 import { withDatabase } from '$lib/server/platform/runtime';
 import { parseTableQuery } from '$lib/server/applications/review-table';
-import { programChoices } from '$lib/server/programs/choices';
+import { filterChoices, programChoices } from '$lib/server/programs/choices';
 import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
@@ -15,6 +15,11 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		const programs = await programChoices(db);
 		// The votes chart names its reviewers as every admin page does (display name and short address).
 		const names = await displayNames(db, insights.votesPerReviewer?.map((v) => v.reviewer) ?? []);
-		return { insights, names, programs, filter: { program, round: round?.toString() } };
+		return {
+			insights,
+			names,
+			programs: filterChoices(programs, program, round),
+			filter: { program, round: round?.toString() }
+		};
 	});
 };
