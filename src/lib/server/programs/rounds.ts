@@ -52,16 +52,19 @@ export interface ProgramStanding {
 	nextRound: RoundWindow | null;
 }
 
+/** A programme as the applicants' pages and /api/programs read it. */
+const programColumns = {
+	id: programs.id,
+	slug: programs.slug,
+	name: programs.name,
+	description: programs.description,
+	translations: programs.translations
+};
+
 /** Every programme that is not archived, oldest first, each with its open and next round (two queries). */
 export async function programStandings(db: Reader, now = new Date()): Promise<ProgramStanding[]> {
 	const rows = await db
-		.select({
-			id: programs.id,
-			slug: programs.slug,
-			name: programs.name,
-			description: programs.description,
-			translations: programs.translations
-		})
+		.select(programColumns)
 		.from(programs)
 		.where(isNull(programs.archivedAt))
 		.orderBy(asc(programs.id));
@@ -87,13 +90,7 @@ export async function programStandings(db: Reader, now = new Date()): Promise<Pr
 export async function programBySlug(db: Reader, slug: string, now = new Date()): Promise<ProgramStanding | null> {
 	if (!PROGRAM_SLUG.test(slug)) return null;
 	const [program] = await db
-		.select({
-			id: programs.id,
-			slug: programs.slug,
-			name: programs.name,
-			description: programs.description,
-			translations: programs.translations
-		})
+		.select(programColumns)
 		.from(programs)
 		.where(and(eq(programs.slug, slug), isNull(programs.archivedAt)))
 		.limit(1);
