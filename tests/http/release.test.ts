@@ -182,4 +182,50 @@ describe('a round released together', () => {
 		},
 		SLOW
 	);
+
+	it(
+		'a round switched from together to immediate before its release lets what it held go once, released by that admin',
+		async () => {
+			const [{ id: roundId, opens } = { id: 0, opens: '' }] = await portal.query<{ id: number; opens: string }>(
+				`with closed as (update rounds set closes_at = now() where closes_at is null returning program_id)
+				 insert into rounds (program_id, name, opens_at, release_mode) select program_id, 'Cohort 3', now(), 'together' from closed
+				 returning id, to_char(opens_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as opens`
+			);
+			const dan = newAccount();
+			const danCookie = await signIn(base, dan);
+			const fields = { displayName: 'Dan Switched', motivation: 'I run meetups', contact: '@dan' };
+			expect((await postForm(`${base}/apply`, fields, { cookie: danCookie })).status).toBe(303);
+			const adminCookie = await signIn(base, admin);
+			const danId = await applicationIdOf(dan.address.toLowerCase(), adminCookie);
+			const moved = await postForm(
+				`${base}/admin?/transition`,
+				{ applicationId: danId, field: 'review', to: 'approved', reason: '' },
+				{ cookie: adminCookie }
+			);
+			expect(moved.status).toBe(303);
+			expect(textOf((await getPage(`${base}/apply`, danCookie)).body)).not.toContain('Approved');
+
+			const edited = await postForm(
+				`${base}/admin/programs?/round`,
+				{ program: 'membership', id: String(roundId), name: 'Cohort 3', opensAt: opens, releaseMode: 'immediate' },
+				{ cookie: adminCookie }
+			);
+			expect(edited.status).toBe(303);
+			expect(edited.headers.get('location')).toBe('/admin/programs?done=released');
+			await channels.receiver!.until(() => transitionsOf(danId).length >= 1, 30_000);
+			await new Promise((r) => setTimeout(r, 2_000));
+			expect(transitionsOf(danId)).toHaveLength(1);
+			expect(transitionsOf(danId)[0]!.data).toMatchObject({ to: 'approved', round: { id: roundId } });
+			const [row] = await portal.query<{ mode: string; by: string | null; held: number }>(
+				`select release_mode as mode, released_by as by,
+				   (select count(*)::int from notifications where held_round_id = ${roundId}) as held from rounds where id = ${roundId}`
+			);
+			expect(row).toEqual({ mode: 'immediate', by: admin.address.toLowerCase(), held: 0 });
+			// The portal has several rounds now: the applicant's history names the one Dan applied in.
+			const mine = textOf((await getPage(`${base}/apply`, danCookie)).body);
+			expect(mine).toContain('Approved');
+			expect(mine).toMatch(/Submitted\s*·\s*Cohort 3/);
+		},
+		SLOW
+	);
 });

@@ -225,4 +225,44 @@ describe.each(engines)('programmes and rounds (%s)', (engine) => {
 		);
 		expect(elsewhere.n).toBe(0);
 	});
+
+	it.runIf(engine === 'postgres')(
+		'an archive that holds the programme row first turns a concurrent submission into the 404, nothing written',
+		async () => {
+			await db.execute(
+				sql.raw(
+					`with p as (insert into programs (slug, name) values ('racing', 'Racing') returning id)
+					 insert into rounds (program_id, name, opens_at) select id, 'Now', now() - interval '1 day' from p`
+				)
+			);
+			const member = await addMember(db);
+			// What archiveProgram does, held open: the row FOR UPDATE, no live application counted yet.
+			const archiver = postgres(t.url!, { max: 1, onnotice: () => {} });
+			try {
+				// Handed out in an object: a promise returned from begin() would hold the commit until it settles.
+				const { pending } = await archiver.begin(async (tx) => {
+					await tx`select id from programs where slug = 'racing' for update`;
+					const pending = submitApplication(
+						db,
+						OUTBOX_OFF,
+						member,
+						{ displayName: 'Ada', motivation: 'Races' },
+						{},
+						{ program: 'racing' }
+					);
+					// The submission waits on the row (it has read the programme as open before its transaction).
+					await new Promise((resolve) => setTimeout(resolve, 300));
+					await tx`update programs set archived_at = now() where slug = 'racing'`;
+					return { pending };
+				});
+				expect(await pending).toMatchObject({ ok: false, status: 404 });
+			} finally {
+				await archiver.end();
+			}
+			const written = await one<{ n: number }>(
+				`select count(*)::int as n from applications a join programs p on p.id = a.program_id where p.slug = 'racing'`
+			);
+			expect(written.n).toBe(0);
+		}
+	);
 });

@@ -2,14 +2,13 @@ import { and, asc, desc, eq, ne, sql } from 'drizzle-orm';
 import type { Question } from '$lib/forms/questions';
 import type { Database } from '../db/client';
 import { formVersions } from '../forms/versions';
-import { heldFor, roundsOf, type ProgramRound } from '../programs/place';
+import { heldFor, placeIsNamed, roundsOf, type ProgramRound } from '../programs/place';
 import {
 	applicationEvents,
 	applicationNotes,
 	applicationRevisions,
 	applications,
 	checkIns,
-	programs,
 	type Application,
 	type ApplicationEvent,
 	type ApplicationNote,
@@ -31,8 +30,8 @@ export interface ApplicationDetail {
 	/** The questions of each form version this application and its revisions answered, by version id. */
 	askedBy: Record<number, Question[]>;
 	/**
-	 * Its programme and round, named on the page when the portal has several programmes (with one, as before
-	 * programmes, nothing changes); `staged`: its decision is held from the applicant until the round's release.
+	 * Its programme and round, named on the page when the portal has another programme or its programme another
+	 * round (placeIsNamed: as the migration leaves it, nothing changes); `staged`: its decision is held from the applicant until the round's release.
 	 */
 	place: (ProgramRound & { several: boolean; staged: boolean }) | null;
 }
@@ -43,7 +42,7 @@ const RECENT_CHECKINS = 10;
 export async function applicationDetail(db: Database, id: string): Promise<ApplicationDetail | null> {
 	const [application] = await db.select().from(applications).where(eq(applications.id, id)).limit(1);
 	if (!application) return null;
-	const [revisions, events, notes, others, recent, [next], rounds, [other]] = await Promise.all([
+	const [revisions, events, notes, others, recent, [next], rounds, several] = await Promise.all([
 		db
 			.select()
 			.from(applicationRevisions)
@@ -78,7 +77,7 @@ export async function applicationDetail(db: Database, id: string): Promise<Appli
 			.orderBy(asc(applications.createdAt), asc(applications.id))
 			.limit(1),
 		roundsOf(db, [application.roundId]),
-		db.select({ id: programs.id }).from(programs).where(ne(programs.id, application.programId)).limit(1)
+		placeIsNamed(db, application.programId, application.roundId)
 	]);
 	const round = rounds.get(application.roundId);
 	const versions = await formVersions(db, [application.formId, ...revisions.map((r) => r.formId)]);
@@ -95,7 +94,7 @@ export async function applicationDetail(db: Database, id: string): Promise<Appli
 			? {
 					program: round.program,
 					round: round.round,
-					several: other !== undefined,
+					several,
 					staged: heldFor(round, application.review) !== null
 				}
 			: null

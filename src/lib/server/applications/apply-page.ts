@@ -6,6 +6,7 @@ import { currentForm, formVersions } from '../forms/versions';
 import { eligibilityBanner } from '../eligibility/banner';
 import type { ProgramStanding } from '../programs/rounds';
 import { roundClosedNotice, roundTimeText } from '../programs/community-zone';
+import { placeIsNamed, roundsOf } from '../programs/place';
 import { asSeenByApplicant, type ApplicantApplication } from './history';
 import { applyStanding } from './may-apply';
 import { applicationsOf } from './submit';
@@ -54,6 +55,20 @@ async function othersOf(
 	}));
 }
 
+/**
+ * The rounds of `mine` (one programme's applications) by id, for their histories to name: only when the portal
+ * has another programme or this one another round (placeIsNamed); as the migration leaves it, nothing.
+ */
+async function namesOfRounds(db: Database, mine: ApplicantApplication[]): Promise<Record<number, string>> {
+	const first = mine[0];
+	if (!first || !(await placeIsNamed(db, first.programId, first.roundId))) return {};
+	const places = await roundsOf(
+		db,
+		mine.map((a) => a.roundId)
+	);
+	return Object.fromEntries([...places].map(([id, place]) => [id, place.round.name]));
+}
+
 /** One programme's apply form, the member's standing in it, and their applications to it (newest first). */
 export async function applyFormData(
 	db: Database,
@@ -65,6 +80,7 @@ export async function applyFormData(
 	const programId = target?.program.id ?? null;
 	const applications = all.filter((a) => a.programId === programId);
 	const form = await currentForm(db, target?.program.id);
+	const roundNames = await namesOfRounds(db, applications);
 	// The member's own answers are shown with the labels of the version they answered.
 	const versions = await formVersions(
 		db,
@@ -93,6 +109,7 @@ export async function applyFormData(
 		applications,
 		questions: form.questions,
 		askedBy: Object.fromEntries(versions),
+		roundNames,
 		others: await othersOf(db, all, programId)
 	};
 }

@@ -33,7 +33,7 @@ import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } fro
 import { recordNotifications } from '../notifications/record';
 import type { OutboxTargets } from '../platform/outbox-targets';
 import { m } from '$lib/paraglide/messages';
-import { applyProgram, nextRoundOf, openRoundOf, programBySlug, type ProgramStanding } from '../programs/rounds';
+import { applyProgram, nextRoundOf, programBySlug, roundForSubmission, type ProgramStanding } from '../programs/rounds';
 import { roundClosedNotice } from '../programs/community-zone';
 import { roundsOf } from '../programs/place';
 import { eventsBeforeStaged, maskStaged, stagedColumn } from './staged';
@@ -106,8 +106,10 @@ export async function submitApplication(
 			const standing = applyStanding(await standingRows(tx, member.address, programId));
 			if (standing.may === 'not') return refusal(standing);
 			if (standing.may === 'apply') {
-				// "Open" at the moment of writing: a round that closed since the first look refuses it.
-				const round = await openRoundOf(tx, programId);
+				// "Open" at the moment of writing: a round that closed since the first look refuses it, and a
+				// programme archived since is the 404 (an archive under way waits for this one, then counts it).
+				const round = await roundForSubmission(tx, programId);
+				if (round === 'archived') return notFound('No such programme.');
 				if (!round) return await roundClosed(tx, target, timeZone);
 				const [application] = await tx
 					.insert(applications)

@@ -7,6 +7,7 @@ import { textField, validate } from '../platform/forms';
 import { transactionOutcome } from '../platform/transaction';
 import { parseTimeInput } from './time-input';
 import { roundTimeText } from './community-zone';
+import { unhold } from './release';
 import {
 	PROGRAM_LENGTHS as PL,
 	PROGRAM_SLUG,
@@ -223,8 +224,10 @@ export async function saveRound(
 	db: Database,
 	input: Record<string, unknown>,
 	/** COMMUNITY_TIME_ZONE: local times are read, and other rounds' times named, in it. */
-	zone: string
-): Promise<Outcome<{ id: number; program: string }>> {
+	zone: string,
+	/** The admin saving it: the releaser when a switch from `together` to `immediate` lets the held decisions go. */
+	by: string
+): Promise<Outcome<{ id: number; program: string; released: number }>> {
 	const errors: FieldErrors = {};
 	const slug = typeof input.program === 'string' ? input.program.trim() : '';
 	if (!PROGRAM_SLUG.test(slug)) errors.program = m.round_program_unknown();
@@ -254,12 +257,16 @@ export async function saveRound(
 			.where(eq(programs.slug, slug))
 			.for('update');
 		if (!program || program.archivedAt) return invalid({ program: m.round_program_unknown() });
+		// Whether the round holds decisions now (together, not released): a switch to immediate lets them go.
+		let held = false;
 		if (id !== null) {
 			const [own] = await tx
-				.select({ id: rounds.id })
+				.select({ id: rounds.id, releaseMode: rounds.releaseMode, releasedAt: rounds.releasedAt })
 				.from(rounds)
-				.where(and(eq(rounds.id, id), eq(rounds.programId, program.id)));
+				.where(and(eq(rounds.id, id), eq(rounds.programId, program.id)))
+				.for('update');
 			if (!own) return invalid({ id: m.round_unknown() });
+			held = own.releaseMode === 'together' && own.releasedAt === null;
 		}
 		// [opensAt, closesAt) against each other round's, a missing close being the end of time.
 		const [other] = await tx
@@ -285,14 +292,22 @@ export async function saveRound(
 			});
 		const values = { name: name.output, opensAt, closesAt, releaseMode, releaseAt };
 		if (id !== null) {
-			await tx.update(rounds).set(values).where(eq(rounds.id, id));
-			return { ok: true, value: { id, program: slug } };
+			// Switched from together to immediate before its release: released now, by this admin, and what it
+			// held goes out once, in this transaction (else the held decisions would wait for a release nobody can
+			// give: an immediate round has no Release button).
+			const release = held && releaseMode === 'immediate';
+			await tx
+				.update(rounds)
+				.set(release ? { ...values, releasedAt: sql`now()`, releasedBy: by.toLowerCase() } : values)
+				.where(eq(rounds.id, id));
+			const released = release ? await unhold(tx, id) : null;
+			return { ok: true, value: { id, program: slug, released: released?.notifications ?? 0 } };
 		}
 		const [row] = await tx
 			.insert(rounds)
 			.values({ programId: program.id, ...values })
 			.returning({ id: rounds.id });
-		return { ok: true, value: { id: row!.id, program: slug } };
+		return { ok: true, value: { id: row!.id, program: slug, released: 0 } };
 	});
 }
 

@@ -1,4 +1,4 @@
-import { eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { applications, programs, rounds } from '../db/schema';
 
@@ -65,4 +65,24 @@ export async function placeOfApplication(db: Reader, applicationId: string): Pro
 		.innerJoin(rounds, eq(rounds.id, applications.roundId))
 		.where(eq(applications.id, applicationId));
 	return row ? { program: { slug: row.slug, name: row.programName }, round: { id: row.id, name: row.name } } : null;
+}
+
+/**
+ * Whether pages name an application's programme and round: the portal holds another programme, or its
+ * programme another round. As the migration leaves it (one programme, one open round) nothing is named,
+ * and every page reads as before programmes. One query.
+ */
+export async function placeIsNamed(db: Reader, programId: number, roundId: number): Promise<boolean> {
+	const [row] = await db
+		.select({
+			named: sql<boolean>`exists (${db
+				.select({ one: sql`1` })
+				.from(programs)
+				.where(ne(programs.id, programId))}) or exists (${db
+				.select({ one: sql`1` })
+				.from(rounds)
+				.where(and(eq(rounds.programId, programId), ne(rounds.id, roundId)))})`
+		})
+		.from(sql`(select 1) as one`);
+	return row?.named === true;
 }

@@ -30,8 +30,8 @@ export interface Release {
 
 type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 
-/** Clears the round's held rows, in the transaction that set its released_at. */
-async function unhold(tx: Tx, roundId: number): Promise<Pick<Release, 'notifications' | 'deliveries'>> {
+/** Clears the round's held rows, in the transaction that set its released_at (also saveRound's, on a switch to `immediate`). */
+export async function unhold(tx: Tx, roundId: number): Promise<Pick<Release, 'notifications' | 'deliveries'>> {
 	// The event reaches its receiver when it is released: its timestamp and its retry window start now.
 	const deliveries = await tx
 		.update(webhookDeliveries)

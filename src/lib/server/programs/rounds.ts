@@ -34,6 +34,25 @@ export async function openRoundOf(db: Reader, programId: number, now = new Date(
 	return round ?? null;
 }
 
+/**
+ * The round a new application goes into, read inside its transaction with the programme's row FOR SHARE:
+ * an archive (which takes the row FOR UPDATE and counts the live applications, admin.ts) either waits for
+ * this submission and counts it, or went first and this one reads `archived`. Null: no open round.
+ */
+export async function roundForSubmission(
+	db: Reader,
+	programId: number,
+	now = new Date()
+): Promise<RoundWindow | null | 'archived'> {
+	const [program] = await db
+		.select({ archivedAt: programs.archivedAt })
+		.from(programs)
+		.where(eq(programs.id, programId))
+		.for('share');
+	if (!program || program.archivedAt !== null) return 'archived';
+	return openRoundOf(db, programId, now);
+}
+
 /** The programme's next round to open after `now`, or null. */
 export async function nextRoundOf(db: Reader, programId: number, now = new Date()): Promise<RoundWindow | null> {
 	const [round] = await db

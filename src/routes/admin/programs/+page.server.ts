@@ -98,12 +98,13 @@ export const actions: Actions = {
 		redirect(303, localHref('/admin/programs?done=archived'));
 	},
 	// saveRound: guard → validate → one transaction, the programme's row locked, no overlapping round.
+	// A switch from together to immediate releases what the round held (the page says so, as Release does).
 	round: async ({ locals, request, url, setHeaders }) => {
-		requireAdmin({ locals, url });
+		const admin = requireAdmin({ locals, url });
 		const input = formInput(await readForm(request), ROUND_FIELDS);
-		const outcome = await withDatabase((db) => saveRound(db, input, runtime().config.communityTimeZone));
+		const outcome = await withDatabase((db) => saveRound(db, input, runtime().config.communityTimeZone, admin.address));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'round' });
-		redirect(303, localHref('/admin/programs?done=round'));
+		redirect(303, localHref(`/admin/programs?done=${outcome.value.released ? 'released' : 'round'}`));
 	},
 	// releaseRound: one conditional UPDATE (released once, whoever is first) and the held rows let go in
 	// its transaction; the outbox then sends each message once.
