@@ -6,7 +6,7 @@
 // pages measured in alternating rounds, sequential requests (latency is the server's time per page).
 import postgres from 'postgres';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createBenchDatabase, httpClient, quantile, signIn, startPortal } from '../harness.js';
+import { backendsCpu, createBenchDatabase, httpClient, quantile, signIn, startPortal, treeCpuMs } from '../harness.js';
 import { seed } from './admin.js';
 
 const APPLICATIONS = 1_000;
@@ -73,6 +73,17 @@ export default async function programs({ adminUrl, engine, seconds, rounds }) {
 		const latencies = new Map();
 		/** @type {Map<string, number>} */
 		const errors = new Map();
+		// The work each page costs, whatever else the machine runs: CPU ms of the portal and of its database's
+		// backends per request (sequential latency moves with the load of the cores; this much less).
+		/** @type {Map<string, { ms: number, requests: number }>} */
+		const cpu = new Map();
+		const server = postgres(adminUrl, { max: 1, onnotice: () => {} });
+		/** @param {typeof sides[number]} side @param {string} name */
+		const cpuNow = async (side, name) => {
+			let ms = treeCpuMs(side.portal.pid);
+			for (const backend of (await backendsCpu(server, name)).values()) ms += backend;
+			return ms;
+		};
 		for (const side of sides)
 			for (const [path, who] of pages)
 				for (let i = 0; i < 5; i++) await side.client.get(path, { cookie: side.cookies[who], accept: 'text/html' });
@@ -82,13 +93,18 @@ export default async function programs({ adminUrl, engine, seconds, rounds }) {
 					const key = `${path} ${side.label}`;
 					const list = latencies.get(key) ?? [];
 					latencies.set(key, list);
+					const name = /** @type {string} */ (databases[sides.indexOf(side)]?.name);
+					const before = await cpuNow(side, name);
 					const end = performance.now() + (seconds * 1000) / (pages.length * sides.length);
-					for (let n = 0; performance.now() < end || n < 5; n++) {
+					let n = 0;
+					for (; performance.now() < end || n < 5; n++) {
 						const t = performance.now();
 						const r = await side.client.get(path, { cookie: side.cookies[who], accept: 'text/html' }).catch(() => null);
 						list.push(performance.now() - t);
 						if (!r || r.status !== 200) errors.set(key, (errors.get(key) ?? 0) + 1);
 					}
+					const spent = cpu.get(key) ?? { ms: 0, requests: 0 };
+					cpu.set(key, { ms: spent.ms + (await cpuNow(side, name)) - before, requests: spent.requests + n });
 				}
 			}
 		}
@@ -111,7 +127,23 @@ export default async function programs({ adminUrl, engine, seconds, rounds }) {
 					target: 'ratio >= 0.91 (within 1.1x)'
 				});
 			}
+			/** @type {import('../harness.js').Rate | undefined} */
+			let cpuBaseline;
+			for (const side of sides) {
+				const spent = cpu.get(`${path} ${side.label}`) ?? { ms: 0, requests: 1 };
+				const perRequest = spent.ms / Math.max(1, spent.requests);
+				// Requests per CPU second (portal and database together): the ratio is the baseline's CPU per page over this side's.
+				const rate = { rps: perRequest > 0 ? 1000 / perRequest : 0, p50: perRequest, p99: perRequest, errors: 0 };
+				cpuBaseline ??= rate;
+				rows.push({
+					name: `GET ${path}, ${side.label}: CPU ms per request, portal + PostgreSQL (p50 column; vs ${sides[0]?.label})`,
+					...rate,
+					baseline: cpuBaseline,
+					target: 'ratio >= 0.91 (within 1.1x)'
+				});
+			}
 		}
+		await server.end();
 		return rows;
 	} finally {
 		for (const side of sides) {
