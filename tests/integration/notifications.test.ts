@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMoves } from '../../src/lib/server/applications/moves';
 import { memberEmails, notifications, pushSubscriptions, webhookDeliveries } from '../../src/lib/server/db/schema';
 import { inboxOf, markRead, unreadCount } from '../../src/lib/server/notifications/inbox';
+import { rowsOf } from '../../src/lib/server/db/rows';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { OUTBOX_OFF } from '../helpers/outbox';
 import { addMember, adminMember, randomTxHash, seedApplication } from '../helpers/members';
@@ -160,5 +161,42 @@ describe.each(engines)('notifications on %s', (engine) => {
 		});
 		// The inbox shows the words as they were written.
 		expect((await inboxOf(t.db, es.address)).map((n) => n.title)).toEqual(['Los revisores piden más información']);
+	});
+
+	// Last in the file: from here on the portal has two programmes.
+	it("with several programmes, each title names the application's programme, in the recipient's language where translated", async () => {
+		const [en, es] = [await addMember(t.db), await addMember(t.db)];
+		await t.db.execute(sql`update members set locale = 'es' where address = ${es.address}`);
+		const [builders] = rowsOf<{ program_id: number; id: number }>(
+			await t.db.execute(
+				sql`with p as (insert into programs (slug, name, translations) values ('builders', 'Builders', '{"es": {"name": "Constructores"}}') returning id)
+				insert into rounds (program_id, name, opens_at) select id, 'Cohort 1', now() from p returning program_id, id`
+			)
+		);
+		const inBuilders = await Promise.all([en, es].map((m) => seedApplication(t.db, m.address)));
+		await t.db.execute(
+			sql`update applications set program_id = ${builders!.program_id}, round_id = ${builders!.id} where id in (${sql.join(
+				inBuilders.map((a) => sql`${a.id}::uuid`),
+				sql`, `
+			)})`
+		);
+		const inMembership = await seedApplication(t.db, (await addMember(t.db)).address);
+		const ids = [...inBuilders, inMembership].map((a) => a.id);
+		const outcome = await applyMoves(t.db, outbox, adminMember(), {
+			applicationIds: ids,
+			field: 'review',
+			to: 'needs_info',
+			reason: 'Link your project.',
+			txHash: '',
+			from: ''
+		});
+		expect(outcome.ok).toBe(true);
+		const rows = await notificationsOf(ids);
+		const titleOf = (id: string) => rows.find((r) => r.applicationId === id)!.title;
+		const isolated = (name: string) => `\u2068${name}\u2069`;
+		expect(titleOf(inBuilders[0]!.id)).toBe(`${isolated('Builders')}: The reviewers ask for more information`);
+		expect(titleOf(inBuilders[1]!.id)).toBe(`${isolated('Constructores')}: Los revisores piden más información`);
+		// The programme the portal began with is named too, once there is another.
+		expect(titleOf(inMembership.id)).toMatch(/^\u2068.+\u2069: The reviewers ask for more information$/);
 	});
 });

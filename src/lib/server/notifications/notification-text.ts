@@ -118,3 +118,17 @@ export function notificationText(change: NotificationChange, locale: Locale = ba
 
 /** 0x1234…abcd: a hash short enough for a notification's title; the body carries it whole. */
 const short = (hash: string) => `${hash.slice(0, 6)}…${hash.slice(-4)}`;
+
+/**
+ * A notification about an application in a portal of several programmes: its title names the programme, in
+ * the recipient's language where the community translated the name ("Builders: Your application was
+ * approved"), so a member in two programmes knows which one it is about. With one programme, unchanged.
+ */
+export function inProgram(text: NotificationText, program: string | null, locale: Locale): NotificationText {
+	if (!program) return text;
+	// The name set apart from the sentence's direction (FSI … PDI): a Latin name in an Arabic title keeps its order.
+	return {
+		...text,
+		title: m.notify_title_in_program({ program: `\u2068${program}\u2069`, title: text.title }, { locale })
+	};
+}

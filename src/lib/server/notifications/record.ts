@@ -1,11 +1,20 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { memberEmails, members, notifications, pushSubscriptions, webhookDeliveries as w } from '../db/schema';
+import {
+	applications,
+	memberEmails,
+	members,
+	notifications,
+	programs,
+	pushSubscriptions,
+	webhookDeliveries as w
+} from '../db/schema';
 import { rowsOf } from '../db/rows';
 import { baseLocale, isLocale, type Locale } from '$lib/i18n/locales';
 import { noteOutboxRows } from '../outbox/written';
 import type { OutboxTargets } from '../platform/outbox-targets';
-import { notificationText, type NotificationChange } from './notification-text';
+import { inProgram, notificationText, type NotificationChange } from './notification-text';
+import { programInLocale, type ProgramTranslations } from '$lib/programs/programs';
 
 /** The part of the outbox targets (platform/outbox-targets.ts) a notification is written for: push and e-mail, each on or off. */
 export type NotificationTargets = Pick<OutboxTargets, 'push' | 'email'>;
@@ -23,18 +32,39 @@ export interface NotificationFor {
 }
 
 /**
- * Each recipient's locale (members.locale: that of their last signed-in page visit), read in the change's
- * transaction; the base locale for an address that is no member (yet).
+ * Each recipient's locale (members.locale: that of their last signed-in page visit; the base locale for an
+ * address that is no member yet) and, while the portal has more than one programme, the programme of each
+ * application (its name and translations), read together in one statement in the change's transaction.
  */
-async function recipientLocales(tx: Pick<Database, 'execute'>, addresses: readonly string[]) {
-	const found = rowsOf<{ address: string; locale: string }>(
-		await tx.execute(sql`select address, locale from ${members}
-			where address in (select jsonb_array_elements_text(${JSON.stringify([...new Set(addresses)])}::jsonb))`)
+async function recipientsAndPrograms(
+	tx: Pick<Database, 'execute'>,
+	addresses: readonly string[],
+	applicationIds: readonly string[]
+) {
+	const [found] = rowsOf<{ locales: Record<string, string> | null; programs: Record<string, Program> | null }>(
+		await tx.execute(sql`select
+			(select jsonb_object_agg(address, locale) from ${members}
+				where address in (select jsonb_array_elements_text(${JSON.stringify([...new Set(addresses)])}::jsonb))) as locales,
+			(select jsonb_object_agg(a.id, jsonb_build_object('name', p.name, 'translations', p.translations))
+				from ${applications} a join ${programs} p on p.id = a.program_id
+				where a.id in (select jsonb_array_elements_text(${JSON.stringify([...new Set(applicationIds)])}::jsonb)::uuid)
+					and exists (select 1 from ${programs} other where other.id <> p.id)) as programs`)
 	);
-	const locales = new Map<string, Locale>();
-	for (const { address, locale } of found) if (isLocale(locale)) locales.set(address, locale);
-	return (address: string) => locales.get(address) ?? baseLocale;
+	const locales = found?.locales ?? {};
+	const named = found?.programs ?? {};
+	return {
+		localeOf: (address: string): Locale => {
+			const locale = Object.hasOwn(locales, address) ? locales[address] : undefined;
+			return locale !== undefined && isLocale(locale) ? locale : baseLocale;
+		},
+		programOf: (applicationId: string | null, locale: Locale): string | null =>
+			applicationId !== null && Object.hasOwn(named, applicationId)
+				? programInLocale(named[applicationId]!, locale).name
+				: null
+	};
 }
+
+type Program = { name: string; translations: ProgramTranslations };
 
 /**
  * Writes the notifications of a change with `tx`, the change's own transaction, in one statement:
@@ -50,13 +80,15 @@ export async function recordNotifications(
 	items: readonly NotificationFor[]
 ) {
 	if (items.length === 0) return;
-	const localeOf = await recipientLocales(
+	const { localeOf, programOf } = await recipientsAndPrograms(
 		tx,
-		items.map((i) => i.recipient.toLowerCase())
+		items.map((i) => i.recipient.toLowerCase()),
+		items.flatMap((i) => (i.applicationId === null ? [] : [i.applicationId]))
 	);
 	const rows = JSON.stringify(
 		items.map(({ recipient, applicationId, change, heldRoundId }) => {
-			const { title, body } = notificationText(change, localeOf(recipient.toLowerCase()));
+			const locale = localeOf(recipient.toLowerCase());
+			const { title, body } = inProgram(notificationText(change, locale), programOf(applicationId, locale), locale);
 			return {
 				recipient: recipient.toLowerCase(),
 				application_id: applicationId,
