@@ -100,8 +100,16 @@ export async function startServer(
 		async stop() {
 			if (child.exitCode === null && child.signalCode === null) {
 				child.kill('SIGTERM');
-				await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-				if (child.exitCode === null) child.kill('SIGKILL');
+				// A PGlite server flushes its folder as it stops, which can take seconds on loaded cores: give it
+				// time, and when it is killed after all, wait until it is gone. Resolving earlier let a caller open
+				// the same folder while the old process was still writing it (own-database.ts lost an update so).
+				let timer: NodeJS.Timeout | undefined;
+				await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 20_000)))]);
+				clearTimeout(timer);
+				if (child.exitCode === null && child.signalCode === null) {
+					child.kill('SIGKILL');
+					await exited;
+				}
 			}
 		}
 	};
