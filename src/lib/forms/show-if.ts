@@ -101,8 +101,13 @@ export function showIfProblems(
 			case 'number':
 				if (typeof cond.equals !== 'number') say(m.show_if_number({ label }));
 				return;
-			default:
+			case 'short_text':
+			case 'long_text':
+			case 'url':
 				if (typeof cond.equals !== 'string') say(m.show_if_text({ label }));
+				return;
+			default:
+				say(m.show_if_unsupported({ label }));
 		}
 	});
 	return problems;
