@@ -46,7 +46,7 @@ test.afterAll(async () => {
 
 test('the builder’s “Show only if” with the keyboard: earlier questions only, a choice’s options as values', async ({
 	browser
-}) => {
+}, testInfo) => {
 	await saveForm(false);
 	const page = await pageAs(browser, server, admin);
 	await page.goto(`${server.url}/admin/form`);
@@ -75,6 +75,9 @@ test('the builder’s “Show only if” with the keyboard: earlier questions on
 	await page.keyboard.press('Enter');
 	await expect(page.getByText('Saved as a new version')).toBeVisible();
 	await expect(page.locator('[name="questions.1.showIfKey"]')).toHaveValue('role');
+	await page.locator('.questions .item').nth(1).locator(':scope > details > summary').click();
+	await expect(page.locator('[name="questions.1.showIfKey"]')).toBeVisible();
+	await screenshots(page, testInfo, 'admin-form-show-if');
 });
 
 test('/apply shows and hides questions as the answers change, and Tab skips the hidden ones', async ({

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { checkAnswers, questionsSchema, shownQuestionKeys, type Question } from './questions';
@@ -217,5 +218,60 @@ describe('the editor’s “Show only if” fields', () => {
 			drafts({}, { showIfKey: 'q0', showIfEquals: 'x' }, { showIfKey: 'zz', showIfEquals: 'x' })
 		);
 		expect(preview.map((q) => q.showIf)).toEqual([undefined, { key: 'q0', equals: 'x' }, undefined]);
+	});
+});
+
+describe('the editor’s “Show only if” fields, fuzzed', () => {
+	const TYPES = ['short_text', 'single_choice', 'multiple_choice', 'number', 'yes_no', 'url', 'long_text'];
+
+	it('any text in showIfKey and showIfEquals is saved as a condition that holds, or refused on a field of its question', () => {
+		fc.assert(
+			fc.property(
+				fc.array(
+					fc.record({
+						type: fc.constantFrom(...TYPES),
+						showIfKey: fc.oneof(fc.constantFrom('', 'q0', 'q1', 'q2', 'q3'), fc.string({ maxLength: 50 })),
+						showIfEquals: fc.oneof(
+							fc.constantFrom('', 'A', 'B', 'true', 'false', '1', '1e3', ' A '),
+							fc.string({ maxLength: 30 }),
+							fc.string({ unit: 'binary', maxLength: 30 })
+						)
+					}),
+					{ minLength: 1, maxLength: 4 }
+				),
+				(qs) => {
+					const form = new FormData();
+					form.set('questionCount', String(qs.length));
+					qs.forEach((q, i) => {
+						form.set(`questions.${i}.key`, `q${i}`);
+						form.set(`questions.${i}.label`, `Q${i}`);
+						form.set(`questions.${i}.type`, q.type);
+						form.set(`questions.${i}.options`, 'A\nB');
+						form.set(`questions.${i}.showIfKey`, q.showIfKey);
+						form.set(`questions.${i}.showIfEquals`, q.showIfEquals);
+					});
+					const read = readQuestionsDraft(form);
+					if (!read.ok) {
+						expect(Object.keys(read.errors).every((k) => /^questions\.\d\.showIf(Key|Equals)$/.test(k))).toBe(true);
+						return;
+					}
+					const parsed = parseDraft(read.value);
+					if (!parsed.ok) {
+						expect(Object.keys(parsed.errors).length).toBeGreaterThan(0);
+						for (const [name, message] of Object.entries(parsed.errors)) {
+							expect(name).toMatch(/^questions\.\d\.showIf(Key|Equals)$/);
+							expect(message).toMatch(new RegExp(`^Question ${Number(name.split('.')[1]) + 1}: `));
+						}
+						return;
+					}
+					// Saved: every condition names an earlier question and a value its answer can have.
+					expect(showIfProblems(parsed.value)).toEqual([]);
+					parsed.value.forEach((q, i) => {
+						if (q.showIf) expect(parsed.value.findIndex((t) => t.key === q.showIf!.key)).toBeLessThan(i);
+					});
+				}
+			),
+			{ numRuns: 500 }
+		);
 	});
 });
