@@ -33,7 +33,9 @@ const TABLE_QUERY = [
 ];
 const FORM_QUESTION = [
 	'questionCount',
-	...['key', 'label', 'help', 'type', 'required', 'options', 'min', 'max'].map((f) => `questions.0.${f}`)
+	...['key', 'label', 'help', 'type', 'required', 'options', 'min', 'max'].map((f) => `questions.0.${f}`),
+	// "Show only if" (#58, docs/application-form.md)
+	...['showIfKey', 'showIfEquals'].map((f) => `questions.0.${f}`)
 ];
 // ask.<key>: a comment on one answer with a needs_info move; reapplyAfter: a rejection's date (docs/review-guide.md).
 const MOVE = ['applicationId', 'field', 'to', 'reason', 'txHash', 'from', 'reapplyAfter', 'ask.motivation', 'ask.city'];

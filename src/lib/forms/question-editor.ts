@@ -18,6 +18,7 @@ import {
 	translationsCandidate,
 	type DraftTranslations
 } from './translations';
+import { equalsText, showIfCandidate } from './show-if';
 
 /**
  * /admin/form's draft: the posted fields as questions, the edit steps, the checks before a save. Pure:
@@ -42,10 +43,24 @@ export interface DraftQuestion {
 	max: string;
 	/** The question's words in the other locales, by locale (absent: none typed). */
 	translations?: DraftTranslations;
+	/** "Show only if" (show-if.ts): an earlier question's key (empty: always shown) and the value, as typed. */
+	showIfKey: string;
+	showIfEquals: string;
 }
 
-const DRAFT_FIELDS = ['key', 'label', 'help', 'type', 'required', 'options', 'min', 'max'] as const;
-const FIELD_NAME = /^questions\.(\d{1,3})\.([a-z]+)$/;
+const DRAFT_FIELDS = [
+	'key',
+	'label',
+	'help',
+	'type',
+	'required',
+	'options',
+	'min',
+	'max',
+	'showIfKey',
+	'showIfEquals'
+] as const;
+const FIELD_NAME = /^questions\.(\d{1,3})\.([a-zA-Z]+)$/;
 const TRANSLATED_NAME = /^questions\.(\d{1,3})\.(translations\..+)$/;
 
 export const draftOf = (q: Question): DraftQuestion => ({
@@ -57,7 +72,9 @@ export const draftOf = (q: Question): DraftQuestion => ({
 	options: (q.options ?? []).join('\n'),
 	min: q.min === undefined ? '' : String(q.min),
 	max: q.max === undefined ? '' : String(q.max),
-	...(q.translations ? { translations: draftTranslationsOf(q.translations) } : {})
+	...(q.translations ? { translations: draftTranslationsOf(q.translations) } : {}),
+	showIfKey: q.showIf?.key ?? '',
+	showIfEquals: equalsText(q.showIf?.equals)
 });
 
 export const blankQuestion = (type: string): DraftQuestion => ({
@@ -117,7 +134,9 @@ export function readQuestionsDraft(form: {
 			options: f.options ?? '',
 			min: f.min ?? '',
 			max: f.max ?? '',
-			translations: translated.get(i)
+			translations: translated.get(i),
+			showIfKey: f.showIfKey ?? '',
+			showIfEquals: f.showIfEquals ?? ''
 		}));
 	return { ok: true, value: draft };
 }
@@ -136,7 +155,9 @@ const RAW_MAX: Record<string, number> = {
 	type: 50,
 	options: 5000,
 	min: 100,
-	max: 100
+	max: 100,
+	showIfKey: 200,
+	showIfEquals: 5000
 };
 function rawProblem(field: string, value: string): string | null {
 	if (field === 'required') return value === 'on' ? null : m.editor_required_is_a_box();
@@ -171,7 +192,8 @@ export function parseDraft(draft: readonly DraftQuestion[]): Checked<Question[]>
 		options: isChoice(d.type as QuestionType) ? lines(d.options) : undefined,
 		min: d.type === 'number' ? bound(d.min) : undefined,
 		max: d.type === 'number' ? bound(d.max) : undefined,
-		translations: translationsCandidate(d.translations, isChoice(d.type as QuestionType))
+		translations: translationsCandidate(d.translations, isChoice(d.type as QuestionType)),
+		showIf: showIfCandidate(d.showIfKey, d.showIfEquals, draft.find((t) => t.key.trim() === d.showIfKey.trim())?.type)
 	}));
 	const result = v.safeParse(questionsSchema, candidate, { abortPipeEarly: true });
 	const errors: FieldErrors = {};
@@ -180,7 +202,11 @@ export function parseDraft(draft: readonly DraftQuestion[]): Checked<Question[]>
 			const path = issue.path?.map((p) => String(p.key)) ?? [];
 			// An option's own problem is reported on the options box, which holds them all; a translation's
 			// on its own field (questions.<i>.translations.<locale>.<part>).
-			const name = ['questions', ...path.slice(0, path[1] === 'translations' ? 4 : 2)].join('.');
+			// A condition's on the editor's own two fields (questions.<i>.showIfKey, questions.<i>.showIfEquals).
+			const name =
+				path[1] === 'showIf'
+					? `questions.${path[0]}.${path[2] === 'equals' ? 'showIfEquals' : 'showIfKey'}`
+					: ['questions', ...path.slice(0, path[1] === 'translations' ? 4 : 2)].join('.');
 			// Named by its question, so the page's summary of refusals says which one to fix.
 			if (!(name in errors))
 				errors[name] = path.length
@@ -265,8 +291,16 @@ export function previewOf(draft: readonly DraftQuestion[]): Question[] {
 		options: lines(d.options),
 		min: Number.isFinite(bound(d.min)) ? bound(d.min) : undefined,
 		max: Number.isFinite(bound(d.max)) ? bound(d.max) : undefined,
-		translations: previewTranslations(d.translations)
+		translations: previewTranslations(d.translations),
+		...previewShowIf(d, draft)
 	}));
+}
+
+/** A condition as typed so far, if it names another question of the draft (the preview notes it). */
+function previewShowIf(d: DraftQuestion, draft: readonly DraftQuestion[]): Pick<Question, 'showIf'> {
+	const target = draft.find((t) => t !== d && t.key.trim() === d.showIfKey.trim());
+	const cond = target && showIfCandidate(d.showIfKey, d.showIfEquals, target.type);
+	return cond ? { showIf: cond as Question['showIf'] } : {};
 }
 
 /** The translations typed so far, as a question holds them (a preview in another locale shows them). */

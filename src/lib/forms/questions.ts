@@ -3,6 +3,7 @@ import { m } from '$lib/paraglide/messages';
 import { LOCALE_NAMES, baseLocale, locales, type Locale } from '$lib/i18n/locales';
 import { hasInvisible, invisibleMessage } from './invisible-text';
 import { getLocale } from '$lib/paraglide/runtime';
+import { showIfProblems, showIfSchema, shownKeys, type ShowIf } from './show-if';
 
 /**
  * An application form's own questions (docs/decisions/0027-versioned-application-forms.md): the question schema the
@@ -74,6 +75,8 @@ export interface Question {
 	min?: number;
 	max?: number;
 	translations?: Translations<QuestionTranslation>;
+	/** Shown only while an earlier question is answered so (show-if.ts). */
+	showIf?: ShowIf;
 }
 
 /** A stored answer: text, url and single choice a string; multiple choice strings; number; yes/no. */
@@ -230,7 +233,8 @@ export const questionSchema = v.pipe(
 				v.finite(() => m.question_max_number())
 			)
 		),
-		translations: v.optional(questionTranslations)
+		translations: v.optional(questionTranslations),
+		showIf: v.optional(showIfSchema)
 	}),
 	v.forward(
 		v.check(
@@ -280,13 +284,29 @@ export const questionSchema = v.pipe(
 		}
 		const translations = keptTranslations(q.translations, isChoice(q.type));
 		if (translations) out.translations = translations;
+		if (q.showIf) out.showIf = q.showIf;
 		return out;
 	})
 );
 
 export const questionsSchema = v.pipe(
 	v.array(questionSchema),
-	v.maxLength(LIMITS.maxQuestions, () => m.question_too_many({ max: LIMITS.maxQuestions }))
+	v.maxLength(LIMITS.maxQuestions, () => m.question_too_many({ max: LIMITS.maxQuestions })),
+	// Conditions name an earlier question and a value it can have (show-if.ts): on questions.<i>.showIf.key|equals.
+	v.rawCheck(({ dataset, addIssue }) => {
+		if (!dataset.typed) return;
+		for (const { index, message, part } of showIfProblems(dataset.value)) {
+			const q = dataset.value[index]!;
+			addIssue({
+				message,
+				path: [
+					{ type: 'array', origin: 'value', input: dataset.value, key: index, value: q },
+					{ type: 'object', origin: 'value', input: { ...q }, key: 'showIf', value: q.showIf },
+					{ type: 'object', origin: 'value', input: { ...q.showIf }, key: part, value: q.showIf![part] }
+				]
+			});
+		}
+	})
 );
 
 /** The translations to store: options only for a choice; none at all when nothing is translated. */
@@ -427,13 +447,28 @@ export function checkAnswers(
 ): { ok: true; answers: Answers } | { ok: false; errors: Record<string, string> } {
 	const answers: Answers = {};
 	const errors: Record<string, string> = {};
+	// A hidden question (show-if.ts) is not required and what was sent for it is dropped.
+	const shown = shownQuestionKeys(questions, sent);
 	for (const q of questions) {
+		if (!shown.has(q.key)) continue;
 		const field = answerField(q.key);
 		const result = checkAnswer(q, Object.hasOwn(sent, field) ? sent[field] : undefined);
 		if ('error' in result) errors[field] = result.error;
 		else if (result.value !== undefined) answers[q.key] = result.value;
 	}
 	return Object.keys(errors).length ? { ok: false, errors } : { ok: true, answers };
+}
+
+/** The keys of the questions shown for these answers as sent (show-if.ts): the server's checks and the page's live show/hide. */
+export function shownQuestionKeys(
+	questions: readonly Question[],
+	sent: Readonly<Record<string, unknown>>
+): Set<string> {
+	return shownKeys(questions, (q) => {
+		const field = answerField(q.key);
+		const result = checkAnswer(q, Object.hasOwn(sent, field) ? sent[field] : undefined);
+		return 'value' in result ? result.value : undefined;
+	});
 }
 
 /**
