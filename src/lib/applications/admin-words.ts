@@ -18,6 +18,7 @@ const STATE_NAMES: Record<string, () => string> = {
 	needs_info: m.admin_state_needs_info,
 	approved: m.admin_state_approved,
 	rejected: m.admin_state_rejected,
+	withdrawn: m.admin_state_withdrawn,
 	added: m.admin_state_added,
 	sent: m.admin_state_sent,
 	failed: m.admin_state_failed
