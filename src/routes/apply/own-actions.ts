@@ -24,7 +24,7 @@ async function programIdOf(slug: string | null): Promise<number> {
 }
 
 /** `?/draft`: stores what is typed (only its size is checked); 303 back to the form (a script's fetch gets 204: drafts.ts). */
-async function draftTo(slug: string | null, { locals, request, setHeaders }: Event) {
+export async function draftTo(slug: string | null, { locals, request, setHeaders }: Event) {
 	const programId = await programIdOf(slug);
 	const member = requireMember({ locals });
 	const form = await readForm(request);
@@ -45,7 +45,7 @@ async function draftTo(slug: string | null, { locals, request, setHeaders }: Eve
 }
 
 /** `?/edit`: the apply fields replace the pending application (409 `locked` once it is not the applicant's to change). */
-async function editOf(slug: string | null, { locals, request, setHeaders }: Event) {
+export async function editOf(slug: string | null, { locals, request, setHeaders }: Event) {
 	if (slug !== null) await programIdOf(slug);
 	const member = requireMember({ locals });
 	const form = await readForm(request);
@@ -59,7 +59,7 @@ async function editOf(slug: string | null, { locals, request, setHeaders }: Even
 }
 
 /** `?/withdraw` (`reason` 0–500): the application becomes withdrawn; the member may apply again at once. */
-async function withdrawOf(slug: string | null, { locals, request, setHeaders }: Event) {
+export async function withdrawOf(slug: string | null, { locals, request, setHeaders }: Event) {
 	if (slug !== null) await programIdOf(slug);
 	const member = requireMember({ locals });
 	const form = await readForm(request);
@@ -71,18 +71,13 @@ async function withdrawOf(slug: string | null, { locals, request, setHeaders }: 
 }
 
 /**
- * The route's actions: its default (the submission, `POST /apply`) and the named ones. SvelteKit refuses
- * a default beside named actions it can list (Object.keys), so the named ones are own properties that
- * are not enumerable: `?/draft` still finds them (and the unknown-action guard, which asks Object.hasOwn).
+ * The apply routes declare their default action (the submission, `POST /apply`) beside `draft`, `edit`
+ * and `withdraw`. SvelteKit refuses a default beside named actions it can list (Object.keys), so this
+ * makes every action but the default an own property that is not enumerable: `?/draft` still finds it,
+ * as does the unknown-action guard (Object.hasOwn). Called once, on the module's `actions`.
  */
-export function withOwnActions<E extends Event, R>(submit: (event: E) => R, slugOf: (event: E) => string | null) {
-	const actions = { default: submit };
-	const named = {
-		draft: (event: E) => draftTo(slugOf(event), event),
-		edit: (event: E) => editOf(slugOf(event), event),
-		withdraw: (event: E) => withdrawOf(slugOf(event), event)
-	};
-	for (const [name, action] of Object.entries(named))
-		Object.defineProperty(actions, name, { value: action, enumerable: false });
-	return actions as typeof actions & typeof named;
+export function alongsideDefault<A extends { default: unknown }>(actions: A): A {
+	for (const name of Object.keys(actions))
+		if (name !== 'default') Object.defineProperty(actions, name, { enumerable: false });
+	return actions;
 }
