@@ -66,7 +66,8 @@ export function moveRefusal(app: ApplicationStates, field: Field, to: string): s
 	if (field !== 'review' && app.review !== 'approved') return m.admin_refusal_after_approval({ field: name });
 	const found = MOVES.find((move) => move.field === field && move.from === from && move.to === to);
 	if (!found) return m.admin_refusal_no_move({ field: name, from: stateName(from), to: stateName(to) });
-	if (found.byApplicant) return m.admin_refusal_by_applicant();
+	if (found.byApplicant)
+		return to === 'withdrawn' ? m.application_withdraw_only_applicant() : m.admin_refusal_by_applicant();
 	return null;
 }
 
