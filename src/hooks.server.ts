@@ -36,6 +36,7 @@ import { DataFolderHeldError, DataFolderOpenError } from '$lib/server/db/data-fo
 import { shutDown, startFailureInWords } from '$lib/server/db/lifecycle';
 import { startBackups } from '$lib/server/db/backups';
 import { localize } from '$lib/server/i18n/localize';
+import { draftAnswers204 } from '$lib/server/applications/drafts';
 
 /** Why a Postgres server refused the start, in words (a database that does not exist, a refused user), or null. */
 function serverRefusalInWords(err: unknown, databaseUrl: string | null): string | null {
@@ -237,6 +238,7 @@ export const handle = chain(
 	readSession,
 	localize,
 	refuseUnknownActions,
+	draftAnswers204,
 	noStoreAuth,
 	deliverAfterVercelResponse
 );

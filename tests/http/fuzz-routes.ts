@@ -43,12 +43,18 @@ const RUBRIC_CRITERION = ['criterionCount', ...['key', 'label', 'help'].map((f) 
 // Admins are reviewers too: the suite's admin sees /review; a member and a visitor meet the unknown path.
 const REVIEWERS: readonly Who[] = ['admin'];
 
+const APPLY_FIELDS = ['displayName', 'motivation', 'contact', 'answers.city'];
+// The applicant's own application (issue 58): a draft is whatever the member typed (only its size is
+// checked), so any same-origin post of theirs is their own honest draft: `inputless` for the write check.
+// Drafts are not among the data tables the suite counts.
+const APPLY_ACTIONS = { default: APPLY_FIELDS, draft: APPLY_FIELDS, edit: APPLY_FIELDS, withdraw: ['reason'] };
+
 export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/' },
 	{ id: '/setup' },
-	{ id: '/apply', actions: { default: ['displayName', 'motivation', 'contact', 'answers.city'] } },
+	{ id: '/apply', actions: APPLY_ACTIONS, inputless: ['draft'] },
 	// A programme's own form (issue 57): the same fields as /apply.
-	{ id: '/apply/[slug]', actions: { default: ['displayName', 'motivation', 'contact', 'answers.city'] } },
+	{ id: '/apply/[slug]', actions: APPLY_ACTIONS, inputless: ['draft'] },
 	{ id: '/checkin', actions: { default: ['note'] } },
 	{
 		id: '/inbox',

@@ -80,7 +80,7 @@ describe.each(engines)('the review table on %s', (engine) => {
 	it('filters by each state and counts per review state under the other filters', async () => {
 		const approved = await reviewTable(t.db, query('review=approved'));
 		expect(approved.rows.every((r) => r.review === 'approved')).toBe(true);
-		expect(approved.counts).toEqual({ all: 130, approved: 44, rejected: 17, pending: 69, needs_info: 0 });
+		expect(approved.counts).toEqual({ all: 130, approved: 44, rejected: 17, pending: 69, needs_info: 0, withdrawn: 0 });
 		const failed = await reviewTable(t.db, query('allowlist=failed'));
 		expect(idsOf(failed)).toEqual([ids[6]]);
 		expect(failed.counts).toMatchObject({ all: 1, approved: 1, pending: 0 });
@@ -100,7 +100,7 @@ describe.each(engines)('the review table on %s', (engine) => {
 		// "person 1" matches Person 1, 10–19 and 100–129: 42 applications.
 		const matching = Array.from({ length: 130 }, (_, i) => i).filter((i) => /^1(\d\d?)?$/.test(String(i)));
 		const review = (i: number) => (i % 3 === 0 ? 'approved' : i % 5 === 0 ? 'rejected' : 'pending');
-		const expected = { all: matching.length, pending: 0, needs_info: 0, approved: 0, rejected: 0 };
+		const expected = { all: matching.length, pending: 0, needs_info: 0, approved: 0, rejected: 0, withdrawn: 0 };
 		for (const i of matching) expected[review(i)]++;
 		expect((await reviewTable(t.db, query('q=person 1'))).counts).toEqual(expected);
 		expect((await reviewTable(t.db, query('q=person 1&allowlist=failed'))).counts).toEqual({
@@ -108,7 +108,8 @@ describe.each(engines)('the review table on %s', (engine) => {
 			pending: 0,
 			needs_info: 0,
 			approved: 0,
-			rejected: 0
+			rejected: 0,
+			withdrawn: 0
 		});
 	});
 
@@ -228,12 +229,12 @@ describe.each(engines)('capped counts of a broad search on %s', (engine) => {
 	afterAll(() => t?.drop());
 
 	it('counts at most 1,001 per state whether the matches fit one pass or not', async () => {
-		const capped = { all: 1001, pending: 1001, approved: 1001, needs_info: 0, rejected: 0 };
+		const capped = { all: 1001, pending: 1001, approved: 1001, needs_info: 0, rejected: 0, withdrawn: 0 };
 		// 6,000 matches: more than one pass takes, so each state is counted on its own.
 		expect((await reviewTable(t.db, query('q=gardener'))).counts).toEqual(capped);
 		// 1,111 matches (Gardener 1, 10–19, 100–199, 1000–1999): one pass, then capped.
 		const some = await reviewTable(t.db, query('q=gardener 1'));
-		expect(some.counts).toEqual({ all: 1001, pending: 834, approved: 277, needs_info: 0, rejected: 0 });
+		expect(some.counts).toEqual({ all: 1001, pending: 834, approved: 277, needs_info: 0, rejected: 0, withdrawn: 0 });
 	});
 });
 

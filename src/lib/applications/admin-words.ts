@@ -18,6 +18,7 @@ const STATE_NAMES: Record<string, () => string> = {
 	needs_info: m.admin_state_needs_info,
 	approved: m.admin_state_approved,
 	rejected: m.admin_state_rejected,
+	withdrawn: m.admin_state_withdrawn,
 	added: m.admin_state_added,
 	sent: m.admin_state_sent,
 	failed: m.admin_state_failed
@@ -65,7 +66,8 @@ export function moveRefusal(app: ApplicationStates, field: Field, to: string): s
 	if (field !== 'review' && app.review !== 'approved') return m.admin_refusal_after_approval({ field: name });
 	const found = MOVES.find((move) => move.field === field && move.from === from && move.to === to);
 	if (!found) return m.admin_refusal_no_move({ field: name, from: stateName(from), to: stateName(to) });
-	if (found.byApplicant) return m.admin_refusal_by_applicant();
+	if (found.byApplicant)
+		return to === 'withdrawn' ? m.application_withdraw_only_applicant() : m.admin_refusal_by_applicant();
 	return null;
 }
 

@@ -10,7 +10,7 @@ export type Field = (typeof FIELDS)[number];
 
 /** Each field's states: the source of the database enums, the admin filters and the checks here. */
 export const STATES = {
-	review: ['pending', 'needs_info', 'approved', 'rejected'],
+	review: ['pending', 'needs_info', 'approved', 'rejected', 'withdrawn'],
 	allowlist: ['pending', 'added', 'failed'],
 	distribution: ['pending', 'sent', 'failed']
 } as const satisfies Record<Field, readonly [string, ...string[]]>;
@@ -57,6 +57,8 @@ export const MOVES: readonly Move[] = [
 	move('review', 'needs_info', 'approved'),
 	move('review', 'needs_info', 'rejected', { reason: true }),
 	move('review', 'needs_info', 'pending', { byApplicant: true }),
+	move('review', 'pending', 'withdrawn', { byApplicant: true }),
+	move('review', 'needs_info', 'withdrawn', { byApplicant: true }),
 	move('allowlist', 'pending', 'added', { txHash: true }),
 	move('allowlist', 'pending', 'failed', { reason: true }),
 	move('allowlist', 'failed', 'added', { txHash: true }),
@@ -67,7 +69,7 @@ export const MOVES: readonly Move[] = [
 
 /** States that are never left. */
 export const TERMINAL: { readonly [F in Field]: readonly string[] } = {
-	review: ['approved', 'rejected'],
+	review: ['approved', 'rejected', 'withdrawn'],
 	allowlist: ['added'],
 	distribution: ['sent']
 };
@@ -92,7 +94,10 @@ export function refusal(app: ApplicationStates, field: Field, to: string): strin
 	}
 	const found = MOVES.find((m) => m.field === field && m.from === from && m.to === to);
 	if (!found) return `${LABELS[field]} cannot move from ${stateLabel(from)} to ${stateLabel(to)}.`;
-	if (found.byApplicant) return 'Only the applicant returns an application to pending, by re-submitting it.';
+	if (found.byApplicant)
+		return to === 'withdrawn'
+			? m.application_withdraw_only_applicant()
+			: 'Only the applicant returns an application to pending, by re-submitting it.';
 	return null;
 }
 
@@ -119,6 +124,7 @@ const STATE_LABELS: Record<string, () => string> = {
 	needs_info: m.application_state_needs_info,
 	approved: m.application_state_approved,
 	rejected: m.application_state_rejected,
+	withdrawn: m.application_state_withdrawn,
 	added: m.application_state_added,
 	sent: m.application_state_sent,
 	failed: m.application_state_failed
@@ -139,7 +145,8 @@ const REVIEW_WORDS: Record<string, [() => string, StateWords['tone']]> = {
 	pending: [m.application_badge_pending, 'waiting'],
 	needs_info: [m.application_badge_needs_info, 'asked'],
 	approved: [m.application_badge_approved, 'done'],
-	rejected: [m.application_badge_rejected, 'stopped']
+	rejected: [m.application_badge_rejected, 'stopped'],
+	withdrawn: [m.application_badge_withdrawn, 'not-started']
 };
 
 /**

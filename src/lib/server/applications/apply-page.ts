@@ -10,6 +10,8 @@ import { placeIsNamed, roundsOf } from '../programs/place';
 import { asSeenByApplicant, type ApplicantApplication } from './history';
 import { applyStanding } from './may-apply';
 import { applicationsOf } from './submit';
+import { draftAnswers, draftOf, draftText } from './drafts';
+import { editLockOf, lockWords } from './own';
 
 /**
  * What the apply pages show (docs/pages-and-forms.md "/apply"): one programme's form with the member's
@@ -110,7 +112,31 @@ export async function applyFormData(
 		questions: form.questions,
 		askedBy: Object.fromEntries(versions),
 		roundNames,
-		others: await othersOf(db, all, programId)
+		others: await othersOf(db, all, programId),
+		...(await ownData(db, member, programId))
+	};
+}
+
+/**
+ * The applicant's own application (issue 58): their draft for the programme (only theirs, never anyone
+ * else's page), and whether they may edit their application now (`editLocked`: why not, in words).
+ */
+async function ownData(db: Database, member: SignedInMember, programId: number | null) {
+	if (programId === null) return { draft: null, editable: false, editLocked: null };
+	const lock = await editLockOf(db, member.address, programId);
+	const draft = await draftOf(db, member.address, programId);
+	return {
+		draft: draft && {
+			fields: {
+				displayName: draftText(draft.fields, 'displayName'),
+				motivation: draftText(draft.fields, 'motivation'),
+				contact: draftText(draft.fields, 'contact')
+			},
+			answers: draftAnswers(draft.fields),
+			updatedAt: draft.updatedAt
+		},
+		editable: lock === null,
+		editLocked: lock === null || lock === 'none' ? null : lockWords(lock)
 	};
 }
 

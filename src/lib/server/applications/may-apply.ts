@@ -13,14 +13,15 @@ export type ApplyStanding<A> =
 /**
  * The "may apply" rule, in one place: the apply page (whether to show the form), and
  * submitApplication (before reading the chain, then again inside its transaction) all ask it.
- * A member has at most one application that is not rejected; a rejection may name a day before
+ * A member has at most one application that is neither rejected nor withdrawn; a rejection may name a day before
  * which no new application is taken (the latest such day of the member's applications counts).
  */
 export function applyStanding<A extends Pick<Application, 'review' | 'reapplyAfter'>>(
 	applications: readonly A[],
 	now: Date = new Date()
 ): ApplyStanding<A> {
-	const active = applications.find((a) => a.review !== 'rejected');
+	// A withdrawn application is no longer live (issue 58): the member may apply again at once.
+	const active = applications.find((a) => a.review !== 'rejected' && a.review !== 'withdrawn');
 	if (active)
 		return active.review === 'needs_info' ? { may: 'resubmit', application: active } : { may: 'not', reason: 'active' };
 	const waits = applications

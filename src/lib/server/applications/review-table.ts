@@ -307,7 +307,7 @@ async function countByReview(
 		const filter = where.length ? sql`where ${and(...where)}` : sql``;
 		return sql`(select count(*) from (select 1 from ${applications} ${filter} limit ${COUNT_CAP + 1}) as capped)`;
 	};
-	const states = ['pending', 'needs_info', 'approved', 'rejected'] as const;
+	const states = STATES.review;
 	let row: Record<string, unknown> | undefined;
 	if (!query.q) {
 		[row] = await db
@@ -331,7 +331,7 @@ async function countByReview(
 		);
 		row = rowsOf(result)[0] as Record<string, unknown> | undefined;
 	}
-	if (!row) return { counts: { all: 0, pending: 0, needs_info: 0, approved: 0, rejected: 0 } };
+	if (!row) return { counts: { all: 0, pending: 0, needs_info: 0, approved: 0, rejected: 0, withdrawn: 0 } };
 	const matches = typeof row.matches === 'string' ? row.matches : undefined;
 	return {
 		counts: {
@@ -339,7 +339,8 @@ async function countByReview(
 			pending: Number(row.pending),
 			needs_info: Number(row.needs_info),
 			approved: Number(row.approved),
-			rejected: Number(row.rejected)
+			rejected: Number(row.rejected),
+			withdrawn: Number(row.withdrawn)
 		},
 		matches
 	};

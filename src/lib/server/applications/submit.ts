@@ -37,12 +37,13 @@ import { applyProgram, nextRoundOf, programBySlug, roundForSubmission, type Prog
 import { roundClosedNotice } from '../programs/community-zone';
 import { roundsOf } from '../programs/place';
 import { eventsBeforeStaged, maskStaged, stagedColumn } from './staged';
+import { deleteDraft } from './drafts';
 
 export type { Application, ApplicationEvent };
 
 export const APPLICATION_FIELDS = ['displayName', 'motivation', 'contact'] as const;
 
-const applicationSchema = v.object({
+export const applicationSchema = v.object({
 	displayName: textField(m.field_display_name, LENGTHS.displayName),
 	motivation: textField(m.field_motivation, { ...LENGTHS.motivation, multiline: true }),
 	contact: textField(m.field_contact, LENGTHS.contact)
@@ -121,6 +122,7 @@ export async function submitApplication(
 					{ recipient: member.address, applicationId: application!.id, change: { kind: 'application.submitted' } }
 				]);
 				await assignOnSubmit(tx, application!.id);
+				await deleteDraft(tx, member.address, programId);
 				return { ok: true, value: { application: application!, resubmitted: false } };
 			}
 			const active = standing.application;
@@ -155,6 +157,7 @@ export async function submitApplication(
 			]);
 			// Topped up to N: reviewers removed or conflicted since are replaced.
 			await assignOnSubmit(tx, application.id);
+			await deleteDraft(tx, member.address, programId);
 			return { ok: true, value: { application, resubmitted: true } };
 		});
 	} catch (err) {

@@ -190,10 +190,11 @@ export const applications = pgTable(
 		notesCount: integer('notes_count').notNull().default(0)
 	},
 	(t) => [
-		// One application per programme and member whose review is not rejected (withdrawn joins it when it exists).
+		// One application per programme and member whose review is neither rejected nor withdrawn (drizzle/0026:
+		// named by the live states, since a migration may not use an enum value it adds in its own transaction).
 		uniqueIndex('applications_one_live_per_program')
 			.on(t.programId, t.applicantAddress)
-			.where(sql`${t.review} <> 'rejected'`),
+			.where(sql`${t.review} in ('pending', 'needs_info', 'approved')`),
 		index('applications_round_idx').on(t.roundId),
 		// The review table walks these in either direction (keyset pagination over created_at, id).
 		index('applications_queue_idx').on(t.createdAt, t.id),
@@ -305,6 +306,29 @@ export const applicationRevisions = pgTable(
 		replacedAt: timestamp('replaced_at', { withTimezone: true }).notNull().defaultNow()
 	},
 	(t) => [index('application_revisions_application_idx').on(t.applicationId, t.id)]
+);
+
+/**
+ * A member's draft of an application to one programme (issue 58): what they typed, saved as they type,
+ * deleted by their submission. Never shown to anyone else, never exported, never in a webhook.
+ */
+export const applicationDrafts = pgTable(
+	'application_drafts',
+	{
+		memberAddress: text('member_address')
+			.notNull()
+			.references(() => members.address),
+		programId: integer('program_id')
+			.notNull()
+			.references(() => programs.id),
+		/** The form's fields as posted (name → value or values); checked only for size (DRAFT_MAX_BYTES). */
+		fields: jsonb('fields').$type<Record<string, string | string[]>>().notNull(),
+		updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow()
+	},
+	(t) => [
+		primaryKey({ columns: [t.memberAddress, t.programId] }),
+		check('application_drafts_fields_object', sql`jsonb_typeof(${t.fields}) = 'object'`)
+	]
 );
 
 /** Reviewer notes: admins only, append-only (never updated or deleted), never shown to the applicant. */
@@ -686,6 +710,7 @@ export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
 export type Notification = typeof notifications.$inferSelect;
 export type PushSubscriptionRow = typeof pushSubscriptions.$inferSelect;
 export type ApplicationRevision = typeof applicationRevisions.$inferSelect;
+export type ApplicationDraft = typeof applicationDrafts.$inferSelect;
 export type ApplicationNote = typeof applicationNotes.$inferSelect;
 export type ApplicationVote = typeof applicationVotes.$inferSelect;
 export type ReviewConflict = typeof reviewConflicts.$inferSelect;

@@ -31,15 +31,18 @@ export type Failure =
 	| { ok: false; status: 404; code: 'not_found'; message: string }
 	// reapply_later: a new application before the date a rejection named (`reapplyAfter`: YYYY-MM-DD).
 	// round_closed: a new application while its programme has no open round (`nextOpensAt`: ISO 8601, or null).
+	// locked: an edit of an application that is no longer the applicant's to change (issue 58; `message` says why).
 	| {
 			ok: false;
 			status: 409;
-			code: 'conflict' | 'reapply_later' | 'round_closed';
+			code: 'conflict' | 'reapply_later' | 'round_closed' | 'locked';
 			message: string;
 			refused?: RefusedItem[];
 			reapplyAfter?: string;
 			nextOpensAt?: string | null;
 	  }
+	// A draft over its size limit (issue 58): nothing stored, what was typed stays in the page.
+	| { ok: false; status: 413; code: 'too_large'; message: string }
 	| { ok: false; status: 429; code: 'rate_limited'; message: string; retryAfterSeconds: number; resetAt: string }
 	| { ok: false; status: 503; code: 'eligibility_unavailable'; message: string };
 

@@ -25,7 +25,11 @@ export const RATE_LIMITS = {
 	checkin: { limit: 20, windowSeconds: 24 * 60 * 60, counts: m.form_limit_checkins },
 	transitionApplication: { limit: 120, windowSeconds: 60 * 60, counts: m.form_limit_state_changes },
 	vote: { limit: 240, windowSeconds: 60 * 60, counts: m.form_limit_votes },
-	email: { limit: 5, windowSeconds: 24 * 60 * 60, counts: m.form_limit_emails }
+	email: { limit: 5, windowSeconds: 24 * 60 * 60, counts: m.form_limit_emails },
+	// The applicant's own application (issue 58): drafts are saved as they type, so their bucket is wide.
+	saveDraft: { limit: 600, windowSeconds: 60 * 60, counts: m.form_limit_drafts },
+	editApplication: { limit: 20, windowSeconds: 24 * 60 * 60, counts: m.form_limit_edits },
+	withdrawApplication: { limit: 5, windowSeconds: 24 * 60 * 60, counts: m.form_limit_withdrawals }
 } as const satisfies Record<string, RateLimitRule>;
 
 export type RateLimitedAction = keyof typeof RATE_LIMITS;

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNull, lt, ne, notInArray, or, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Database } from '../db/client';
 import { applications, programs, rounds, type Program } from '../db/schema';
@@ -96,7 +96,7 @@ export async function adminPrograms(db: Pick<Database, 'select'>, now = new Date
 		db
 			.select({ programId: applications.programId, n: count() })
 			.from(applications)
-			.where(ne(applications.review, 'rejected'))
+			.where(notInArray(applications.review, ['rejected', 'withdrawn']))
 			.groupBy(applications.programId)
 	]);
 	const liveOf = new Map(live.map((r) => [r.programId, r.n]));
@@ -175,7 +175,7 @@ export async function archiveProgram(db: Database, input: Record<string, unknown
 		const [live] = await tx
 			.select({ n: count() })
 			.from(applications)
-			.where(and(eq(applications.programId, program.id), ne(applications.review, 'rejected')));
+			.where(and(eq(applications.programId, program.id), notInArray(applications.review, ['rejected', 'withdrawn'])));
 		if (live!.n > 0) return conflict(m.program_archive_live({ count: live!.n, name: program.name }));
 		await tx
 			.update(programs)

@@ -15,6 +15,7 @@ export const WEBHOOK_EVENT_TYPES = [
 	'application.submitted',
 	'application.resubmitted',
 	'application.transitioned',
+	'application.withdrawn',
 	'application.note_added',
 	'application.voted',
 	'checkin.created'
@@ -160,6 +161,25 @@ export const applicationTransitioned = (
 		reason: e.reason,
 		txHash: e.txHash,
 		executor: e.executorAddress
+	}
+});
+
+/** The applicant withdrew their application (issue 58): its audit row's from-state and reason. */
+export const applicationWithdrawn = (
+	a: Application,
+	e: Pick<ApplicationEvent, 'fromState' | 'reason' | 'executorAddress' | 'createdAt'>,
+	p: EventPlace
+): WebhookEvent => ({
+	type: 'application.withdrawn',
+	data: {
+		applicationId: a.id,
+		...placeOf(p),
+		applicant: a.applicantAddress,
+		displayName: a.displayName,
+		from: e.fromState,
+		reason: e.reason,
+		executor: e.executorAddress,
+		withdrawnAt: e.createdAt.toISOString()
 	}
 });
 
