@@ -1,4 +1,5 @@
 import { inArray } from 'drizzle-orm';
+import { filesOf } from '../files/access';
 import type { Database } from '../db/client';
 import { programs } from '../db/schema';
 import type { SignedInMember } from '../auth/guards';
@@ -93,7 +94,12 @@ export async function applyFormData(
 		applications,
 		questions: form.questions,
 		askedBy: Object.fromEntries(versions),
-		others: await othersOf(db, all, programId)
+		others: await othersOf(db, all, programId),
+		// The files of the member's own `file` answers (issue 58), by id.
+		files: await filesOf(
+			db,
+			applications.map((a) => a.id)
+		)
 	};
 }
 

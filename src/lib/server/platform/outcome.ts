@@ -41,7 +41,7 @@ export type Failure =
 			nextOpensAt?: string | null;
 	  }
 	| { ok: false; status: 429; code: 'rate_limited'; message: string; retryAfterSeconds: number; resetAt: string }
-	| { ok: false; status: 503; code: 'eligibility_unavailable'; message: string };
+	| { ok: false; status: 503; code: 'eligibility_unavailable' | 'files_unavailable'; message: string };
 
 export type FailureOf<S extends Failure['status']> = Extract<Failure, { status: S }>;
 
