@@ -80,7 +80,7 @@ beforeAll(async () => {
 			'questions.1.accept': ['application/pdf', 'image/png'],
 			'questions.1.files': '2',
 			'questions.1.size': '1'
-		} as Record<string, string | string[]>,
+		},
 		{ cookie: await login(admin) }
 	);
 	expect(saved.status).toBe(303);
