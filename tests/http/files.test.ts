@@ -173,15 +173,6 @@ describe('uploading', { timeout: 120_000 }, () => {
 		expect(storedFiles()).toEqual(before);
 	});
 
-	it('other routes keep the 512 KiB limit', async () => {
-		const refused = await postForm(
-			`${base}/review/00000000-0000-4000-8000-000000000000?/vote`,
-			{ comment: 'x'.repeat(600 * 1024), extra: blob('x', 'text/plain') },
-			{ cookie: await login(reviewer) }
-		);
-		expect(refused.status).toBe(413);
-	});
-
 	it('an upload cut off halfway stores nothing and leaves no file behind', async () => {
 		const counts = await written();
 		const before = storedFiles();
@@ -275,5 +266,18 @@ describe('GET /files/<id>', { timeout: 120_000 }, () => {
 		expect(page.body).toContain(`<iframe class="preview svelte-`);
 		expect(page.body).toMatch(/<iframe[^>]*src="\/files\/[0-9a-f-]{36}\?preview"[^>]*sandbox=""/);
 		expect(page.body).toMatch(/<img[^>]*src="\/files\/[0-9a-f-]{36}\?preview"/);
+	});
+});
+
+// Last: the server answers this 413 without reading the body and closes the connection, which a pooled
+// connection of the next request's sign-in could meet.
+describe('the other routes', () => {
+	it('other routes keep the 512 KiB limit', async () => {
+		const refused = await postForm(
+			`${base}/review/00000000-0000-4000-8000-000000000000?/vote`,
+			{ comment: 'x'.repeat(600 * 1024), extra: blob('x', 'text/plain') },
+			{ cookie: await login(reviewer) }
+		);
+		expect(refused.status).toBe(413);
 	});
 });
