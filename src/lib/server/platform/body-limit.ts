@@ -1,6 +1,7 @@
 import { error, isHttpError, type Handle, type RequestEvent } from '@sveltejs/kit';
 import { FILE_LIMITS, mebibytes } from '$lib/forms/questions';
 import { m } from '$lib/paraglide/messages';
+import { isApiPath, jsonError } from './http';
 
 /**
  * Body limits per route (issue 58): a multipart post of the apply form (`/apply`, `/apply/<slug>`, its
@@ -62,6 +63,9 @@ export const limitBodies: Handle = ({ event, resolve }) => {
 	if (max === Infinity) return resolve(event);
 	const length = Number(request.headers.get('content-length') ?? NaN);
 	if (Number.isFinite(length)) {
+		// Under /api the contract's error body (docs/http.md); pages get the error page.
+		if (length > max && isApiPath(event.url.pathname))
+			return jsonError(413, 'body_too_large', `The body is over the limit of ${max} bytes.`);
 		if (length > max) tooLarge(upload, max);
 		return resolve(event);
 	}
