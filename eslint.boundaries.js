@@ -22,10 +22,12 @@ export const SERVER_MAY_IMPORT = {
 		'notifications',
 		'eligibility',
 		'reviews',
-		'programs'
+		'programs',
+		'files'
 	],
 	checkins: ['platform', 'db', 'auth:types', 'webhooks'],
 	eligibility: ['platform', 'db', 'auth:types', 'forms', 'chain/polygon'],
+	files: ['platform', 'db', 'auth:types'],
 	forms: ['platform', 'db', 'auth:types'],
 	i18n: ['platform', 'auth'],
 	insights: ['platform', 'db', 'outbox'],

@@ -28,7 +28,7 @@ const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 const NODE_ENTRY = `// Written by deploy/adapter.js: adapter-node's handler behind the portal's server (deploy/server.js).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { serverSettingsProblems, listenForNodeAnswers, startPortalServer } from './server.js';
+import { serverSettingsProblems, listenForNodeAnswers, raiseBodyLimitForUploads, startPortalServer } from './server.js';
 import { startFailed, surviveUnhandledRejections, unsetEmptyVariables } from './start-up.js';
 
 // Before the app starts its background work: a failure there is logged, never the end of the server.
@@ -37,6 +37,8 @@ surviveUnhandledRejections();
 unsetEmptyVariables();
 const problems = serverSettingsProblems(process.env);
 if (problems.length) startFailed(\`Invalid configuration: \${problems.join('; ')}\`);
+// The apply form's files (25 MiB) past adapter-node; the app keeps BODY_SIZE_LIMIT for every other route.
+raiseBodyLimitForUploads(process.env);
 // The migrations this build was made with (scripts/build.js copies them beside it), whatever the working folder holds.
 const migrations = path.join(import.meta.dirname, 'drizzle');
 if (existsSync(migrations)) process.env.PORTAL_MIGRATIONS_FOLDER ??= migrations;

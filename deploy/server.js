@@ -72,6 +72,26 @@ export function serverSettingsProblems(env) {
 	return problems;
 }
 
+/** The whole body of an apply form with its files (issue 58; src/lib/server/platform/body-limit.ts). */
+export const UPLOAD_BODY_LIMIT = 25 * 1024 * 1024;
+
+/**
+ * adapter-node reads a body up to BODY_SIZE_LIMIT on every route; the apply form's uploads need 25 MiB.
+ * So adapter-node is given at least that, and the operator's limit (512K by default) moves to
+ * PORTAL_BODY_SIZE_LIMIT, which the app holds every other route to. Call once, before the handler loads.
+ * @param {NodeJS.ProcessEnv} env
+ */
+export function raiseBodyLimitForUploads(env) {
+	const own = env.BODY_SIZE_LIMIT ?? '512K';
+	env.PORTAL_BODY_SIZE_LIMIT ??= own;
+	if (own === 'Infinity') return;
+	const match = /^(\d+)([KMG]?)$/i.exec(own);
+	const bytes = match
+		? Number(match[1]) * ({ '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[(match[2] ?? '').toUpperCase()] ?? 1)
+		: 0;
+	if (bytes < UPLOAD_BODY_LIMIT) env.BODY_SIZE_LIMIT = String(UPLOAD_BODY_LIMIT);
+}
+
 /** Why listening failed, in words. @param {NodeJS.ErrnoException} err @param {string} where */
 function listenFailure(err, where) {
 	if (err.code === 'EADDRINUSE')

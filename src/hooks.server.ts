@@ -11,6 +11,7 @@ import { rolesOf } from '$lib/server/auth/guards';
 import { CALLER_ROLES_PROBE } from '$lib/platform/hidden-sections';
 import { apiErrorBodies, refuseCrossSiteForms, refuseUnknownActions } from '$lib/server/platform/request-guards';
 import { routedPath } from '$lib/server/platform/http';
+import { limitBodies } from '$lib/server/platform/body-limit';
 import { runtime, serverLog, startRuntime } from '$lib/server/platform/runtime';
 import {
 	HSTS,
@@ -235,6 +236,7 @@ export const handle = chain(
 	securityHeaders,
 	apiErrorBodies,
 	refuseCrossSiteForms,
+	limitBodies,
 	readSession,
 	localize,
 	refuseUnknownActions,

@@ -32,11 +32,11 @@ export async function getPage(url: string, cookie?: string): Promise<PageAnswer>
  */
 export async function postForm(
 	url: string,
-	fields: Record<string, string | string[] | Blob>,
+	fields: Record<string, string | string[] | Blob | Blob[]>,
 	options: { cookie?: string; origin?: string } = {}
 ): Promise<PageAnswer> {
 	const target = new URL(url);
-	const hasFile = Object.values(fields).some((v) => v instanceof Blob);
+	const hasFile = Object.values(fields).some((v) => (Array.isArray(v) ? v : [v]).some((one) => one instanceof Blob));
 	let body: URLSearchParams | FormData;
 	if (hasFile) {
 		body = new FormData();

@@ -22,7 +22,8 @@ export const DATA_TABLES = [
 	'application_notes',
 	'check_ins',
 	'webhook_deliveries',
-	'application_votes'
+	'application_votes',
+	'application_files'
 ] as const;
 
 export interface OwnDatabasePortal {

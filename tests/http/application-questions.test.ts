@@ -127,7 +127,7 @@ describe('/admin/form', () => {
 			/at most 200 characters/
 		],
 		['a key that is not a key', [{ ...SEVEN[2]!, key: '__proto__' }], 'questions.0.key', /Key must start with a-z/],
-		['an unknown type', [{ ...SEVEN[2]!, type: 'file' }], 'questions.0.type', /Type must be one of/],
+		['an unknown type', [{ ...SEVEN[2]!, type: 'signature' }], 'questions.0.type', /Type must be one of/],
 		['an empty label', [{ ...SEVEN[2]!, label: '   ' }], 'questions.0.label', /Label is required/],
 		[
 			'an option of 101 characters',

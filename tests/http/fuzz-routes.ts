@@ -33,7 +33,9 @@ const TABLE_QUERY = [
 ];
 const FORM_QUESTION = [
 	'questionCount',
-	...['key', 'label', 'help', 'type', 'required', 'options', 'min', 'max'].map((f) => `questions.0.${f}`),
+	...['key', 'label', 'help', 'type', 'required', 'options', 'min', 'max', 'accept', 'files', 'size'].map(
+		(f) => `questions.0.${f}`
+	),
 	// "Show only if" (#58, docs/application-form.md)
 	...['showIfKey', 'showIfEquals'].map((f) => `questions.0.${f}`)
 ];
@@ -142,6 +144,8 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/healthz' },
 	// Prometheus with Bearer METRICS_TOKEN: none of the three identities has it.
 	{ id: '/metrics', shownTo: [] },
+	// A stored file (issue 58): `[id]` is an application's id, which is no file's: the unknown path for everyone.
+	{ id: '/files/[id]', query: ['preview'], shownTo: [] },
 	{ id: '/favicon.svg' },
 	{ id: '/manifest.json' }
 ];

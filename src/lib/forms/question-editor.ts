@@ -1,8 +1,11 @@
 import * as v from 'valibot';
 import { m } from '$lib/paraglide/messages';
 import {
+	FILE_LIMITS,
+	FILE_TYPES,
 	KEY,
 	LIMITS,
+	type FileType,
 	QUESTION_TYPES,
 	duplicateKeys,
 	isChoice,
@@ -41,6 +44,10 @@ export interface DraftQuestion {
 	options: string;
 	min: string;
 	max: string;
+	/** A `file` question (issue 58): the accepted types one a line, how many files, the largest in MiB. */
+	accept: string;
+	files: string;
+	size: string;
 	/** The question's words in the other locales, by locale (absent: none typed). */
 	translations?: DraftTranslations;
 	/** "Show only if" (show-if.ts): an earlier question's key (empty: always shown) and the value, as typed. */
@@ -57,9 +64,15 @@ const DRAFT_FIELDS = [
 	'options',
 	'min',
 	'max',
+	'accept',
+	'files',
+	'size',
 	'showIfKey',
 	'showIfEquals'
 ] as const;
+/** The accepted types are checkboxes: the one field sent once per type ticked. */
+const REPEATED_FIELDS = new Set(['accept']);
+const MIB = 1024 * 1024;
 const FIELD_NAME = /^questions\.(\d{1,3})\.([a-zA-Z]+)$/;
 const TRANSLATED_NAME = /^questions\.(\d{1,3})\.(translations\..+)$/;
 
@@ -72,6 +85,9 @@ export const draftOf = (q: Question): DraftQuestion => ({
 	options: (q.options ?? []).join('\n'),
 	min: q.min === undefined ? '' : String(q.min),
 	max: q.max === undefined ? '' : String(q.max),
+	accept: (q.accept ?? []).join('\n'),
+	files: q.maxFiles === undefined ? '' : String(q.maxFiles),
+	size: q.maxBytes === undefined ? '' : String(Math.round((q.maxBytes / MIB) * 100) / 100),
 	...(q.translations ? { translations: draftTranslationsOf(q.translations) } : {}),
 	showIfKey: q.showIf?.key ?? '',
 	showIfEquals: equalsText(q.showIf?.equals)
@@ -113,6 +129,10 @@ export function readQuestionsDraft(form: {
 			translated.set(index, all);
 			continue;
 		}
+		if (REPEATED_FIELDS.has(match![2]!) && fields[match![2]!] !== undefined) {
+			fields[match![2]!] += `\n${value}`;
+			continue;
+		}
 		if (fields[match![2]!] !== undefined) return refusal({ [name]: m.editor_send_field_once() });
 		fields[match![2]!] = value;
 		byIndex.set(index, fields);
@@ -134,6 +154,9 @@ export function readQuestionsDraft(form: {
 			options: f.options ?? '',
 			min: f.min ?? '',
 			max: f.max ?? '',
+			accept: f.accept ?? '',
+			files: f.files ?? '',
+			size: f.size ?? '',
 			translations: translated.get(i),
 			showIfKey: f.showIfKey ?? '',
 			showIfEquals: f.showIfEquals ?? ''
@@ -156,6 +179,9 @@ const RAW_MAX: Record<string, number> = {
 	options: 5000,
 	min: 100,
 	max: 100,
+	accept: 50,
+	files: 20,
+	size: 20,
 	showIfKey: 200,
 	showIfEquals: 5000
 };
@@ -192,6 +218,7 @@ export function parseDraft(draft: readonly DraftQuestion[]): Checked<Question[]>
 		options: isChoice(d.type as QuestionType) ? lines(d.options) : undefined,
 		min: d.type === 'number' ? bound(d.min) : undefined,
 		max: d.type === 'number' ? bound(d.max) : undefined,
+		...fileCandidate(d),
 		translations: translationsCandidate(d.translations, isChoice(d.type as QuestionType)),
 		showIf: showIfCandidate(d.showIfKey, d.showIfEquals, draft.find((t) => t.key.trim() === d.showIfKey.trim())?.type)
 	}));
@@ -202,11 +229,15 @@ export function parseDraft(draft: readonly DraftQuestion[]): Checked<Question[]>
 			const path = issue.path?.map((p) => String(p.key)) ?? [];
 			// An option's own problem is reported on the options box, which holds them all; a translation's
 			// on its own field (questions.<i>.translations.<locale>.<part>).
-			// A condition's on the editor's own two fields (questions.<i>.showIfKey, questions.<i>.showIfEquals).
+			// A condition's on the editor's own two fields (questions.<i>.showIfKey, questions.<i>.showIfEquals);
+			// the file limits are posted as `files` and `size` (MiB): named by those fields.
 			const name =
 				path[1] === 'showIf'
 					? `questions.${path[0]}.${path[2] === 'equals' ? 'showIfEquals' : 'showIfKey'}`
-					: ['questions', ...path.slice(0, path[1] === 'translations' ? 4 : 2)].join('.');
+					: [
+							'questions',
+							...path.slice(0, path[1] === 'translations' ? 4 : 2).map((p) => FILE_FIELD_NAMES[p] ?? p)
+						].join('.');
 			// Named by its question, so the page's summary of refusals says which one to fix.
 			if (!(name in errors))
 				errors[name] = path.length
@@ -217,6 +248,19 @@ export function parseDraft(draft: readonly DraftQuestion[]): Checked<Question[]>
 		errors[`questions.${i}.key`] ??= m.editor_question_duplicate_key({ n: i + 1, key: candidate[i]!.key });
 	if (Object.keys(errors).length || !result.success) return refusal(errors);
 	return { ok: true, value: result.output };
+}
+
+const FILE_FIELD_NAMES: Record<string, string> = { maxFiles: 'files', maxBytes: 'size' };
+
+/** A `file` question's limits as the schema reads them: types from the ticked boxes, the size from MiB to bytes. */
+function fileCandidate(d: DraftQuestion): Pick<Question, 'accept' | 'maxFiles' | 'maxBytes'> {
+	if (d.type !== 'file') return {};
+	const size = bound(d.size);
+	return {
+		accept: lines(d.accept) as Question['accept'],
+		maxFiles: bound(d.files) ?? 1,
+		maxBytes: size === undefined ? FILE_LIMITS.maxBytes : Math.round(size * MIB)
+	};
 }
 
 /** One of the editor's buttons: add, preview, or up/down/retire of a question the draft has. */
@@ -291,6 +335,13 @@ export function previewOf(draft: readonly DraftQuestion[]): Question[] {
 		options: lines(d.options),
 		min: Number.isFinite(bound(d.min)) ? bound(d.min) : undefined,
 		max: Number.isFinite(bound(d.max)) ? bound(d.max) : undefined,
+		...(d.type === 'file'
+			? {
+					accept: lines(d.accept).filter((t): t is FileType => (FILE_TYPES as readonly string[]).includes(t)),
+					maxFiles: Number.isInteger(bound(d.files)) ? bound(d.files) : 1,
+					maxBytes: Number.isFinite(bound(d.size)) ? Math.round(bound(d.size)! * MIB) : FILE_LIMITS.maxBytes
+				}
+			: {}),
 		translations: previewTranslations(d.translations),
 		...previewShowIf(d, draft)
 	}));

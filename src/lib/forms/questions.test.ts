@@ -77,11 +77,33 @@ describe('the editor: bad input names its field', () => {
 		['min above max', [draft({ type: 'number', min: '5', max: '1' })], 'questions.0.min'],
 		['a label of 300 characters', [draft({ label: 'x'.repeat(300) })], 'questions.0.label'],
 		['a bad key', [draft({ key: '1abc' })], 'questions.0.key'],
-		['an unknown type', [draft({ type: 'file' })], 'questions.0.type']
+		['an unknown type', [draft({ type: 'signature' })], 'questions.0.type'],
+		['a file question accepting nothing', [draft({ type: 'file', files: '1', size: '1' })], 'questions.0.accept'],
+		['a file type not offered', [draft({ type: 'file', accept: 'text/html' })], 'questions.0.accept'],
+		['six files', [draft({ type: 'file', accept: 'application/pdf', files: '6' })], 'questions.0.files'],
+		['files of 11 MiB', [draft({ type: 'file', accept: 'application/pdf', size: '11' })], 'questions.0.size'],
+		['no file at all', [draft({ type: 'file', accept: 'application/pdf', files: '0' })], 'questions.0.files']
 	])('%s', (_, questions, field) => {
 		const parsed = parseDraft(questions);
 		expect(parsed.ok).toBe(false);
 		if (!parsed.ok) expect(Object.keys(parsed.errors)).toContain(field);
+	});
+	it('a file question keeps its types, count and size (MiB posted, bytes stored)', () => {
+		const parsed = parseDraft([draft({ type: 'file', accept: 'image/png\napplication/pdf', files: '2', size: '2.5' })]);
+		expect(parsed).toEqual({
+			ok: true,
+			value: [
+				{
+					key: 'a',
+					label: 'A',
+					type: 'file',
+					required: false,
+					accept: ['application/pdf', 'image/png'],
+					maxFiles: 2,
+					maxBytes: 2.5 * 1024 * 1024
+				}
+			]
+		});
 	});
 	it('keeps only what belongs to the type', () => {
 		const parsed = parseDraft([draft({ type: 'short_text', options: 'x\ny', min: '1' })]);

@@ -17,7 +17,8 @@ export const QUESTION_TYPES = [
 	'multiple_choice',
 	'url',
 	'number',
-	'yes_no'
+	'yes_no',
+	'file'
 ] as const;
 export type QuestionType = (typeof QUESTION_TYPES)[number];
 
@@ -28,7 +29,8 @@ const TYPE_LABELS: Record<QuestionType, () => string> = {
 	multiple_choice: m.question_type_multiple_choice,
 	url: m.question_type_url,
 	number: m.question_type_number,
-	yes_no: m.question_type_yes_no
+	yes_no: m.question_type_yes_no,
+	file: m.question_type_file
 };
 
 /** A question type's name in the page's locale ("Short answer"); an unknown type as it is. */
@@ -52,6 +54,25 @@ export const LIMITS = {
 
 export const isChoice = (t: QuestionType) => t === 'single_choice' || t === 'multiple_choice';
 
+// Files (issue 58; the stored files: src/lib/server/files/README.md). The types a `file` question may accept,
+// told from the bytes, never from the name or the declared type.
+export const FILE_TYPES = ['application/pdf', 'image/png', 'image/jpeg', 'image/webp', 'text/plain'] as const;
+export type FileType = (typeof FILE_TYPES)[number];
+export const FILE_LIMITS = {
+	maxFiles: 5,
+	/** 10 MiB, each file. */
+	maxBytes: 10 * 1024 * 1024,
+	/** The whole multipart body of /apply: over it, 413. */
+	maxBody: 25 * 1024 * 1024
+} as const;
+/** A file type's short name for people ("PDF", "PNG"). */
+export const fileTypeName = (t: string) =>
+	({ 'application/pdf': 'PDF', 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/webp': 'WebP', 'text/plain': 'TXT' })[
+		t
+	] ?? t;
+/** A size in MiB as people read it ("10 MiB", "2.5 MiB"). */
+export const mebibytes = (bytes: number) => `${Math.round((bytes / 1048576) * 100) / 100} MiB`;
+
 /** The locales a form's own words may be translated into: every locale but the base (`en`), which the originals are in. */
 export const TRANSLATION_LOCALES = locales.filter((l): l is Exclude<Locale, typeof baseLocale> => l !== baseLocale);
 export type TranslationLocale = (typeof TRANSLATION_LOCALES)[number];
@@ -74,6 +95,10 @@ export interface Question {
 	options?: string[];
 	min?: number;
 	max?: number;
+	/** A `file` question: the types accepted, how many files (1–5), how big each (bytes, ≤ 10 MiB). */
+	accept?: FileType[];
+	maxFiles?: number;
+	maxBytes?: number;
 	translations?: Translations<QuestionTranslation>;
 	/** Shown only while an earlier question is answered so (show-if.ts). */
 	showIf?: ShowIf;
@@ -233,9 +258,33 @@ export const questionSchema = v.pipe(
 				v.finite(() => m.question_max_number())
 			)
 		),
+		accept: v.optional(v.array(v.picklist(FILE_TYPES, () => m.question_file_accept({ types: FILE_TYPES.join(', ') })))),
+		maxFiles: v.optional(
+			v.pipe(
+				v.number(() => m.question_file_count({ max: FILE_LIMITS.maxFiles })),
+				v.integer(() => m.question_file_count({ max: FILE_LIMITS.maxFiles })),
+				v.minValue(1, () => m.question_file_count({ max: FILE_LIMITS.maxFiles })),
+				v.maxValue(FILE_LIMITS.maxFiles, () => m.question_file_count({ max: FILE_LIMITS.maxFiles }))
+			)
+		),
+		maxBytes: v.optional(
+			v.pipe(
+				v.number(() => m.question_file_size({ max: mebibytes(FILE_LIMITS.maxBytes) })),
+				v.integer(() => m.question_file_size({ max: mebibytes(FILE_LIMITS.maxBytes) })),
+				v.minValue(1, () => m.question_file_size({ max: mebibytes(FILE_LIMITS.maxBytes) })),
+				v.maxValue(FILE_LIMITS.maxBytes, () => m.question_file_size({ max: mebibytes(FILE_LIMITS.maxBytes) }))
+			)
+		),
 		translations: v.optional(questionTranslations),
 		showIf: v.optional(showIfSchema)
 	}),
+	v.forward(
+		v.check(
+			(q) => q.type !== 'file' || (!!q.accept && q.accept.length > 0),
+			() => m.question_file_accept({ types: FILE_TYPES.join(', ') })
+		),
+		['accept']
+	),
 	v.forward(
 		v.check(
 			(q) =>
@@ -281,6 +330,11 @@ export const questionSchema = v.pipe(
 		if (q.type === 'number') {
 			if (q.min !== undefined) out.min = q.min;
 			if (q.max !== undefined) out.max = q.max;
+		}
+		if (q.type === 'file') {
+			out.accept = FILE_TYPES.filter((t) => q.accept!.includes(t));
+			out.maxFiles = q.maxFiles ?? 1;
+			out.maxBytes = q.maxBytes ?? FILE_LIMITS.maxBytes;
 		}
 		const translations = keptTranslations(q.translations, isChoice(q.type));
 		if (translations) out.translations = translations;
@@ -377,6 +431,7 @@ export function duplicateKeys(questions: readonly { key: string }[]): number[] {
 export const answerField = (key: string) => `answers.${key}`;
 
 const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Checks one answer as sent (undefined, a string or several strings) against its question: the
@@ -395,6 +450,11 @@ export function checkAnswer(q: Question, sent: unknown): { value?: Answer } | { 
 		return { value: strings.length > 0 };
 	}
 	if (!strings.length) return q.required ? { error: m.field_required({ label }) } : {};
+	// A `file` answer: the ids of its stored files, which the server puts in place of the uploads (server/files).
+	if (q.type === 'file') {
+		if (strings.length > (q.maxFiles ?? 1)) return { error: m.form_file_too_many({ label, max: q.maxFiles ?? 1 }) };
+		return strings.every((s) => FILE_ID.test(s)) ? { value: strings } : { error: m.form_file_unreadable({ label }) };
+	}
 	if (q.type === 'multiple_choice') {
 		const picked = [...new Set(strings)];
 		if (picked.some((s) => !q.options?.includes(s))) return { error: m.form_answer_choose_among({ label }) };

@@ -7,6 +7,7 @@ import { answersInput, typedAnswers } from '$lib/server/forms/answers';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { applyProgramOf, programBySlug, programStandings } from '$lib/server/programs/rounds';
 import { localHref } from '$lib/i18n/locales';
+import { blobStoreOf } from '$lib/server/files/store';
 
 // The two apply routes, /apply and /apply/<slug> (docs/pages-and-forms.md "/apply"): one page, one action.
 
@@ -51,7 +52,11 @@ export async function submitTo(
 	const input = formInput(form, APPLICATION_FIELDS);
 	const answers = answersInput(form);
 	const outcome = await withDatabase((db) =>
-		submitApplication(db, runtime().outbox, member, input, answers, { program: slug, timeZone: zone() })
+		submitApplication(db, runtime().outbox, member, input, answers, {
+			program: slug,
+			timeZone: zone(),
+			files: blobStoreOf(runtime().config.files)
+		})
 	);
 	// Archived between the look above and the submission: the same 404.
 	if (!outcome.ok && outcome.status === 404) error(404, 'Not Found');

@@ -1,4 +1,5 @@
 import { inArray } from 'drizzle-orm';
+import { filesOf } from '../files/access';
 import type { Database } from '../db/client';
 import { programs } from '../db/schema';
 import type { SignedInMember } from '../auth/guards';
@@ -113,6 +114,11 @@ export async function applyFormData(
 		askedBy: Object.fromEntries(versions),
 		roundNames,
 		others: await othersOf(db, all, programId),
+		// The files of the member's own `file` answers (issue 58), by id.
+		files: await filesOf(
+			db,
+			applications.map((a) => a.id)
+		),
 		...(await ownData(db, member, programId))
 	};
 }

@@ -38,6 +38,8 @@ import { roundClosedNotice } from '../programs/community-zone';
 import { roundsOf } from '../programs/place';
 import { eventsBeforeStaged, maskStaged, stagedColumn } from './staged';
 import { deleteDraft } from './drafts';
+import { inspectUploads, keepUploads, recordUploads, removeUnreferenced, type Upload } from '../files/uploads';
+import type { BlobStore } from '../files/store';
 
 export type { Application, ApplicationEvent };
 
@@ -56,6 +58,8 @@ export interface ApplyTarget {
 	program?: string | null;
 	/** The community's time zone (COMMUNITY_TIME_ZONE), in which a round_closed refusal names the next opening. */
 	timeZone?: string;
+	/** Where the files of `file` answers go (server/files); required only by a form that asks for files. */
+	files?: BlobStore;
 }
 
 /**
@@ -73,7 +77,7 @@ export async function submitApplication(
 	member: SignedInMember,
 	input: unknown,
 	sentAnswers: Readonly<Record<string, unknown>> = {},
-	{ program = null, timeZone = 'UTC' }: ApplyTarget = {}
+	{ program = null, timeZone = 'UTC', files }: ApplyTarget = {}
 ): Promise<Outcome<{ application: Application; resubmitted: boolean }>> {
 	const limit = await consume(db, member.address, 'submitApplication');
 	if (!limit.ok) return rateLimited(limit);
@@ -87,11 +91,18 @@ export async function submitApplication(
 	// The built-in fields and the current form's answers are checked together, so every message shows at once.
 	const parsed = validate(applicationSchema, input);
 	const form = await currentForm(db, programId);
-	const answered = await answersToCurrentForm(db, sentAnswers, form);
-	if (!parsed.ok || !answered.ok) {
-		const errors = { ...(parsed.ok ? {} : parsed.errors), ...(answered.ok ? {} : answered.errors) };
+	// Files (issue 58): checked from their bytes; each `file` answer becomes the ids its files will have.
+	const inspected = await inspectUploads(form.questions, sentAnswers);
+	const answered = await answersToCurrentForm(db, inspected.ok ? inspected.sent : sentAnswers, form);
+	if (!parsed.ok || !answered.ok || !inspected.ok) {
+		const errors = {
+			...(parsed.ok ? {} : parsed.errors),
+			...(answered.ok ? {} : answered.errors),
+			...(inspected.ok ? {} : inspected.errors)
+		};
 		return invalid(errors);
 	}
+	const uploads: Upload[] = inspected.uploads;
 	// Eligibility on chain (docs/eligibility.md): read before anything is written, outside any transaction,
 	// and only for a submission that can be taken (a member the may-apply rule refuses gets its 409 first).
 	let eligibility = null;
@@ -102,6 +113,33 @@ export async function submitApplication(
 		eligibility = checked.value;
 	}
 	const fields = { ...parsed.value, formId: answered.formId, answers: answered.answers, eligibility };
+	// The files' bytes first, then their rows in the transaction; a refusal or a fault removes the bytes again.
+	if (uploads.length) {
+		if (!files) throw new Error('submitApplication: a form with files needs a file store');
+		const kept = await keepUploads(db, files, uploads);
+		if (!kept.ok) return kept;
+	}
+	const outcome = await submitInTransaction(db, outbox, member, target, fields, uploads, timeZone);
+	if (!outcome.ok && uploads.length && files)
+		await removeUnreferenced(
+			db,
+			files,
+			uploads.map((u) => u.sha256)
+		);
+	return outcome;
+}
+
+/** submitApplication's one transaction (the files' bytes are already stored: their rows go in with it). */
+async function submitInTransaction(
+	db: Database,
+	outbox: OutboxTargets,
+	member: SignedInMember,
+	target: ProgramStanding,
+	fields: Omit<typeof applications.$inferInsert, 'applicantAddress' | 'programId' | 'roundId'>,
+	uploads: readonly Upload[],
+	timeZone: string
+): Promise<Outcome<{ application: Application; resubmitted: boolean }>> {
+	const programId = target.program.id;
 	try {
 		return await db.transaction(async (tx): Promise<Outcome<{ application: Application; resubmitted: boolean }>> => {
 			const standing = applyStanding(await standingRows(tx, member.address, programId));
@@ -123,6 +161,7 @@ export async function submitApplication(
 				]);
 				await assignOnSubmit(tx, application!.id);
 				await deleteDraft(tx, member.address, programId);
+				await recordUploads(tx, application!.id, uploads);
 				return { ok: true, value: { application: application!, resubmitted: false } };
 			}
 			const active = standing.application;
@@ -158,6 +197,7 @@ export async function submitApplication(
 			// Topped up to N: reviewers removed or conflicted since are replaced.
 			await assignOnSubmit(tx, application.id);
 			await deleteDraft(tx, member.address, programId);
+			await recordUploads(tx, application.id, uploads);
 			return { ok: true, value: { application, resubmitted: true } };
 		});
 	} catch (err) {

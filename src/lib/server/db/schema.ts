@@ -331,6 +331,32 @@ export const applicationDrafts = pgTable(
 	]
 );
 
+/**
+ * The files of `file` answers (issue 58; src/lib/server/files/README.md): the bytes are stored by their
+ * sha256 in FILES_DIR or S3, this row says whose they are; `answers.<key>` holds these ids. Removed with
+ * their application (ON DELETE CASCADE; the bytes by removeUnreferenced).
+ */
+export const applicationFiles = pgTable(
+	'application_files',
+	{
+		id: uuid('id').primaryKey().defaultRandom(),
+		applicationId: uuid('application_id')
+			.notNull()
+			.references(() => applications.id, { onDelete: 'cascade' }),
+		questionKey: text('question_key').notNull(),
+		/** The original name, made safe (no path, no controls, at most 200 characters). */
+		name: text('name').notNull(),
+		contentType: text('content_type').notNull(),
+		bytes: integer('bytes').notNull(),
+		sha256: text('sha256').notNull(),
+		createdAt: createdAt()
+	},
+	(t) => [
+		index('application_files_application_idx').on(t.applicationId),
+		index('application_files_sha256_idx').on(t.sha256)
+	]
+);
+
 /** Reviewer notes: admins only, append-only (never updated or deleted), never shown to the applicant. */
 export const applicationNotes = pgTable(
 	'application_notes',

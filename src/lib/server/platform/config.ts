@@ -9,6 +9,12 @@ import { parseAllowlistEvent, parseAllowlistFunction, type AllowlistFunction } f
 import { loadNotificationConfig, type NotificationConfig } from './notification-config';
 
 /** The server's validated configuration (docs/configuration.md). */
+/** FILES_DIR (default <PORTAL_DATA_DIR>/files), or S3-compatible storage when the four S3_ variables are set. */
+export interface FilesConfig {
+	dir: string;
+	s3: { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string; region: string } | null;
+}
+
 export interface Config {
 	sessionPassword: string;
 	/** Older passwords, still accepted when reading cookies (rotation). */
@@ -32,6 +38,8 @@ export interface Config {
 	 * folder is its StateDirectory); null for an embedded database in memory.
 	 */
 	backupDir: string | null;
+	/** Where the files of `file` answers go (issue 58, src/lib/server/files/README.md). */
+	files: FilesConfig;
 	communityPulseRepo: string | null;
 	githubToken: string | null;
 	githubApiUrl: string;
@@ -239,6 +247,16 @@ const envSchema = (guessable: (secret: string) => boolean) =>
 		),
 		PGLITE_DATA_DIR: optionalText,
 		BACKUP_DIR: optionalText,
+		FILES_DIR: optionalText,
+		PORTAL_DATA_DIR: optionalText,
+		S3_ENDPOINT: v.pipe(
+			optionalText,
+			v.check((url) => url === '' || /^https?:\/\/[^\s]+$/.test(url), 'must be an http:// or https:// URL')
+		),
+		S3_BUCKET: optionalText,
+		S3_ACCESS_KEY_ID: optionalText,
+		S3_SECRET_ACCESS_KEY: optionalText,
+		S3_REGION: optionalText,
 		STATE_DIRECTORY: optionalText,
 		BACKUP_KEEP: v.pipe(
 			optionalText,
@@ -377,6 +395,26 @@ function backupDirOf(e: {
 	return dataDir.startsWith('memory://') ? null : path.join(dataDir, 'backups');
 }
 
+const S3_VARIABLES = ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const;
+
+/** FILES_DIR or its default (<StateDirectory>/files under systemd, else <PORTAL_DATA_DIR>/files), and S3 when all four are set. */
+function filesOf(
+	e: Record<(typeof S3_VARIABLES)[number] | 'S3_REGION' | 'FILES_DIR' | 'PORTAL_DATA_DIR' | 'STATE_DIRECTORY', string>
+): FilesConfig {
+	const state = stateFolder(e.STATE_DIRECTORY);
+	const dir = e.FILES_DIR || (state ? path.join(state, 'files') : path.join(e.PORTAL_DATA_DIR || '.data', 'files'));
+	const s3 = S3_VARIABLES.every((k) => e[k] !== '')
+		? {
+				endpoint: e.S3_ENDPOINT,
+				bucket: e.S3_BUCKET,
+				accessKeyId: e.S3_ACCESS_KEY_ID,
+				secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+				region: e.S3_REGION || 'us-east-1'
+			}
+		: null;
+	return { dir, s3 };
+}
+
 /** Why SAFE_APP_ORIGINS is refused (every bad entry, by value: origins are not secret), or null. */
 function originsProblem(raw: string): string | null {
 	try {
@@ -422,6 +460,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 			problem: 'is required when WEBHOOK_URLS is set: whsec_ followed by the base64 of at least 24 random bytes'
 		});
 	}
+	// S3 storage (issue 58): all four, or none (then files go to FILES_DIR); named by the first missing one.
+	const s3Set = S3_VARIABLES.filter((k) => String(env[k] ?? '').trim() !== '');
+	if (s3Set.length > 0 && s3Set.length < S3_VARIABLES.length) {
+		const missing = S3_VARIABLES.find((k) => !s3Set.includes(k))!;
+		problems.push({
+			variable: missing,
+			problem: `is required when ${s3Set.join(', ')} is set: set all of ${S3_VARIABLES.join(', ')} or none`
+		});
+	}
 	const onVercel = Boolean(String(env.VERCEL ?? '').trim());
 	if (
 		onVercel &&
@@ -453,6 +500,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 		pgliteDataDir: pgliteDataDirOf(e),
 		backupKeep: e.BACKUP_KEEP,
 		backupDir: backupDirOf(e),
+		files: filesOf(e),
 		communityPulseRepo: e.COMMUNITY_PULSE_REPO || null,
 		githubToken: e.GITHUB_TOKEN || null,
 		githubApiUrl: e.GITHUB_API_URL,

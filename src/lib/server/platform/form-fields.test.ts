@@ -155,4 +155,20 @@ describe('readForm: a bounded cost before any rate limit', () => {
 		multipart.append('note', 'Ünïcødé 漢字');
 		expect((await readForm(post(multipart))).get('note')).toBe('Ünïcødé 漢字');
 	});
+
+	it('reads a file part of any bytes (a PNG is not UTF-8), while the text beside it must still be', async () => {
+		const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0xfe, 0x00]);
+		const multipart = new FormData();
+		multipart.append('note', 'ok');
+		multipart.append('answers.portfolio', new File([png], 'me.png', { type: 'image/png' }));
+		const form = await readForm(post(multipart));
+		const file = form.get('answers.portfolio') as File;
+		expect(new Uint8Array(await file.arrayBuffer())).toEqual(png);
+		const textNotUtf8 = Buffer.from(
+			'--x\r\nContent-Disposition: form-data; name="f"; filename="a.png"\r\n\r\n\x89PNG\xff\r\n' +
+				'--x\r\nContent-Disposition: form-data; name="note"\r\n\r\n\xff\xfe\r\n--x--\r\n',
+			'latin1'
+		);
+		expect((await refusal(post(textNotUtf8, 'multipart/form-data; boundary=x'))).status).toBe(400);
+	});
 });

@@ -117,11 +117,36 @@ export async function readForm(request: Request): Promise<FormFields> {
  * body's bytes once its %XX escapes are read (a stray `%` stays itself, as the parser leaves it). Linear.
  */
 function isUtf8Form(body: Buffer, type: string): boolean {
-	if (type.split(';', 1)[0]!.trim().toLowerCase() !== 'application/x-www-form-urlencoded') return isUtf8(body);
+	const media = type.split(';', 1)[0]!.trim().toLowerCase();
+	if (media === 'multipart/form-data') return isUtf8Multipart(body, type);
+	if (media !== 'application/x-www-form-urlencoded') return isUtf8(body);
 	const unescaped = body
 		.toString('latin1')
 		.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 	return isUtf8(Buffer.from(unescaped, 'latin1'));
+}
+
+/**
+ * A multipart body's text as UTF-8: every part's headers, and the contents of each part that is not a
+ * file (a file's bytes are whatever they are: server/files tells their type). One pass of indexOf.
+ */
+function isUtf8Multipart(body: Buffer, type: string): boolean {
+	const boundary = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(type);
+	if (!boundary) return isUtf8(body);
+	const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
+	let at = body.indexOf(delimiter);
+	while (at !== -1) {
+		const start = at + delimiter.length;
+		const next = body.indexOf(delimiter, start);
+		const part = body.subarray(start, next === -1 ? body.length : next);
+		const headersEnd = part.indexOf('\r\n\r\n');
+		const headers = headersEnd === -1 ? part : part.subarray(0, headersEnd);
+		if (!isUtf8(headers)) return false;
+		const isFile = /;\s*filename\*?=/i.test(headers.toString('utf8'));
+		if (!isFile && headersEnd !== -1 && !isUtf8(part.subarray(headersEnd + 4))) return false;
+		at = next;
+	}
+	return true;
 }
 
 /** An upper bound on the entries in a body: `&`s + 1 when URL-encoded, boundary lines when multipart (0 otherwise: the parser refuses it). */

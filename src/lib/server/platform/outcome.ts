@@ -44,7 +44,7 @@ export type Failure =
 	// A draft over its size limit (issue 58): nothing stored, what was typed stays in the page.
 	| { ok: false; status: 413; code: 'too_large'; message: string }
 	| { ok: false; status: 429; code: 'rate_limited'; message: string; retryAfterSeconds: number; resetAt: string }
-	| { ok: false; status: 503; code: 'eligibility_unavailable'; message: string };
+	| { ok: false; status: 503; code: 'eligibility_unavailable' | 'files_unavailable'; message: string };
 
 export type FailureOf<S extends Failure['status']> = Extract<Failure, { status: S }>;
 

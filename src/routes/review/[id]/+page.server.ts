@@ -11,6 +11,7 @@ import { reviewQueue } from '$lib/server/reviews/queue';
 import { castVote, voteInput } from '$lib/server/reviews/votes';
 import { asksInput } from '$lib/server/reviews/asks-input';
 import { localHref } from '$lib/i18n/locales';
+import { filesOf } from '$lib/server/files/access';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, params, url }) => {
@@ -33,7 +34,9 @@ export const load: PageServerLoad = async ({ locals, params, url }) => {
 			(detail.others ?? []).map((v) => v.reviewerAddress)
 		)
 	);
-	return { ...detail, eligibility, isAdmin: reviewer.isAdmin, voted, next, names };
+	// The files of its `file` answers (issue 58), shown with previews.
+	const files = await withDatabase((db) => filesOf(db, [params.id]));
+	return { ...detail, eligibility, isAdmin: reviewer.isAdmin, voted, next, names, files };
 };
 
 export const actions: Actions = {

@@ -13,6 +13,7 @@ import { ASSIGN_FIELDS, assignReviewer, unassignReviewer } from '$lib/server/rev
 import { checkEligibilityAgain, evidenceOf } from '$lib/server/eligibility/evidence';
 import { localHref } from '$lib/i18n/locales';
 import { displayNames } from '$lib/server/applications/display-names';
+import { filesOf } from '$lib/server/files/access';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url, params }) => {
@@ -43,7 +44,9 @@ export const load: PageServerLoad = async ({ locals, url, params }) => {
 		done: url.searchParams.get('done'),
 		// Whether tx hashes are looked up on chain 137, so that an unchecked one reads "not checked", not "unverified".
 		txChecks: runtime().config.polygonRpcUrl !== null,
-		eligibility
+		eligibility,
+		// The files of its `file` answers (issue 58), shown with previews.
+		files: await withDatabase((db) => filesOf(db, [params.id]))
 	};
 };
 

@@ -1,0 +1,68 @@
+import { eq, inArray } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { applicationFiles, applications } from '../db/schema';
+import type { SignedInMember } from '../auth/guards';
+import { removeUnreferenced } from './uploads';
+import type { BlobStore } from './store';
+
+export type StoredFile = Pick<typeof applicationFiles.$inferSelect, 'id' | 'name' | 'contentType' | 'bytes'>;
+
+/**
+ * The file `id` if `viewer` may see it: its applicant, an admin, or a reviewer (every reviewer sees every
+ * application today: reviews/reviewer-detail.ts). Anyone else, and an unknown id: null (the unknown-path 404).
+ */
+export async function fileForViewer(
+	db: Database,
+	id: string,
+	viewer: SignedInMember | null
+): Promise<(StoredFile & { sha256: string }) | null> {
+	if (!viewer) return null;
+	const [row] = await db
+		.select({
+			id: applicationFiles.id,
+			name: applicationFiles.name,
+			contentType: applicationFiles.contentType,
+			bytes: applicationFiles.bytes,
+			sha256: applicationFiles.sha256,
+			applicant: applications.applicantAddress
+		})
+		.from(applicationFiles)
+		.innerJoin(applications, eq(applications.id, applicationFiles.applicationId))
+		.where(eq(applicationFiles.id, id))
+		.limit(1);
+	if (!row) return null;
+	if (row.applicant !== viewer.address && !viewer.isAdmin && !viewer.isReviewer) return null;
+	const { applicant: _applicant, ...file } = row;
+	return file;
+}
+
+/** The files of some applications, by file id (what `answers.<key>` holds), for the pages that show answers. */
+export async function filesOf(db: Database, applicationIds: readonly string[]): Promise<Record<string, StoredFile>> {
+	if (!applicationIds.length) return {};
+	const rows = await db
+		.select({
+			id: applicationFiles.id,
+			name: applicationFiles.name,
+			contentType: applicationFiles.contentType,
+			bytes: applicationFiles.bytes
+		})
+		.from(applicationFiles)
+		.where(inArray(applicationFiles.applicationId, [...applicationIds]));
+	return Object.fromEntries(rows.map((r) => [r.id, r]));
+}
+
+/**
+ * An application's files gone (its withdrawal or deletion): the rows, then the bytes no other row
+ * references. Deleting the application itself removes the rows by cascade; call removeUnreferenced after.
+ */
+export async function deleteApplicationFiles(db: Database, store: BlobStore, applicationId: string): Promise<void> {
+	const gone = await db
+		.delete(applicationFiles)
+		.where(eq(applicationFiles.applicationId, applicationId))
+		.returning({ sha256: applicationFiles.sha256 });
+	await removeUnreferenced(
+		db,
+		store,
+		gone.map((r) => r.sha256)
+	);
+}

@@ -1,0 +1,85 @@
+import { error, isHttpError, type Handle, type RequestEvent } from '@sveltejs/kit';
+import { FILE_LIMITS, mebibytes } from '$lib/forms/questions';
+import { m } from '$lib/paraglide/messages';
+import { isApiPath, jsonError } from './http';
+
+/**
+ * Body limits per route (issue 58): a multipart post of the apply form (`/apply`, `/apply/<slug>`, its
+ * default and `edit` actions) may carry files, up to 25 MiB in all; every other request keeps
+ * BODY_SIZE_LIMIT (512K by default). The server's own reader (adapter-node) is given the larger limit
+ * (deploy/adapter.js keeps the operator's value in PORTAL_BODY_SIZE_LIMIT), so this is where the smaller
+ * one holds: by Content-Length before anything is read, else by counting the bytes as they are read.
+ */
+
+const UPLOAD_ROUTES = new Set(['/apply', '/apply/[slug]']);
+const UPLOAD_ACTIONS = new Set(['default', 'edit']);
+
+/** adapter-node's spelling of a size: bytes, or with K, M or G. */
+export function parseBytes(raw: string | undefined, fallback: number): number {
+	const match = /^(\d+)([KMG]?)$/i.exec(raw?.trim() ?? '');
+	if (raw?.trim() === 'Infinity') return Infinity;
+	if (!match) return fallback;
+	return Number(match[1]) * { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[match[2]!.toUpperCase() as '' | 'K'];
+}
+
+const appLimit = () => parseBytes(process.env.PORTAL_BODY_SIZE_LIMIT ?? process.env.BODY_SIZE_LIMIT, 512 * 1024);
+
+function actionOf(url: URL): string {
+	for (const [key] of url.searchParams) if (key.startsWith('/')) return key.slice(1);
+	return 'default';
+}
+
+/** Whether this request is an apply form's post that may carry files. */
+export function isUploadPost(event: Pick<RequestEvent, 'request' | 'route' | 'url'>): boolean {
+	const type = event.request.headers.get('content-type')?.split(';', 1)[0]!.trim().toLowerCase();
+	return (
+		event.request.method === 'POST' &&
+		type === 'multipart/form-data' &&
+		UPLOAD_ROUTES.has(event.route.id ?? '') &&
+		UPLOAD_ACTIONS.has(actionOf(event.url))
+	);
+}
+
+function tooLarge(upload: boolean, max: number): never {
+	if (upload) error(413, { code: 'body_too_large', message: m.form_body_too_large({ max: mebibytes(max) }) });
+	error(413, { code: 'body_too_large', message: `The body is over the limit of ${max} bytes.` });
+}
+
+/** The 413 as a value, for a stream to fail with. */
+function tooLargeError(upload: boolean, max: number): unknown {
+	try {
+		tooLarge(upload, max);
+	} catch (err) {
+		if (isHttpError(err)) return err;
+	}
+	return new Error('body too large');
+}
+
+export const limitBodies: Handle = ({ event, resolve }) => {
+	const { request } = event;
+	if (!request.body) return resolve(event);
+	const upload = isUploadPost(event);
+	const max = upload ? FILE_LIMITS.maxBody : appLimit();
+	if (max === Infinity) return resolve(event);
+	const length = Number(request.headers.get('content-length') ?? NaN);
+	if (Number.isFinite(length)) {
+		// Under /api the contract's error body (docs/http.md); pages get the error page.
+		if (length > max && isApiPath(event.url.pathname))
+			return jsonError(413, 'body_too_large', `The body is over the limit of ${max} bytes.`);
+		if (length > max) tooLarge(upload, max);
+		return resolve(event);
+	}
+	// No Content-Length (chunked): counted as it is read; the reader gets the 413 when it passes the limit.
+	let seen = 0;
+	const body = request.body.pipeThrough(
+		new TransformStream<Uint8Array, Uint8Array>({
+			transform(chunk, controller) {
+				seen += chunk.byteLength;
+				if (seen > max) controller.error(tooLargeError(upload, max));
+				else controller.enqueue(chunk);
+			}
+		})
+	);
+	event.request = new Request(request, { body, duplex: 'half' } as RequestInit);
+	return resolve(event);
+};
