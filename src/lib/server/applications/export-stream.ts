@@ -48,23 +48,45 @@ export function pageWhere(page: ExportPage, descending = false): SQL[] {
 }
 
 /**
- * Characters a chunk of a download holds at most (plus one line): the client's socket takes a batch
- * in pieces instead of one string of about 1 MB (and its bytes) made at once.
+ * Bytes a chunk of a download holds: each row's line is written as UTF-8 straight into the chunk, so a
+ * batch leaves the JavaScript heap as soon as it is formatted (the rows and their strings die young,
+ * never promoted to the old generation to wait there for a full collection), and what waits for the
+ * client is bytes, encoded once (bench/history/2026-12-03-export-memory.md).
  */
-const CHUNK = 32 * 1024;
+const CHUNK_BYTES = 64 * 1024;
 
-/** The lines of `rows`, joined into chunks of about `CHUNK` characters. */
-function chunksOf<Row>(rows: readonly Row[], line: (row: Row) => string): string[] {
-	const chunks: string[] = [];
-	let text = '';
-	for (const row of rows) {
-		text += line(row);
-		if (text.length >= CHUNK) {
-			chunks.push(text);
-			text = '';
+/**
+ * Bytes a download keeps ready for its client: the next batch is read only when fewer are waiting
+ * (the client has taken the rest, or most of it, down to its socket), so a slow client slows the reads
+ * and a fast one still overlaps them with the database.
+ */
+const AHEAD_BYTES = 256 * 1024;
+
+/**
+ * The lines of `rows` as UTF-8, in chunks of about `CHUNK_BYTES` (a longer line has a chunk of its own).
+ * Each row is let go as soon as its line is written, and the array is emptied: the driver's array
+ * may already sit in the old generation, and a young row it still pointed to would survive every
+ * minor collection until a full one, and be promoted with its strings (bench/history/2026-12-03-export-memory.md).
+ */
+function bytesOf<Row>(rows: (Row | undefined)[], line: (row: Row) => string, encoder: TextEncoder): Uint8Array[] {
+	const chunks: Uint8Array[] = [];
+	let chunk = new Uint8Array(CHUNK_BYTES);
+	let used = 0;
+	for (let i = 0; i < rows.length; i++) {
+		const text = line(rows[i] as Row);
+		rows[i] = undefined;
+		const put = encoder.encodeInto(text, used ? chunk.subarray(used) : chunk);
+		if (put.read === text.length) {
+			used += put.written;
+			continue;
 		}
+		// Did not fit: the chunk so far goes out, the line starts a new one (as long as it needs).
+		if (used) chunks.push(chunk.subarray(0, used));
+		chunk = new Uint8Array(Math.max(CHUNK_BYTES, text.length * 3));
+		used = encoder.encodeInto(text, chunk).written;
 	}
-	if (text) chunks.push(text);
+	rows.length = 0;
+	if (used) chunks.push(chunk.subarray(0, used));
 	return chunks;
 }
 
@@ -72,9 +94,10 @@ function chunksOf<Row>(rows: readonly Row[], line: (row: Row) => string): string
  * A download of every row `source` reads, in batches of `batchSize` within one snapshot
  * (db/snapshot.ts). The head and the first batch are read before this resolves, so a database
  * fault is still a clean error answer; later batches are read as the client takes them (a pull
- * stream), one batch ahead: while the client takes a batch the database reads the next, so the two
- * overlap instead of taking turns (at most two batches in memory), and a client that goes away releases
- * the snapshot.
+ * stream measured in bytes): a batch is read when fewer than `AHEAD_BYTES` are waiting, formatted
+ * into bytes at once, and its rows dropped, so what a download holds is its bytes in waiting (about
+ * one batch's), whatever the number of rows or the speed of the client; a client that goes away
+ * releases the snapshot.
  */
 export async function exportStream<Row>(
 	handle: DatabaseHandle,
@@ -85,44 +108,37 @@ export async function exportStream<Row>(
 	const encoder = new TextEncoder();
 	let last: Row | undefined;
 	let done = false;
-	const next = async (limit = batchSize): Promise<string[]> => {
+	const next = async (limit = batchSize): Promise<Uint8Array[]> => {
 		const after = last === undefined ? undefined : source.key(last);
 		const rows = await source.read(snapshot.db, { after, until: snapshot.openedAt, limit });
 		if (rows.length < limit) done = true;
 		last = rows.at(-1) ?? last;
-		return chunksOf(rows, (row) => source.line(row));
+		return bytesOf(rows, (row) => source.line(row), encoder);
 	};
-	let first: string[];
+	let first: Uint8Array[];
 	try {
-		first = [source.head, ...(await next(Math.min(batchSize, FIRST_BATCH)))];
+		first = [encoder.encode(source.head), ...(await next(Math.min(batchSize, FIRST_BATCH)))];
 	} catch (err) {
 		await snapshot.release();
 		throw err;
 	}
-	// The batch being read while the client takes the one before; its error is reported when pulled.
-	let ahead: Promise<string[]> | undefined;
-	const readAhead = () => {
-		ahead = next();
-		ahead.catch(() => {});
-	};
 	return new ReadableStream<Uint8Array>(
 		{
 			async start(controller) {
-				for (const text of first) controller.enqueue(encoder.encode(text));
+				for (const chunk of first) controller.enqueue(chunk);
+				first = [];
 				if (done) {
 					controller.close();
 					await snapshot.release();
-				} else readAhead();
+				}
 			},
 			async pull(controller) {
 				try {
-					const texts = await (ahead ?? next());
-					ahead = undefined;
-					for (const text of texts) controller.enqueue(encoder.encode(text));
+					for (const chunk of await next()) controller.enqueue(chunk);
 					if (done) {
 						await snapshot.release();
 						controller.close();
-					} else readAhead();
+					}
 				} catch (err) {
 					await snapshot.release();
 					controller.error(err);
@@ -130,6 +146,6 @@ export async function exportStream<Row>(
 			},
 			cancel: () => snapshot.release()
 		},
-		{ highWaterMark: 1 }
+		{ highWaterMark: AHEAD_BYTES, size: (chunk) => chunk.byteLength }
 	);
 }
