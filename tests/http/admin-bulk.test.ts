@@ -213,7 +213,9 @@ describe.each(engines)('bulk decisions on %s', (engine) => {
 		// Bad fields are the single move's own messages.
 		const badField = await bulk(cookie, { applicationIds: [ids[0]!], field: 'review', to: 'added', confirm: 'yes' });
 		expect(badField.status).toBe(400);
-		expect(textOf(badField.body)).toContain('New state must be one of: pending, needs_info, approved, rejected.');
+		expect(textOf(badField.body)).toContain(
+			'New state must be one of: pending, needs_info, approved, rejected, withdrawn.'
+		);
 		const reviewHash = await bulk(cookie, {
 			applicationIds: [ids[0]!],
 			field: 'review',

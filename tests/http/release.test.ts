@@ -187,8 +187,9 @@ describe('a round released together', () => {
 		'a round switched from together to immediate before its release lets what it held go once, released by that admin',
 		async () => {
 			const [{ id: roundId, opens } = { id: 0, opens: '' }] = await portal.query<{ id: number; opens: string }>(
-				`with closed as (update rounds set closes_at = now() where closes_at is null returning program_id)
-				 insert into rounds (program_id, name, opens_at, release_mode) select program_id, 'Cohort 3', now(), 'together' from closed
+				// Whole seconds: the edit posts the opening back in milliseconds, and Cohort 2 must end where it begins.
+				`with closed as (update rounds set closes_at = date_trunc('second', now()) where closes_at is null returning program_id)
+				 insert into rounds (program_id, name, opens_at, release_mode) select program_id, 'Cohort 3', date_trunc('second', now()), 'together' from closed
 				 returning id, to_char(opens_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as opens`
 			);
 			const dan = newAccount();

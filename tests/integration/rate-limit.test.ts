@@ -71,7 +71,11 @@ describe.each(engines)('consume_rate_limit on %s', (engine) => {
 			checkin: { limit: 20, windowSeconds: 86_400, counts: 'check-ins in 24 hours' },
 			transitionApplication: { limit: 120, windowSeconds: 3_600, counts: 'state changes in an hour' },
 			vote: { limit: 240, windowSeconds: 3_600, counts: 'votes in an hour' },
-			email: { limit: 5, windowSeconds: 86_400, counts: 'verification e-mails in 24 hours' }
+			email: { limit: 5, windowSeconds: 86_400, counts: 'verification e-mails in 24 hours' },
+			// The applicant's own application (issue 58).
+			saveDraft: { limit: 600, windowSeconds: 3_600, counts: 'draft saves in an hour' },
+			editApplication: { limit: 20, windowSeconds: 86_400, counts: 'edits in 24 hours' },
+			withdrawApplication: { limit: 5, windowSeconds: 86_400, counts: 'withdrawals in 24 hours' }
 		});
 		const mixed = '0x' + 'C'.repeat(40);
 		const results = [];
