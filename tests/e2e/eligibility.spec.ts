@@ -74,7 +74,7 @@ test('an admin sets the requirements with the keyboard; a non-holder is told wha
 	await memberPage.keyboard.type('Stranger');
 	await tabTo(memberPage, '[name="motivation"]');
 	await memberPage.keyboard.type('Let me in.');
-	await tabTo(memberPage, 'button[type="submit"]');
+	await tabTo(memberPage, 'button[type="submit"].primary');
 	await memberPage.keyboard.press('Enter');
 	await expect(memberPage.getByRole('alert')).toContainText('Hold 100 COMM: you hold 0 COMM (not enough)');
 
@@ -88,7 +88,7 @@ test('an admin sets the requirements with the keyboard; a non-holder is told wha
 	await holderPage.keyboard.type('Holder');
 	await tabTo(holderPage, '[name="motivation"]');
 	await holderPage.keyboard.type('I hold the NFT.');
-	await tabTo(holderPage, 'button[type="submit"]');
+	await tabTo(holderPage, 'button[type="submit"].primary');
 	await holderPage.keyboard.press('Enter');
 	await expect(holderPage.getByText('Waiting for a reviewer.')).toBeVisible();
 
