@@ -185,6 +185,14 @@ test('the form builder: questions are one line each, move by drag and drop, and 
 		'4. Which chain?'
 	]);
 
+	// The builder shows one part at a time, each with its one Save: the rubric is the next tab.
+	await expect(page.getByRole('button', { name: /^Save/ })).toHaveCount(1);
+	await page
+		.getByRole('navigation', { name: 'Parts of the form' })
+		.getByRole('link', { name: "Reviewers' rubric" })
+		.click();
+	await expect(page.getByRole('link', { name: "Reviewers' rubric" })).toHaveAttribute('aria-current', 'page');
+	await expect(page.getByRole('button', { name: /^Save/ })).toHaveCount(1);
 	// The rubric's criteria are the same kind of list: a new one opens at its label; saved, it is one line.
 	await page.getByRole('button', { name: 'Add criterion' }).click();
 	await expect(page.locator('[name="criteria.0.label"]')).toBeFocused();

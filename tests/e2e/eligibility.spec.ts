@@ -26,7 +26,7 @@ test('an admin sets the requirements with the keyboard; a non-holder is told wha
 	browser
 }, testInfo) => {
 	const page = await pageAs(browser, server, admin);
-	await page.goto(`${server.url}/admin/form`);
+	await page.goto(`${server.url}/admin/form?part=eligibility`);
 	await expect(page.getByText('No requirements: anyone signed in may apply.')).toBeVisible();
 	await page.waitForFunction(() => document.querySelector('#eligibility button[value="add"]') !== null);
 

@@ -69,6 +69,8 @@ export const SHOTS: Shot[] = [
 	},
 	{ name: 'admin-form', community: 'seeded', as: 'admin', path: '/admin/form' },
 	{ name: 'admin-form-empty', variant: true, community: 'new', as: 'admin', path: '/admin/form' },
+	{ name: 'admin-form-rubric', community: 'seeded', as: 'admin', path: '/admin/form?part=rubric' },
+	{ name: 'admin-form-eligibility', community: 'seeded', as: 'admin', path: '/admin/form?part=eligibility' },
 	{ name: 'admin-insights', community: 'seeded', as: 'admin', path: '/admin/insights' },
 	{ name: 'admin-insights-empty', variant: true, community: 'new', as: 'admin', path: '/admin/insights' },
 	{ name: 'admin-webhooks', community: 'seeded', as: 'admin', path: '/admin/webhooks' },

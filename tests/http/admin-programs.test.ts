@@ -317,9 +317,19 @@ describe('/admin/programs', () => {
 			const builders = await getPage(`${base}/admin/form?program=builders`, adminCookie);
 			expect(builders.status).toBe(200);
 			expect(textOf(builders.body)).toContain('Application form: Builders guild');
-			// Each of its forms posts back to this programme.
-			for (const action of ['save', 'edit', 'rubric', 'rubricEdit', 'eligibility'])
-				expect(builders.body).toContain(`?/${action}&amp;program=builders`);
+			// One part at a time, each with its one Save, and each part's form posts back to this programme.
+			const parts = {
+				'': ['save', 'edit'],
+				'&part=rubric': ['rubric', 'rubricEdit'],
+				'&part=eligibility': ['eligibility']
+			};
+			for (const [part, actions] of Object.entries(parts)) {
+				const body = (await getPage(`${base}/admin/form?program=builders${part}`, adminCookie)).body;
+				for (const action of ['save', 'edit', 'rubric', 'rubricEdit', 'eligibility'])
+					expect(body.includes(`?/${action}&amp;program=builders`), `${part} ${action}`).toBe(actions.includes(action));
+				// The tabs keep the programme.
+				expect(body).toContain('href="/admin/form?program=builders&amp;part=rubric"');
+			}
 			// /admin/programs links each programme to its form.
 			expect((await getPage(`${base}/admin/programs`, adminCookie)).body).toContain(
 				'href="/admin/form?program=builders"'
@@ -341,13 +351,15 @@ describe('/admin/programs', () => {
 				{ cookie: adminCookie }
 			);
 			expect(rubric.status).toBe(303);
-			const after = (await getPage(`${base}/admin/form?program=builders`, adminCookie)).body;
-			expect(after).toContain('What have you shipped?');
-			expect(after).toContain('value="Craft"');
+			expect(rubric.location).toBe('/admin/form?program=builders&part=rubric&saved');
+			expect((await getPage(`${base}/admin/form?program=builders`, adminCookie)).body).toContain(
+				'What have you shipped?'
+			);
+			expect((await getPage(`${base}${rubric.location}`, adminCookie)).body).toContain('value="Craft"');
 			// Membership's form is as it was: no question, no rubric.
 			const membership = (await getPage(`${base}/admin/form`, adminCookie)).body;
 			expect(membership).not.toContain('What have you shipped?');
-			expect(membership).not.toContain('value="Craft"');
+			expect((await getPage(`${base}/admin/form?part=rubric`, adminCookie)).body).not.toContain('value="Craft"');
 			expect(textOf(membership)).not.toContain('Application form: ');
 
 			// A refused save stays on the programme's form.

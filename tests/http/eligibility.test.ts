@@ -65,8 +65,8 @@ describe('eligibility on chain over HTTP', () => {
 
 		const saved = await postForm(`${base}/admin/form?/eligibility`, ISSUE_RULES(), { cookie });
 		expect(saved.status).toBe(303);
-		expect(saved.location).toBe('/admin/form?saved=eligibility#eligibility');
-		const page = await getPage(`${base}${saved.location!.split('#')[0]}`, cookie);
+		expect(saved.location).toBe('/admin/form?part=eligibility&saved=eligibility');
+		const page = await getPage(`${base}${saved.location}`, cookie);
 		// The requirements say they were saved, once: the questions' notice stays away.
 		expect(textOf(page.body).match(/saved as a new version/gi)).toEqual(['saved as a new version']);
 		expect(textOf(page.body)).toContain('Requirements saved as a new version.');

@@ -35,6 +35,15 @@ const queryOf = (program: { slug: string } | null) => (program ? `&program=${pro
 const backTo = (program: { slug: string } | null, saved: string) =>
 	localHref(`/admin/form?${program ? `program=${program.slug}&` : ''}${saved}`);
 
+/**
+ * The builder's three parts, one at a time (`?part=`), each with its own Save: the questions (a new
+ * version), the reviewers' rubric and who may apply; anything else is the questions. A refused save
+ * shows its own part whatever the URL (the page reads which draft came back).
+ */
+const PARTS = ['questions', 'rubric', 'eligibility'] as const;
+export type BuilderPart = (typeof PARTS)[number];
+const partOf = (url: URL): BuilderPart => PARTS.find((part) => part === url.searchParams.get('part')) ?? 'questions';
+
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
 	const [program, form] = await withDatabase(async (db) => {
@@ -50,6 +59,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		rubric: rubricOf(form.rubric).map(draftCriterionOf),
 		// Which part was saved (?saved, ?saved=eligibility): each section says its own 'saved', once.
 		saved: url.searchParams.get('saved'),
+		part: partOf(url),
 		eligibility: await eligibilityEditor(form.eligibility)
 	};
 };
@@ -106,7 +116,7 @@ export const actions: Actions = {
 		if (!read.ok) return refuse(setHeaders, read, { rubricDraft: null });
 		const outcome = await withDatabase((db) => saveRubric(db, admin, read.value, program?.id));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { rubricDraft: read.value });
-		redirect(303, backTo(program, 'saved'));
+		redirect(303, backTo(program, 'part=rubric&saved'));
 	},
 	// saveEligibility (docs/eligibility.md): guard → validate → read the chain → one insert; or an edit step (add, remove).
 	eligibility: (event) => saveEligibility(event, programOf)

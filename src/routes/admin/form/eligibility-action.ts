@@ -46,5 +46,8 @@ export async function eligibility(
 	if (op.length === 1) return { eligibilityDraft: applyEligibilityStep(read.value, op[0] as string) };
 	const outcome = await withDatabase((db) => saveEligibility(db, admin, read.value, program?.id));
 	if (!outcome.ok) return refuse(setHeaders, outcome, { eligibilityDraft: read.value });
-	redirect(303, localHref(`/admin/form?${program ? `program=${program.slug}&` : ''}saved=eligibility#eligibility`));
+	redirect(
+		303,
+		localHref(`/admin/form?${program ? `program=${program.slug}&` : ''}part=eligibility&saved=eligibility`)
+	);
 }
