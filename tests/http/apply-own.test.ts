@@ -272,6 +272,11 @@ describe('withdrawing', () => {
 			// The admin's table has a Withdrawn tab; the application's history names the applicant and the reason.
 			const tab = await getPage(`${base}/admin?review=withdrawn`, adminCookie);
 			expect(tab.body).toContain(`/admin/applications/${id}`);
+			// The CSV of that tab holds it, its review column `withdrawn`.
+			const csv = await getPage(`${base}/admin/applications.csv?review=withdrawn`, adminCookie);
+			const line = csv.body.split(/\r?\n/).find((l) => l.includes(id));
+			expect(line).toBeDefined();
+			expect(line!.split(',')).toContain('"withdrawn"');
 			const detail = textOf((await getPage(`${base}/admin/applications/${id}`, adminCookie)).body);
 			expect(detail).toContain('Found another way in');
 			expect(detail).toMatch(/Withdrawn/);
