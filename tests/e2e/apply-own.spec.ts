@@ -74,7 +74,9 @@ for (const scripts of ['on', 'off'] as const)
 		await expect(page.getByRole('button', { name: 'Submit application' })).toHaveCount(1);
 		await expect(page.getByRole('button', { name: 'Submit application' })).toBeVisible();
 		await page.getByLabel('Display name').press('Enter');
-		await expect(page.getByText('Thank you: your application was received.')).toBeVisible();
+		// The application, not a saved draft (that would come back to the form, "Saved at …").
+		await expect(page.getByRole('link', { name: 'Edit your application' })).toBeVisible();
 		await expect(page.getByText('ENTER-E2E').first()).toBeVisible();
+		await expect(page.getByLabel('Motivation')).toHaveCount(0);
 		await page.context().close();
 	});
