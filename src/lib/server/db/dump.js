@@ -133,8 +133,11 @@ async function writeFiles(query, write, dir) {
 		const hash = String(sha256);
 		const file = storedFile(dir, hash);
 		if (!SHA256.test(hash) || !existsSync(file)) continue;
-		for await (const chunk of createReadStream(file, { highWaterMark: FILE_CHUNK }))
+		for await (const piece of createReadStream(file, { highWaterMark: FILE_CHUNK })) {
+			/** @type {unknown} */
+			const chunk = piece;
 			await write(`${FILE_LINE}${hash} ${/** @type {Buffer} */ (chunk).toString('base64')}`);
+		}
 	}
 }
 
