@@ -1,6 +1,7 @@
 // @ts-check
 // `npm run db:backup [-- --out FILE] [--encrypt KEYFILE]`: a consistent plain-SQL backup, gzipped, and
-// sealed with AES-256-GCM when asked (docs/operating.md, "Backups"). On the embedded folder a running
+// sealed with AES-256-GCM when asked (docs/operating.md, "Backups"), carrying the files in FILES_DIR
+// (none when they are in S3). On the embedded folder a running
 // server makes it (asked on the folder's socket); with no server the folder is locked and read here
 // (what this writes in the folder stays its owner's, also when run as root); with DATABASE_URL the
 // Postgres server is read. Any failure is one line and status 1.
@@ -22,7 +23,7 @@ import { holderOf, lockDataFolder } from '../src/lib/server/db/data-folder-lock.
 import { pgliteOptions } from '../src/lib/server/db/embedded.js';
 import { endWithFailure } from './db-failure.js';
 import { giveBack, ownerToKeep } from './folder-owner.js';
-import { embeddedFolder, loadDotEnv } from './portal-env.js';
+import { embeddedFolder, filesFolder, loadDotEnv } from './portal-env.js';
 import { portalVersion } from './portal-version.js';
 
 /** The default name, in the working folder (.gitignore leaves these out of git). @param {boolean} encrypted */
@@ -34,7 +35,8 @@ async function main() {
 	const { values } = parseArgs({ options: { out: { type: 'string' }, encrypt: { type: 'string' } } });
 	const key = values.encrypt ? readBackupKey(values.encrypt) : null;
 	const out = path.resolve(values.out ?? defaultBackupName(key !== null));
-	const options = { version: portalVersion(), key };
+	// The files of `file` answers in FILES_DIR ride along (none when they are in S3); a running server uses its own.
+	const options = { version: portalVersion(), key, filesDir: filesFolder() };
 	const folder = embeddedFolder();
 	const started = Date.now();
 	if (folder === null) {
@@ -72,10 +74,11 @@ async function main() {
 			giveBack(folder, owner);
 		}
 	}
-	const { counts } = await readBackup(out, key);
+	const { counts, files } = await readBackup(out, key);
 	const rows = Object.values(counts).reduce((a, b) => a + b, 0);
+	const carried = files.count ? `, ${files.count} files of ${(files.bytes / 1024).toFixed(0)} KiB` : '';
 	console.log(
-		`Backup written: ${out} (${(statSync(out).size / 1024).toFixed(0)} KiB, ${rows} rows in ${Object.keys(counts).length} tables, ${((Date.now() - started) / 1000).toFixed(1)} s${key ? ', encrypted' : ''})`
+		`Backup written: ${out} (${(statSync(out).size / 1024).toFixed(0)} KiB, ${rows} rows in ${Object.keys(counts).length} tables${carried}, ${((Date.now() - started) / 1000).toFixed(1)} s${key ? ', encrypted' : ''})`
 	);
 }
 

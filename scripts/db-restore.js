@@ -4,8 +4,20 @@
 // every table's row count checked against the counts the backup carries (docs/operating.md,
 // "Restore"). All or nothing: on a Postgres server everything (the migrations too) happens in one
 // transaction; an embedded database is made in a folder beside the target and moved in only once it
-// checks out. A failure leaves the target as empty as it was, and says why in one line.
-import { accessSync, constants, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+// checks out. A failure leaves the target as empty as it was, and says why in one line. The files the
+// backup carries go to FILES_DIR once the database is restored (none when S3 is configured).
+import {
+	accessSync,
+	appendFileSync,
+	constants,
+	existsSync,
+	mkdirSync,
+	readFileSync,
+	readdirSync,
+	renameSync,
+	rmSync,
+	statSync
+} from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
@@ -17,16 +29,64 @@ import postgres from 'postgres';
 import { backupLines, readBackup } from '../src/lib/server/db/backup.js';
 import { isEncryptedBackup, readBackupKey } from '../src/lib/server/db/backup-crypt.js';
 import { LOCK_FILE, lockDataFolder } from '../src/lib/server/db/data-folder-lock.js';
-import { tablesInOrder } from '../src/lib/server/db/dump.js';
+import { FILE_LINE, storedFile, tablesInOrder } from '../src/lib/server/db/dump.js';
 import { pgliteOptions } from '../src/lib/server/db/embedded.js';
 import { endWithFailure } from './db-failure.js';
 import { giveBack, ownerToKeep } from './folder-owner.js';
-import { loadDotEnv, portalDataDir } from './portal-env.js';
+import { filesFolder, loadDotEnv, portalDataDir } from './portal-env.js';
 
 /** @typedef {import('../src/lib/server/db/dump.js').Query} Query */
 
 /** @param {string} file @returns {unknown} */
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
+
+/**
+ * The backup's files, written under FILES_DIR's `.incoming/restore-<pid>` as their lines go by, moved
+ * into place (`<first two hex>/<sha256>`, as the server stores them) only once the database is restored:
+ * a failed restore leaves FILES_DIR as it was. Bytes already there (the same hash) stay as they are.
+ * readBackup has checked every file's bytes against its name before anything is written.
+ * @param {string | null} dir FILES_DIR, or null when the files are in S3 (then nothing is written)
+ */
+function fileStager(dir) {
+	const staging = dir ? path.join(dir, '.incoming', `restore-${process.pid}`) : null;
+	const existed = dir !== null && existsSync(dir);
+	/** @type {Set<string>} */
+	const staged = new Set();
+	let placed = false;
+	// A failed restore takes back a FILES_DIR it made; once the files are in place, only the staging goes.
+	const discard = () => {
+		if (!dir || !staging) return;
+		rmSync(placed || existed ? staging : dir, { recursive: true, force: true });
+	};
+	return {
+		/** @param {string} line @returns {boolean} whether it was a file line */
+		add(line) {
+			if (!line.startsWith(FILE_LINE)) return false;
+			if (!staging) return true;
+			const [sha256, base64] = line.slice(FILE_LINE.length).split(' ');
+			if (!staged.size) mkdirSync(staging, { recursive: true, mode: 0o700 });
+			appendFileSync(path.join(staging, /** @type {string} */ (sha256)), Buffer.from(base64 ?? '', 'base64'), {
+				mode: 0o600
+			});
+			staged.add(/** @type {string} */ (sha256));
+			return true;
+		},
+		/** Into place; how many files. */
+		commit() {
+			if (!dir || !staging) return 0;
+			placed = true;
+			for (const sha256 of staged) {
+				const target = storedFile(dir, sha256);
+				if (existsSync(target)) continue;
+				mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+				renameSync(path.join(staging, sha256), target);
+			}
+			discard();
+			return staged.size;
+		},
+		discard
+	};
+}
 
 /**
  * Loads the backup's statements with the tables' own triggers off (the insights rollups arrive as data
@@ -36,13 +96,15 @@ const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
  * @param {string} file
  * @param {Buffer | null} key
  * @param {Record<string, number>} counts
+ * @param {ReturnType<typeof fileStager>} files
  */
-async function load(query, file, key, counts) {
+async function load(query, file, key, counts, files) {
 	const tables = (await tablesInOrder(query)).map(({ name }) => `"${name}"`);
 	for (const table of tables) await query(`alter table ${table} disable trigger user`);
 	// Rows a migration seeded make way for the backup's own.
 	if (tables.length) await query(`truncate ${tables.join(', ')}`);
-	for await (const line of backupLines(file, key)) if (line.trim() !== '' && !line.startsWith('--')) await query(line);
+	for await (const line of backupLines(file, key))
+		if (!files.add(line) && line.trim() !== '' && !line.startsWith('--')) await query(line);
 	for (const table of tables) await query(`alter table ${table} enable trigger user`);
 	const problems = [];
 	for (const [table, expected] of Object.entries(counts)) {
@@ -60,8 +122,9 @@ async function load(query, file, key, counts) {
  * @param {string} file
  * @param {Buffer | null} key
  * @param {Record<string, number>} counts
+ * @param {ReturnType<typeof fileStager>} files
  */
-async function restoreToPostgres(url, file, key, counts) {
+async function restoreToPostgres(url, file, key, counts, files) {
 	const sql = postgres(url, { max: 1, onnotice: () => {} });
 	try {
 		const [row] = await sql`select count(*)::int as n from pg_tables where schemaname in ('public', 'drizzle')`;
@@ -76,7 +139,8 @@ async function restoreToPostgres(url, file, key, counts) {
 				async (text) => /** @type {Record<string, unknown>[]} */ ([...(await tx.unsafe(text))]),
 				file,
 				key,
-				counts
+				counts,
+				files
 			);
 		});
 	} finally {
@@ -90,8 +154,9 @@ async function restoreToPostgres(url, file, key, counts) {
  * @param {string} file
  * @param {Buffer | null} key
  * @param {Record<string, number>} counts
+ * @param {ReturnType<typeof fileStager>} files
  */
-async function restoreToFolder(folder, file, key, counts) {
+async function restoreToFolder(folder, file, key, counts, files) {
 	const existed = statSync(folder, { throwIfNoEntry: false }) !== undefined;
 	const owner = ownerToKeep(folder);
 	const lock = lockDataFolder(folder);
@@ -111,7 +176,8 @@ async function restoreToFolder(folder, file, key, counts) {
 					async (text) => /** @type {{ rows: Record<string, unknown>[] }} */ (await tx.query(text)).rows,
 					file,
 					key,
-					counts
+					counts,
+					files
 				)
 			);
 		} finally {
@@ -154,7 +220,7 @@ async function main() {
 	if (encrypted && !values.key) throw new Error(`${file} is encrypted: give its key file with --key KEYFILE`);
 	const key = encrypted && values.key ? readBackupKey(values.key) : null;
 	// Read to its end before anything is written: a file cut short, changed, or sealed with another key is refused here.
-	const { migration, counts, portal } = await readBackup(file, key).catch((/** @type {unknown} */ err) => {
+	const { migration, counts, portal, files } = await readBackup(file, key).catch((/** @type {unknown} */ err) => {
 		throw new Error(`${file} is not a whole member-portal backup: ${err instanceof Error ? err.message : String(err)}`);
 	});
 	const journal = /** @type {{ entries: { when: number }[] }} */ (readJson('drizzle/meta/_journal.json'));
@@ -166,16 +232,32 @@ async function main() {
 		);
 	}
 
-	if (values.to) {
-		if (!/^postgres(ql)?:\/\//.test(values.to)) throw new Error('--to must be a postgres:// or postgresql:// URL');
-		await restoreToPostgres(values.to, file, key, counts);
-	} else {
-		const folder = path.resolve(process.env.PGLITE_DATA_DIR || path.join(portalDataDir(), 'pglite'));
-		await restoreToFolder(folder, file, key, counts);
+	const filesDir = filesFolder();
+	const stager = fileStager(files.count ? filesDir : null);
+	process.once('exit', stager.discard);
+	const filesOwner = filesDir && files.count ? ownerToKeep(filesDir) : null;
+	try {
+		if (values.to) {
+			if (!/^postgres(ql)?:\/\//.test(values.to)) throw new Error('--to must be a postgres:// or postgresql:// URL');
+			await restoreToPostgres(values.to, file, key, counts, stager);
+		} else {
+			const folder = path.resolve(process.env.PGLITE_DATA_DIR || path.join(portalDataDir(), 'pglite'));
+			await restoreToFolder(folder, file, key, counts, stager);
+		}
+	} catch (err) {
+		stager.discard();
+		throw err;
 	}
+	const placed = stager.commit();
+	if (filesDir && placed) giveBack(filesDir, filesOwner);
 	const rows = Object.values(counts).reduce((a, b) => a + b, 0);
+	const carried = !files.count
+		? ''
+		: filesDir
+			? ` ${files.count} files into ${filesDir}.`
+			: ` The backup carries ${files.count} files; S3 is configured, so they were not restored (copy them into the bucket from a restore without the S3_ variables).`;
 	console.log(
-		`Restored ${rows} rows in ${Object.keys(counts).length} tables; every table's row count matches the backup.`
+		`Restored ${rows} rows in ${Object.keys(counts).length} tables; every table's row count matches the backup.${carried}`
 	);
 }
 

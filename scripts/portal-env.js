@@ -27,3 +27,18 @@ export function embeddedFolder() {
 	if (process.env.PGLITE_DATA_DIR?.startsWith('memory://')) return process.env.PGLITE_DATA_DIR;
 	return path.resolve(process.env.PGLITE_DATA_DIR || path.join(portalDataDir(), 'pglite'));
 }
+
+const S3_VARIABLES = ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
+
+/**
+ * FILES_DIR as the server chooses it (src/lib/server/platform/config.ts filesOf): FILES_DIR, or
+ * <StateDirectory>/files under systemd, else <PORTAL_DATA_DIR>/files; null when the files are in S3
+ * (the bucket keeps them; backups do not carry them).
+ */
+export function filesFolder() {
+	if (S3_VARIABLES.every((name) => process.env[name])) return null;
+	const state = process.env.STATE_DIRECTORY?.split(':')[0];
+	return path.resolve(
+		process.env.FILES_DIR || (state ? path.join(state, 'files') : path.join(portalDataDir(), 'files'))
+	);
+}

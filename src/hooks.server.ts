@@ -133,7 +133,8 @@ export const init: ServerInit = async () => {
 					folder: config.backupDir,
 					keep: config.backupKeep,
 					socketFolder: embeddedFolder,
-					version: __PORTAL_VERSION__
+					version: __PORTAL_VERSION__,
+					filesDir: config.files.s3 ? null : config.files.dir
 				},
 				serverLog
 			)

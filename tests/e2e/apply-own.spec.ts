@@ -60,3 +60,23 @@ test('a draft started on a phone is prefilled on a desktop; the application is e
 	await screenshots(desktop, testInfo, 'apply-withdrawn');
 	await desktop.context().close();
 });
+
+// Enter in a text field submits the form with its default button (the first submit button in tree order):
+// the application, not "Save draft", which comes first on the page. With scripts and without.
+for (const scripts of ['on', 'off'] as const)
+	test(`Enter in a field submits the application (scripts ${scripts})`, async ({ browser }) => {
+		const applicant = privateKeyToAccount(generatePrivateKey());
+		const page = await pageAs(browser, server, applicant, { scripts });
+		await page.goto(`${server.url}/apply`);
+		await page.getByLabel('Motivation').fill('Sent with the Enter key, ENTER-E2E.');
+		await page.getByLabel('Display name').fill('Ada at the keyboard');
+		// The hidden default button is no one's name for a button: one "Submit application", the visible one.
+		await expect(page.getByRole('button', { name: 'Submit application' })).toHaveCount(1);
+		await expect(page.getByRole('button', { name: 'Submit application' })).toBeVisible();
+		await page.getByLabel('Display name').press('Enter');
+		// The application, not a saved draft (that would come back to the form, "Saved at …").
+		await expect(page.getByRole('link', { name: 'Edit your application' })).toBeVisible();
+		await expect(page.getByText('ENTER-E2E').first()).toBeVisible();
+		await expect(page.getByLabel('Motivation')).toHaveCount(0);
+		await page.context().close();
+	});

@@ -137,6 +137,33 @@ describe('drafts', () => {
 	);
 });
 
+describe('Enter in a field', () => {
+	// The HTML spec's implicit submission clicks the form's default button, its first submit button in tree
+	// order: it must be the submission (the form's own action), not "Save draft" (`formaction="?/draft"`).
+	it('submits the application: the form’s first submit button is the default action, and posting as it does applies', async () => {
+		const member = newAccount();
+		const cookie = await login(member);
+		const page = await getPage(`${base}/apply/cohort`, cookie);
+		expect(page.status).toBe(200);
+		const form = /<form[^>]*>(?:(?!<\/form>)[\s\S])*name="displayName"[\s\S]*?<\/form>/.exec(page.body)?.[0];
+		expect(form).toBeDefined();
+		const opening = /^<form[^>]*>/.exec(form!)![0];
+		const submits = [...form!.matchAll(/<button[^>]*type="submit"[^>]*>/g)].map((b) => b[0]);
+		expect(submits.length).toBeGreaterThanOrEqual(2);
+		expect(submits.some((b) => b.includes('formaction="?/draft"'))).toBe(true);
+		const first = submits[0]!;
+		expect(first).not.toMatch(/formaction=|disabled|\bname=/);
+		expect(opening).not.toMatch(/action=/);
+		// What the browser then sends: the fields to the page's own URL, the default action.
+		const sent = await postForm(`${base}/apply/cohort`, FIELDS, { cookie });
+		expect(sent.status).toBe(303);
+		const [row] = await portal.query<{ review: string }>(
+			`select review from applications where applicant_address = '${member.address.toLowerCase()}'`
+		);
+		expect(row?.review).toBe('pending');
+	});
+});
+
 describe('editing before review', () => {
 	it(
 		'replaces the pending application (revision and audit row); 409 locked after a vote and after a move, the page saying why',
@@ -245,6 +272,11 @@ describe('withdrawing', () => {
 			// The admin's table has a Withdrawn tab; the application's history names the applicant and the reason.
 			const tab = await getPage(`${base}/admin?review=withdrawn`, adminCookie);
 			expect(tab.body).toContain(`/admin/applications/${id}`);
+			// The CSV of that tab holds it, its review column `withdrawn`.
+			const csv = await getPage(`${base}/admin/applications.csv?review=withdrawn`, adminCookie);
+			const line = csv.body.split(/\r?\n/).find((l) => l.includes(id));
+			expect(line).toBeDefined();
+			expect(line!.split(',')).toContain('"withdrawn"');
 			const detail = textOf((await getPage(`${base}/admin/applications/${id}`, adminCookie)).body);
 			expect(detail).toContain('Found another way in');
 			expect(detail).toMatch(/Withdrawn/);

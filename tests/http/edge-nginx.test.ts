@@ -167,6 +167,62 @@ describe.skipIf(!NGINX_BIN)(
 			}
 		});
 
+		it('bodies: the apply form takes up to 26 MiB (the portal’s 25 MiB and its 413 page), every other path 1 MiB', async () => {
+			// A stand-in for the portal that reads each body whole and says how many bytes arrived.
+			const arrived: { path: string; bytes: number }[] = [];
+			const upstream = createServer((req, res) => {
+				let bytes = 0;
+				req.on('data', (c: Buffer) => (bytes += c.length));
+				req.on('end', () => {
+					if (req.url !== '/healthz') arrived.push({ path: req.url ?? '', bytes }); // nginx's start-up probe
+					res.writeHead(200, { 'Content-Type': 'text/plain' }).end(String(bytes));
+				});
+			});
+			await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+			try {
+				const address = upstream.address();
+				const edge = await startNginx({
+					upstream: `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+					mode: 'enforce'
+				});
+				proxies.push(edge);
+				const MIB = 1024 * 1024;
+				const post = async (path: string, size: number) => {
+					const answer = await fetch(edge.url + path, {
+						method: 'POST',
+						body: new Uint8Array(size),
+						headers: { 'content-type': 'multipart/form-data; boundary=x' },
+						signal: AbortSignal.timeout(30_000)
+					});
+					return { status: answer.status, body: await answer.text() };
+				};
+				for (const path of ['/apply', '/apply?/draft', '/apply/cohort', '/apply/cohort?/edit'])
+					expect(await post(path, 5 * MIB), path).toEqual({ status: 200, body: String(5 * MIB) });
+				expect((await post('/apply', 25 * MIB + 4096)).status).toBe(200);
+				expect(arrived.map((a) => a.path)).toEqual([
+					'/apply',
+					'/apply?/draft',
+					'/apply/cohort',
+					'/apply/cohort?/edit',
+					'/apply'
+				]);
+				arrived.length = 0;
+				// Refused by nginx itself: nothing reaches the portal.
+				for (const path of [
+					'/review/00000000-0000-4000-8000-000000000000?/vote',
+					'/admin/settings?/save',
+					'/applyx',
+					'/'
+				])
+					expect((await post(path, 5 * MIB)).status, path).toBe(413);
+				expect((await post('/apply', 27 * MIB)).status).toBe(413);
+				expect((await post('/admin', MIB - 4096)).status).toBe(200);
+				expect(arrived.map((a) => a.path)).toEqual(['/admin']);
+			} finally {
+				await new Promise<void>((r) => upstream.close(() => r()));
+			}
+		});
+
 		it('the Log phase (limit_req_dry_run) never answers 429 and logs what it would have refused', async () => {
 			const edge = await nginx('log', ['127.0.0.1']);
 			const auth = await burst(edge.url + AUTH, BURST, '203.0.113.60');

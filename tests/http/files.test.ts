@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -266,6 +267,44 @@ describe('GET /files/<id>', { timeout: 120_000 }, () => {
 		expect(page.body).toContain(`<iframe class="preview svelte-`);
 		expect(page.body).toMatch(/<iframe[^>]*src="\/files\/[0-9a-f-]{36}\?preview"[^>]*sandbox=""/);
 		expect(page.body).toMatch(/<img[^>]*src="\/files\/[0-9a-f-]{36}\?preview"/);
+	});
+});
+
+describe('withdrawing', { timeout: 120_000 }, () => {
+	it('takes the files with it: the unknown path for everyone, no rows, the bytes only it held removed', async () => {
+		const owner = newAccount();
+		const own = Buffer.concat([PDF, Buffer.from(`% ${owner.address}\n`)]);
+		const sharedBy = newAccount();
+		expect((await apply(sharedBy, { 'answers.portfolio': named(PNG, 'logo.png', 'image/png') })).status).toBe(303);
+		const cookie = await login(owner);
+		expect(
+			(await apply(owner, { 'answers.portfolio': [named(own, 'cv.pdf'), named(PNG, 'me.png', 'image/png')] })).status
+		).toBe(303);
+		const ids = await fileIdsOf(owner);
+		expect(ids).toHaveLength(2);
+		const [ownHash, pngHash] = [own, PNG].map((b) => createHash('sha256').update(b).digest('hex'));
+		expect(storedFiles()).toEqual(expect.arrayContaining([path.join(ownHash!.slice(0, 2), ownHash!)]));
+		const get = (id: string, c: string) =>
+			fetch(`${base}/files/${id}`, { headers: { accept: 'text/html', cookie: c } });
+		expect((await get(ids[0]!, cookie)).status).toBe(200);
+
+		const withdrawn = await postForm(`${base}/apply?/withdraw`, { reason: 'Changed my mind' }, { cookie });
+		expect(withdrawn.status).toBe(303);
+
+		const unknown = textOf(await (await fetch(`${base}/no-such-page`, { headers: { accept: 'text/html' } })).text());
+		for (const viewer of [cookie, await login(admin), await login(reviewer)])
+			for (const id of ids) {
+				const answer = await get(id, viewer);
+				expect(answer.status).toBe(404);
+				expect(textOf(await answer.text())).toBe(unknown);
+			}
+		expect(await portal.query(`select id from application_files where id in ('${ids.join("', '")}')`)).toEqual([]);
+		const stored = storedFiles();
+		expect(stored).not.toContain(path.join(ownHash!.slice(0, 2), ownHash!));
+		// The PNG's bytes are another application's too: they stay, and still serve it.
+		expect(stored).toContain(path.join(pngHash!.slice(0, 2), pngHash!));
+		const [other] = await fileIdsOf(sharedBy);
+		expect((await get(other!, await login(sharedBy))).status).toBe(200);
 	});
 });
 

@@ -32,10 +32,10 @@ describe.each(engines)('/admin/insights on %s', (engine) => {
 		// The window is 26 weeks, but the first 22 have no application: the chart spans the 4 that do
 		// (three weeks ago to this one), not six months of nothing (issue 61).
 		expect(rows).toHaveLength(4);
-		// Columns: pending, needs info, approved, rejected.
-		expect(numbers(rows[3]!)).toEqual([1, 0, 0, 0]);
-		expect(numbers(rows[2]!)).toEqual([1, 0, 1, 1]);
-		expect(numbers(rows[0]!)).toEqual([1, 0, 1, 0]);
+		// Columns: pending, needs info, approved, rejected, withdrawn.
+		expect(numbers(rows[3]!)).toEqual([1, 0, 0, 0, 0]);
+		expect(numbers(rows[2]!)).toEqual([1, 0, 1, 1, 0]);
+		expect(numbers(rows[0]!)).toEqual([1, 0, 1, 0, 0]);
 		const total = rows.flatMap(numbers).reduce((a, b) => a + b, 0);
 		expect(total).toBe(6);
 		expect(page.body).toContain('6 applications submitted in the last 26 weeks');
@@ -121,5 +121,26 @@ describe.each(engines)('/admin/insights on %s', (engine) => {
 			[short(SEEDED_REVIEWERS[1]!), '0', '1', '0']
 		]);
 		expect(page.body).toContain(`the most active, Rita Reviewer (${short(SEEDED_REVIEWERS[0]!)}), holds`);
+	}, 120_000);
+
+	it('counts withdrawn applications as their own state, not as pending, in the chart, its table and its words', async () => {
+		await server.stop();
+		const withdrawer = `0x${'b1'.padStart(40, '0')}`;
+		await database.run(
+			`insert into members (address) values ('${withdrawer}') on conflict do nothing;
+			insert into applications (id, applicant_address, display_name, motivation, review, allowlist, distribution, created_at)
+			 values ('00000000-0000-4000-8000-0000000000b1', '${withdrawer}', 'Wanda', 'm', 'withdrawn', 'pending', 'pending', now())`
+		);
+		server = await startServer({ env: { ...database.env, ADMIN_ADDRESSES: admin.address }, port: server.port });
+		adminCookie = await signIn(server.url, admin);
+		for (const query of ['', '?program=membership']) {
+			const page = await getPage(`${server.url}/admin/insights${query}`, adminCookie);
+			const rows = tableRows(page.body, 'applications-per-week-table');
+			// This week: the pending one as before, and the withdrawn one in its own column.
+			expect(numbers(rows.at(-1)!)).toEqual([1, 0, 0, 0, 1]);
+			expect(page.body).toContain('>Withdrawn<');
+			expect(page.body).toContain('7 applications submitted in the last 26 weeks');
+			expect(page.body).toContain('1 rejected, 1 withdrawn.');
+		}
 	}, 120_000);
 });

@@ -105,10 +105,10 @@ describe.each(engines)('programme and round filters on %s', (engine) => {
 		// From Five's week (three weeks ago) to this one.
 		expect(weekly).toHaveLength(4);
 		expect(weekly.map((r) => r.slice(1).map(Number))).toEqual([
-			[1, 0, 0, 0],
-			[0, 0, 0, 0],
-			[1, 0, 0, 0],
-			[0, 0, 0, 0]
+			[1, 0, 0, 0, 0],
+			[0, 0, 0, 0, 0],
+			[1, 0, 0, 0, 0],
+			[0, 0, 0, 0, 0]
 		]);
 		expect(tableRows(page.body, 'funnel-table').map((r) => Number(r[1]))).toEqual([2, 0, 0, 0]);
 		const waits = tableRows(page.body, 'time-to-decision-table');

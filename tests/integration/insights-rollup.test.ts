@@ -31,7 +31,8 @@ const RAW = {
 			count(a.id) filter (where a.review = 'pending')::int as "pending",
 			count(a.id) filter (where a.review = 'needs_info')::int as "needsInfo",
 			count(a.id) filter (where a.review = 'approved')::int as "approved",
-			count(a.id) filter (where a.review = 'rejected')::int as "rejected"
+			count(a.id) filter (where a.review = 'rejected')::int as "rejected",
+			count(a.id) filter (where a.review = 'withdrawn')::int as "withdrawn"
 		from weeks w
 		left join applications a on a.created_at >= w.week and a.created_at < w.week + interval '168 hours'
 		group by w.week order by w.week`,
@@ -97,7 +98,7 @@ async function charts(db: Database) {
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 const MEMBERS = [1, 2, 3, 4].map(addr);
-const REVIEW = ['pending', 'needs_info', 'approved', 'rejected'] as const;
+const REVIEW = ['pending', 'needs_info', 'approved', 'rejected', 'withdrawn'] as const;
 const ALLOWLIST = ['pending', 'added', 'failed'] as const;
 const DISTRIBUTION = ['pending', 'sent', 'failed'] as const;
 

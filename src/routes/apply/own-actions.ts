@@ -5,6 +5,7 @@ import { editApplication, withdrawApplication } from '$lib/server/applications/o
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { requireMember } from '$lib/server/auth/guards';
 import { answersInput, typedAnswers } from '$lib/server/forms/answers';
+import { blobStoreOf } from '$lib/server/files/store';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { applyProgram, programBySlug } from '$lib/server/programs/rounds';
 import { localHref } from '$lib/i18n/locales';
@@ -64,7 +65,9 @@ export async function withdrawOf(slug: string | null, { locals, request, setHead
 	const member = requireMember({ locals });
 	const form = await readForm(request);
 	const input = formInput(form, ['reason']);
-	const outcome = await withDatabase((db) => withdrawApplication(db, runtime().outbox, member, slug, input));
+	const outcome = await withDatabase((db) =>
+		withdrawApplication(db, runtime().outbox, blobStoreOf(runtime().config.files), member, slug, input)
+	);
 	if (!outcome.ok && outcome.status === 404) error(404, 'Not Found');
 	if (!outcome.ok) return refuse(setHeaders, outcome, { withdrawValues: typedValues(input), withdrawing: true });
 	redirect(303, `${back(slug)}?done=withdrawn`);

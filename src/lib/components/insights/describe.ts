@@ -51,12 +51,14 @@ function busiest<T>(rows: T[], value: (row: T) => number): T | null {
 }
 
 export function describeWeekly(rows: Insights['applicationsPerWeek']): string {
-	const sum = (key: 'pending' | 'needsInfo' | 'approved' | 'rejected') => rows.reduce((s, r) => s + r[key], 0);
-	const total = sum('pending') + sum('needsInfo') + sum('approved') + sum('rejected');
+	const sum = (key: 'pending' | 'needsInfo' | 'approved' | 'rejected' | 'withdrawn') =>
+		rows.reduce((s, r) => s + r[key], 0);
+	const total = sum('pending') + sum('needsInfo') + sum('approved') + sum('rejected') + sum('withdrawn');
 	const weeks = numberText(rows.length);
 	if (total === 0) return m.insights_weekly_none({ weeks });
-	const top = busiest(rows, (r) => r.pending + r.needsInfo + r.approved + r.rejected)!;
-	const topCount = top.pending + top.needsInfo + top.approved + top.rejected;
+	const all = (r: (typeof rows)[number]) => r.pending + r.needsInfo + r.approved + r.rejected + r.withdrawn;
+	const top = busiest(rows, all)!;
+	const topCount = all(top);
 	return m.insights_weekly_summary({
 		total,
 		weeks,
@@ -64,6 +66,7 @@ export function describeWeekly(rows: Insights['applicationsPerWeek']): string {
 		needsInfo: numberText(sum('needsInfo')),
 		approved: numberText(sum('approved')),
 		rejected: numberText(sum('rejected')),
+		withdrawn: numberText(sum('withdrawn')),
 		date: longDay(top.week),
 		top: numberText(topCount)
 	});

@@ -14,6 +14,9 @@ import { currentForm } from '../forms/versions';
 import { applyProgram, programBySlug } from '../programs/rounds';
 import { roundsOf } from '../programs/place';
 import { applicationWithdrawn, enqueueWebhookEvent, type WebhookTargets } from '../webhooks/events';
+import { dropApplicationFiles } from '../files/access';
+import type { BlobStore } from '../files/store';
+import { removeUnreferenced } from '../files/uploads';
 import { applicationSchema } from './submit';
 import { stagedColumn } from './staged';
 
@@ -169,11 +172,15 @@ const withdrawable = (row: { application: Pick<Application, 'review'>; staged: b
  * needs_info to them (a decision staged for its round's release counts as pending: its held messages are
  * dropped), becomes `withdrawn` (terminal): an audit row with the applicant as executor and the reason
  * (0–500 characters, none when empty), the `application.withdrawn` webhook. The member may apply to
- * the programme again at once. A second withdrawal, or one after a decision: 409.
+ * the programme again at once. A second withdrawal, or one after a decision: 409. Its files go with it:
+ * the rows in the same transaction (`/files/<id>` is then the unknown path), the bytes no other row
+ * references once it has committed; a store that fails to remove them is logged and never fails the
+ * withdrawal (files/README.md "Removal").
  */
 export async function withdrawApplication(
 	db: Database,
 	outbox: WebhookTargets,
+	store: BlobStore,
 	member: SignedInMember,
 	slug: string | null,
 	input: unknown
@@ -185,7 +192,8 @@ export async function withdrawApplication(
 	const parsed = validate(withdrawSchema, input);
 	if (!parsed.ok) return invalid(parsed.errors);
 	const reason = parsed.value.reason || null;
-	return db.transaction(async (tx): Promise<Outcome<{ application: Application }>> => {
+	let hashes: string[] = [];
+	const outcome = await db.transaction(async (tx): Promise<Outcome<{ application: Application }>> => {
 		const live = await liveOf(tx, member.address, program.id, true);
 		if (!live || !withdrawable(live)) return notWithdrawable();
 		const before = live.application;
@@ -206,10 +214,13 @@ export async function withdrawApplication(
 			})
 			.returning();
 		if (live.staged) await dropHeld(tx, before.id);
+		hashes = await dropApplicationFiles(tx, before.id);
 		const place = (await roundsOf(tx, [application!.roundId])).get(application!.roundId)!;
 		await enqueueWebhookEvent(tx, outbox, applicationWithdrawn(application!, event!, place));
 		return { ok: true, value: { application: application! } };
 	});
+	if (outcome.ok) await removeUnreferenced(db, store, hashes);
+	return outcome;
 }
 
 const notWithdrawable = (): FailureOf<409> => ({

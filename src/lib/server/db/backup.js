@@ -19,7 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, createGzip } from 'node:zlib';
 import { checkSealed, decryptStream, encryptStream } from './backup-crypt.js';
-import { HEADER_LINES, readDumpHeader, writeDump } from './dump.js';
+import { HEADER_LINES, fileLines, readDumpHeader, writeDump } from './dump.js';
 
 /** The socket in the data folder (mode 600, in a folder of mode 700): only the server's user may ask. */
 export const BACKUP_SOCKET = 'backup.sock';
@@ -54,9 +54,9 @@ export const postgresSnapshot = (sql) => (work) =>
 		.then((result) => result.value);
 
 /**
- * What a backup names besides its data: the portal's version (its header), and the key that seals it
- * (backup-crypt.js), or none.
- * @typedef {{ version: string, key?: Buffer | null }} BackupOptions
+ * What a backup names besides its data: the portal's version (its header), the key that seals it
+ * (backup-crypt.js) or none, and FILES_DIR, whose files it carries (none when the files are in S3).
+ * @typedef {{ version: string, key?: Buffer | null, filesDir?: string | null }} BackupOptions
  */
 
 /**
@@ -65,7 +65,7 @@ export const postgresSnapshot = (sql) => (work) =>
  * @param {NodeJS.WritableStream} out
  * @param {BackupOptions} options
  */
-export async function dumpTo(snapshot, out, { version, key = null }) {
+export async function dumpTo(snapshot, out, { version, key = null, filesDir = null }) {
 	const text = new PassThrough();
 	const piped = key ? pipeline(text, createGzip(), encryptStream(key), out) : pipeline(text, createGzip(), out);
 	const counts = await snapshot((query) =>
@@ -74,7 +74,8 @@ export async function dumpTo(snapshot, out, { version, key = null }) {
 			(line) => {
 				if (!text.write(line + '\n')) return new Promise((resolve) => text.once('drain', () => resolve(undefined)));
 			},
-			version
+			version,
+			filesDir
 		)
 	).catch((/** @type {unknown} */ err) => {
 		text.destroy(err instanceof Error ? err : new Error(String(err)));
@@ -134,7 +135,8 @@ export async function* backupLines(file, key = null) {
 }
 
 /**
- * A backup's header and row counts, read to its end: a file cut short or changed is refused.
+ * A backup's header, row counts and files (how many, how many bytes), read to its end: a file cut
+ * short or changed, or a carried file whose bytes do not hash to its name, is refused.
  * @param {string} file
  * @param {Buffer | null} [key]
  */
@@ -144,13 +146,15 @@ export async function readBackup(file, key = null) {
 	const head = [];
 	let last = '';
 	let rows = 0;
+	const files = fileLines();
 	for await (const line of backupLines(file, key)) {
 		if (head.length < HEADER_LINES) head.push(line);
 		if (line.trim() !== '') last = line;
+		files.add(line);
 		rows++;
 	}
 	if (rows === 0) throw new Error('the backup is empty');
-	return readDumpHeader([...head, last]);
+	return { ...readDumpHeader([...head, last]), files: files.done() };
 }
 
 /** `portal-20261127T120000Z.sql.gz`: sorts by time. */

@@ -24,6 +24,8 @@ export interface BackupPlan {
 	socketFolder: string | null;
 	/** The portal's version, in each backup's header. */
 	version: string;
+	/** FILES_DIR, whose files each backup carries; null when they are in S3. */
+	filesDir: string | null;
 }
 
 /**
@@ -35,7 +37,7 @@ export async function startBackups(database: DatabaseHandle, plan: BackupPlan, l
 	const folder = path.resolve(plan.folder);
 	const [newest] = await dailyBackups(folder);
 	if (newest) lastBackupAt = (await stat(newest)).mtime;
-	const options = { version: plan.version };
+	const options = { version: plan.version, filesDir: plan.filesDir };
 	const socket: Server | null = plan.socketFolder
 		? await serveBackups(database.snapshot, path.resolve(plan.socketFolder), {
 				...options,

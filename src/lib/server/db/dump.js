@@ -3,11 +3,23 @@
 // data of every table on top of the schema the committed migrations make. The same code reads PGlite
 // and a Postgres server, inside one snapshot, so a backup is consistent and restores on either.
 // Plain JavaScript: the running server and the db:backup / db:restore scripts share it.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import path from 'node:path';
 
 export const FORMAT = 'member-portal backup 1';
 /** Rows per INSERT and per FETCH: bounded memory whatever the table's size. */
 const BATCH = 500;
+/**
+ * The files of `file` answers (issue 58) ride in the dump as comment lines, which a restore's SQL
+ * loop skips: `-- file: <sha256> <base64>`, each line at most FILE_CHUNK bytes of the file, in order.
+ */
+export const FILE_LINE = '-- file: ';
+const FILE_CHUNK = 48 * 1024;
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/** Where FILES_DIR keeps the bytes of `sha256` (src/lib/server/files/store.ts diskStore). @param {string} dir @param {string} sha256 */
+export const storedFile = (dir, sha256) => path.join(dir, sha256.slice(0, 2), sha256);
 
 /** @typedef {(text: string) => Promise<Record<string, unknown>[]>} Query */
 
@@ -62,9 +74,10 @@ export async function tablesInOrder(query) {
  * @param {Query} query
  * @param {(line: string) => Promise<void> | void} write
  * @param {string} version the portal's version that takes it (scripts/portal-version.js): the code that restores it
+ * @param {string | null} [filesDir] FILES_DIR, whose files of `application_files` the dump carries; null: none (S3 keeps its own)
  * @returns {Promise<Record<string, number>>}
  */
-export async function writeDump(query, write, version) {
+export async function writeDump(query, write, version, filesDir = null) {
 	const [migration] = await query(
 		`select coalesce(max(created_at), 0)::text as latest from drizzle.__drizzle_migrations`
 	);
@@ -96,6 +109,7 @@ export async function writeDump(query, write, version) {
 		}
 		await query('close portal_dump');
 	}
+	if (filesDir && counts.application_files) await writeFiles(query, write, filesDir);
 	const sequences = await query(
 		`select format('%I.%I', schemaname, sequencename) as name, last_value::text as value from pg_sequences where schemaname = 'public' and last_value is not null order by 1`
 	);
@@ -103,6 +117,60 @@ export async function writeDump(query, write, version) {
 		await write(`SELECT pg_catalog.setval('${String(name).replaceAll("'", "''")}', ${Number(value)}, true);`);
 	await write(`-- rows: ${JSON.stringify(counts)}`);
 	return counts;
+}
+
+/**
+ * Every file `application_files` names, once per hash, as FILE_LINE lines. A hash whose bytes are not in
+ * the folder (removed by hand) is left out: its rows restore, and `/files/<id>` answers as for any
+ * missing bytes.
+ * @param {Query} query
+ * @param {(line: string) => Promise<void> | void} write
+ * @param {string} dir
+ */
+async function writeFiles(query, write, dir) {
+	const hashes = await query('select distinct sha256 from application_files order by sha256');
+	for (const { sha256 } of hashes) {
+		const hash = String(sha256);
+		const file = storedFile(dir, hash);
+		if (!SHA256.test(hash) || !existsSync(file)) continue;
+		for await (const piece of createReadStream(file, { highWaterMark: FILE_CHUNK })) {
+			/** @type {unknown} */
+			const chunk = piece;
+			await write(`${FILE_LINE}${hash} ${/** @type {Buffer} */ (chunk).toString('base64')}`);
+		}
+	}
+}
+
+/**
+ * Checks the files of a dump as its lines go by: `add` each line, then `done()` gives how many files
+ * and bytes it carries, or throws when one's bytes do not hash to its name.
+ */
+export function fileLines() {
+	/** @type {Map<string, { hash: import('node:crypto').Hash, bytes: number }>} */
+	const seen = new Map();
+	return {
+		/** @param {string} line @returns {{ sha256: string, bytes: Buffer } | null} the file's next bytes, or null: not a file line */
+		add(line) {
+			if (!line.startsWith(FILE_LINE)) return null;
+			const [sha256, base64] = line.slice(FILE_LINE.length).split(' ');
+			if (!sha256 || !SHA256.test(sha256) || base64 === undefined)
+				throw new Error('a file line of the backup is damaged');
+			const bytes = Buffer.from(base64, 'base64');
+			const entry = seen.get(sha256) ?? { hash: createHash('sha256'), bytes: 0 };
+			entry.hash.update(bytes);
+			entry.bytes += bytes.length;
+			seen.set(sha256, entry);
+			return { sha256, bytes };
+		},
+		done() {
+			let bytes = 0;
+			for (const [sha256, entry] of seen) {
+				if (entry.hash.digest('hex') !== sha256) throw new Error(`the backup's file ${sha256} is damaged`);
+				bytes += entry.bytes;
+			}
+			return { count: seen.size, bytes };
+		}
+	};
 }
 
 /** Lines at the head of a dump that readDumpHeader reads. */

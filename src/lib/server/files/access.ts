@@ -52,17 +52,19 @@ export async function filesOf(db: Database, applicationIds: readonly string[]): 
 }
 
 /**
- * An application's files gone (its withdrawal or deletion): the rows, then the bytes no other row
- * references. Deleting the application itself removes the rows by cascade; call removeUnreferenced after.
+ * An application's file rows deleted, in the caller's transaction (its withdrawal or deletion): the
+ * hashes they held, for removeUnreferenced once that transaction has committed (never before: a rolled
+ * back withdrawal keeps its files). Deleting the application itself removes the rows by cascade.
  */
-export async function deleteApplicationFiles(db: Database, store: BlobStore, applicationId: string): Promise<void> {
-	const gone = await db
+export async function dropApplicationFiles(tx: Pick<Database, 'delete'>, applicationId: string): Promise<string[]> {
+	const gone = await tx
 		.delete(applicationFiles)
 		.where(eq(applicationFiles.applicationId, applicationId))
 		.returning({ sha256: applicationFiles.sha256 });
-	await removeUnreferenced(
-		db,
-		store,
-		gone.map((r) => r.sha256)
-	);
+	return gone.map((r) => r.sha256);
+}
+
+/** An application's files gone outside any transaction: the rows, then the bytes no other row references. */
+export async function deleteApplicationFiles(db: Database, store: BlobStore, applicationId: string): Promise<void> {
+	await removeUnreferenced(db, store, await dropApplicationFiles(db, applicationId));
 }

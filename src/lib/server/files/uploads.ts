@@ -13,6 +13,7 @@ import { getLocale } from '$lib/paraglide/runtime';
 import type { Database } from '../db/client';
 import { applicationFiles } from '../db/schema';
 import type { FailureOf } from '../platform/outcome';
+import { logger } from '../platform/observability';
 import { detectFileType } from './detect';
 import type { BlobStore } from './store';
 
@@ -165,8 +166,15 @@ export async function removeUnreferenced(db: Database, store: BlobStore, hashes:
 					.where(inArray(applicationFiles.sha256, unique))
 			).map((r) => r.sha256)
 		);
-		for (const sha256 of unique) if (!used.has(sha256)) await store.remove(sha256).catch(() => {});
-	} catch {
+		for (const sha256 of unique)
+			if (!used.has(sha256))
+				await store.remove(sha256).catch((err: unknown) => {
+					logger.warn(`files: could not remove the unreferenced bytes ${sha256}: ${messageOf(err)}`);
+				});
+	} catch (err) {
 		// The database is down: the bytes stay until the next removal of that hash.
+		logger.warn(`files: could not check which bytes are unreferenced: ${messageOf(err)}`);
 	}
 }
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));

@@ -46,7 +46,8 @@ export async function applicationsPerWeekOf(db: Database, filter: InsightsFilter
 			count(o.review) filter (where o.review = 'pending')::int as "pending",
 			count(o.review) filter (where o.review = 'needs_info')::int as "needsInfo",
 			count(o.review) filter (where o.review = 'approved')::int as "approved",
-			count(o.review) filter (where o.review = 'rejected')::int as "rejected"
+			count(o.review) filter (where o.review = 'rejected')::int as "rejected",
+			count(o.review) filter (where o.review = 'withdrawn')::int as "withdrawn"
 		from weeks w left join own o on o.week = w.week
 		group by w.week order by w.week`);
 	return rowsOf<WeeklyApplications>(result);

@@ -37,6 +37,8 @@ export interface WeeklyApplications {
 	needsInfo: number;
 	approved: number;
 	rejected: number;
+	/** Withdrawn by the applicant (issue 58): a state of its own, never folded into pending. */
+	withdrawn: number;
 }
 
 /** Applications submitted per week for the last 26 weeks, split by their current review state. */
@@ -47,7 +49,8 @@ export async function applicationsPerWeek(db: Database): Promise<WeeklyApplicati
 			coalesce(sum(r.applications) filter (where r.review = 'pending'), 0)::int as "pending",
 			coalesce(sum(r.applications) filter (where r.review = 'needs_info'), 0)::int as "needsInfo",
 			coalesce(sum(r.applications) filter (where r.review = 'approved'), 0)::int as "approved",
-			coalesce(sum(r.applications) filter (where r.review = 'rejected'), 0)::int as "rejected"
+			coalesce(sum(r.applications) filter (where r.review = 'rejected'), 0)::int as "rejected",
+			coalesce(sum(r.applications) filter (where r.review = 'withdrawn'), 0)::int as "withdrawn"
 		from weeks w
 		left join insights_applications r on r.week = w.week and r.week >= ${WINDOW_START}
 		group by w.week order by w.week`);
