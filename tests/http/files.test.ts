@@ -266,6 +266,26 @@ describe('editing before review (?/edit)', { timeout: 120_000 }, () => {
 	});
 });
 
+describe('withdrawing (?/withdraw)', { timeout: 120_000 }, () => {
+	it('the files go with the application: /files/<id> is the unknown path’s 404, the rows and bytes are gone', async () => {
+		const member = newAccount();
+		const bytes = Buffer.concat([PDF, Buffer.from('% only this application\n')]);
+		expect((await apply(member, { 'answers.portfolio': named(bytes, 'withdrawn.pdf') })).status).toBe(303);
+		const [id] = await fileIdsOf(member);
+		const [{ sha256 } = { sha256: '' }] = await portal.query<{ sha256: string }>(
+			`select sha256 from application_files where id = '${id}'`
+		);
+		expect(storedFiles()).toContain(path.join(sha256.slice(0, 2), sha256));
+		const cookie = await login(member);
+		const withdrawn = await postForm(`${base}/apply?/withdraw`, { reason: 'Changed my mind' }, { cookie });
+		expect(withdrawn.status).toBe(303);
+		for (const viewer of [cookie, await login(admin), await login(reviewer)])
+			expect((await fetch(`${base}/files/${id}`, { headers: { cookie: viewer } })).status).toBe(404);
+		expect(await fileIdsOf(member)).toEqual([]);
+		expect(storedFiles()).not.toContain(path.join(sha256.slice(0, 2), sha256));
+	});
+});
+
 describe('GET /files/<id>', { timeout: 120_000 }, () => {
 	let owner: PrivateKeyAccount;
 	let ids: string[];

@@ -67,7 +67,9 @@ export async function withdrawOf(slug: string | null, { locals, request, setHead
 	const member = requireMember({ locals });
 	const form = await readForm(request);
 	const input = formInput(form, ['reason']);
-	const outcome = await withDatabase((db) => withdrawApplication(db, runtime().outbox, member, slug, input));
+	const outcome = await withDatabase((db) =>
+		withdrawApplication(db, runtime().outbox, member, slug, input, blobStoreOf(runtime().config.files))
+	);
 	if (!outcome.ok && outcome.status === 404) error(404, 'Not Found');
 	if (!outcome.ok) return refuse(setHeaders, outcome, { withdrawValues: typedValues(input), withdrawing: true });
 	redirect(303, `${back(slug)}?done=withdrawn`);

@@ -3,7 +3,14 @@ import * as v from 'valibot';
 import { LENGTHS } from '$lib/platform/limits';
 import { m } from '$lib/paraglide/messages';
 import type { Database } from '../db/client';
-import { applicationEvents, applicationRevisions, applications, webhookDeliveries, notifications } from '../db/schema';
+import {
+	applicationEvents,
+	applicationFiles,
+	applicationRevisions,
+	applications,
+	webhookDeliveries,
+	notifications
+} from '../db/schema';
 import type { Application } from '../db/schema';
 import { textField, validate } from '../platform/forms';
 import { invalid, notFound, rateLimited, type FailureOf, type Outcome } from '../platform/outcome';
@@ -228,14 +235,16 @@ const withdrawable = (row: { application: Pick<Application, 'review'>; staged: b
  * needs_info to them (a decision staged for its round's release counts as pending: its held messages are
  * dropped), becomes `withdrawn` (terminal): an audit row with the applicant as executor and the reason
  * (0–500 characters, none when empty), the `application.withdrawn` webhook. The member may apply to
- * the programme again at once. A second withdrawal, or one after a decision: 409.
+ * the programme again at once. Its files go with it: their rows in the same transaction, then their bytes
+ * (`files`, the store) unless another row references them. A second withdrawal, or one after a decision: 409.
  */
 export async function withdrawApplication(
 	db: Database,
 	outbox: WebhookTargets,
 	member: SignedInMember,
 	slug: string | null,
-	input: unknown
+	input: unknown,
+	files?: BlobStore
 ): Promise<Outcome<{ application: Application }>> {
 	const limit = await consume(db, member.address, 'withdrawApplication');
 	if (!limit.ok) return rateLimited(limit);
@@ -244,7 +253,9 @@ export async function withdrawApplication(
 	const parsed = validate(withdrawSchema, input);
 	if (!parsed.ok) return invalid(parsed.errors);
 	const reason = parsed.value.reason || null;
-	return db.transaction(async (tx): Promise<Outcome<{ application: Application }>> => {
+	// Its files go with it (the contract): the rows in the transaction, then the bytes no other row references.
+	let gone: string[] = [];
+	const outcome = await db.transaction(async (tx): Promise<Outcome<{ application: Application }>> => {
 		const live = await liveOf(tx, member.address, program.id, true);
 		if (!live || !withdrawable(live)) return notWithdrawable();
 		const before = live.application;
@@ -267,8 +278,16 @@ export async function withdrawApplication(
 		if (live.staged) await dropHeld(tx, before.id);
 		const place = (await roundsOf(tx, [application!.roundId])).get(application!.roundId)!;
 		await enqueueWebhookEvent(tx, outbox, applicationWithdrawn(application!, event!, place));
+		gone = (
+			await tx
+				.delete(applicationFiles)
+				.where(eq(applicationFiles.applicationId, before.id))
+				.returning({ sha256: applicationFiles.sha256 })
+		).map((r) => r.sha256);
 		return { ok: true, value: { application: application! } };
 	});
+	if (outcome.ok && files) await removeUnreferenced(db, files, gone);
+	return outcome;
 }
 
 const notWithdrawable = (): FailureOf<409> => ({
