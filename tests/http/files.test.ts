@@ -212,6 +212,81 @@ describe('uploading', { timeout: 120_000 }, () => {
 	});
 });
 
+describe('editing before review (?/edit)', { timeout: 120_000 }, () => {
+	const answersOf = async (account: PrivateKeyAccount) =>
+		(
+			await portal.query<{ answers: { portfolio?: string[]; city?: string } }>(
+				`select answers from applications where applicant_address = '${account.address.toLowerCase()}'`
+			)
+		)[0]!.answers;
+	const edit = async (account: PrivateKeyAccount, files: Record<string, Blob | Blob[]>, city = 'Porto') =>
+		postForm(
+			`${base}/apply?/edit`,
+			{ displayName: 'Ada', motivation: 'Edited.', 'answers.city': city, ...files },
+			{ cookie: await login(account) }
+		);
+	// What a browser sends for a file input left empty: a part with no name and no bytes.
+	const noFile = () => new File([], '', { type: 'application/octet-stream' });
+
+	it('a file question left empty keeps its files; new files replace them; a wrong one is refused', async () => {
+		const member = newAccount();
+		expect(
+			(await apply(member, { 'answers.portfolio': [named(PDF, 'cv.pdf'), named(PNG, 'me.png', 'image/png')] })).status
+		).toBe(303);
+		const sent = (await answersOf(member)).portfolio!;
+		expect(sent).toHaveLength(2);
+
+		// Left empty (the edit form posted as the browser posts it): the text changes, the files stay.
+		const kept = await edit(member, { 'answers.portfolio': noFile() });
+		expect(kept.status, textOf(kept.body).slice(0, 600)).toBe(303);
+		expect(await answersOf(member)).toEqual({ city: 'Porto', portfolio: sent });
+		// The edit page names the files already sent, and does not ask for them again.
+		const page = await getPage(`${base}/apply?edit`, await login(member));
+		expect(textOf(page.body)).toContain('Already sent: cv.pdf, me.png. Choose files only to replace them.');
+
+		// A file of a type not accepted: 400 naming the question, nothing changed or stored.
+		const before = storedFiles();
+		const counts = await written();
+		const refused = await edit(member, { 'answers.portfolio': named('<!doctype html>', 'new.pdf') }, 'Faro');
+		expect(refused.status).toBe(400);
+		expect(textOf(refused.body)).toContain('Your portfolio: “new.pdf” is not a file of an accepted type');
+		expect(await answersOf(member)).toEqual({ city: 'Porto', portfolio: sent });
+		expect(await written()).toEqual(counts);
+		expect(storedFiles()).toEqual(before);
+
+		// A new file: the answer holds it alone; it is served to its applicant.
+		const other = Buffer.concat([PDF, Buffer.from('% second\n')]);
+		const replaced = await edit(member, { 'answers.portfolio': named(other, 'cv-2.pdf') });
+		expect(replaced.status).toBe(303);
+		const now = (await answersOf(member)).portfolio!;
+		expect(now).toHaveLength(1);
+		expect(sent).not.toContain(now[0]);
+		const file = await fetch(`${base}/files/${now[0]}`, { headers: { cookie: await login(member) } });
+		expect(file.status).toBe(200);
+		expect(Buffer.from(await file.arrayBuffer())).toEqual(other);
+	});
+});
+
+describe('withdrawing (?/withdraw)', { timeout: 120_000 }, () => {
+	it('the files go with the application: /files/<id> is the unknown path’s 404, the rows and bytes are gone', async () => {
+		const member = newAccount();
+		const bytes = Buffer.concat([PDF, Buffer.from('% only this application\n')]);
+		expect((await apply(member, { 'answers.portfolio': named(bytes, 'withdrawn.pdf') })).status).toBe(303);
+		const [id] = await fileIdsOf(member);
+		const [{ sha256 } = { sha256: '' }] = await portal.query<{ sha256: string }>(
+			`select sha256 from application_files where id = '${id}'`
+		);
+		expect(storedFiles()).toContain(path.join(sha256.slice(0, 2), sha256));
+		const cookie = await login(member);
+		const withdrawn = await postForm(`${base}/apply?/withdraw`, { reason: 'Changed my mind' }, { cookie });
+		expect(withdrawn.status).toBe(303);
+		for (const viewer of [cookie, await login(admin), await login(reviewer)])
+			expect((await fetch(`${base}/files/${id}`, { headers: { cookie: viewer } })).status).toBe(404);
+		expect(await fileIdsOf(member)).toEqual([]);
+		expect(storedFiles()).not.toContain(path.join(sha256.slice(0, 2), sha256));
+	});
+});
+
 describe('GET /files/<id>', { timeout: 120_000 }, () => {
 	let owner: PrivateKeyAccount;
 	let ids: string[];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkAnswers, type Question } from './questions';
+import { checkAnswers, fileSize, type Question } from './questions';
 import {
 	applyEditStep,
 	blankQuestion,
@@ -152,5 +152,14 @@ describe('the editor: bad input names its field', () => {
 				expect(openAfter(open, op, next.length), `${op} with ${open} open`).toBe(where < 0 ? null : where);
 			}
 		expect(openAfter(1, 'add', 5)).toBe(4);
+	});
+});
+
+describe('fileSize', () => {
+	it('a small file in bytes or kilobytes, never “0 MiB”; in the reader’s language', () => {
+		expect(fileSize(293, 'en')).toBe('293 bytes');
+		expect(fileSize(12_345, 'en')).toBe('12.3 kB');
+		expect(fileSize(2_500_000, 'en')).toBe('2.5 MB');
+		expect(fileSize(293, 'ar')).toContain('بايت');
 	});
 });

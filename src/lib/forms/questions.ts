@@ -73,6 +73,22 @@ export const fileTypeName = (t: string) =>
 /** A size in MiB as people read it ("10 MiB", "2.5 MiB"). */
 export const mebibytes = (bytes: number) => `${Math.round((bytes / 1048576) * 100) / 100} MiB`;
 
+/**
+ * A stored file's size as a person reads it, in `locale`: bytes, kilobytes or megabytes (1000-based, as
+ * the units are named), never "0 MiB" for a small file. Limits stay in MiB (`mebibytes`).
+ */
+export function fileSize(bytes: number, locale: string): string {
+	const [unit, value] =
+		bytes < 1000 ? ['byte', bytes] : bytes < 1e6 ? ['kilobyte', bytes / 1e3] : ['megabyte', bytes / 1e6];
+	return new Intl.NumberFormat(locale, {
+		style: 'unit',
+		unit,
+		// "293 bytes", not "293 byte"; kB and MB short.
+		unitDisplay: unit === 'byte' ? 'long' : 'short',
+		maximumFractionDigits: 1
+	}).format(value);
+}
+
 /** The locales a form's own words may be translated into: every locale but the base (`en`), which the originals are in. */
 export const TRANSLATION_LOCALES = locales.filter((l): l is Exclude<Locale, typeof baseLocale> => l !== baseLocale);
 export type TranslationLocale = (typeof TRANSLATION_LOCALES)[number];

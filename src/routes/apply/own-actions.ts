@@ -52,7 +52,9 @@ export async function editOf(slug: string | null, { locals, request, setHeaders 
 	const form = await readForm(request);
 	const input = formInput(form, APPLICATION_FIELDS);
 	const answers = answersInput(form);
-	const outcome = await withDatabase((db) => editApplication(db, member, slug, input, answers));
+	const outcome = await withDatabase((db) =>
+		editApplication(db, member, slug, input, answers, blobStoreOf(runtime().config.files))
+	);
 	if (!outcome.ok && outcome.status === 404) error(404, 'Not Found');
 	if (!outcome.ok)
 		return refuse(setHeaders, outcome, { values: typedValues(input), answers: typedAnswers(answers), editing: true });

@@ -15,9 +15,10 @@ import { applyProgram, programBySlug } from '../programs/rounds';
 import { roundsOf } from '../programs/place';
 import { applicationWithdrawn, enqueueWebhookEvent, type WebhookTargets } from '../webhooks/events';
 import { dropApplicationFiles } from '../files/access';
-import type { BlobStore } from '../files/store';
-import { removeUnreferenced } from '../files/uploads';
 import { applicationSchema } from './submit';
+import { answerField } from '$lib/forms/questions';
+import type { BlobStore } from '../files/store';
+import { inspectUploads, keepUploads, recordUploads, removeUnreferenced } from '../files/uploads';
 import { stagedColumn } from './staged';
 
 /**
@@ -111,35 +112,91 @@ const locked = (why: EditLock): FailureOf<409> => ({ ok: false, status: 409, cod
  * editApplication: replaces the member's pending application to the programme with the posted fields
  * (checked as a submission's), while nobody voted or moved it and its round is open: a revision row
  * (the text before), an audit row (`review` pending → pending, reason `edited`, the applicant as
- * executor). Otherwise 409 `locked` saying why. Order: limit → validate → one transaction (rechecks).
+ * executor). Otherwise 409 `locked` saying why. Files (`files`, the store): a `file` question given new
+ * files has them instead (checked and stored as a submission's); one left empty keeps the files it had
+ * (their rows stay, for the revision). Order: limit → validate → put new bytes → one transaction (rechecks).
  */
 export async function editApplication(
 	db: Database,
 	member: SignedInMember,
 	slug: string | null,
 	input: unknown,
-	sentAnswers: Readonly<Record<string, unknown>>
+	sentAnswers: Readonly<Record<string, unknown>>,
+	files?: BlobStore
 ): Promise<Outcome<{ application: Application }>> {
 	const limit = await consume(db, member.address, 'editApplication');
 	if (!limit.ok) return rateLimited(limit);
 	const program = await programOf(db, slug);
 	if (!program) return notFound('No such programme.');
-	const why = editLock(await liveOf(db, member.address, program.id));
+	const current = await liveOf(db, member.address, program.id);
+	const why = editLock(current);
 	if (why) return locked(why);
 	const parsed = validate(applicationSchema, input);
-	const answered = await answersToCurrentForm(db, sentAnswers, await currentForm(db, program.id));
-	if (!parsed.ok || !answered.ok)
-		return invalid({ ...(parsed.ok ? {} : parsed.errors), ...(answered.ok ? {} : answered.errors) });
+	const form = await currentForm(db, program.id);
+	// Files (issue 58): new ones checked from their bytes; a file question left empty keeps its files.
+	const inspected = await inspectUploads(form.questions, sentAnswers);
+	const sent = inspected.ok ? keptFiles(form.questions, inspected, current!.application.answers) : sentAnswers;
+	const answered = await answersToCurrentForm(db, sent, form);
+	if (!parsed.ok || !answered.ok || !inspected.ok)
+		return invalid({
+			...(parsed.ok ? {} : parsed.errors),
+			...(answered.ok ? {} : answered.errors),
+			...(inspected.ok ? {} : inspected.errors)
+		});
+	const uploads = inspected.uploads;
+	if (uploads.length) {
+		if (!files) throw new Error('editApplication: a form with files needs a file store');
+		const kept = await keepUploads(db, files, uploads);
+		if (!kept.ok) return kept;
+	}
+	const outcome = await editInTransaction(db, member, program.id, parsed.value, answered, uploads);
+	if (!outcome.ok && uploads.length && files)
+		await removeUnreferenced(
+			db,
+			files,
+			uploads.map((u) => u.sha256)
+		);
+	return outcome;
+}
+
+/**
+ * The sent answers with each `file` question that was given no new file holding the ids of the files it
+ * had (the application's own, so never another's); those given files keep the new ids inspectUploads set.
+ */
+function keptFiles(
+	questions: readonly { key: string; type: string }[],
+	inspected: { uploads: readonly { questionKey: string }[]; sent: Readonly<Record<string, unknown>> },
+	before: Readonly<Record<string, unknown>>
+): Record<string, unknown> {
+	const out: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, inspected.sent);
+	for (const q of questions) {
+		if (q.type !== 'file' || inspected.uploads.some((u) => u.questionKey === q.key)) continue;
+		const had = Object.hasOwn(before, q.key) ? before[q.key] : undefined;
+		if (Array.isArray(had) && had.every((id) => typeof id === 'string')) out[answerField(q.key)] = had;
+	}
+	return out;
+}
+
+/** editApplication's one transaction: the lock rechecked on the locked row, the new files' rows with it. */
+async function editInTransaction(
+	db: Database,
+	member: SignedInMember,
+	programId: number,
+	fields: v.InferOutput<typeof applicationSchema>,
+	answered: { formId: number | null; answers: Application['answers'] },
+	uploads: Parameters<typeof recordUploads>[2]
+): Promise<Outcome<{ application: Application }>> {
 	return db.transaction(async (tx): Promise<Outcome<{ application: Application }>> => {
-		const live = await liveOf(tx, member.address, program.id, true);
+		const live = await liveOf(tx, member.address, programId, true);
 		const stillWhy = editLock(live);
 		if (stillWhy || !live) return locked(stillWhy ?? 'none');
 		const before = live.application;
 		const [application] = await tx
 			.update(applications)
-			.set({ ...parsed.value, formId: answered.formId, answers: answered.answers, updatedAt: sql`now()` })
+			.set({ ...fields, formId: answered.formId, answers: answered.answers, updatedAt: sql`now()` })
 			.where(eq(applications.id, before.id))
 			.returning();
+		await recordUploads(tx, before.id, uploads);
 		await tx.insert(applicationRevisions).values({
 			applicationId: before.id,
 			displayName: before.displayName,
