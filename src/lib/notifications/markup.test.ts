@@ -12,11 +12,15 @@ describe('markup: paragraphs, links, bold and lists, never HTML', () => {
 			{ p: [{ text: 'See {link}.' }] }
 		]);
 		const filled = fillMarkup(markup, { name: 'Ada' });
-		expect(markupText(filled, '/es/apply')).toBe('Hello Ada.\n\n• one\n• two (https://example.org/a)\n\nSee /es/apply.');
+		expect(markupText(filled, '/es/apply')).toBe(
+			'Hello Ada.\n\n• one\n• two (https://example.org/a)\n\nSee /es/apply.'
+		);
 	});
 
 	it('shows markup and scripts as text, in the values too', () => {
-		const filled = fillMarkup(parseMarkup('<script>alert(1)</script> {reason}'), { reason: '<b>**x**</b> [y](https://e.org)' });
+		const filled = fillMarkup(parseMarkup('<script>alert(1)</script> {reason}'), {
+			reason: '<b>**x**</b> [y](https://e.org)'
+		});
 		const html = markupHtml(filled, 'https://portal.example/apply', style);
 		expect(html).toBe(
 			'<p style="margin:0">&lt;script&gt;alert(1)&lt;/script&gt; &lt;b&gt;**x**&lt;/b&gt; [y](https://e.org)</p>'

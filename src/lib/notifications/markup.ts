@@ -26,7 +26,16 @@ export type Block = { p: Inline[] } | { ul: Inline[][] };
 export type Markup = Block[];
 
 /** The placeholders a template may use (DECISIONS 2026-12-02). */
-export const PLACEHOLDERS = ['name', 'community', 'program', 'round', 'reason', 'asks', 'reapplyAfter', 'link'] as const;
+export const PLACEHOLDERS = [
+	'name',
+	'community',
+	'program',
+	'round',
+	'reason',
+	'asks',
+	'reapplyAfter',
+	'link'
+] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 
 /** The subject's and the body's longest lengths, as the table's checks hold them. */

@@ -739,7 +739,10 @@ export const messageTemplates = pgTable(
 	},
 	(t) => [
 		primaryKey({ columns: [t.event, t.locale] }),
-		check('message_templates_event_known', sql`${t.event} in (${sql.raw(MESSAGE_EVENTS.map((e) => `'${e}'`).join(', '))})`),
+		check(
+			'message_templates_event_known',
+			sql`${t.event} in (${sql.raw(MESSAGE_EVENTS.map((e) => `'${e}'`).join(', '))})`
+		),
 		check('message_templates_locale_known', sql`${t.locale} IN ('en', 'es', 'pt-BR', 'zh-Hans', 'ar')`),
 		check('message_templates_subject_length', sql`char_length(${t.subject}) between 1 and 200`),
 		check('message_templates_body_length', sql`char_length(${t.body}) between 1 and 5000`)

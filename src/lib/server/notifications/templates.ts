@@ -99,7 +99,9 @@ export interface Rendered {
 export function renderTemplate(template: Template, values: PlaceholderValues, linkPath: string): Rendered {
 	const markup = fillMarkup(parseMarkup(template.body), values);
 	return {
-		title: fillText(template.subject, { ...values, link: linkPath }).replace(/\s+/g, ' ').trim(),
+		title: fillText(template.subject, { ...values, link: linkPath })
+			.replace(/\s+/g, ' ')
+			.trim(),
 		body: markupText(markup, linkPath),
 		markup
 	};
@@ -128,10 +130,7 @@ export function parseKey(input: Record<string, unknown>): Outcome<{ event: Messa
  * A subject and a body checked as every message is (a template, an admin's message to applicants):
  * a subject of one line (1–200), a body of 1–5,000 characters, placeholders among `allowed`, links http(s).
  */
-export function parseWords(
-	input: Record<string, unknown>,
-	allowed?: readonly string[]
-): Outcome<Template> {
+export function parseWords(input: Record<string, unknown>, allowed?: readonly string[]): Outcome<Template> {
 	const { subject, body } = input;
 	if (typeof subject !== 'string' || subject.trim() === '') return fieldError('subject', m.messages_subject_empty());
 	if (subject.length > SUBJECT_MAX) return fieldError('subject', m.messages_subject_too_long({ max: SUBJECT_MAX }));
@@ -166,7 +165,11 @@ const savedAt = sql`date_trunc('milliseconds', ${messageTemplates.updatedAt})`;
  * Saves a template for its event and locale. With a `version`, only over what the editor started from:
  * a save made meanwhile by another admin (or a reset) is not overwritten; the later save is told (409).
  */
-export async function saveTemplate(db: Database, by: string, input: TemplateInput): Promise<Outcome<{ version: string }>> {
+export async function saveTemplate(
+	db: Database,
+	by: string,
+	input: TemplateInput
+): Promise<Outcome<{ version: string }>> {
 	const { event, locale, subject, body, version } = input;
 	const now = sql`date_trunc('milliseconds', now())`;
 	let saved: { updatedAt: Date }[];
@@ -198,8 +201,7 @@ export async function saveTemplate(db: Database, by: string, input: TemplateInpu
 			)
 			.returning({ updatedAt: messageTemplates.updatedAt });
 	}
-	if (saved.length === 0)
-		return { ok: false, status: 409, code: 'conflict', message: m.messages_conflict() };
+	if (saved.length === 0) return { ok: false, status: 409, code: 'conflict', message: m.messages_conflict() };
 	return { ok: true, value: { version: saved[0]!.updatedAt.toISOString() } };
 }
 
