@@ -50,7 +50,7 @@ export function unknownPlaceholder(text: string, allowed: readonly string[] = PL
 	return null;
 }
 
-const LINK = /\[([^\]\n]+)\]\(([^)\s]+)\)/;
+const LINK = /\[([^\]\n]+)\]\(([^)\s"'<>]+)\)/;
 const BOLD = /\*\*([^*\n]+)\*\*/;
 
 /** http(s) only: `javascript:`, `data:` and every other scheme stay text. */
