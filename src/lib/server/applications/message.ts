@@ -13,9 +13,8 @@ import {
 	webhookDeliveries as w
 } from '../db/schema';
 import { fieldError, type Outcome } from '../platform/outcome';
-import type { NotificationTargets } from '../notifications/record';
+import { noteNotificationRows, type NotificationTargets } from '../notifications/record';
 import { parseWords } from '../notifications/templates';
-import { noteOutboxRows } from '../outbox/written';
 import { parseTableQuery, tableFilter } from './review-table';
 import { BULK_MAX, UUID_ANY_CASE } from '$lib/platform/limits';
 import { community } from '$lib/branding/community';
@@ -144,7 +143,7 @@ export async function sendMessage(
 	);
 	const count = row?.count ?? 0;
 	if (count === 0 || row?.id == null) return fieldError('applicationIds', m.admin_message_none());
-	if (on.push || on.email) noteOutboxRows(count);
+	noteNotificationRows(on, count);
 	return { ok: true, value: { count, messageId: Number(row.id) } };
 }
 

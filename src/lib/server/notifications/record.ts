@@ -132,6 +132,15 @@ function wordsOf(
 type Program = { name: string; translations: ProgramTranslations };
 
 /**
+ * Notes `count` notifications written with their push and e-mail rows (where those channels are on), so that
+ * a request on Vercel knows to start their first attempt (outbox/written.ts); for notifications written
+ * outside `recordNotifications` (an admin's message to applicants, applications/message.ts).
+ */
+export function noteNotificationRows(on: NotificationTargets, count: number) {
+	if ((on.push || on.email) && count > 0) noteOutboxRows(count);
+}
+
+/**
  * Writes the notifications of a change with `tx`, the change's own transaction, in one statement:
  * one row each, and for each an outbox row per push subscription of its recipient and one for their
  * verified e-mail (the channels `on` has on). They commit or roll back with the change; the worker sends.
