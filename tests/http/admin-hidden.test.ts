@@ -36,6 +36,11 @@ const SPELLINGS: [admin: string, unknown: string][] = [
 	['/%61dmin/insights/', '/%6Eope/insights/'],
 	['/admin/insights/__data.json', '/nope/insights/__data.json'],
 	['/admin/programs', '/nope/programs'],
+	['/admin/messages', '/nope/messages'],
+	['/admin/messages?/save', '/nope/messages?/save'],
+	['/%61dmin/messages/__data.json', '/%6Eope/messages/__data.json'],
+	['/admin?/message', '/nope?/message'],
+	['/es/admin/messages?/reset', '/es/nope/messages?/reset'],
 	// Under every locale prefix (docs/translations.md), however spelled; /review is hidden to a member too.
 	['/es/admin', '/es/nope'],
 	['/es/admin/', '/es/nope/'],

@@ -71,7 +71,9 @@ export const ROUTES: readonly FuzzRoute[] = [
 		actions: {
 			transition: MOVE,
 			bulk: ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from', 'reapplyAfter', 'ask.motivation', 'confirm'],
-			reconcile: ['step']
+			reconcile: ['step'],
+			// Writing to applicants (issue 59): the selection or the filter, the words, the confirm step.
+			message: ['applicationIds', 'subject', 'body', 'confirm', 'q', 'review']
 		},
 		query: [...TABLE_QUERY, 'done', 'count'],
 		shownTo: ADMINS
@@ -107,6 +109,17 @@ export const ROUTES: readonly FuzzRoute[] = [
 	// before: the deliveries' paging, an older page's first delivery id.
 	{ id: '/admin/webhooks', actions: { retry: ['deliveryId'] }, query: ['before'], shownTo: ADMINS },
 	{ id: '/admin/insights', query: ['program', 'round'], shownTo: ADMINS },
+	// The community's messages (issue 59): every event × locale, saved with the version the editor started from.
+	{
+		id: '/admin/messages',
+		actions: {
+			save: ['event', 'locale', 'subject', 'body', 'version'],
+			preview: ['event', 'locale', 'subject', 'body', 'version'],
+			reset: ['event', 'locale']
+		},
+		query: ['event', 'locale', 'done'],
+		shownTo: ADMINS
+	},
 	{
 		id: '/admin/reviewers',
 		actions: { add: ['address'], remove: ['address'], settings: ['perApplication', 'program'] },

@@ -17,7 +17,13 @@ import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { RECONCILE_FIELDS, reconcile } from '$lib/server/chain/reconcile';
 import { fulfilmentOffer } from '$lib/server/chain/steps';
 import { filterChoices, programChoices } from '$lib/server/programs/choices';
+import { MESSAGE_FIELDS, messageCount, parseMessage, sendMessage } from '$lib/server/applications/message';
+import { fieldError } from '$lib/server/platform/outcome';
+import { m } from '$lib/paraglide/messages';
 import type { Actions, PageServerLoad } from './$types';
+
+/** The review table's filter, as its query string or the message form's fields name it. */
+const FILTER_KEYS = ['q', 'review', 'allowlist', 'distribution', 'votes', 'eligible', 'program', 'round'] as const;
 
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireAdmin({ locals, url });
@@ -41,6 +47,8 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		before: cursorText(parsed.before)
 	};
 	const done = { move: url.searchParams.get('done'), count: url.searchParams.get('count') };
+	// A message to applicants (issue 59): how many it was queued for.
+	const messaged = done.move === 'message' && /^[1-9]\d{0,8}$/.test(done.count ?? '') ? Number(done.count) : null;
 	// Programmes and rounds (#57): once there are several, each row names its own ("Builders · Cohort 3");
 	// the ids themselves stay on the server (the page's data carries 50 rows).
 	const several = programs.length > 1;
@@ -54,6 +62,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		names,
 		now: new Date().toISOString(),
 		done,
+		messaged,
 		fulfilment: fulfilmentOffer(runtime().config),
 		quorum,
 		// Programmes and rounds (#57): the filters' choices (the chosen programme's rounds only).
@@ -102,6 +111,45 @@ export const actions: Actions = {
 		// Back to the same table page (filters and cursor), saying what was done.
 		const back = new URLSearchParams(url.searchParams);
 		back.set('done', `${move.field}.${move.to}`);
+		back.set('count', String(outcome.value.count));
+		redirect(303, localHref(reviewTableHref(back)));
+	},
+
+	// Writing to applicants (issue 59): the selection, or every application the filter shows; a confirm step says
+	// how many will be told; then one statement queues one notification each (inbox, push, e-mail) through the outbox.
+	message: async ({ locals, request, url, setHeaders }) => {
+		const admin = requireAdmin({ locals, url });
+		const input = formInput(await readForm(request), [...MESSAGE_FIELDS, ...FILTER_KEYS]);
+		const values = typedValues(input);
+		const filter = new URLSearchParams();
+		for (const key of FILTER_KEYS) {
+			const value = typeof input[key] === 'string' ? input[key] : url.searchParams.get(key);
+			if (value) filter.set(key, value);
+		}
+		const parsed = parseMessage(input, filter);
+		if (!parsed.ok) return refuse(setHeaders, parsed, { values, message: true as const });
+		const message = parsed.value;
+		if (!message.confirmed) {
+			const count = await withDatabase((db) => messageCount(db, message.chosen));
+			if (count === 0)
+				return refuse(setHeaders, fieldError('applicationIds', m.admin_message_none()), {
+					values,
+					message: true as const
+				});
+			return {
+				messageConfirm: {
+					count,
+					subject: message.subject,
+					body: message.body,
+					applicationIds: 'ids' in message.chosen ? message.chosen.ids : [],
+					filter: Object.fromEntries(filter)
+				}
+			};
+		}
+		const outcome = await withDatabase((db) => sendMessage(db, runtime().outbox, admin.address, message));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values, message: true as const });
+		const back = new URLSearchParams(url.searchParams);
+		back.set('done', 'message');
 		back.set('count', String(outcome.value.count));
 		redirect(303, localHref(reviewTableHref(back)));
 	},

@@ -23,6 +23,7 @@ import { LENGTHS as L } from '../../platform/limits';
 import type { Answers, Question } from '../../forms/questions';
 import type { VoteChoice } from '../../reviews/rubric';
 import type { EligibilityEvidence } from '../../eligibility/rules';
+import type { Markup } from '../../notifications/markup';
 import {
 	PROGRAM_LENGTHS as PL,
 	PROGRAM_SLUG_SQL,
@@ -655,7 +656,8 @@ export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];
 export const NOTIFICATION_KINDS = [
 	'application.submitted',
 	'application.resubmitted',
-	'application.transitioned'
+	'application.transitioned',
+	'admin.message'
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -675,22 +677,92 @@ export const notifications = pgTable(
 		createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 		readAt: timestamp('read_at', { withTimezone: true }),
 		/** A staged decision's notification: out of the inbox until its round is released (as webhook_deliveries.held_round_id). */
-		heldRoundId: integer('held_round_id').references(() => rounds.id)
+		heldRoundId: integer('held_round_id').references(() => rounds.id),
+		/**
+		 * The body as a community's template or an admin's message wrote it (issue 59): paragraphs, links, bold and
+		 * lists as a safe structure (notifications/template.ts), never HTML; null: the body is plain text.
+		 */
+		markup: jsonb('markup').$type<Markup>(),
+		/** An admin's message to applicants (`kind` `admin.message`): the message it is one copy of. */
+		messageId: bigint('message_id', { mode: 'number' }).references(() => applicantMessages.id)
 	},
 	(t) => [
 		check(
 			'notifications_kind_check',
-			sql`${t.kind} in ('application.submitted', 'application.resubmitted', 'application.transitioned')`
+			sql`${t.kind} in ('application.submitted', 'application.resubmitted', 'application.transitioned', 'admin.message')`
 		),
 		check('notifications_recipient_lowercase', sql`${t.recipientAddress} = lower(${t.recipientAddress})`),
 		// The inbox (newest first) and the header's unread count.
 		index('notifications_recipient_idx').on(t.recipientAddress, t.id),
+		// An application's messages from the admins, in its history.
+		index('notifications_application_message_idx')
+			.on(t.applicationId, t.id)
+			.where(sql`${t.messageId} is not null`),
 		index('notifications_held_idx')
 			.on(t.heldRoundId)
 			.where(sql`${t.heldRoundId} is not null`),
 		index('notifications_unread_idx')
 			.on(t.recipientAddress)
 			.where(sql`${t.readAt} is null`)
+	]
+);
+
+/** The events whose message a community may write in its own words (docs/notifications.md, DECISIONS 2026-12-02). */
+export const MESSAGE_EVENTS = [
+	'application.submitted',
+	'application.resubmitted',
+	'review.needs_info',
+	'review.approved',
+	'review.rejected',
+	'application.withdrawn',
+	'allowlist.added',
+	'distribution.sent',
+	'decisions.released'
+] as const;
+export type MessageEvent = (typeof MESSAGE_EVENTS)[number];
+
+/**
+ * The community's own words for an event's message in one locale (issue 59): the subject and the body
+ * (paragraphs, links, bold and lists, with placeholders); without a row, the portal's default text.
+ * `updated_at` is what a save names to be told of a later one (409).
+ */
+export const messageTemplates = pgTable(
+	'message_templates',
+	{
+		event: text('event').$type<MessageEvent>().notNull(),
+		locale: text('locale').notNull(),
+		subject: text('subject').notNull(),
+		body: text('body').notNull(),
+		updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+		/** Who saved it; null for a row written outside the portal. */
+		updatedBy: text('updated_by')
+	},
+	(t) => [
+		primaryKey({ columns: [t.event, t.locale] }),
+		check(
+			'message_templates_event_known',
+			sql`${t.event} in (${sql.raw(MESSAGE_EVENTS.map((e) => `'${e}'`).join(', '))})`
+		),
+		check('message_templates_locale_known', sql`${t.locale} IN ('en', 'es', 'pt-BR', 'zh-Hans', 'ar')`),
+		check('message_templates_subject_length', sql`char_length(${t.subject}) between 1 and 200`),
+		check('message_templates_body_length', sql`char_length(${t.body}) between 1 and 5000`)
+	]
+);
+
+/** An admin's message to a selection of applicants (issue 59): one notification per application points at it. */
+export const applicantMessages = pgTable(
+	'applicant_messages',
+	{
+		id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+		subject: text('subject').notNull(),
+		body: text('body').notNull(),
+		sentBy: text('sent_by').notNull(),
+		createdAt: createdAt(),
+		recipients: integer('recipients').notNull().default(0)
+	},
+	(t) => [
+		check('applicant_messages_subject_length', sql`char_length(${t.subject}) between 1 and 200`),
+		check('applicant_messages_body_length', sql`char_length(${t.body}) between 1 and 5000`)
 	]
 );
 

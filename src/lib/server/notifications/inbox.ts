@@ -5,6 +5,7 @@ import { notifications } from '../db/schema';
 import { validate } from '../platform/forms';
 import type { Outcome } from '../platform/outcome';
 import { m } from '$lib/paraglide/messages';
+import type { Markup } from '$lib/notifications/markup';
 
 /** One notification as its recipient sees it. */
 export interface InboxEntry {
@@ -12,6 +13,8 @@ export interface InboxEntry {
 	kind: string;
 	title: string;
 	body: string;
+	/** A community's template or an admin's message, as paragraphs, lists, bold and links (markup.ts); else null. */
+	markup: Markup | null;
 	createdAt: Date;
 	read: boolean;
 }
@@ -30,6 +33,7 @@ export async function inboxOf(db: Database, address: string): Promise<InboxEntry
 			kind: notifications.kind,
 			title: notifications.title,
 			body: notifications.body,
+			markup: notifications.markup,
 			createdAt: notifications.createdAt,
 			readAt: notifications.readAt
 		})

@@ -100,6 +100,7 @@ export class MailSender implements Channel {
 			.select({
 				title: notifications.title,
 				body: notifications.body,
+				markup: notifications.markup,
 				address: memberEmails.address,
 				email: memberEmails.email,
 				locale: members.locale,

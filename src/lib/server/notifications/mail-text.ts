@@ -2,6 +2,7 @@ import { baseLocale, textDirection, type Locale } from '$lib/i18n/locales';
 import { m } from '$lib/paraglide/messages';
 import type { NotificationConfig } from '../platform/notification-config';
 import { notificationUrl } from './links';
+import { markupHtml, markupText, type Markup } from '$lib/notifications/markup';
 
 /** One e-mail, as text and simple HTML. */
 export interface Mail {
@@ -72,7 +73,8 @@ function foreignRunsHtml(text: string, dir: 'ltr' | 'rtl'): string {
 /** One mail's content, said once and written both as text and as HTML. */
 interface Content {
 	greeting: string;
-	paragraphs: string[];
+	/** Plain paragraphs, or a template's body already written both ways (markup.ts). */
+	paragraphs: (string | { text: string; html: string })[];
 	action: { label: string; text: string; url: string };
 	footer: string[];
 	stop?: { label: string; text: string; url: string };
@@ -82,10 +84,12 @@ const P = 'margin:0 0 16px';
 
 // Simple HTML that mail clients render alike: no tables, no images, inline styles only; the language and
 // its direction on the root, so that an Arabic mail reads right to left.
+const accentOf = (brand: MailBrand) => (/^#[0-9a-f]{6}$/i.test(brand.accent) ? brand.accent : '#6d4ae8');
+
 const htmlOf = (c: Content, subject: string, brand: MailBrand, locale: Locale) => {
-	const accent = /^#[0-9a-f]{6}$/i.test(brand.accent) ? brand.accent : '#6d4ae8';
+	const accent = accentOf(brand);
 	return `<!doctype html><html lang="${locale}" dir="${textDirection(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head><body style="margin:0;padding:0;background:#f3f3f5;color:#1d1d22;font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif;font-size:16px;line-height:1.5"><div style="max-width:36rem;margin:0 auto;padding:24px 16px"><p dir="auto" style="${P};font-size:18px;font-weight:700">${escapeHtml(brand.name)}</p><div style="background:#ffffff;border-radius:8px;padding:24px 20px"><p style="${P}">${escapeHtml(c.greeting)}</p>${c.paragraphs
-		.map((p) => `<p style="${P}">${bidiHtml(p, textDirection(locale))}</p>`)
+		.map((p) => (typeof p === 'string' ? `<p style="${P}">${bidiHtml(p, textDirection(locale))}</p>` : p.html))
 		.join(
 			''
 		)}<p style="margin:24px 0 8px"><a href="${escapeHtml(c.action.url)}" style="display:inline-block;background:${accent};color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;font-weight:700">${escapeHtml(c.action.label)}</a></p><p dir="ltr" style="margin:0;font-size:13px;color:#55555f;word-break:break-all;text-align:${textDirection(locale) === 'rtl' ? 'right' : 'left'}">${escapeHtml(c.action.url)}</p></div><div style="padding:16px 4px 0;font-size:13px;color:#55555f">${c.footer
@@ -102,7 +106,7 @@ const textOf = (c: Content, brand: MailBrand) =>
 	[
 		brand.name,
 		c.greeting,
-		...c.paragraphs,
+		...c.paragraphs.map((p) => (typeof p === 'string' ? p : p.text)),
 		c.action.text,
 		`-- \n${[...c.footer, ...(c.stop ? [c.stop.text] : [])].join('\n\n')}`
 	].join('\n\n') + '\n';
@@ -116,7 +120,7 @@ export function mailOf(
 	config: Pick<NotificationConfig, 'origin'>,
 	brand: MailBrand,
 	to: string,
-	n: { title: string; body: string; displayName?: string | null },
+	n: { title: string; body: string; markup?: Markup | null; displayName?: string | null },
 	unsubscribeToken: string,
 	locale: Locale = baseLocale
 ): Mail {
@@ -129,7 +133,16 @@ export function mailOf(
 		greeting: n.displayName
 			? m.notify_mail_greeting({ name: isolate(n.displayName) }, options)
 			: m.notify_mail_greeting_anonymous({}, options),
-		paragraphs: [m.notify_mail_intro({ community }, options), n.body],
+		// A community's template (issue 59): its paragraphs, bold, lists and links, `{link}` to the page itself.
+		paragraphs: [
+			m.notify_mail_intro({ community }, options),
+			n.markup
+				? {
+						text: markupText(n.markup, open),
+						html: markupHtml(n.markup, open, { p: P, link: `color:${accentOf(brand)}` })
+					}
+				: n.body
+		],
 		action: {
 			label: m.notify_mail_open_link({}, options),
 			text: m.notify_mail_open_text({ url: open }, options),

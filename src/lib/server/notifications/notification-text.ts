@@ -98,15 +98,7 @@ export function notificationText(change: NotificationChange, locale: Locale = ba
 			: m.notify_title_sentence({ title }, options)
 	];
 	if (change.txHash) parts.push(m.notify_tx({ hash: change.txHash }, options));
-	for (const { key, label, labels, comment } of change.asks ?? []) {
-		const said =
-			key !== undefined && isBuiltIn(key)
-				? BUILT_IN_LABELS[key]!({}, options)
-				: (labels && Object.hasOwn(labels, locale) ? labels[locale] : undefined) || label;
-		// A label that is a question ends in its own mark: "Which languages?" takes no colon after it.
-		const ask = /[?？؟:：]$/.test(said.trim()) ? m.notify_ask_question : m.notify_ask;
-		parts.push(ask({ label: said.trim(), comment }, options));
-	}
+	parts.push(...asksInWords(change, locale));
 	parts.push(sentenceOf({}, options));
 	if (change.reapplyAfter) parts.push(m.notify_reapply({ date: dayInWords(change.reapplyAfter, locale) }, options));
 	return {
@@ -115,6 +107,23 @@ export function notificationText(change: NotificationChange, locale: Locale = ba
 		url: '/apply'
 	};
 }
+
+/** A needs_info move's asks, each as "<field's label>: “<comment>”" in the recipient's language. */
+export function asksInWords(change: Pick<NotificationChange, 'asks'>, locale: Locale): string[] {
+	const options = { locale };
+	return (change.asks ?? []).map(({ key, label, labels, comment }) => {
+		const said =
+			key !== undefined && isBuiltIn(key)
+				? BUILT_IN_LABELS[key]!({}, options)
+				: (labels && Object.hasOwn(labels, locale) ? labels[locale] : undefined) || label;
+		// A label that is a question ends in its own mark: "Which languages?" takes no colon after it.
+		const ask = /[?？؟:：]$/.test(said.trim()) ? m.notify_ask_question : m.notify_ask;
+		return ask({ label: said.trim(), comment }, options);
+	});
+}
+
+/** The sentences of a body joined as the recipient's language sets them apart. */
+export const joinSentences = (parts: readonly string[], locale: Locale) => parts.join(sentenceGap(locale));
 
 /** 0x1234…abcd: a hash short enough for a notification's title; the body carries it whole. */
 const short = (hash: string) => `${hash.slice(0, 6)}…${hash.slice(-4)}`;

@@ -4,16 +4,28 @@ import {
 	applications,
 	memberEmails,
 	members,
+	messageTemplates,
 	notifications,
 	programs,
 	pushSubscriptions,
+	rounds,
 	webhookDeliveries as w
 } from '../db/schema';
 import { rowsOf } from '../db/rows';
-import { baseLocale, isLocale, type Locale } from '$lib/i18n/locales';
+import { baseLocale, isLocale, localizedPath, type Locale } from '$lib/i18n/locales';
+import { community } from '$lib/branding/community';
+import type { Markup, PlaceholderValues } from '$lib/notifications/markup';
+import { eventOf, renderTemplate, type Template } from './templates';
 import { noteOutboxRows } from '../outbox/written';
 import type { OutboxTargets } from '../platform/outbox-targets';
-import { inProgram, notificationText, type NotificationChange } from './notification-text';
+import {
+	asksInWords,
+	dayInWords,
+	inProgram,
+	joinSentences,
+	notificationText,
+	type NotificationChange
+} from './notification-text';
 import { programInLocale, type ProgramTranslations } from '$lib/programs/programs';
 
 /** The part of the outbox targets (platform/outbox-targets.ts) a notification is written for: push and e-mail, each on or off. */
@@ -33,38 +45,100 @@ export interface NotificationFor {
 
 /**
  * Each recipient's locale (members.locale: that of their last signed-in page visit; the base locale for an
- * address that is no member yet) and, while the portal has more than one programme, the programme of each
- * application (its name and translations), read together in one statement in the change's transaction.
+ * address that is no member yet), each application's name, programme and round (the programme named in a
+ * title while the portal has more than one) and the community's saved message templates, read together
+ * in one statement in the change's transaction.
  */
 async function recipientsAndPrograms(
 	tx: Pick<Database, 'execute'>,
 	addresses: readonly string[],
 	applicationIds: readonly string[]
 ) {
-	const [found] = rowsOf<{ locales: Record<string, string> | null; programs: Record<string, Program> | null }>(
+	const [found] = rowsOf<{
+		locales: Record<string, string> | null;
+		apps: Record<string, App> | null;
+		several: boolean;
+		templates: Record<string, Template> | null;
+	}>(
 		await tx.execute(sql`select
 			(select jsonb_object_agg(address, locale) from ${members}
 				where address in (select jsonb_array_elements_text(${JSON.stringify([...new Set(addresses)])}::jsonb))) as locales,
-			(select jsonb_object_agg(a.id, jsonb_build_object('name', p.name, 'translations', p.translations))
-				from ${applications} a join ${programs} p on p.id = a.program_id
-				where a.id in (select jsonb_array_elements_text(${JSON.stringify([...new Set(applicationIds)])}::jsonb)::uuid)
-					and exists (select 1 from ${programs} other where other.id <> p.id)) as programs`)
+			(select jsonb_object_agg(a.id, jsonb_build_object('displayName', a.display_name, 'name', p.name,
+					'translations', p.translations, 'round', r.name))
+				from ${applications} a join ${programs} p on p.id = a.program_id left join ${rounds} r on r.id = a.round_id
+				where a.id in (select jsonb_array_elements_text(${JSON.stringify([...new Set(applicationIds)])}::jsonb)::uuid)) as apps,
+			exists (select 1 from ${programs} p1 join ${programs} p2 on p2.id <> p1.id) as several,
+			(select jsonb_object_agg(event || '|' || locale, jsonb_build_object('subject', subject, 'body', body))
+				from ${messageTemplates}) as templates`)
 	);
 	const locales = found?.locales ?? {};
-	const named = found?.programs ?? {};
+	const apps = found?.apps ?? {};
+	const templates = found?.templates ?? {};
+	const appOf = (applicationId: string | null) =>
+		applicationId !== null && Object.hasOwn(apps, applicationId) ? apps[applicationId]! : null;
 	return {
 		localeOf: (address: string): Locale => {
 			const locale = Object.hasOwn(locales, address) ? locales[address] : undefined;
 			return locale !== undefined && isLocale(locale) ? locale : baseLocale;
 		},
-		programOf: (applicationId: string | null, locale: Locale): string | null =>
-			applicationId !== null && Object.hasOwn(named, applicationId)
-				? programInLocale(named[applicationId]!, locale).name
-				: null
+		programOf: (applicationId: string | null, locale: Locale): string | null => {
+			const app = appOf(applicationId);
+			return app && found?.several ? programInLocale(app, locale).name : null;
+		},
+		appOf,
+		templateOf: (event: string | null, locale: Locale): Template | null => {
+			const key = `${event}|${locale}`;
+			return event !== null && Object.hasOwn(templates, key) ? templates[key]! : null;
+		}
 	};
 }
 
+type App = Program & { displayName: string; round: string | null };
+
+/** The placeholders' values of one notification (templates.ts), in the recipient's language. */
+function valuesOf(change: NotificationChange, app: App | null, locale: Locale): PlaceholderValues {
+	return {
+		name: app?.displayName ?? '',
+		community: community.name,
+		program: app ? programInLocale(app, locale).name : '',
+		round: app?.round ?? '',
+		reason: change.reason ?? '',
+		asks: joinSentences(asksInWords(change, locale), locale),
+		reapplyAfter: change.reapplyAfter ? dayInWords(change.reapplyAfter, locale) : ''
+	};
+}
+
+/** A notification's words: the community's template of its event in the recipient's language, else the portal's. */
+function wordsOf(
+	found: Awaited<ReturnType<typeof recipientsAndPrograms>>,
+	change: NotificationChange,
+	applicationId: string | null,
+	locale: Locale
+): { title: string; body: string; markup: Markup | null } {
+	const template = found.templateOf(eventOf(change), locale);
+	if (template) {
+		const app = found.appOf(applicationId);
+		const { title, body, markup } = renderTemplate(
+			template,
+			valuesOf(change, app, locale),
+			localizedPath('/apply', locale)
+		);
+		return { title, body, markup };
+	}
+	const { title, body } = inProgram(notificationText(change, locale), found.programOf(applicationId, locale), locale);
+	return { title, body, markup: null };
+}
+
 type Program = { name: string; translations: ProgramTranslations };
+
+/**
+ * Notes `count` notifications written with their push and e-mail rows (where those channels are on), so that
+ * a request on Vercel knows to start their first attempt (outbox/written.ts); for notifications written
+ * outside `recordNotifications` (an admin's message to applicants, applications/message.ts).
+ */
+export function noteNotificationRows(on: NotificationTargets, count: number) {
+	if ((on.push || on.email) && count > 0) noteOutboxRows(count);
+}
 
 /**
  * Writes the notifications of a change with `tx`, the change's own transaction, in one statement:
@@ -80,21 +154,22 @@ export async function recordNotifications(
 	items: readonly NotificationFor[]
 ) {
 	if (items.length === 0) return;
-	const { localeOf, programOf } = await recipientsAndPrograms(
+	const found = await recipientsAndPrograms(
 		tx,
 		items.map((i) => i.recipient.toLowerCase()),
 		items.flatMap((i) => (i.applicationId === null ? [] : [i.applicationId]))
 	);
 	const rows = JSON.stringify(
 		items.map(({ recipient, applicationId, change, heldRoundId }) => {
-			const locale = localeOf(recipient.toLowerCase());
-			const { title, body } = inProgram(notificationText(change, locale), programOf(applicationId, locale), locale);
+			const locale = found.localeOf(recipient.toLowerCase());
+			const { title, body, markup } = wordsOf(found, change, applicationId, locale);
 			return {
 				recipient: recipient.toLowerCase(),
 				application_id: applicationId,
 				kind: change.kind,
 				title,
 				body,
+				markup,
 				held_round_id: heldRoundId ?? null
 			};
 		})
@@ -111,10 +186,10 @@ export async function recordNotifications(
 			from n join ${memberEmails} e on e.address = n.recipient_address and e.verified_at is not null)`
 		: sql``;
 	await tx.execute(sql`with n as (
-		insert into ${notifications} (recipient_address, application_id, kind, title, body, held_round_id)
-		select r.recipient, r.application_id, r.kind, r.title, r.body, r.held_round_id
+		insert into ${notifications} (recipient_address, application_id, kind, title, body, markup, held_round_id)
+		select r.recipient, r.application_id, r.kind, r.title, r.body, r.markup, r.held_round_id
 		from jsonb_to_recordset(${rows}::jsonb)
-			as r(recipient text, application_id uuid, kind text, title text, body text, held_round_id integer)
+			as r(recipient text, application_id uuid, kind text, title text, body text, markup jsonb, held_round_id integer)
 		returning id, recipient_address, held_round_id)${push}${email}
 		select 1`);
 }

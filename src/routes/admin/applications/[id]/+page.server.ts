@@ -14,6 +14,7 @@ import { checkEligibilityAgain, evidenceOf } from '$lib/server/eligibility/evide
 import { localHref } from '$lib/i18n/locales';
 import { displayNames } from '$lib/server/applications/display-names';
 import { filesOf } from '$lib/server/files/access';
+import { messagesOf } from '$lib/server/applications/message';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url, params }) => {
@@ -46,7 +47,9 @@ export const load: PageServerLoad = async ({ locals, url, params }) => {
 		txChecks: runtime().config.polygonRpcUrl !== null,
 		eligibility,
 		// The files of its `file` answers (issue 58), shown with previews.
-		files: await withDatabase((db) => filesOf(db, [params.id]))
+		files: await withDatabase((db) => filesOf(db, [params.id])),
+		// The admins' messages to the applicant about it (issue 59), in its history.
+		messages: await withDatabase((db) => messagesOf(db, params.id))
 	};
 };
 

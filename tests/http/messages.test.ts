@@ -1,0 +1,300 @@
+// The community's voice (issue 59, DECISIONS "The team and the community's voice, in the portal"): an admin
+// writes an event's message per locale on /admin/messages; the inbox, push and the e-mail (text and HTML)
+// use it; bad templates are refused naming the field; the later of two saves is told; a reset restores the
+// portal's words; an admin writes to the applicants a filter shows, each told once. On the engines of
+// tests/helpers/db.ts (TEST_ENGINES=all: PGlite and the Postgres server), with a real SMTP server.
+import type postgres from 'postgres';
+import type { ParsedMail } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engines } from '../helpers/db';
+import { getPage, postForm, textOf } from '../helpers/forms';
+import type { MailCatcher } from '../helpers/mail-catcher';
+import { communityName, startNotifyingServer, type Member, type NotifyingServer } from '../helpers/notifying-server';
+
+describe.each(engines)('messages in the community’s voice on %s', (engine) => {
+	let portal: NotifyingServer;
+	let base: string;
+	let mail: MailCatcher;
+	let sql: postgres.Sql | undefined;
+	let community: string;
+	beforeAll(async () => {
+		portal = await startNotifyingServer(engine, 'portal_messages', { sql: true });
+		({ url: base, mail, sql } = portal);
+		community = await communityName(base);
+	}, 200_000);
+	afterAll(() => portal?.stop());
+
+	const save = (fields: Record<string, string>) =>
+		postForm(`${base}/admin/messages?/save`, fields, { cookie: portal.adminCookie });
+	const editor = (event: string, locale: string) =>
+		getPage(`${base}/admin/messages?event=${event}&locale=${locale}`, portal.adminCookie);
+	/** The editor's fields as the page holds them: the subject, the body and the version a save names. */
+	async function fieldsOf(event: string, locale: string) {
+		const page = await editor(event, locale);
+		expect(page.status).toBe(200);
+		const subject = /<input[^>]*name="subject"[^>]*value="([^"]*)"/.exec(page.body)?.[1] ?? null;
+		const version = /name="version" value="([^"]*)"/.exec(page.body)?.[1] ?? null;
+		const body = /<textarea[^>]*name="body"[^>]*>([\s\S]*?)<\/textarea>/.exec(page.body)?.[1] ?? null;
+		return { subject: decode(subject), version, body: decode(body), page };
+	}
+	const decode = (s: string | null) =>
+		s === null
+			? null
+			: s
+					.replace(/&lt;/g, '<')
+					.replace(/&gt;/g, '>')
+					.replace(/&quot;/g, '"')
+					.replace(/&#39;/g, "'")
+					.replace(/&amp;/g, '&');
+	async function setLocale(member: Member, locale: string) {
+		expect((await getPage(`${base}/${locale}/inbox`, member.cookie)).status).toBe(200);
+	}
+	const mailTo = async (email: string, subject: string): Promise<ParsedMail> =>
+		(await mail.until((m) => m.some((x) => x.subject === subject && JSON.stringify(x.to).includes(email)))).find(
+			(x) => x.subject === subject && JSON.stringify(x.to).includes(email)
+		)!;
+	async function confirmEmail(member: Member, email: string, locale: string) {
+		expect(
+			(await postForm(`${base}${locale ? `/${locale}` : ''}/inbox?/email`, { email }, { cookie: member.cookie })).status
+		).toBe(303);
+		const verification = await mail.until((m) => m.some((x) => JSON.stringify(x.to).includes(email)));
+		const text = verification.find((x) => JSON.stringify(x.to).includes(email))!.text!;
+		const link = new RegExp(`(http://\\S+/inbox/verify\\?token=\\S+)`).exec(text)![1]!;
+		expect((await getPage(link)).status).toBe(200);
+	}
+
+	it('a template saved in Spanish is what an applicant whose locale is es reads in /es/inbox and in the e-mail', async () => {
+		const start = await fieldsOf('review.approved', 'es');
+		expect(start.subject).toBe('Tu solicitud ha sido aprobada');
+		expect(start.version).toBe('');
+		const saved = await save({
+			event: 'review.approved',
+			locale: 'es',
+			version: '',
+			subject: '¡Bienvenida a {community}, {name}!',
+			body: 'Hola **{name}**, ya eres parte de {program}.\n\n- Lee [la guía](https://example.org/guia)\n- Abre [tu solicitud]({link})\n\n{reason}'
+		});
+		expect(saved.status).toBe(303);
+		expect(saved.location).toContain('/admin/messages?event=review.approved&locale=es&done=saved');
+
+		const lucia = await portal.member();
+		await setLocale(lucia, 'es');
+		const email = `lucia-${Date.now()}@example.test`;
+		await confirmEmail(lucia, email, 'es');
+		const id = await portal.apply(lucia, { displayName: 'Lucía Voz', motivation: 'Quiero participar' }, '/es');
+		expect((await portal.move(id, 'approved', 'Respuestas claras')).status).toBe(303);
+
+		const inbox = await getPage(`${base}/es/inbox`, lucia.cookie);
+		const text = textOf(inbox.body).replace(/[\u2068\u2069]/g, '');
+		expect(text).toContain(`¡Bienvenida a ${community}, Lucía Voz!`);
+		expect(inbox.body).toContain('<strong>Lucía Voz</strong>');
+		expect(inbox.body).toMatch(/<a href="https:\/\/example\.org\/guia"[^>]*>la guía<\/a>/);
+		expect(inbox.body).toMatch(/<a href="\/es\/apply"[^>]*>tu solicitud<\/a>/);
+		expect(text).toContain('Respuestas claras');
+
+		const approved = await mailTo(email, `${community}: ¡Bienvenida a ${community}, Lucía Voz!`);
+		// multipart/alternative: a text part and an HTML part, in the community's name.
+		expect(approved.text).toContain('Hola Lucía Voz, ya eres parte de');
+		expect(approved.text).toContain('• Lee la guía (https://example.org/guia)');
+		expect(approved.text).toContain(`• Abre tu solicitud (${base}/es/apply)`);
+		expect(approved.html).toContain('<strong>Lucía Voz</strong>');
+		expect(approved.html).toMatch(
+			/<li>Lee <a href="https:\/\/example\.org\/guia" style="color:#[0-9a-f]{6}">la guía<\/a><\/li>/i
+		);
+		expect(approved.html).toContain(`<a href="${base}/es/apply"`);
+		expect(approved.html).toContain('<html lang="es" dir="ltr">');
+		expect(
+			String(approved.headers.get('content-type') && (approved.headers.get('content-type') as { value: string }).value)
+		).toBe('multipart/alternative');
+
+		// An applicant reading English still gets the portal's English words: the template is the Spanish one only.
+		const ann = await portal.member();
+		const annId = await portal.apply(ann, { displayName: 'Ann English', motivation: 'Hello' });
+		expect((await portal.move(annId, 'approved')).status).toBe(303);
+		expect(textOf((await getPage(`${base}/inbox`, ann.cookie)).body)).toContain('Your application was approved');
+	});
+
+	it('an unknown placeholder, a bad link or an unknown event is a 400 naming it, and nothing is written', async () => {
+		const before = await fieldsOf('review.rejected', 'ar');
+		const unknown = await save({
+			event: 'review.rejected',
+			locale: 'ar',
+			version: '',
+			subject: 'x {nombre}',
+			body: 'y'
+		});
+		expect(unknown.status).toBe(400);
+		expect(textOf(unknown.body)).toContain('{nombre}');
+		const inBody = await save({ event: 'review.rejected', locale: 'ar', subject: 'x', body: 'Hi {who}' });
+		expect(inBody.status).toBe(400);
+		expect(textOf(inBody.body)).toContain('{who}');
+		const link = await save({ event: 'review.rejected', locale: 'ar', subject: 'x', body: '[x](javascript:alert(1))' });
+		expect(link.status).toBe(400);
+		expect(textOf(link.body)).toContain('javascript:alert');
+		expect((await save({ event: 'review.nope', locale: 'ar', subject: 'x', body: 'y' })).status).toBe(400);
+		expect((await save({ event: 'review.rejected', locale: 'xx', subject: 'x', body: 'y' })).status).toBe(400);
+		expect((await save({ event: 'review.rejected', locale: 'ar', subject: '', body: 'y' })).status).toBe(400);
+		const after = await fieldsOf('review.rejected', 'ar');
+		expect(after.subject).toBe(before.subject);
+		expect(after.version).toBe('');
+		if (sql)
+			expect(await sql`select 1 from message_templates where event = 'review.rejected' and locale = 'ar'`).toHaveLength(
+				0
+			);
+	});
+
+	it('markup or a script in a template is shown as text, in the inbox, the e-mail and the preview', async () => {
+		const saved = await save({
+			event: 'application.submitted',
+			locale: 'en',
+			version: '',
+			subject: '<img src=x onerror=alert(1)> received',
+			body: '<script>alert(1)</script> <b>not bold</b> [x](https://example.org/"onmouseover="alert(1))'
+		});
+		expect(saved.status).toBe(303);
+		const bob = await portal.member();
+		const email = `bob-${Date.now()}@example.test`;
+		await confirmEmail(bob, email, '');
+		await portal.apply(bob, { displayName: 'Bob Tags', motivation: 'Hi' });
+		// Svelte writes text with `<` and `&` escaped: the page reads the characters, no element is made.
+		const inbox = (await getPage(`${base}/inbox`, bob.cookie)).body;
+		expect(textOf(inbox)).toContain('<script>alert(1)</script> <b>not bold</b>');
+		expect(textOf(inbox)).toContain('<img src=x onerror=alert(1)> received');
+		expect(inbox).not.toMatch(/<script>alert|<b>not bold|<img src=x/);
+		const received = await mailTo(email, `${community}: <img src=x onerror=alert(1)> received`);
+		expect(received.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+		expect(received.html).not.toContain('<script>');
+		expect(received.html).not.toContain('<b>not bold');
+		expect(received.html).not.toContain('"onmouseover');
+		const preview = (await editor('application.submitted', 'en')).body;
+		expect(textOf(preview)).toContain('<script>alert(1)</script>');
+		expect(preview).not.toMatch(/<script>alert|<b>not bold/);
+		// Back to the portal's words for the other tests.
+		expect(
+			(
+				await postForm(
+					`${base}/admin/messages?/reset`,
+					{ event: 'application.submitted', locale: 'en' },
+					{ cookie: portal.adminCookie }
+				)
+			).status
+		).toBe(303);
+	});
+
+	it('two admins save the same template: the later one is told (409) and nothing is overwritten; reset restores the default', async () => {
+		const opened = await fieldsOf('review.needs_info', 'pt-BR');
+		const portalWords = opened.subject;
+		expect(portalWords).toBeTruthy();
+		// Both opened the default; the first save wins.
+		const first = await save({
+			event: 'review.needs_info',
+			locale: 'pt-BR',
+			version: opened.version!,
+			subject: 'Primeiro',
+			body: 'Um'
+		});
+		expect(first.status).toBe(303);
+		const second = await save({
+			event: 'review.needs_info',
+			locale: 'pt-BR',
+			version: opened.version!,
+			subject: 'Segundo',
+			body: 'Dois'
+		});
+		expect(second.status).toBe(409);
+		const now = await fieldsOf('review.needs_info', 'pt-BR');
+		expect(now.subject).toBe('Primeiro');
+		expect(now.version).not.toBe('');
+		// An edit of the saved one names its version; one naming the version before is told again.
+		const third = await save({
+			event: 'review.needs_info',
+			locale: 'pt-BR',
+			version: now.version!,
+			subject: 'Terceiro',
+			body: 'Três'
+		});
+		expect(third.status).toBe(303);
+		expect(
+			(await save({ event: 'review.needs_info', locale: 'pt-BR', version: now.version!, subject: 'Quarto', body: 'x' }))
+				.status
+		).toBe(409);
+		expect((await fieldsOf('review.needs_info', 'pt-BR')).subject).toBe('Terceiro');
+
+		const reset = await postForm(
+			`${base}/admin/messages?/reset`,
+			{ event: 'review.needs_info', locale: 'pt-BR' },
+			{ cookie: portal.adminCookie }
+		);
+		expect(reset.status).toBe(303);
+		const back = await fieldsOf('review.needs_info', 'pt-BR');
+		expect(back.subject).toBe(portalWords);
+		expect(back.body).toBe(opened.body);
+		expect(back.version).toBe('');
+		expect(
+			(await postForm(`${base}/admin/messages?/reset`, { event: 'x', locale: 'pt-BR' }, { cookie: portal.adminCookie }))
+				.status
+		).toBe(400);
+	});
+
+	it('a message to the applications a filter shows reaches each applicant once, after a confirm step that says how many', async () => {
+		const tag = `Filtro${Date.now().toString(36)}`;
+		const members = [await portal.member(), await portal.member(), await portal.member()];
+		for (const [i, member] of members.entries())
+			await portal.apply(member, { displayName: `${tag} ${i}`, motivation: 'Hi' });
+		const email = `cara-${Date.now()}@example.test`;
+		await confirmEmail(members[0]!, email, '');
+		const outsider = await portal.member();
+		await portal.apply(outsider, { displayName: 'Someone Else', motivation: 'Hi' });
+
+		const fields = { q: tag, subject: 'News for {name}', body: 'Hello **{name}** of {community}: see {link}.' };
+		const asked = await postForm(`${base}/admin?/message`, fields, { cookie: portal.adminCookie });
+		expect(asked.status).toBe(200);
+		expect(textOf(asked.body)).toContain('Applicants who will be told: 3');
+		const sent = await postForm(
+			`${base}/admin?/message`,
+			{ ...fields, confirm: 'yes' },
+			{ cookie: portal.adminCookie }
+		);
+		expect(sent.status).toBe(303);
+		for (const [i, member] of members.entries()) {
+			// The page's HTML without Svelte's markers: the message's bold name and its link to the page.
+			const inbox = (await getPage(`${base}/inbox`, member.cookie)).body.replace(/<!--[\s\S]*?-->/g, '');
+			const words = `Hello <strong>${tag} ${i}</strong> of ${community}: see <a href="/apply">/apply</a>.`;
+			expect(inbox.split(words).length - 1).toBe(1);
+		}
+		expect(textOf((await getPage(`${base}/inbox`, outsider.cookie)).body)).not.toContain('News for');
+		const received = await mailTo(email, `${community}: News for ${tag} 0`);
+		expect(received.html).toContain(`<strong>${tag} 0</strong>`);
+		// Sent once: a while later there is still one such mail.
+		await new Promise((resolve) => setTimeout(resolve, 1500));
+		expect(mail.mails.filter((x) => x.subject === `${community}: News for ${tag} 0`)).toHaveLength(1);
+		// Recorded in each application's history.
+		const id = /href="\/admin\/applications\/([0-9a-f-]{36})"/.exec(
+			(await getPage(`${base}/admin?q=${members[1]!.address}`, portal.adminCookie)).body
+		)![1]!;
+		expect(textOf((await getPage(`${base}/admin/applications/${id}`, portal.adminCookie)).body)).toContain(
+			'Message “News for {name}” sent by'
+		);
+		// Bad input: a placeholder a message has no value for, an id that is none; nothing sent.
+		const bad = await postForm(
+			`${base}/admin?/message`,
+			{ ...fields, body: '{reason}', confirm: 'yes' },
+			{ cookie: portal.adminCookie }
+		);
+		expect(bad.status).toBe(400);
+		expect(textOf(bad.body)).toContain('{reason}');
+		const ids = await postForm(
+			`${base}/admin?/message`,
+			{ ...fields, applicationIds: 'nope', confirm: 'yes' },
+			{ cookie: portal.adminCookie }
+		);
+		expect(ids.status).toBe(400);
+		const none = await postForm(
+			`${base}/admin?/message`,
+			{ ...fields, q: 'no-such-applicant-xyz' },
+			{ cookie: portal.adminCookie }
+		);
+		expect(none.status).toBe(400);
+		if (sql) expect((await sql`select count(*)::int as n from applicant_messages`)[0]!.n).toBe(1);
+	});
+});
