@@ -43,7 +43,7 @@ describe.each(engines)('the team on %s', (engine) => {
 	let database: SeededDatabase;
 	let server: RunningServer;
 	let owner: string;
-	const post = (path: string, fields: Record<string, string>, cookie = owner) =>
+	const post = (path: string, fields: Record<string, string | string[]>, cookie = owner) =>
 		postForm(`${server.url}${path}`, fields, { cookie });
 	beforeAll(async () => {
 		database = await seededDatabase(engine);
