@@ -126,6 +126,13 @@ export const ROUTES: readonly FuzzRoute[] = [
 		query: ['done'],
 		shownTo: ADMINS
 	},
+	// The team (issue 59): an address, a role and a programme's slug.
+	{
+		id: '/admin/team',
+		actions: { add: ['address', 'role', 'program'], remove: ['address', 'role', 'program'] },
+		query: ['done'],
+		shownTo: ADMINS
+	},
 	{
 		id: '/admin/programs',
 		actions: {

@@ -3,7 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { applicationVotes, reviewAssignments, reviewers } from '../../src/lib/server/db/schema';
 import { submitApplication } from '../../src/lib/server/applications/submit';
 import { transitionApplication } from '../../src/lib/server/applications/moves';
-import { addReviewer, removeReviewer, saveReviewSettings } from '../../src/lib/server/reviews/roster';
+import { saveReviewSettings } from '../../src/lib/server/reviews/roster';
+import { addTeamMember, removeTeamMember } from '../../src/lib/server/team/team';
 import { declareConflict } from '../../src/lib/server/reviews/conflicts';
 import { castVote } from '../../src/lib/server/reviews/votes';
 import { reviewDetail } from '../../src/lib/server/reviews/reviewer-detail';
@@ -24,7 +25,8 @@ describe.each(engines)('review assignment on %s', (engine) => {
 	beforeAll(async () => {
 		t = await createTestDatabase(engine, { max: 25 });
 		pool = await Promise.all(Array.from({ length: 5 }, async () => ({ ...(await addMember(t.db)), isReviewer: true })));
-		for (const r of pool) expect((await addReviewer(t.db, admin, { address: r.address })).ok).toBe(true);
+		for (const r of pool)
+			expect((await addTeamMember(t.db, admin, { address: r.address, role: 'reviewer' })).ok).toBe(true);
 		expect((await saveReviewSettings(t.db, admin, { perApplication: '2' })).ok).toBe(true);
 	});
 	afterAll(() => t?.drop());
@@ -171,7 +173,7 @@ describe.each(engines)('review assignment on %s', (engine) => {
 	it('a removed reviewer’s votes stay and count; their open assignments pass on', async () => {
 		await clear();
 		const extra = { ...(await addMember(t.db)), isReviewer: true };
-		await addReviewer(t.db, admin, { address: extra.address });
+		await addTeamMember(t.db, admin, { address: extra.address, role: 'reviewer' });
 		const voted = await submit();
 		expect((await castVote(t.db, OUTBOX_OFF, extra, voted.id, { vote: 'approve' })).ok).toBe(true);
 		// The next application's second reviewer is the extra one.
@@ -184,12 +186,15 @@ describe.each(engines)('review assignment on %s', (engine) => {
 			sql`insert into review_assignments (application_id, reviewer_address, assigned_by) values (${next.id}, ${extra.address}, 'auto') on conflict do nothing`
 		);
 		expect(await assigned(next.id)).toContain(extra.address);
-		expect((await removeReviewer(t.db, { address: extra.address })).ok).toBe(true);
+		expect((await removeTeamMember(t.db, admin, { address: extra.address, role: 'reviewer' })).ok).toBe(true);
 		expect(await t.db.select().from(reviewers).where(eq(reviewers.address, extra.address))).toEqual([]);
 		expect(await assigned(next.id)).toHaveLength(2);
 		expect(await assigned(next.id)).not.toContain(extra.address);
 		expect((await tallyFor(t.db, voted.id)).approve).toBe(1);
-		expect(await removeReviewer(t.db, { address: extra.address })).toMatchObject({ ok: false, status: 404 });
+		expect(await removeTeamMember(t.db, admin, { address: extra.address, role: 'reviewer' })).toMatchObject({
+			ok: false,
+			status: 404
+		});
 	});
 
 	it('a resubmission is topped up to N', async () => {

@@ -12,7 +12,8 @@ import { transitionApplication } from '$lib/server/applications/moves';
 import { BULK_FIELDS, bulkPreview, moveInBulk, parseBulk } from '$lib/server/applications/bulk';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import type { Failure } from '$lib/server/platform/outcome';
-import { requireAdmin } from '$lib/server/auth/guards';
+import { requireAdmin, requireWholeAdmin } from '$lib/server/auth/guards';
+import { requireInScope } from '$lib/server/team/scope';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { RECONCILE_FIELDS, reconcile } from '$lib/server/chain/reconcile';
 import { fulfilmentOffer } from '$lib/server/chain/steps';
@@ -26,11 +27,17 @@ import type { Actions, PageServerLoad } from './$types';
 const FILTER_KEYS = ['q', 'review', 'allowlist', 'distribution', 'votes', 'eligible', 'program', 'round'] as const;
 
 export const load: PageServerLoad = async ({ locals, url }) => {
-	requireAdmin({ locals, url });
+	const admin = requireAdmin({ locals, url });
 	const parsed = parseTableQuery(url.searchParams);
 	const quorum = runtime().config.reviewQuorum;
+	// The team (issue 59): an admin of some programmes sees their applications and programmes only.
+	const scope = admin.programIds;
 	const [table, form, programs] = await withDatabase((db) =>
-		Promise.all([reviewTable(db, parsed, undefined, { quorum }), currentForm(db), programChoices(db)])
+		Promise.all([
+			reviewTable(db, parsed, undefined, { quorum, programIds: scope }),
+			currentForm(db),
+			programChoices(db).then((all) => (scope ? all.filter((p) => scope.includes(p.id)) : all))
+		])
 	);
 	// Assigned reviewers by the names they gave when they applied (issue 61).
 	const names = await withDatabase((db) =>
@@ -81,6 +88,8 @@ export const actions: Actions = {
 		const admin = requireAdmin({ locals, url });
 		const form = await readForm(request);
 		const input = { ...formInput(form, MOVE_FIELDS), asks: asksInput(form) };
+		// Another programme's application: 404 to an admin of some programmes only (issue 59).
+		await withDatabase((db) => requireInScope(db, admin, [(input as Record<string, unknown>).applicationId]));
 		const outcome = await withDatabase((db) => transitionApplication(db, runtime().outbox, admin, input));
 		if (!outcome.ok) {
 			const values = typedValues(input);
@@ -101,6 +110,7 @@ export const actions: Actions = {
 		const parsed = parseBulk(input);
 		if (!parsed.ok) return refuse(setHeaders, parsed, { values, bulk: true as const, refused: [] });
 		const move = parsed.value;
+		await withDatabase((db) => requireInScope(db, admin, move.applicationIds));
 		if (awaitsConfirmation(move, form)) {
 			const preview = await withDatabase((db) => bulkPreview(db, move));
 			if (!preview.ok) return refuse(setHeaders, preview, { values, bulk: true as const, refused: refusedOf(preview) });
@@ -158,7 +168,8 @@ export const actions: Actions = {
 	// application found) → one transaction. Answers with what was found and what still waits; running it
 	// again records nothing new, so a repeated post is harmless.
 	reconcile: async ({ locals, request, url, setHeaders }) => {
-		const admin = requireAdmin({ locals, url });
+		// The chain's reconciliation is community-wide: an admin of every programme (issue 59).
+		const admin = requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), RECONCILE_FIELDS);
 		const outcome = await withDatabase((db) => reconcile(db, runtime().config, runtime().outbox, admin, input));
 		if (outcome.ok) return { reconciled: outcome.value };

@@ -10,7 +10,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 	const query = parseReviewQuery(url.searchParams);
 	const [page, assigned, pending, programs] = await withDatabase((db) =>
 		Promise.all([
-			reviewQueue(db, reviewer.address, query),
+			reviewQueue(db, reviewer.address, query, undefined, reviewer.programIds),
 			// "Assigned to you" heads the queue's first page (decision 0040).
 			query.tab === 'queue' && !query.after ? assignedTo(db, reviewer.address) : Promise.resolve([]),
 			// An empty queue says why: nothing submitted yet, or everything has the reviewer's vote (issue 61).

@@ -1,5 +1,5 @@
 import type { RequestEvent, RequestHandler } from '@sveltejs/kit';
-import { requireAdmin } from '../auth/guards';
+import { requireAdmin as requireAdminOfAny, requireWholeAdmin } from '../auth/guards';
 
 /**
  * GET, HEAD and the other methods of an /admin/*.csv export: hidden from non-admins as every /admin
@@ -8,8 +8,11 @@ import { requireAdmin } from '../auth/guards';
  */
 export function csvRoute(
 	name: string,
-	rows: (event: RequestEvent) => Promise<ReadableStream<Uint8Array>>
+	rows: (event: RequestEvent) => Promise<ReadableStream<Uint8Array>>,
+	/** Whether an admin of some programmes may read it (their rows only: `rows` limits them); else 404 to them (issue 59). */
+	scoped = false
 ): { GET: RequestHandler; HEAD: RequestHandler; fallback: RequestHandler } {
+	const requireAdmin = scoped ? requireAdminOfAny : requireWholeAdmin;
 	const headers = () => ({
 		'content-type': 'text/csv; charset=utf-8',
 		'content-disposition': `attachment; filename="${name}-${new Date().toISOString().slice(0, 10)}.csv"`,

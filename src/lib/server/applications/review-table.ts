@@ -123,6 +123,8 @@ export interface TableRow extends ApplicationStates {
 export interface TableOptions {
 	/** REVIEW_QUORUM, for votes=ready|needed. */
 	quorum: number;
+	/** The team (issue 59): an admin of some programmes sees theirs only; absent means every programme. */
+	programIds?: readonly number[];
 }
 
 export interface ReviewTable {
@@ -144,6 +146,8 @@ export function tableFilter(
 	common?: CommonWord
 ): SQL[] {
 	const where: SQL[] = [];
+	if (options.programIds)
+		where.push(sql`${applications.programId} = any(${`{${options.programIds.join(',')}}`}::int[])`);
 	// Votes (#27)
 	if (query.votes) where.push(votesFilterSql(query.votes, options.quorum));
 	if (withReview && query.review) where.push(eq(applications.review, query.review));

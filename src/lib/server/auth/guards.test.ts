@@ -62,7 +62,7 @@ describe('requireAdmin', () => {
 describe('requireReviewer and the reviewer role', () => {
 	const reviewer = memberFromAddress('0x' + 'C'.repeat(40), new Set(), new Set(['0x' + 'c'.repeat(40)]));
 	it('REVIEWER_ADDRESSES and every admin are reviewers; anyone else gets the 404 of an unknown path', () => {
-		expect(reviewer).toEqual({ address: '0x' + 'c'.repeat(40), isAdmin: false, isReviewer: true });
+		expect(reviewer).toEqual({ address: '0x' + 'c'.repeat(40), isAdmin: false, isReviewer: true, role: 'reviewer' });
 		expect(memberFromAddress(admin.address, new Set([admin.address]))).toMatchObject({ isReviewer: true });
 		expect(rolesOf(reviewer)).toEqual(['member', 'reviewer']);
 		expect(rolesOf(admin)).toEqual(['member', 'admin', 'reviewer']);

@@ -1,13 +1,25 @@
 import { error, type RequestEvent } from '@sveltejs/kit';
 import type { Role } from '$lib/platform/hidden-sections';
+import { effectiveMember, type TeamGrant } from '../team/roles';
+
+/** A role in the team (issue 59): owners (ADMIN_ADDRESSES and the team's) and admins are admins. */
+export type TeamRole = 'owner' | 'admin' | 'reviewer';
 
 /** The signed-in member as the guards resolve it. */
 export interface SignedInMember {
 	/** Lowercase wallet address. */
 	address: string;
+	/** An owner or an admin (of every programme or of some). */
 	isAdmin: boolean;
-	/** In REVIEWER_ADDRESSES, or an admin (admins are reviewers too); absent means not one. */
+	/** A reviewer, or an admin (admins are reviewers too); absent means not one. */
 	isReviewer?: boolean;
+	/** Their highest role in the team; absent for a member who is none. */
+	role?: TeamRole;
+	/**
+	 * The programmes an admin or reviewer of some programmes only may see and act on (their applications,
+	 * votes, CSV rows); absent means every programme.
+	 */
+	programIds?: number[];
 }
 
 /** /admin and everything under it. */
@@ -43,6 +55,22 @@ export function requireAdmin(
 }
 
 /**
+ * As requireAdmin, and an admin of every programme: the community-wide pages (the form, programmes,
+ * reviewers' settings, batches, webhooks, insights) are the unknown path's 404 to an admin of some
+ * programmes only, as to anyone else who is not an admin (issue 59).
+ */
+export function requireWholeAdmin(
+	event: Pick<RequestEvent, 'locals' | 'url'> & { route?: { id: string | null } }
+): SignedInMember {
+	const member = requireAdmin(event);
+	if (member.programIds) error(404, 'Not Found');
+	return member;
+}
+
+/** An owner: who may add and remove admins (issue 59). */
+export const isOwner = (member: SignedInMember) => member.role === 'owner';
+
+/**
  * A reviewer or an admin (docs/decisions/0028-reviewer-votes.md); anyone else gets from /review exactly what
  * an unknown path answers (the hidden section reroutes them before this; this guard is the second lock).
  */
@@ -61,17 +89,15 @@ export function rolesOf(member: SignedInMember | null): Role[] {
 }
 
 /**
- * The member a session's address makes: admin when listed (case-insensitively) in ADMIN_ADDRESSES,
- * reviewer when listed in REVIEWER_ADDRESSES or an admin.
+ * The member a session's address makes from the configuration alone: an owner when listed
+ * (case-insensitively) in ADMIN_ADDRESSES, a reviewer when listed in REVIEWER_ADDRESSES; the team's rows
+ * (`grants`) add roles (`effectiveMember`, issue 59).
  */
 export function memberFromAddress(
 	address: string,
 	adminAddresses: ReadonlySet<string>,
-	reviewerAddresses: ReadonlySet<string> = new Set()
+	reviewerAddresses: ReadonlySet<string> = new Set(),
+	grants: readonly TeamGrant[] = []
 ): SignedInMember {
-	const lower = address.toLowerCase();
-	const isAdmin = adminAddresses.has(lower);
-	return isAdmin || reviewerAddresses.has(lower)
-		? { address: lower, isAdmin, isReviewer: true }
-		: { address: lower, isAdmin };
+	return effectiveMember(address, adminAddresses, reviewerAddresses, grants);
 }

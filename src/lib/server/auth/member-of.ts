@@ -1,33 +1,31 @@
 import { memberFromAddress, type SignedInMember } from './guards';
 import { runtime } from '../platform/runtime';
-import { configuredReviewers, reviewerSet } from '../reviews/roster';
+import { teamGrants, TEAM_CACHE_MS } from '../team/team';
 import { singleton } from '$lib/platform/singleton';
 
-/** How long a read of the reviewers table is used before the next (as the form version's cache, decision 0040). */
-const CACHE_MS = 1000;
-
-const failed = singleton('reviewer set read failed', () => ({ at: 0 }));
+const failed = singleton('team read failed', () => ({ at: 0 }));
 
 /**
- * The member a session's address makes, with the reviewers added on /admin/reviewers (a second old at
- * most, decision 0040). While the database cannot be read, the configured reviewers alone: a page that
- * needs the database answers 503 by itself, and nothing else waits on it.
+ * The member a session's address makes (issue 59): ADMIN_ADDRESSES are owners, REVIEWER_ADDRESSES
+ * reviewers of every programme, and the team's rows (`team_members`, read at most once a second in a
+ * process) add roles, so a change shows on the address's next request without signing in again. While
+ * the database cannot be read, the configuration alone: a page that needs the database answers 503 by
+ * itself, and nothing else waits on it.
  */
 export async function memberOf(address: string): Promise<SignedInMember> {
 	const { config, database } = runtime();
 	const lower = address.toLowerCase();
-	// An admin or a configured reviewer is one whatever the table says: no read on their requests.
-	if (config.adminAddresses.has(lower) || config.reviewerAddresses.has(lower))
-		return memberFromAddress(address, config.adminAddresses, config.reviewerAddresses);
-	let reviewers = configuredReviewers();
-	// After a failed read, the next try waits CACHE_MS: requests that need no database do not wait on it.
-	if (Date.now() - failed.get().at >= CACHE_MS) {
+	// A configured owner is one whatever the table says: no read on their requests.
+	if (config.adminAddresses.has(lower)) return memberFromAddress(address, config.adminAddresses);
+	let grants: Awaited<ReturnType<typeof teamGrants>> = new Map();
+	// After a failed read, the next try waits TEAM_CACHE_MS: requests that need no database do not wait on it.
+	if (Date.now() - failed.get().at >= TEAM_CACHE_MS) {
 		try {
 			await database.ready();
-			reviewers = await reviewerSet(database.db);
+			grants = await teamGrants(database.db);
 		} catch {
 			failed.get().at = Date.now();
 		}
 	}
-	return memberFromAddress(address, config.adminAddresses, reviewers);
+	return memberFromAddress(address, config.adminAddresses, config.reviewerAddresses, grants.get(lower) ?? []);
 }

@@ -10,10 +10,12 @@ import {
 	numeric,
 	pgEnum,
 	pgTable,
+	pgView,
 	primaryKey,
 	smallint,
 	text,
 	timestamp,
+	unique,
 	uniqueIndex,
 	uuid
 } from 'drizzle-orm/pg-core';
@@ -411,16 +413,56 @@ export const applicationVotes = pgTable(
 	]
 );
 
-/** Reviewers added in the portal (/admin/reviewers); REVIEWER_ADDRESSES are reviewers without a row. */
-export const reviewers = pgTable(
-	'reviewers',
+/**
+ * The team (issue 59): owners, admins and reviewers added in the portal (/admin/team), each of every
+ * programme (`program_id` null) or of one. ADMIN_ADDRESSES (owners) and REVIEWER_ADDRESSES (reviewers of
+ * every programme) have no row. One row per address, role and programme, null counting as one value.
+ */
+export const teamMembers = pgTable(
+	'team_members',
 	{
-		address: text('address').primaryKey(),
+		id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+		address: text('address').notNull(),
+		role: text('role').notNull(),
+		programId: integer('program_id').references(() => programs.id),
 		addedBy: text('added_by').notNull(),
 		addedAt: timestamp('added_at', { withTimezone: true }).notNull().defaultNow()
 	},
-	(t) => [check('reviewers_address_lowercase', sql`${t.address} ~ '^0x[0-9a-f]{40}$'`)]
+	(t) => [
+		unique('team_members_address_role_program').on(t.address, t.role, t.programId).nullsNotDistinct(),
+		check('team_members_address_lowercase', sql`${t.address} ~ '^0x[0-9a-f]{40}$'`),
+		check('team_members_role_choice', sql`${t.role} in ('owner', 'admin', 'reviewer')`)
+	]
 );
+
+/** Every change of the team: who (`actor`) added or removed (`action`) whom, in which role and programme, when. */
+export const teamEvents = pgTable(
+	'team_events',
+	{
+		id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+		actor: text('actor').notNull(),
+		action: text('action').notNull(),
+		address: text('address').notNull(),
+		role: text('role').notNull(),
+		programId: integer('program_id').references(() => programs.id),
+		createdAt: createdAt()
+	},
+	(t) => [
+		index('team_events_created_idx').on(t.createdAt.desc(), t.id.desc()),
+		check('team_events_action_choice', sql`${t.action} in ('add', 'remove')`),
+		check('team_events_role_choice', sql`${t.role} in ('owner', 'admin', 'reviewer')`)
+	]
+);
+
+/**
+ * The reviewers of every programme added in the portal, as decision 0040's table read them: since issue 59
+ * a view over `team_members` (drizzle/0028_team.sql), whose INSERT and DELETE write the team.
+ */
+export const reviewers = pgView('reviewers', {
+	address: text('address').notNull(),
+	addedBy: text('added_by').notNull(),
+	addedAt: timestamp('added_at', { withTimezone: true }).notNull()
+}).existing();
 
 /** One row (id = 1): how many reviewers each application is assigned (0: everyone sees everything). */
 export const reviewSettings = pgTable(

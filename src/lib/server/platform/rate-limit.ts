@@ -29,7 +29,9 @@ export const RATE_LIMITS = {
 	// The applicant's own application (issue 58): drafts are saved as they type, so their bucket is wide.
 	saveDraft: { limit: 600, windowSeconds: 60 * 60, counts: m.form_limit_drafts },
 	editApplication: { limit: 20, windowSeconds: 24 * 60 * 60, counts: m.form_limit_edits },
-	withdrawApplication: { limit: 5, windowSeconds: 24 * 60 * 60, counts: m.form_limit_withdrawals }
+	withdrawApplication: { limit: 5, windowSeconds: 24 * 60 * 60, counts: m.form_limit_withdrawals },
+	// The team (issue 59): an admin's adds and removes on /admin/team and /admin/reviewers.
+	teamChange: { limit: 120, windowSeconds: 60 * 60, counts: m.form_limit_team_changes }
 } as const satisfies Record<string, RateLimitRule>;
 
 export type RateLimitedAction = keyof typeof RATE_LIMITS;

@@ -12,6 +12,7 @@ import { singleton } from '$lib/platform/singleton';
 import { logger } from './observability';
 import type { Log } from '../db/log';
 import { setConfiguredReviewers } from '../reviews/roster';
+import { setConfiguredOwners } from '../team/team';
 
 /** The process's configuration and shared resources, made once at start-up. */
 export interface Runtime {
@@ -33,6 +34,7 @@ export async function startRuntime(env: Record<string, string | undefined>): Pro
 	setTxCheckEndpoint(config.polygonRpcUrl);
 	setEligibilityEndpoint(config.polygonRpcUrl);
 	setConfiguredReviewers(config.reviewerAddresses);
+	setConfiguredOwners(config.adminAddresses);
 	return current.set({
 		config,
 		database: createDb(config, { log: serverLog }),

@@ -60,10 +60,14 @@ export async function reviewQueue(
 	db: Database,
 	reviewer: string,
 	query: ReviewQuery,
-	pageSize = ADMIN_PAGE_SIZE
+	pageSize = ADMIN_PAGE_SIZE,
+	/** A reviewer of some programmes only (issue 59): their applications alone wait for them. */
+	programIds?: readonly number[]
 ): Promise<ReviewQueue> {
 	const rows =
-		query.tab === 'queue' ? await waiting(db, reviewer, query, pageSize) : await voted(db, reviewer, query, pageSize);
+		query.tab === 'queue'
+			? await waiting(db, reviewer, query, pageSize, programIds)
+			: await voted(db, reviewer, query, pageSize);
 	const more = rows.length > pageSize;
 	const page = rows.slice(0, pageSize);
 	const last = page.at(-1);
@@ -80,7 +84,13 @@ export async function anyPending(db: Database): Promise<boolean> {
 	return found.length > 0;
 }
 
-async function waiting(db: Database, reviewer: string, query: ReviewQuery, pageSize: number) {
+async function waiting(
+	db: Database,
+	reviewer: string,
+	query: ReviewQuery,
+	pageSize: number,
+	programIds?: readonly number[]
+) {
 	const where = [
 		eq(applications.review, 'pending'),
 		ne(applications.applicantAddress, reviewer),
@@ -89,6 +99,7 @@ async function waiting(db: Database, reviewer: string, query: ReviewQuery, pageS
 		sql`not exists (select 1 from review_assignments as r where r.application_id = "applications"."id" and r.reviewer_address = ${reviewer})`,
 		sql`not exists (select 1 from review_conflicts as k where k.application_id = "applications"."id" and k.reviewer_address = ${reviewer})`
 	];
+	if (programIds) where.push(sql`${applications.programId} = any(${`{${programIds.join(',')}}`}::int[])`);
 	if (query.after)
 		where.push(
 			sql`(${applications.createdAt}, ${applications.id}) > (${query.after.at}::timestamptz, ${query.after.id}::uuid)`

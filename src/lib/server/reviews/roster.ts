@@ -4,9 +4,9 @@ import type { Database } from '../db/client';
 import { programs, reviewers, reviewSettings } from '../db/schema';
 import { m } from '$lib/paraglide/messages';
 import type { SignedInMember } from '../auth/guards';
-import { conflict, invalid, notFound, type Outcome } from '../platform/outcome';
+import { invalid, type Outcome } from '../platform/outcome';
 import { CACHE_MS } from '../forms/versions';
-import { passOnOpenAssignments, setConfiguredReviewerJson } from './assignment';
+import { setConfiguredReviewerJson } from './assignment';
 
 // REVIEWER_ADDRESSES, set once at start-up (startRuntime): reviewers without a row, never removable here.
 const configured = singleton<ReadonlySet<string>>('configured reviewers', () => new Set());
@@ -52,50 +52,9 @@ export async function listReviewers(db: Database): Promise<ReviewerEntry[]> {
 }
 
 export const REVIEWER_FIELDS = ['address'] as const;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-function addressOf(input: Record<string, unknown>): Outcome<string> {
-	const raw = input.address;
-	const text = typeof raw === 'string' ? raw.trim() : '';
-	if (!ADDRESS.test(text)) return invalid({ address: 'Enter a wallet address: 0x and 40 hexadecimal digits.' });
-	return { ok: true, value: text.toLowerCase() };
-}
-
-/** Adds a reviewer (an address already a reviewer is left as it is); this process sees it at once. */
-export async function addReviewer(
-	db: Database,
-	admin: SignedInMember,
-	input: Record<string, unknown>
-): Promise<Outcome<{ address: string }>> {
-	const address = addressOf(input);
-	if (!address.ok) return address;
-	if (!configuredReviewers().has(address.value))
-		await db.insert(reviewers).values({ address: address.value, addedBy: admin.address }).onConflictDoNothing();
-	cache.delete(db);
-	return { ok: true, value: { address: address.value } };
-}
-
-/**
- * Removes a portal reviewer: their votes stay and count; their open assignments pass to the next
- * reviewers by the rule (decision 0040), in the same transaction. A configured reviewer is refused (409).
- */
-export async function removeReviewer(
-	db: Database,
-	input: Record<string, unknown>
-): Promise<Outcome<{ address: string }>> {
-	const address = addressOf(input);
-	if (!address.ok) return address;
-	if (configuredReviewers().has(address.value))
-		return conflict('This reviewer comes from REVIEWER_ADDRESSES: change the configuration to remove them.');
-	const removed = await db.transaction(async (tx) => {
-		const [row] = await tx.delete(reviewers).where(eq(reviewers.address, address.value)).returning();
-		if (row) await passOnOpenAssignments(tx, address.value, null);
-		return row;
-	});
-	cache.delete(db);
-	if (!removed) return notFound('No reviewer added here has this address.');
-	return { ok: true, value: { address: address.value } };
-}
+/** After a change of the team in this process: its next read of the reviewers is fresh. */
+export const forgetReviewers = (db: Database) => cache.delete(db);
 
 /** How many reviewers each new application is assigned (0 when never set). */
 export async function perApplication(db: Pick<Database, 'select'>): Promise<number> {

@@ -1,7 +1,7 @@
 import { error, redirect } from '@sveltejs/kit';
 import { readForm, refuse } from '$lib/server/platform/forms';
 import { fieldError } from '$lib/server/platform/outcome';
-import { requireAdmin } from '$lib/server/auth/guards';
+import { requireWholeAdmin } from '$lib/server/auth/guards';
 import { withDatabase } from '$lib/server/platform/runtime';
 import { currentForm } from '$lib/server/forms/versions';
 import { applyEditStep, draftOf, isEditStep, parseDraft, readQuestionsDraft } from '$lib/forms/question-editor';
@@ -45,7 +45,7 @@ export type BuilderPart = (typeof PARTS)[number];
 const partOf = (url: URL): BuilderPart => PARTS.find((part) => part === url.searchParams.get('part')) ?? 'questions';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
-	requireAdmin({ locals, url });
+	requireWholeAdmin({ locals, url });
 	const [program, form] = await withDatabase(async (db) => {
 		const program = await programOf(db, url);
 		return [program, await currentForm(db, program?.id)] as const;
@@ -67,7 +67,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 export const actions: Actions = {
 	// An edit step without JavaScript (add, move, retire, preview): the draft comes back, nothing is written.
 	edit: async ({ locals, request, url, setHeaders }) => {
-		requireAdmin({ locals, url });
+		requireWholeAdmin({ locals, url });
 		const form = await readForm(request);
 		const read = readQuestionsDraft(form);
 		if (!read.ok) return refuse(setHeaders, read, { draft: null });
@@ -89,7 +89,7 @@ export const actions: Actions = {
 	},
 	// saveFormVersion: guard (404 for anyone not an admin) → validate → one insert (a new version).
 	save: async ({ locals, request, url, setHeaders }) => {
-		const admin = requireAdmin({ locals, url });
+		const admin = requireWholeAdmin({ locals, url });
 		const program = await withDatabase((db) => programOf(db, url));
 		const read = readQuestionsDraft(await readForm(request));
 		if (!read.ok) return refuse(setHeaders, read, { draft: null });
@@ -99,7 +99,7 @@ export const actions: Actions = {
 	},
 	// The reviewers' rubric (#27), src/routes/admin/form/RubricEditor.svelte: an edit step without JavaScript.
 	rubricEdit: async ({ locals, request, url, setHeaders }) => {
-		requireAdmin({ locals, url });
+		requireWholeAdmin({ locals, url });
 		const form = await readForm(request);
 		const read = readRubricDraft(form);
 		if (!read.ok) return refuse(setHeaders, read, { rubricDraft: null });
@@ -110,7 +110,7 @@ export const actions: Actions = {
 	},
 	// saveRubric: guard (404 for anyone not an admin) → validate → a new form version, questions carried forward.
 	rubric: async ({ locals, request, url, setHeaders }) => {
-		const admin = requireAdmin({ locals, url });
+		const admin = requireWholeAdmin({ locals, url });
 		const program = await withDatabase((db) => programOf(db, url));
 		const read = readRubricDraft(await readForm(request));
 		if (!read.ok) return refuse(setHeaders, read, { rubricDraft: null });

@@ -1,7 +1,7 @@
 import { redirect, type RequestEvent } from '@sveltejs/kit';
 import { readForm, refuse } from '$lib/server/platform/forms';
 import { fieldError } from '$lib/server/platform/outcome';
-import { requireAdmin } from '$lib/server/auth/guards';
+import { requireWholeAdmin } from '$lib/server/auth/guards';
 import { withDatabase } from '$lib/server/platform/runtime';
 import { applyEligibilityStep, draftOfRules, isEligibilityStep, readEligibilityDraft } from '$lib/eligibility/draft';
 import { eligibilityEndpointSet, tokenDetails } from '$lib/server/eligibility/check';
@@ -30,7 +30,7 @@ export async function eligibility(
 	{ locals, request, url, setHeaders }: RequestEvent,
 	programOf: (db: Database, url: URL) => Promise<{ id: number; slug: string } | null>
 ) {
-	const admin = requireAdmin({ locals, url });
+	const admin = requireWholeAdmin({ locals, url });
 	const program = await withDatabase((db) => programOf(db, url));
 	const form = await readForm(request);
 	const read = readEligibilityDraft(form);

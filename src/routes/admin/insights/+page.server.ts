@@ -1,4 +1,4 @@
-import { requireAdmin } from '$lib/server/auth/guards';
+import { requireWholeAdmin } from '$lib/server/auth/guards';
 import { readInsights } from '$lib/server/insights/insights';
 import { displayNames } from '$lib/server/applications/display-names';
 import { withDatabase } from '$lib/server/platform/runtime';
@@ -7,7 +7,7 @@ import { filterChoices, programChoices } from '$lib/server/programs/choices';
 import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
-	requireAdmin({ locals, url });
+	requireWholeAdmin({ locals, url });
 	// The review table's programme and round filters (#57), read the same way.
 	const { program, round } = parseTableQuery(url.searchParams);
 	return withDatabase(async (db) => {

@@ -1,5 +1,5 @@
 import { redirect } from '@sveltejs/kit';
-import { requireAdmin } from '$lib/server/auth/guards';
+import { requireWholeAdmin } from '$lib/server/auth/guards';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import {
@@ -23,7 +23,7 @@ import type { Actions, PageServerLoad } from './$types';
 // Programmes and their rounds (issue 57); admins only. ?edit=<slug> fills the programme form with that
 // programme, ?round=<id> the round form with that round, ?add=<slug> picks the programme of a new round.
 export const load: PageServerLoad = async ({ locals, url }) => {
-	requireAdmin({ locals, url });
+	requireWholeAdmin({ locals, url });
 	const list = await withDatabase((db) => adminPrograms(db));
 	// What each together round not yet released holds back: its staged decisions and who will be told.
 	const staged = new Map(
@@ -83,7 +83,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 export const actions: Actions = {
 	// saveProgram: guard → validate → one statement (a new programme, or the one with this slug edited).
 	save: async ({ locals, request, url, setHeaders }) => {
-		requireAdmin({ locals, url });
+		requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), PROGRAM_FIELDS);
 		const outcome = await withDatabase((db) => saveProgram(db, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'save' });
@@ -91,7 +91,7 @@ export const actions: Actions = {
 	},
 	// archiveProgram: refused (409, with the count) while it has live applications; one transaction.
 	archive: async ({ locals, request, url, setHeaders }) => {
-		requireAdmin({ locals, url });
+		requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), ARCHIVE_FIELDS);
 		const outcome = await withDatabase((db) => archiveProgram(db, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'archive' });
@@ -100,7 +100,7 @@ export const actions: Actions = {
 	// saveRound: guard → validate → one transaction, the programme's row locked, no overlapping round.
 	// A switch from together to immediate releases what the round held (the page says so, as Release does).
 	round: async ({ locals, request, url, setHeaders }) => {
-		const admin = requireAdmin({ locals, url });
+		const admin = requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), ROUND_FIELDS);
 		const outcome = await withDatabase((db) => saveRound(db, input, runtime().config.communityTimeZone, admin.address));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'round' });
@@ -109,7 +109,7 @@ export const actions: Actions = {
 	// releaseRound: one conditional UPDATE (released once, whoever is first) and the held rows let go in
 	// its transaction; the outbox then sends each message once.
 	release: async ({ locals, request, url, setHeaders }) => {
-		const admin = requireAdmin({ locals, url });
+		const admin = requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), RELEASE_FIELDS);
 		const id = typeof input.round === 'string' && /^[1-9]\d{0,9}$/.test(input.round) ? Number(input.round) : 0;
 		const outcome =

@@ -1,17 +1,16 @@
 import { redirect } from '@sveltejs/kit';
-import { requireAdmin } from '$lib/server/auth/guards';
+import { requireWholeAdmin } from '$lib/server/auth/guards';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { withDatabase } from '$lib/server/platform/runtime';
 import {
 	REVIEWER_FIELDS,
 	SETTINGS_FIELDS,
-	addReviewer,
 	listReviewers,
 	perApplication,
 	programsPerApplication,
-	removeReviewer,
 	saveReviewSettings
 } from '$lib/server/reviews/roster';
+import { addTeamMember, removeTeamMember } from '$lib/server/team/team';
 import { formatWait, workloadOf } from '$lib/server/reviews/workload';
 import { displayNames } from '$lib/server/applications/display-names';
 import { localHref } from '$lib/i18n/locales';
@@ -19,7 +18,7 @@ import type { Actions, PageServerLoad } from './$types';
 
 // The reviewers, their workload and how many review each application (decision 0040); admins only.
 export const load: PageServerLoad = async ({ locals, url }) => {
-	requireAdmin({ locals, url });
+	requireWholeAdmin({ locals, url });
 	return withDatabase(async (db) => {
 		const [reviewers, n, programs] = await Promise.all([
 			listReviewers(db),
@@ -44,25 +43,29 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 };
 
 export const actions: Actions = {
-	// addReviewer: guard → validate → one insert; this process sees it at once, the others within a second.
+	// A reviewer of every programme, added to the team (issue 59: the one list of who reviews); this process
+	// sees it at once, the others within a second.
 	add: async ({ locals, request, url, setHeaders }) => {
-		const admin = requireAdmin({ locals, url });
+		const admin = requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), REVIEWER_FIELDS);
-		const outcome = await withDatabase((db) => addReviewer(db, admin, input));
+		const outcome = await withDatabase((db) => addTeamMember(db, admin, { address: input.address, role: 'reviewer' }));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'add' });
 		redirect(303, localHref('/admin/reviewers?done=added'));
 	},
-	// removeReviewer: their votes stay; their open assignments pass on in the same transaction.
+	// Off the team as a reviewer of every programme: their votes stay; their open assignments pass on in the
+	// same transaction.
 	remove: async ({ locals, request, url, setHeaders }) => {
-		requireAdmin({ locals, url });
+		const admin = requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), REVIEWER_FIELDS);
-		const outcome = await withDatabase((db) => removeReviewer(db, input));
+		const outcome = await withDatabase((db) =>
+			removeTeamMember(db, admin, { address: input.address, role: 'reviewer' })
+		);
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'remove' });
 		redirect(303, localHref('/admin/reviewers?done=removed'));
 	},
 	// saveReviewSettings: perApplication 0–10 (with `program`, that programme's own), for submissions from now on.
 	settings: async ({ locals, request, url, setHeaders }) => {
-		const admin = requireAdmin({ locals, url });
+		const admin = requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), SETTINGS_FIELDS);
 		const outcome = await withDatabase((db) => saveReviewSettings(db, admin, input));
 		// A programme's own form answers under its own name, so the refusal shows beside that one.

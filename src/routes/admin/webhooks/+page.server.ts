@@ -1,6 +1,6 @@
 import { redirect } from '@sveltejs/kit';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
-import { requireAdmin } from '$lib/server/auth/guards';
+import { requireWholeAdmin } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import {
 	RETRY_FIELDS,
@@ -20,7 +20,7 @@ const beforeOf = (params: URLSearchParams) => {
 };
 
 export const load: PageServerLoad = async ({ locals, url }) => {
-	requireAdmin({ locals, url });
+	requireWholeAdmin({ locals, url });
 	const before = beforeOf(url.searchParams);
 	const [page, channels, setAside] = await withDatabase((db) =>
 		Promise.all([deliveryPage(db, before), channelCounts(db), setAsideDeliveries(db)])
@@ -39,7 +39,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 export const actions: Actions = {
 	// retryDelivery: guard (404 for anyone not an admin) → limit → validate → one statement.
 	retry: async ({ locals, request, url, setHeaders }) => {
-		const admin = requireAdmin({ locals, url });
+		const admin = requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), RETRY_FIELDS);
 		const outcome = await withDatabase((db) => retryDelivery(db, admin, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input) });

@@ -1,6 +1,7 @@
 import { error, redirect } from '@sveltejs/kit';
 import { UUID } from '$lib/platform/limits';
 import { requireReviewer } from '$lib/server/auth/guards';
+import { requireInScope } from '$lib/server/team/scope';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { displayNames } from '$lib/server/applications/display-names';
@@ -18,6 +19,8 @@ export const load: PageServerLoad = async ({ locals, params, url }) => {
 	const reviewer = requireReviewer({ locals });
 	// An id that is not a UUID, or no application: the same 404 as any unknown path.
 	if (!UUID.test(params.id)) error(404, 'Not Found');
+	// Another programme's application: the unknown path to a reviewer of some programmes only (issue 59).
+	await withDatabase((db) => requireInScope(db, reviewer, [params.id]));
 	const detail = await withDatabase((db) => reviewDetail(db, reviewer, params.id));
 	if (!detail) error(404, 'Not Found');
 	// What the applicant held at submission, when their form version had requirements (docs/eligibility.md).
@@ -25,7 +28,8 @@ export const load: PageServerLoad = async ({ locals, params, url }) => {
 	const voted = url.searchParams.has('voted');
 	// After a vote, the next application waiting for this reviewer (longest waiting first), so a review is no dead end.
 	const next = voted
-		? ((await withDatabase((db) => reviewQueue(db, reviewer.address, { tab: 'queue' }, 1))).rows[0] ?? null)
+		? ((await withDatabase((db) => reviewQueue(db, reviewer.address, { tab: 'queue' }, 1, reviewer.programIds)))
+				.rows[0] ?? null)
 		: null;
 	// The other reviewers by the names they gave when they applied (issue 61).
 	const names = await withDatabase((db) =>
@@ -44,6 +48,7 @@ export const actions: Actions = {
 	vote: async ({ locals, request, params, setHeaders }) => {
 		const reviewer = requireReviewer({ locals });
 		if (!UUID.test(params.id)) error(404, 'Not Found');
+		await withDatabase((db) => requireInScope(db, reviewer, [params.id]));
 		const form = await readForm(request);
 		const asks = asksInput(form);
 		const input = { ...voteInput(form), asks };
@@ -57,6 +62,7 @@ export const actions: Actions = {
 	conflict: async ({ locals, request, params, setHeaders }) => {
 		const reviewer = requireReviewer({ locals });
 		if (!UUID.test(params.id)) error(404, 'Not Found');
+		await withDatabase((db) => requireInScope(db, reviewer, [params.id]));
 		const input = formInput(await readForm(request), CONFLICT_FIELDS);
 		const outcome = await withDatabase((db) => declareConflict(db, reviewer, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), conflictForm: true });

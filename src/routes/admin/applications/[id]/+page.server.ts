@@ -7,6 +7,7 @@ import { asksInput } from '$lib/server/reviews/asks-input';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { NOTE_FIELDS, addNote } from '$lib/server/applications/notes';
 import { requireAdmin } from '$lib/server/auth/guards';
+import { requireInScope } from '$lib/server/team/scope';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { applicationVotes, reviewersOf } from '$lib/server/reviews/votes-and-reviewers';
 import { ASSIGN_FIELDS, assignReviewer, unassignReviewer } from '$lib/server/reviews/assigning';
@@ -17,8 +18,18 @@ import { filesOf } from '$lib/server/files/access';
 import { messagesOf } from '$lib/server/applications/message';
 import type { Actions, PageServerLoad } from './$types';
 
+/**
+ * An admin of this application's programme (issue 59): to anyone else, and to an admin of other
+ * programmes only, the unknown path's 404 (pages and actions alike).
+ */
+async function adminFor(event: Parameters<typeof requireAdmin>[0], id: string) {
+	const admin = requireAdmin(event);
+	if (admin.programIds && UUID.test(id)) await withDatabase((db) => requireInScope(db, admin, [id]));
+	return admin;
+}
+
 export const load: PageServerLoad = async ({ locals, url, params }) => {
-	requireAdmin({ locals, url });
+	await adminFor({ locals, url }, params.id);
 	// An id that is not a UUID, or no application: the same 404 as any unknown path.
 	if (!UUID.test(params.id)) error(404, 'Not Found');
 	const detail = await withDatabase((db) => applicationDetail(db, params.id));
@@ -57,7 +68,7 @@ export const actions: Actions = {
 	// transitionApplication from the application's own page: the admin stays here and is told what happened.
 	// A final move waits for confirmation (awaitsConfirmation): the page answers with the confirm step.
 	transition: async ({ locals, request, url, params, setHeaders }) => {
-		const admin = requireAdmin({ locals, url });
+		const admin = await adminFor({ locals, url }, params.id);
 		const form = await readForm(request);
 		const asks = asksInput(form);
 		const input = { ...formInput(form, MOVE_FIELDS), applicationId: params.id, asks };
@@ -80,7 +91,7 @@ export const actions: Actions = {
 
 	// A reviewer note: guard → validate → one insert. Admins only; the applicant never sees it.
 	note: async ({ locals, request, url, params, setHeaders }) => {
-		const admin = requireAdmin({ locals, url });
+		const admin = await adminFor({ locals, url }, params.id);
 		if (!UUID.test(params.id)) error(404, 'Not Found');
 		const input = formInput(await readForm(request), NOTE_FIELDS);
 		const outcome = await withDatabase((db) => addNote(db, runtime().outbox, admin, params.id, input));
@@ -90,7 +101,7 @@ export const actions: Actions = {
 
 	// assignReviewer: guard → validate → one transaction (never the applicant nor a conflicted reviewer).
 	assign: async ({ locals, request, url, params, setHeaders }) => {
-		const admin = requireAdmin({ locals, url });
+		const admin = await adminFor({ locals, url }, params.id);
 		if (!UUID.test(params.id)) error(404, 'Not Found');
 		const input = formInput(await readForm(request), ASSIGN_FIELDS);
 		const outcome = await withDatabase((db) => assignReviewer(db, admin, params.id, input));
@@ -100,7 +111,7 @@ export const actions: Actions = {
 
 	// unassignReviewer: guard → validate → one delete; nobody replaces the reviewer (the admin chose).
 	unassign: async ({ locals, request, url, params, setHeaders }) => {
-		requireAdmin({ locals, url });
+		await adminFor({ locals, url }, params.id);
 		if (!UUID.test(params.id)) error(404, 'Not Found');
 		const input = formInput(await readForm(request), ASSIGN_FIELDS);
 		const outcome = await withDatabase((db) => unassignReviewer(db, params.id, input));
@@ -110,7 +121,7 @@ export const actions: Actions = {
 
 	// checkEligibilityAgain: what the applicant holds now beside the evidence at submission; reads the chain, writes nothing.
 	eligibility: async ({ locals, url, params, setHeaders }) => {
-		requireAdmin({ locals, url });
+		await adminFor({ locals, url }, params.id);
 		if (!UUID.test(params.id)) error(404, 'Not Found');
 		const outcome = await withDatabase((db) => checkEligibilityAgain(db, params.id));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { field: 'eligibility' });

@@ -4,6 +4,7 @@ import { jsonError, jsonErrorFrom, readLimitedText } from '$lib/server/platform/
 import { upsertMember } from '$lib/server/auth/members';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { writeSessionCookie } from '$lib/server/auth/session';
+import { memberOf } from '$lib/server/auth/member-of';
 import { signInPolicy, verifySignIn } from '$lib/server/auth/siwe';
 import type { RequestHandler } from './$types';
 
@@ -54,5 +55,6 @@ export const POST: RequestHandler = async ({ request, locals, cookies, url }) =>
 	}
 	const session = { address, expiresAt: now + config.sessionTtlSeconds * 1000 };
 	await writeSessionCookie(cookies, url, sessions, session, now, framed);
-	return json({ address: signedIn, isAdmin: config.adminAddresses.has(address) });
+	// Owners and the team's admins (issue 59), as every later request resolves them.
+	return json({ address: signedIn, isAdmin: (await memberOf(address)).isAdmin });
 };

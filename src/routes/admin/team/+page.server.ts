@@ -1,0 +1,55 @@
+import { redirect } from '@sveltejs/kit';
+import { requireAdmin } from '$lib/server/auth/guards';
+import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
+import { withDatabase } from '$lib/server/platform/runtime';
+import { TEAM_FIELDS, addTeamMember, listTeam, recentTeamEvents, removeTeamMember } from '$lib/server/team/team';
+import { programChoices } from '$lib/server/programs/choices';
+import { displayNames } from '$lib/server/applications/display-names';
+import { localHref } from '$lib/i18n/locales';
+import type { Actions, PageServerLoad } from './$types';
+
+// The team (issue 59): owners, admins and reviewers, each of every programme or of one; admins only
+// (anyone else: the unknown path's 404, as all of /admin).
+export const load: PageServerLoad = async ({ locals, url }) => {
+	const member = requireAdmin({ locals, url });
+	return withDatabase(async (db) => {
+		const [team, events, programs] = await Promise.all([listTeam(db), recentTeamEvents(db), programChoices(db)]);
+		const addresses = [
+			...new Set([
+				...team.flatMap((t) => (t.addedBy ? [t.address, t.addedBy] : [t.address])),
+				...events.flatMap((e) => [e.actor, e.address])
+			])
+		];
+		return {
+			team,
+			events,
+			names: await displayNames(db, addresses),
+			// An admin of some programmes adds reviewers of those only.
+			programs: programs
+				.filter((p) => !member.programIds || member.programIds.includes(p.id))
+				.map((p) => ({ slug: p.slug, name: p.name })),
+			everyProgram: !member.programIds,
+			isOwner: member.role === 'owner',
+			done: url.searchParams.get('done')
+		};
+	});
+};
+
+export const actions: Actions = {
+	// addTeamMember: guard → limit → fields → who may → one insert and its team_events row in one transaction.
+	add: async ({ locals, request, url, setHeaders }) => {
+		const actor = requireAdmin({ locals, url });
+		const input = formInput(await readForm(request), TEAM_FIELDS);
+		const outcome = await withDatabase((db) => addTeamMember(db, actor, input));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'add' });
+		redirect(303, localHref(`/admin/team?done=${outcome.value.added ? 'added' : 'unchanged'}`));
+	},
+	// removeTeamMember: never the configuration's, never the last owner; a reviewer's votes stay.
+	remove: async ({ locals, request, url, setHeaders }) => {
+		const actor = requireAdmin({ locals, url });
+		const input = formInput(await readForm(request), TEAM_FIELDS);
+		const outcome = await withDatabase((db) => removeTeamMember(db, actor, input));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'remove' });
+		redirect(303, localHref('/admin/team?done=removed'));
+	}
+};

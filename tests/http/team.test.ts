@@ -1,0 +1,219 @@
+// The team (issue 59) through real HTTP on the built server, without JavaScript: /admin/team's rules,
+// bad input (each 400 names its field, nothing written), a change on the next request without signing in
+// again, programme scope, and the team_events rows. The insights seed with two of its applications
+// (Three and Five) moved into a second programme, "Builders".
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, member } from '../helpers/auth';
+import { engines } from '../helpers/db';
+import { getPage, postForm, textOf } from '../helpers/forms';
+import { seededDatabase, type SeededDatabase } from '../helpers/insights-seed';
+import { startServer, type RunningServer } from '../helpers/server';
+import { signIn } from '../helpers/siwe';
+
+const newAccount = () => privateKeyToAccount(generatePrivateKey());
+const lower = (a: PrivateKeyAccount) => a.address.toLowerCase();
+const app = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+
+// Builders' admin and reviewer, and a reviewer of every programme, written by SQL as outside checks do
+// (the reviewer through decision 0040's `reviewers`, now a view of the team).
+const buildersAdmin = newAccount();
+const buildersReviewer = newAccount();
+const sqlReviewer = newAccount();
+const seedSql = () => `
+insert into programs (slug, name) values ('builders', 'Builders');
+insert into rounds (program_id, name, opens_at) select id, 'Cohort 1', now() - interval '300 days' from programs where slug = 'builders';
+update applications set program_id = (select id from programs where slug = 'builders'),
+	round_id = (select r.id from rounds r join programs p on p.id = r.program_id where p.slug = 'builders')
+	where id in ('${app(3)}', '${app(5)}');
+insert into team_members (address, role, program_id, added_by)
+	select '${lower(buildersAdmin)}', 'admin', id, 'sql' from programs where slug = 'builders';
+insert into team_members (address, role, program_id, added_by)
+	select '${lower(buildersReviewer)}', 'reviewer', id, 'sql' from programs where slug = 'builders';
+insert into reviewers (address, added_by) values ('${lower(sqlReviewer)}', 'sql');
+`;
+
+/** The review table's applicant names. */
+const names = (html: string) =>
+	[...html.matchAll(/<th scope="row"><a href="\/admin\/applications\/[^"]+"><bdi>([^<]+)<\/bdi>/g)]
+		.map((m) => m[1])
+		.sort();
+
+describe.each(engines)('the team on %s', (engine) => {
+	let database: SeededDatabase;
+	let server: RunningServer;
+	let owner: string;
+	const post = (path: string, fields: Record<string, string | string[]>, cookie = owner) =>
+		postForm(`${server.url}${path}`, fields, { cookie });
+	beforeAll(async () => {
+		database = await seededDatabase(engine);
+		await database.run(seedSql());
+		server = await startServer({
+			env: { ...database.env, ADMIN_ADDRESSES: admin.address, REVIEWER_ADDRESSES: member.address }
+		});
+		owner = await signIn(server.url, admin);
+	}, 180_000);
+	afterAll(async () => {
+		await server?.stop();
+		await database?.drop();
+	});
+
+	it('lists owners from configuration, admins and reviewers with their programme; hidden from everyone else', async () => {
+		const page = await getPage(`${server.url}/admin/team`, owner);
+		expect(page.status).toBe(200);
+		const text = textOf(page.body);
+		for (const a of [admin, member, buildersAdmin, buildersReviewer, sqlReviewer]) expect(text).toContain(lower(a));
+		expect(text).toContain('From configuration');
+		expect(text).toContain('Builders');
+		expect(text).toContain('Every programme');
+		// Configured owners and reviewers have no Remove button; the others do.
+		expect(page.body).not.toContain(`aria-label="Remove ${lower(admin)} as Owner"`);
+		expect(page.body).not.toContain(`aria-label="Remove ${lower(member)} as Reviewer"`);
+		expect(page.body).toContain(`aria-label="Remove ${lower(sqlReviewer)} as Reviewer"`);
+		// A reviewer or a member: the unknown path's 404, for the page and its actions.
+		const reviewer = await signIn(server.url, member);
+		expect((await getPage(`${server.url}/admin/team`, reviewer)).status).toBe(404);
+		expect((await getPage(`${server.url}/admin/team`)).status).toBe(404);
+		expect((await post('/admin/team?/add', { address: lower(newAccount()), role: 'reviewer' }, reviewer)).status).toBe(
+			404
+		);
+	});
+
+	it('refuses bad input with a 400 naming the field, and writes nothing', async () => {
+		const who = lower(newAccount());
+		const cases: [Record<string, string>, string, string][] = [
+			[{ address: 'nope', role: 'admin' }, 'address', 'Enter a wallet address'],
+			[{ address: 'vitalik.eth', role: 'admin' }, 'address', 'ENS names are not looked up yet'],
+			[{ address: `${who}0`, role: 'reviewer' }, 'address', 'Enter a wallet address'],
+			[{ address: who, role: 'king' }, 'role', 'Choose a role'],
+			[{ address: who }, 'role', 'Choose a role'],
+			[{ address: who, role: 'reviewer', program: 'grants' }, 'program', 'No programme has this name'],
+			[{ address: who, role: 'owner', program: 'builders' }, 'program', 'leave the programme empty']
+		];
+		for (const [fields, field, words] of cases)
+			for (const action of ['add', 'remove']) {
+				const answer = await post(`/admin/team?/${action}`, fields);
+				expect(answer.status, `${action} ${JSON.stringify(fields)}`).toBe(400);
+				expect(textOf(answer.body), field).toContain(words);
+			}
+		expect(textOf((await getPage(`${server.url}/admin/team`, owner)).body)).not.toContain(who);
+	});
+
+	it('an added admin’s next request is an admin’s; removed, the next is the 404; an admin adds reviewers only', async () => {
+		const added = newAccount();
+		const cookie = await signIn(server.url, added);
+		expect((await getPage(`${server.url}/admin`, cookie)).status).toBe(404);
+		expect((await post('/admin/team?/add', { address: added.address, role: 'admin' })).status).toBe(303);
+		// Adding again changes nothing.
+		const again = await post('/admin/team?/add', { address: added.address, role: 'admin' });
+		expect(again.status).toBe(303);
+		expect(again.headers.get('location')).toContain('done=unchanged');
+		expect((await getPage(`${server.url}/admin`, cookie)).status).toBe(200);
+		expect((await getPage(`${server.url}/admin/team`, cookie)).status).toBe(200);
+		// An admin cannot add owners or admins, nor remove them.
+		const other = lower(newAccount());
+		expect((await post('/admin/team?/add', { address: other, role: 'admin' }, cookie)).status).toBe(403);
+		expect((await post('/admin/team?/add', { address: other, role: 'owner' }, cookie)).status).toBe(403);
+		expect(
+			(await post('/admin/team?/remove', { address: lower(buildersAdmin), role: 'admin', program: 'builders' }, cookie))
+				.status
+		).toBe(403);
+		// … but reviewers, of every programme or of one.
+		expect((await post('/admin/team?/add', { address: other, role: 'reviewer' }, cookie)).status).toBe(303);
+		const reviewerCookie = await signIn(server.url, privateKeyToAccount(generatePrivateKey()));
+		expect((await getPage(`${server.url}/review`, reviewerCookie)).status).toBe(404);
+		expect((await post('/admin/team?/remove', { address: other, role: 'reviewer' }, cookie)).status).toBe(303);
+		expect((await post('/admin/team?/remove', { address: other, role: 'reviewer' }, cookie)).status).toBe(404);
+		// The owner removes the admin: their next request is the unknown path's 404, without signing out.
+		expect((await post('/admin/team?/remove', { address: added.address, role: 'admin' })).status).toBe(303);
+		expect((await getPage(`${server.url}/admin`, cookie)).status).toBe(404);
+		expect((await post('/admin/team?/add', { address: other, role: 'reviewer' }, cookie)).status).toBe(404);
+		// The recent changes name who did what.
+		const text = textOf((await getPage(`${server.url}/admin/team`, owner)).body);
+		expect(text).toContain('Recent changes');
+		expect(text).toContain(lower(added).slice(0, 6));
+	});
+
+	it('a reviewer added by SQL through `reviewers` reviews; the configured owner and reviewer cannot be removed', async () => {
+		const cookie = await signIn(server.url, sqlReviewer);
+		expect((await getPage(`${server.url}/review`, cookie)).status).toBe(200);
+		expect((await post('/admin/team?/remove', { address: admin.address, role: 'owner' })).status).toBe(409);
+		expect((await post('/admin/team?/remove', { address: member.address, role: 'reviewer' })).status).toBe(409);
+		// A team owner besides the configured one can be added and removed (the configured owner remains).
+		const second = newAccount();
+		expect((await post('/admin/team?/add', { address: second.address, role: 'owner' })).status).toBe(303);
+		const secondCookie = await signIn(server.url, second);
+		expect((await getPage(`${server.url}/admin/programs`, secondCookie)).status).toBe(200);
+		expect((await post('/admin/team?/remove', { address: second.address, role: 'owner' })).status).toBe(303);
+		expect((await getPage(`${server.url}/admin/programs`, secondCookie)).status).toBe(404);
+	});
+
+	it('an admin of one programme sees and acts on that programme’s applications only', async () => {
+		const cookie = await signIn(server.url, buildersAdmin);
+		const table = await getPage(`${server.url}/admin`, cookie);
+		expect(table.status).toBe(200);
+		expect(names(table.body)).toEqual(['Five', 'Three']);
+		expect((await getPage(`${server.url}/admin?program=membership`, cookie)).status).toBe(200);
+		expect(names((await getPage(`${server.url}/admin?program=membership`, cookie)).body)).toEqual([]);
+		expect((await getPage(`${server.url}/admin/applications/${app(3)}`, cookie)).status).toBe(200);
+		expect((await getPage(`${server.url}/admin/applications/${app(1)}`, cookie)).status).toBe(404);
+		const csv = await getPage(`${server.url}/admin/applications.csv`, cookie);
+		expect(csv.status).toBe(200);
+		expect(csv.body).toContain(app(3));
+		expect(csv.body).not.toContain(app(1));
+		// Actions on another programme's application: 404, nothing moved.
+		const move = { applicationId: app(7), field: 'review', to: 'needs_info', reason: 'More please' };
+		expect((await post('/admin?/transition', move, cookie)).status).toBe(404);
+		expect((await post(`/admin/applications/${app(7)}?/note`, { body: 'hello' }, cookie)).status).toBe(404);
+		expect(
+			(
+				await post(
+					'/admin?/bulk',
+					{ applicationIds: [app(3), app(7)], field: 'review', to: 'needs_info', reason: 'More please' },
+					cookie
+				)
+			).status
+		).toBe(404);
+		// The community-wide pages are not theirs.
+		for (const path of ['/admin/programs', '/admin/form', '/admin/reviewers', '/admin/webhooks', '/admin/insights'])
+			expect((await getPage(`${server.url}${path}`, cookie)).status, path).toBe(404);
+		// They add reviewers of their programme only.
+		const other = lower(newAccount());
+		expect((await post('/admin/team?/add', { address: other, role: 'reviewer' }, cookie)).status).toBe(404);
+		expect(
+			(await post('/admin/team?/add', { address: other, role: 'reviewer', program: 'membership' }, cookie)).status
+		).toBe(404);
+		expect(
+			(await post('/admin/team?/add', { address: other, role: 'reviewer', program: 'builders' }, cookie)).status
+		).toBe(303);
+		// A reviewer of one programme: its applications only.
+		const reviewer = await signIn(server.url, buildersReviewer);
+		expect((await getPage(`${server.url}/review/${app(3)}`, reviewer)).status).toBe(200);
+		expect((await getPage(`${server.url}/review/${app(7)}`, reviewer)).status).toBe(404);
+		expect((await post(`/review/${app(7)}?/vote`, { vote: 'abstain' }, reviewer)).status).toBe(404);
+		const queue = await getPage(`${server.url}/review`, reviewer);
+		expect(queue.status).toBe(200);
+		expect(queue.body).not.toContain(app(7));
+	});
+
+	it('every change is one team_events row: who, what, whom, role, programme, when', async () => {
+		await server.stop();
+		const rows = await database.run(
+			`select e.actor, e.action, e.address, e.role, p.slug, e.created_at is not null as dated
+			from team_events e left join programs p on p.id = e.program_id order by e.id`
+		);
+		const owner = lower(admin);
+		// No event for the SQL seed nor for the refused or unchanged posts.
+		expect(rows.map((r) => [r.actor, r.action, r.role, r.slug ?? null, r.dated])).toEqual([
+			[owner, 'add', 'admin', null, true],
+			[expect.any(String), 'add', 'reviewer', null, true],
+			[expect.any(String), 'remove', 'reviewer', null, true],
+			[owner, 'remove', 'admin', null, true],
+			[owner, 'add', 'owner', null, true],
+			[owner, 'remove', 'owner', null, true],
+			[lower(buildersAdmin), 'add', 'reviewer', 'builders', true]
+		]);
+		const [left] = await database.run(`select count(*)::int as n from team_members where role = 'admin'`);
+		expect(Number(left!.n)).toBe(1);
+	});
+});
