@@ -137,14 +137,14 @@ export const actions: Actions = {
 			if (value) filter.set(key, value);
 		}
 		const parsed = parseMessage(input, filter);
-		if (!parsed.ok) return refuse(setHeaders, parsed, { values, message: true as const });
+		if (!parsed.ok) return refuse(setHeaders, parsed, { values, writing: true as const });
 		const message = parsed.value;
 		if (!message.confirmed) {
 			const count = await withDatabase((db) => messageCount(db, message.chosen));
 			if (count === 0)
 				return refuse(setHeaders, fieldError('applicationIds', m.admin_message_none()), {
 					values,
-					message: true as const
+					writing: true as const
 				});
 			return {
 				messageConfirm: {
@@ -157,7 +157,7 @@ export const actions: Actions = {
 			};
 		}
 		const outcome = await withDatabase((db) => sendMessage(db, runtime().outbox, admin.address, message));
-		if (!outcome.ok) return refuse(setHeaders, outcome, { values, message: true as const });
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values, writing: true as const });
 		const back = new URLSearchParams(url.searchParams);
 		back.set('done', 'message');
 		back.set('count', String(outcome.value.count));
