@@ -1,0 +1,90 @@
+import type { Page } from '@playwright/test';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { postForm } from '../helpers/forms';
+import { startPortalOnOwnDatabase, type OwnDatabasePortal } from '../helpers/own-database';
+import { signIn } from '../helpers/siwe';
+import { admin, expect, pageAs, screenshots, tabTo, test } from './fixtures';
+import { JOURNEY_LOCALES, wordsOf } from './words';
+
+// Issue 59, keyboard alone: an owner adds an admin of one programme on /admin/team, who signs in and
+// sees only that programme's applications; the owner removes them, and their next request is the
+// unknown path's 404, without signing out. In English and in Arabic, right to left; each page axe
+// clean, phone and desktop, light and dark.
+let portal: OwnDatabasePortal;
+
+test.beforeAll(async () => {
+	test.setTimeout(180_000);
+	portal = await startPortalOnOwnDatabase({ ADMIN_ADDRESSES: admin.address });
+	await portal.query(
+		`with b as (insert into programs (slug, name, translations)
+		   values ('builders', 'Builders', '{"ar": {"name": "البنّاؤون"}}') returning id)
+		 insert into rounds (program_id, name, opens_at) select id, 'Cohort 1', now() - interval '1 day' from b`
+	);
+	// One application to Builders, one to membership (the default programme).
+	for (const [path, name] of [
+		['/apply/builders', 'Builder Bo'],
+		['/apply', 'Member Mo']
+	] as const) {
+		const cookie = await signIn(portal.url, privateKeyToAccount(generatePrivateKey()));
+		const sent = await postForm(`${portal.url}${path}`, { displayName: name, motivation: 'Hello' }, { cookie });
+		expect(sent.status).toBe(303);
+	}
+});
+test.afterAll(async () => {
+	await portal?.stop();
+});
+
+test.describe.configure({ timeout: 240_000 });
+
+/** Picks `value` in the focused select with the arrow keys alone (Home, then Down until it is chosen). */
+async function choose(page: Page, select: string, value: string) {
+	await page.keyboard.press('Home');
+	for (let i = 0; i < 10 && (await page.locator(select).inputValue()) !== value; i++)
+		await page.keyboard.press('ArrowDown');
+	await expect(page.locator(select)).toHaveValue(value);
+}
+
+for (const locale of JOURNEY_LOCALES)
+	test(`${locale}: an owner adds an admin of one programme by keyboard, who sees only it; removed, their next request is the 404`, async ({
+		browser
+	}, testInfo) => {
+		const { say } = wordsOf(locale);
+		const prefix = locale === 'en' ? '' : `/${locale}`;
+		const newcomer = privateKeyToAccount(generatePrivateKey());
+		const address = newcomer.address.toLowerCase();
+
+		const owner = await pageAs(browser, portal, admin);
+		await owner.goto(`${portal.url}${prefix}/admin/team`);
+		await expect(owner.locator('html')).toHaveAttribute('dir', locale === 'ar' ? 'rtl' : 'ltr');
+		await tabTo(owner, '[name="address"]');
+		await owner.keyboard.type(address);
+		await tabTo(owner, '#team-role');
+		await choose(owner, '#team-role', 'admin');
+		await tabTo(owner, '#team-program');
+		await choose(owner, '#team-program', 'builders');
+		await tabTo(owner, owner.getByRole('button', { name: say('team_add') }));
+		await owner.keyboard.press('Enter');
+		await expect(owner.getByText(say('team_done_added'))).toBeVisible();
+		// Admin pages name programmes as the admins wrote them (the review table's filters too).
+		await expect(owner.getByRole('row').filter({ hasText: address })).toContainText('Builders');
+		await screenshots(owner, testInfo, `team-${locale}`);
+
+		// The new admin, signed in once, sees Builders' application and not membership's.
+		const scoped = await pageAs(browser, portal, newcomer);
+		await scoped.goto(`${portal.url}${prefix}/admin`);
+		await expect(scoped.getByRole('link', { name: 'Builder Bo' })).toBeVisible();
+		await expect(scoped.getByRole('link', { name: 'Member Mo' })).toHaveCount(0);
+
+		// The owner removes them by keyboard: Tab to the row's Remove, Enter.
+		await tabTo(owner, `form[action="?/remove"]:has(input[value="${address}"]) button`, 120);
+		await owner.keyboard.press('Enter');
+		await expect(owner.getByText(say('team_done_removed'))).toBeVisible();
+		await expect(owner.getByRole('row').filter({ hasText: address })).toHaveCount(0);
+
+		// Their next request, within a second, is the unknown path's 404; the session is the same.
+		await expect
+			.poll(async () => (await scoped.goto(`${portal.url}${prefix}/admin`))?.status(), { timeout: 5_000 })
+			.toBe(404);
+		await owner.context().close();
+		await scoped.context().close();
+	});
