@@ -41,6 +41,10 @@ const SPELLINGS: [admin: string, unknown: string][] = [
 	['/%61dmin/messages/__data.json', '/%6Eope/messages/__data.json'],
 	['/admin?/message', '/nope?/message'],
 	['/es/admin/messages?/reset', '/es/nope/messages?/reset'],
+	['/admin/team', '/nope/team'],
+	['/admin/team?/add', '/nope/team?/add'],
+	['/%61dmin/team/__data.json', '/%6Eope/team/__data.json'],
+	['/ar/admin/team?/remove', '/ar/nope/team?/remove'],
 	// Under every locale prefix (docs/translations.md), however spelled; /review is hidden to a member too.
 	['/es/admin', '/es/nope'],
 	['/es/admin/', '/es/nope/'],
