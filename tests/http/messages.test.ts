@@ -1,4 +1,4 @@
-// The community's voice (issue 59, DECISIONS "The team and the community's voice, in the portal"): an admin
+// The community's voice (issue 59, docs/notifications.md "In the community's words"): an admin
 // writes an event's message per locale on /admin/messages; the inbox, push and the e-mail (text and HTML)
 // use it; bad templates are refused naming the field; the later of two saves is told; a reset restores the
 // portal's words; an admin writes to the applicants a filter shows, each told once. On the engines of

@@ -75,7 +75,9 @@ describe.each(engines)('consume_rate_limit on %s', (engine) => {
 			// The applicant's own application (issue 58).
 			saveDraft: { limit: 600, windowSeconds: 3_600, counts: 'draft saves in an hour' },
 			editApplication: { limit: 20, windowSeconds: 86_400, counts: 'edits in 24 hours' },
-			withdrawApplication: { limit: 5, windowSeconds: 86_400, counts: 'withdrawals in 24 hours' }
+			withdrawApplication: { limit: 5, windowSeconds: 86_400, counts: 'withdrawals in 24 hours' },
+			// The team (issue 59): adding and removing on /admin/team and /admin/reviewers.
+			teamChange: { limit: 120, windowSeconds: 3_600, counts: 'changes of the team in an hour' }
 		});
 		const mixed = '0x' + 'C'.repeat(40);
 		const results = [];

@@ -12,8 +12,8 @@ import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember, applicationById, seedApplication } from '../helpers/members';
 import { OUTBOX_OFF } from '../helpers/outbox';
 
-// A withdrawal takes its files with it (issue 58; DECISIONS "a withdrawn or deleted application's files go
-// with it"): the rows in the withdrawal's transaction, then the bytes no other row references, in FILES_DIR
+// A withdrawal takes its files with it (issue 58; docs/data.md "application_files": a withdrawn application's
+// files go with it): the rows in the withdrawal's transaction, then the bytes no other row references, in FILES_DIR
 // and in a real S3-compatible server (s3rver on loopback). A store that fails to remove bytes never fails
 // the withdrawal; a withdrawal that is refused removes nothing.
 const s3Dir = mkdtempSync(path.join(tmpdir(), 'portal-s3-withdraw-'));

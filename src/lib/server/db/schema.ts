@@ -456,7 +456,7 @@ export const teamEvents = pgTable(
 
 /**
  * The reviewers of every programme added in the portal, as decision 0040's table read them: since issue 59
- * a view over `team_members` (drizzle/0028_team.sql), whose INSERT and DELETE write the team.
+ * a view over `team_members` (drizzle/0029_team.sql), whose INSERT and DELETE write the team.
  */
 export const reviewers = pgView('reviewers', {
 	address: text('address').notNull(),
