@@ -50,8 +50,16 @@ export function unknownPlaceholder(text: string, allowed: readonly string[] = PL
 	return null;
 }
 
-const LINK = /\[([^\]\n]+)\]\(([^)\s"'<>]+)\)/;
-const BOLD = /\*\*([^*\n]+)\*\*/;
+/**
+ * A link or bold run. Neither part of a link may hold a bracket and bold stops at the next `*`, so an
+ * attempt that fails stops at the next `[` or `*`: one pass over a line reads each character a bounded
+ * number of times, whatever the body (a run of `[` after many bold runs took 4.8 s for 5,000 characters
+ * when each run was looked for again from scratch over the rest of the line).
+ */
+const LINK_SOURCE = String.raw`\[([^\[\]\n]+)\]\(([^)\[\]\s"'<>]+)\)`;
+const BOLD_SOURCE = String.raw`\*\*([^*\n]+)\*\*`;
+const LINK = new RegExp(LINK_SOURCE, 'g');
+const RUN = new RegExp(`${LINK_SOURCE}|${BOLD_SOURCE}`, 'g');
 
 /** http(s) only: `javascript:`, `data:` and every other scheme stay text. */
 export const isWebUrl = (url: string) => {
@@ -66,7 +74,7 @@ export const isWebUrl = (url: string) => {
 
 /** The first link whose target is neither http(s) nor `{link}`, as written, or null. */
 export function badLink(body: string): string | null {
-	for (const match of body.matchAll(new RegExp(LINK, 'g'))) {
+	for (const match of body.matchAll(LINK)) {
 		const href = match[2]!;
 		if (href !== '{link}' && !isWebUrl(href)) return href;
 	}
@@ -75,24 +83,17 @@ export function badLink(body: string): string | null {
 
 function inline(line: string): Inline[] {
 	const out: Inline[] = [];
-	let rest = line;
-	while (rest) {
-		const link = LINK.exec(rest);
-		const bold = BOLD.exec(rest);
-		const next = [link, bold].filter((m) => m !== null).sort((a, b) => a.index - b.index)[0];
-		if (!next) {
-			out.push({ text: rest });
-			break;
-		}
-		if (next.index > 0) out.push({ text: rest.slice(0, next.index) });
-		if (next === link) {
-			const href = link[2]!;
-			if (href === '{link}') out.push({ text: link[1]!, link: true });
-			else if (isWebUrl(href)) out.push({ text: link[1]!, href });
-			else out.push({ text: link[0] });
-		} else out.push({ text: next[1]!, bold: true });
-		rest = rest.slice(next.index + next[0].length);
+	let at = 0;
+	for (const run of line.matchAll(RUN)) {
+		if (run.index > at) out.push({ text: line.slice(at, run.index) });
+		at = run.index + run[0].length;
+		const [whole, words, href, bold] = run;
+		if (bold !== undefined) out.push({ text: bold, bold: true });
+		else if (href === '{link}') out.push({ text: words!, link: true });
+		else if (isWebUrl(href!)) out.push({ text: words!, href });
+		else out.push({ text: whole });
 	}
+	if (at < line.length) out.push({ text: line.slice(at) });
 	return out;
 }
 
