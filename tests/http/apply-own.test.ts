@@ -9,7 +9,8 @@ import { signIn, testAccount } from '../helpers/siwe';
 // withdrawing") through real HTTP on the built server: drafts saved (204 to fetch, 303 to a form),
 // restored from another sign-in, refused over 512 KiB (413, nothing stored, the typed text in the page),
 // deleted by the submission; editing before review and its 409 `locked` (after a vote, after a move,
-// round closed); withdrawing (state, audit row, webhook, apply again at once, reason 0–500, twice refused).
+// round closed); withdrawing (state, audit row, webhook, the inbox's confirmation, apply again at once, reason
+// 0–500, twice refused).
 // The programme `cohort` is seeded with SQL beside membership, so both are reached by /apply/<slug>.
 // PGlite, or the Postgres server when TEST_DATABASE_URL is set.
 const newAccount = () => privateKeyToAccount(generatePrivateKey());
@@ -280,6 +281,10 @@ describe('withdrawing', () => {
 			const detail = textOf((await getPage(`${base}/admin/applications/${id}`, adminCookie)).body);
 			expect(detail).toContain('Found another way in');
 			expect(detail).toMatch(/Withdrawn/);
+			// The applicant's inbox confirms it, in the portal's words for `application.withdrawn`.
+			const inbox = textOf((await getPage(`${base}/inbox`, cookie)).body);
+			expect(inbox).toContain('Your application was withdrawn');
+			expect(inbox).toContain('Nobody will review it now.');
 			// Twice: refused, nothing changes.
 			const twice = await postForm(`${base}/apply/membership?/withdraw`, { reason: '' }, { cookie });
 			expect(twice.status).toBe(409);

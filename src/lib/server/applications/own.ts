@@ -14,6 +14,7 @@ import { currentForm } from '../forms/versions';
 import { applyProgram, programBySlug } from '../programs/rounds';
 import { roundsOf } from '../programs/place';
 import { applicationWithdrawn, enqueueWebhookEvent, type WebhookTargets } from '../webhooks/events';
+import { recordNotifications, type NotificationTargets } from '../notifications/record';
 import { dropApplicationFiles } from '../files/access';
 import { applicationSchema } from './submit';
 import { answerField } from '$lib/forms/questions';
@@ -236,7 +237,7 @@ const withdrawable = (row: { application: Pick<Application, 'review'>; staged: b
  */
 export async function withdrawApplication(
 	db: Database,
-	outbox: WebhookTargets,
+	outbox: WebhookTargets & NotificationTargets,
 	store: BlobStore,
 	member: SignedInMember,
 	slug: string | null,
@@ -274,6 +275,14 @@ export async function withdrawApplication(
 		hashes = await dropApplicationFiles(tx, before.id);
 		const place = (await roundsOf(tx, [application!.roundId])).get(application!.roundId)!;
 		await enqueueWebhookEvent(tx, outbox, applicationWithdrawn(application!, event!, place));
+		// The applicant's confirmation (the `application.withdrawn` message), as a submission has one.
+		await recordNotifications(tx, outbox, [
+			{
+				recipient: member.address,
+				applicationId: before.id,
+				change: { kind: 'application.transitioned', field: 'review', to: 'withdrawn' }
+			}
+		]);
 		return { ok: true, value: { application: application! } };
 	});
 	if (outcome.ok) await removeUnreferenced(db, store, hashes);

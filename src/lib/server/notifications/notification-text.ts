@@ -38,6 +38,7 @@ const MOVES: Record<string, [title: Words, sentence: Words]> = {
 	'review.needs_info': [m.notify_review_needs_info_title, m.notify_review_needs_info_sentence],
 	'review.approved': [m.notify_review_approved_title, m.notify_review_approved_sentence],
 	'review.rejected': [m.notify_review_rejected_title, m.notify_review_rejected_sentence],
+	'review.withdrawn': [m.messages_default_withdrawn_subject, m.messages_default_withdrawn_body],
 	'allowlist.pending': [m.notify_allowlist_pending_title, m.notify_allowlist_pending_sentence],
 	'allowlist.added': [m.notify_allowlist_added_title, m.notify_allowlist_added_sentence],
 	'allowlist.failed': [m.notify_allowlist_failed_title, m.notify_allowlist_failed_sentence],

@@ -32,6 +32,7 @@ export interface Template {
 export function eventOf(change: NotificationChange): MessageEvent | null {
 	if (change.kind === 'application.submitted' || change.kind === 'application.resubmitted') return change.kind;
 	if (change.kind !== 'application.transitioned') return null;
+	if (change.field === 'review' && change.to === 'withdrawn') return 'application.withdrawn';
 	const event = `${change.field}.${change.to}`;
 	return (MESSAGE_EVENTS as readonly string[]).includes(event) ? (event as MessageEvent) : null;
 }
