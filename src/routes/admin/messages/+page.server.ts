@@ -22,7 +22,7 @@ const isEvent = (value: string | null): value is MessageEvent =>
 	value !== null && (MESSAGE_EVENTS as readonly string[]).includes(value);
 
 /** The events the portal writes no notification for yet (their templates wait for it). */
-const NOT_SENT_YET: readonly MessageEvent[] = ['application.withdrawn', 'decisions.released'];
+const NOT_SENT_YET: readonly MessageEvent[] = ['decisions.released'];
 
 // Every event × locale, the chosen one in the editor with its preview's sample values (admins only).
 export const load: PageServerLoad = async ({ locals, url }) => {
