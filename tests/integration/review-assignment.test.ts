@@ -259,45 +259,4 @@ describe.each(engines)('review assignment on %s', (engine) => {
 			await t.db.execute(sql`update programs set archived_at = now() where slug = 'builders'`);
 		}
 	});
-
-	it('a programme’s reviewer is assigned its applications and no other’s; removed, theirs pass on', async () => {
-		await clear();
-		await t.db.execute(sql`insert into programs (slug, name) values ('makers', 'Makers')`);
-		await t.db.execute(
-			sql`insert into rounds (program_id, name, opens_at) select id, 'Cohort 1', now() - interval '1 day' from programs where slug = 'makers'`
-		);
-		const makers = { ...(await addMember(t.db)), isReviewer: true };
-		expect(
-			(await addTeamMember(t.db, admin, { address: makers.address, role: 'reviewer', program: 'makers' })).ok
-		).toBe(true);
-		const submitTo = async (program?: string) => {
-			const outcome = await submitApplication(
-				t.db,
-				OUTBOX_OFF,
-				await addMember(t.db),
-				{ displayName: 'A', motivation: 'B', contact: '' },
-				{ program }
-			);
-			if (!outcome.ok) throw new Error(JSON.stringify(outcome));
-			return outcome.value.application;
-		};
-		try {
-			// Never assigned before, the least loaded: first for Makers' application, never for another programme's.
-			const theirs = await submitTo('makers');
-			expect(await assigned(theirs.id)).toHaveLength(2);
-			expect(await assigned(theirs.id)).toContain(makers.address);
-			for (let i = 0; i < 3; i++) expect(await assigned((await submitTo()).id)).not.toContain(makers.address);
-			expect((await assignedTo(t.db, makers.address, undefined, [theirs.programId!])).map((r) => r.id)).toEqual([
-				theirs.id
-			]);
-			// Removed from Makers: their open assignment passes on to a reviewer of every programme.
-			expect(
-				(await removeTeamMember(t.db, admin, { address: makers.address, role: 'reviewer', program: 'makers' })).ok
-			).toBe(true);
-			expect(await assigned(theirs.id)).toHaveLength(2);
-			expect(await assigned(theirs.id)).not.toContain(makers.address);
-		} finally {
-			await t.db.execute(sql`update programs set archived_at = now() where slug = 'makers'`);
-		}
-	});
 });
