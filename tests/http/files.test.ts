@@ -332,6 +332,33 @@ describe('GET /files/<id>', { timeout: 120_000 }, () => {
 		}
 	});
 
+	it('an admin or reviewer of another programme only gets the unknown path’s 404; of its programme, the file', async () => {
+		const [otherAdmin, otherReviewer, ownAdmin, ownReviewer] = [newAccount(), newAccount(), newAccount(), newAccount()];
+		// One statement (on PGlite the server stops for each): a second programme, and each role of one programme.
+		const row = (account: PrivateKeyAccount, role: string, own: boolean) =>
+			`('${account.address.toLowerCase()}', '${role}', ${own})`;
+		await portal.query(`with builders as (insert into programs (slug, name) values ('builders', 'Builders') returning id),
+			own as (select a.program_id from application_files f join applications a on a.id = f.application_id where f.id = '${ids[1]}')
+			insert into team_members (address, role, program_id, added_by)
+			select g.address, g.role, case when g.own then (select program_id from own) else (select id from builders) end, 'sql'
+			from (values ${[row(otherAdmin, 'admin', false), row(otherReviewer, 'reviewer', false), row(ownAdmin, 'admin', true), row(ownReviewer, 'reviewer', true)].join(', ')}) as g(address, role, own)`);
+		// A change of the team shows within a second.
+		await new Promise((resolve) => setTimeout(resolve, 1100));
+		const unknown = textOf(await (await fetch(`${base}/no-such-page`, { headers: { accept: 'text/html' } })).text());
+		for (const account of [otherAdmin, otherReviewer])
+			for (const query of ['', '?preview']) {
+				const answer = await get(ids[1]!, await login(account), query);
+				expect(answer.status).toBe(404);
+				expect(answer.headers.get('content-disposition')).toBeNull();
+				expect(textOf(await answer.text())).toBe(unknown);
+			}
+		for (const account of [ownAdmin, ownReviewer]) {
+			const answer = await get(ids[1]!, await login(account));
+			expect(answer.status).toBe(200);
+			expect(Buffer.from(await answer.arrayBuffer())).toEqual(PNG);
+		}
+	});
+
 	it('the reviewer’s page links each file and previews it in a sandbox', async () => {
 		const [app] = await portal.query<{ id: string }>(
 			`select id from applications where applicant_address = '${owner.address.toLowerCase()}'`

@@ -31,6 +31,11 @@ insert into team_members (address, role, program_id, added_by)
 insert into team_members (address, role, program_id, added_by)
 	select '${lower(buildersReviewer)}', 'reviewer', id, 'sql' from programs where slug = 'builders';
 insert into reviewers (address, added_by) values ('${lower(sqlReviewer)}', 'sql');
+-- Builders' reviewer voted on Two (the membership's) and was assigned Seven (the membership's) and Five
+-- (Builders'), as when they reviewed every programme before.
+insert into application_votes (application_id, reviewer_address, vote) values ('${app(2)}', '${lower(buildersReviewer)}', 'approve');
+insert into review_assignments (application_id, reviewer_address, assigned_by) values
+	('${app(7)}', '${lower(buildersReviewer)}', 'auto'), ('${app(5)}', '${lower(buildersReviewer)}', 'auto');
 `;
 
 /** The review table's applicant names. */
@@ -174,9 +179,32 @@ describe.each(engines)('the team on %s', (engine) => {
 				)
 			).status
 		).toBe(404);
-		// The community-wide pages are not theirs.
-		for (const path of ['/admin/programs', '/admin/form', '/admin/reviewers', '/admin/webhooks', '/admin/insights'])
+		// The community-wide pages are not theirs, and their sections show only what they may open.
+		const wholePaths = ['/admin/programs', '/admin/form', '/admin/reviewers', '/admin/webhooks', '/admin/messages'];
+		for (const path of [...wholePaths, '/admin/allowlist.csv'])
 			expect((await getPage(`${server.url}${path}`, cookie)).status, path).toBe(404);
+		const links = (html: string) => [...html.matchAll(/href="(\/admin[^"?#]*)"/g)].map((m) => m[1]);
+		for (const page of ['/admin', '/admin/team', '/admin/insights']) {
+			const shown = links((await getPage(`${server.url}${page}`, cookie)).body);
+			expect(shown, page).toEqual(expect.arrayContaining(['/admin', '/admin/insights', '/admin/team']));
+			for (const path of [...wholePaths, '/admin/allowlist.csv'])
+				expect(shown, `${page} → ${path}`).not.toContain(path);
+		}
+		expect(links((await getPage(`${server.url}/admin`, owner)).body)).toEqual(
+			expect.arrayContaining([...wholePaths, '/admin/allowlist.csv'])
+		);
+		// Their programme's insights (the reviewer's vote on Two is the membership's), never another's.
+		const short = lower(buildersReviewer).slice(0, 6);
+		expect(textOf((await getPage(`${server.url}/admin/insights`, owner)).body)).toContain(short);
+		const insights = await getPage(`${server.url}/admin/insights`, cookie);
+		expect(insights.status).toBe(200);
+		expect(textOf(insights.body)).not.toContain(short);
+		expect((await getPage(`${server.url}/admin/insights?program=builders`, cookie)).status).toBe(200);
+		expect((await getPage(`${server.url}/admin/insights?program=membership`, cookie)).status).toBe(404);
+		// Writing to applicants: their programme's only (Three and Five), another's id is the 404.
+		const note = { subject: 'News', body: 'Hello' };
+		expect(textOf((await post('/admin?/message', note, cookie)).body)).toContain('Applicants who will be told: 2.');
+		expect((await post('/admin?/message', { ...note, applicationIds: [app(3), app(7)] }, cookie)).status).toBe(404);
 		// They add reviewers of their programme only.
 		const other = lower(newAccount());
 		expect((await post('/admin/team?/add', { address: other, role: 'reviewer' }, cookie)).status).toBe(404);
@@ -194,6 +222,11 @@ describe.each(engines)('the team on %s', (engine) => {
 		const queue = await getPage(`${server.url}/review`, reviewer);
 		expect(queue.status).toBe(200);
 		expect(queue.body).not.toContain(app(7));
+		// "Assigned to you" and the voted tab: their programme's only.
+		expect(queue.body).toContain(app(5));
+		const voted = await getPage(`${server.url}/review?tab=voted`, reviewer);
+		expect(voted.status).toBe(200);
+		expect(voted.body).not.toContain(app(2));
 	});
 
 	it('every change is one team_events row: who, what, whom, role, programme, when', async () => {

@@ -72,6 +72,8 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		messaged,
 		fulfilment: fulfilmentOffer(runtime().config),
 		quorum,
+		// An admin of some programmes only (issue 59): the community-wide links are not shown to them.
+		limitedToPrograms: !!scope,
 		// Programmes and rounds (#57): the filters' choices (the chosen programme's rounds only).
 		programs: filterChoices(programs, parsed.program, parsed.round),
 		// The answers a bulk "ask for more information" may comment on: the built-in fields and the current form's.
@@ -138,7 +140,10 @@ export const actions: Actions = {
 		}
 		const parsed = parseMessage(input, filter);
 		if (!parsed.ok) return refuse(setHeaders, parsed, { values, writing: true as const });
-		const message = parsed.value;
+		// An admin of some programmes writes to their programmes' applicants only: another's id is the 404.
+		const chosen = parsed.value.chosen;
+		if ('ids' in chosen) await withDatabase((db) => requireInScope(db, admin, chosen.ids));
+		const message = { ...parsed.value, chosen: { ...chosen, programIds: admin.programIds } };
 		if (!message.confirmed) {
 			const count = await withDatabase((db) => messageCount(db, message.chosen));
 			if (count === 0)

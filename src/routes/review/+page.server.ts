@@ -12,9 +12,11 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		Promise.all([
 			reviewQueue(db, reviewer.address, query, undefined, reviewer.programIds),
 			// "Assigned to you" heads the queue's first page (decision 0040).
-			query.tab === 'queue' && !query.after ? assignedTo(db, reviewer.address) : Promise.resolve([]),
+			query.tab === 'queue' && !query.after
+				? assignedTo(db, reviewer.address, undefined, reviewer.programIds)
+				: Promise.resolve([]),
 			// An empty queue says why: nothing submitted yet, or everything has the reviewer's vote (issue 61).
-			query.tab === 'queue' && !query.after ? anyPending(db) : Promise.resolve(true),
+			query.tab === 'queue' && !query.after ? anyPending(db, reviewer.programIds) : Promise.resolve(true),
 			programChoices(db)
 		])
 	);

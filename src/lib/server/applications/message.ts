@@ -28,8 +28,11 @@ export const MESSAGE_FIELDS = ['applicationIds', 'subject', 'body', 'confirm'] a
 /** The placeholders an admin's message may use: what each application has (no reason, asks or date). */
 export const MESSAGE_PLACEHOLDERS = ['name', 'community', 'program', 'round', 'link'] as const;
 
-/** Who is written to: the chosen applications, or every one the review table's filter shows. */
-export type Chosen = { ids: string[] } | { filter: URLSearchParams };
+/**
+ * Who is written to: the chosen applications, or every one the review table's filter shows; for an admin of
+ * some programmes (`programIds`, issue 59), of those programmes only.
+ */
+export type Chosen = ({ ids: string[] } | { filter: URLSearchParams }) & { programIds?: readonly number[] };
 
 export interface MessageInput {
 	chosen: Chosen;
@@ -63,8 +66,8 @@ export function parseMessage(input: Record<string, unknown>, filter: URLSearchPa
 
 /** The applications chosen, as a condition on `applications`. */
 function whereChosen(chosen: Chosen): SQL | undefined {
-	if ('ids' in chosen) return inArray(applications.id, chosen.ids);
-	const where = tableFilter(parseTableQuery(chosen.filter));
+	const where = 'ids' in chosen ? [inArray(applications.id, chosen.ids)] : tableFilter(parseTableQuery(chosen.filter));
+	if (chosen.programIds) where.push(sql`${applications.programId} = any(${`{${chosen.programIds.join(',')}}`}::int[])`);
 	return where.length ? and(...where) : undefined;
 }
 

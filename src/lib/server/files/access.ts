@@ -2,14 +2,15 @@ import { eq, inArray } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { applicationFiles, applications } from '../db/schema';
 import type { SignedInMember } from '../auth/guards';
+import { inScope } from '../team/roles';
 import { removeUnreferenced } from './uploads';
 import type { BlobStore } from './store';
 
 export type StoredFile = Pick<typeof applicationFiles.$inferSelect, 'id' | 'name' | 'contentType' | 'bytes'>;
 
 /**
- * The file `id` if `viewer` may see it: its applicant, an admin, or a reviewer (every reviewer sees every
- * application today: reviews/reviewer-detail.ts). Anyone else, and an unknown id: null (the unknown-path 404).
+ * The file `id` if `viewer` may see it: its applicant, an admin, or a reviewer, those of some programmes
+ * only on their programmes' applications (issue 59). Anyone else, and an unknown id: null (the unknown-path 404).
  */
 export async function fileForViewer(
 	db: Database,
@@ -24,15 +25,17 @@ export async function fileForViewer(
 			contentType: applicationFiles.contentType,
 			bytes: applicationFiles.bytes,
 			sha256: applicationFiles.sha256,
-			applicant: applications.applicantAddress
+			applicant: applications.applicantAddress,
+			programId: applications.programId
 		})
 		.from(applicationFiles)
 		.innerJoin(applications, eq(applications.id, applicationFiles.applicationId))
 		.where(eq(applicationFiles.id, id))
 		.limit(1);
 	if (!row) return null;
-	if (row.applicant !== viewer.address && !viewer.isAdmin && !viewer.isReviewer) return null;
-	const { applicant: _applicant, ...file } = row;
+	const reviews = (viewer.isAdmin || viewer.isReviewer) && inScope(viewer, row.programId);
+	if (row.applicant !== viewer.address && !reviews) return null;
+	const { applicant: _applicant, programId: _programId, ...file } = row;
 	return file;
 }
 

@@ -35,7 +35,8 @@ async function perApplicationIn(tx: Executor, applicationId: string): Promise<nu
 }
 
 /**
- * Tops a pending application up to `n` assignments of current reviewers: those with the fewest open
+ * Tops a pending application up to `n` assignments of current reviewers (of every programme, or of the
+ * application's programme: issue 59; a reviewer of another programme never): those with the fewest open
  * assignments first, ties the longest since their last assignment (never assigned: first), then by
  * address; never its applicant, a reviewer with a declared conflict on it, or one already assigned.
  * The caller holds the assignment lock. Returns the addresses assigned.
@@ -43,8 +44,10 @@ async function perApplicationIn(tx: Executor, applicationId: string): Promise<nu
 export async function topUp(tx: Executor, applicationId: string, n: number): Promise<string[]> {
 	const result = await tx.execute(sql`
 		with app as (
-			select id, applicant_address from applications where id = ${applicationId}::uuid and review = 'pending'
-		), reviewer_pool as ${pool()}, current_count as (
+			select id, applicant_address, program_id from applications where id = ${applicationId}::uuid and review = 'pending'
+		), reviewer_pool as (select address from ${pool()} as everywhere
+			union select t.address from team_members t join app on t.program_id = app.program_id where t.role = 'reviewer'
+		), current_count as (
 			select count(*)::int as c from review_assignments a
 			where a.application_id = ${applicationId}::uuid and a.reviewer_address in (select address from reviewer_pool)
 		), candidate as (
@@ -81,13 +84,15 @@ export async function assignOnSubmit(tx: Executor, applicationId: string): Promi
 }
 
 /**
- * A reviewer's open assignments (on one application, or on all when `applicationId` is null) pass on:
+ * A reviewer's open assignments (on one application, or on all when `applicationId` is null; with
+ * `programId`, on that programme's applications unless they still review every programme) pass on:
  * each is deleted and its application topped up to N by the rule. The caller's transaction.
  */
 export async function passOnOpenAssignments(
 	tx: Executor,
 	reviewer: string,
-	applicationId: string | null
+	applicationId: string | null,
+	programId: number | null = null
 ): Promise<void> {
 	await lockAssignments(tx);
 	const released = rowsOf<{ application_id: string }>(
@@ -95,6 +100,7 @@ export async function passOnOpenAssignments(
 			delete from review_assignments a using applications p
 			where p.id = a.application_id and p.review = 'pending' and a.reviewer_address = ${reviewer}
 			${applicationId ? sql`and a.application_id = ${applicationId}::uuid` : sql``}
+			${programId === null ? sql`` : sql`and p.program_id = ${programId}::int and ${reviewer} not in ${pool()}`}
 			and not exists (select 1 from application_votes v
 				where v.application_id = a.application_id and v.reviewer_address = a.reviewer_address)
 			returning a.application_id::text`)

@@ -67,19 +67,26 @@ export async function reviewQueue(
 	const rows =
 		query.tab === 'queue'
 			? await waiting(db, reviewer, query, pageSize, programIds)
-			: await voted(db, reviewer, query, pageSize);
+			: await voted(db, reviewer, query, pageSize, programIds);
 	const more = rows.length > pageSize;
 	const page = rows.slice(0, pageSize);
 	const last = page.at(-1);
 	return { rows: page.map(({ cursor: _c, ...row }) => row), next: more && last ? last.cursor : null };
 }
 
-/** Whether any application waits for review at all (one index probe): a new community has none. */
-export async function anyPending(db: Database): Promise<boolean> {
+/** The applications of some programmes (issue 59), as SQL; none when `programIds` is absent (every programme). */
+const ofPrograms = (programIds?: readonly number[]) =>
+	programIds ? [sql`${applications.programId} = any(${`{${programIds.join(',')}}`}::int[])`] : [];
+
+/**
+ * Whether any application waits for review at all (one index probe): a new community has none; for a
+ * reviewer of some programmes, any of theirs.
+ */
+export async function anyPending(db: Database, programIds?: readonly number[]): Promise<boolean> {
 	const found = await db
 		.select({ id: applications.id })
 		.from(applications)
-		.where(eq(applications.review, 'pending'))
+		.where(and(eq(applications.review, 'pending'), ...ofPrograms(programIds)))
 		.limit(1);
 	return found.length > 0;
 }
@@ -99,7 +106,7 @@ async function waiting(
 		sql`not exists (select 1 from review_assignments as r where r.application_id = "applications"."id" and r.reviewer_address = ${reviewer})`,
 		sql`not exists (select 1 from review_conflicts as k where k.application_id = "applications"."id" and k.reviewer_address = ${reviewer})`
 	];
-	if (programIds) where.push(sql`${applications.programId} = any(${`{${programIds.join(',')}}`}::int[])`);
+	where.push(...ofPrograms(programIds));
 	if (query.after)
 		where.push(
 			sql`(${applications.createdAt}, ${applications.id}) > (${query.after.at}::timestamptz, ${query.after.id}::uuid)`
@@ -119,9 +126,22 @@ async function waiting(
 	return found.map((r) => ({ ...r, cursor: `${r.createdAt}_${r.id}` }));
 }
 
-async function voted(db: Database, reviewer: string, query: ReviewQuery, pageSize: number) {
-	// The reviewer's rows newest first, each kept only if no newer row of theirs on that application exists.
+async function voted(
+	db: Database,
+	reviewer: string,
+	query: ReviewQuery,
+	pageSize: number,
+	programIds?: readonly number[]
+) {
+	// The reviewer's rows newest first, each kept only if no newer row of theirs on that application exists;
+	// for a reviewer of some programmes, only on theirs (votes cast before their scope changed stay unlisted).
 	const where = [
+		...(programIds
+			? [
+					sql`exists (select 1 from applications as s where s.id = "application_votes"."application_id"
+						and s.program_id = any(${`{${programIds.join(',')}}`}::int[]))`
+				]
+			: []),
 		eq(applicationVotes.reviewerAddress, reviewer),
 		sql`not exists (select 1 from application_votes as w where w.application_id = "application_votes"."application_id"
 			and w.reviewer_address = "application_votes"."reviewer_address"
@@ -167,9 +187,15 @@ async function voted(db: Database, reviewer: string, query: ReviewQuery, pageSiz
 
 /**
  * "Assigned to you": the reviewer's open assignments (pending, no vote of theirs yet), oldest assignment
- * first, at most `limit`; read along `review_assignments_reviewer_idx`, stopping once the page is full.
+ * first, at most `limit`; read along `review_assignments_reviewer_idx`, stopping once the page is full. A
+ * reviewer of some programmes sees those of their programmes only.
  */
-export async function assignedTo(db: Database, reviewer: string, limit = ADMIN_PAGE_SIZE): Promise<QueueRow[]> {
+export async function assignedTo(
+	db: Database,
+	reviewer: string,
+	limit = ADMIN_PAGE_SIZE,
+	programIds?: readonly number[]
+): Promise<QueueRow[]> {
 	return db
 		.select({
 			id: applications.id,
@@ -184,7 +210,8 @@ export async function assignedTo(db: Database, reviewer: string, limit = ADMIN_P
 			and(
 				eq(reviewAssignments.reviewerAddress, reviewer),
 				eq(applications.review, 'pending'),
-				sql`not exists (select 1 from application_votes as v where v.application_id = ${reviewAssignments.applicationId} and v.reviewer_address = ${reviewer})`
+				sql`not exists (select 1 from application_votes as v where v.application_id = ${reviewAssignments.applicationId} and v.reviewer_address = ${reviewer})`,
+				...ofPrograms(programIds)
 			)
 		)
 		.orderBy(asc(reviewAssignments.assignedAt), asc(reviewAssignments.applicationId))

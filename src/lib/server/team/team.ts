@@ -154,7 +154,7 @@ export async function removeTeamMember(
 			if (configuredOwners().size === 0 && Number(left?.n ?? 0) === 0) return conflict(m.team_last_owner());
 		}
 		await tx.insert(teamEvents).values({ actor: actor.address, action: 'remove', ...change });
-		if (change.role === 'reviewer' && change.programId === null) await passOnOpenAssignments(tx, change.address, null);
+		if (change.role === 'reviewer') await passOnOpenAssignments(tx, change.address, null, change.programId);
 		return { ok: true as const, value: change };
 	});
 	forget(db);

@@ -1,4 +1,5 @@
-import { requireWholeAdmin } from '$lib/server/auth/guards';
+import { error } from '@sveltejs/kit';
+import { requireAdmin } from '$lib/server/auth/guards';
 import { readInsights } from '$lib/server/insights/insights';
 import { displayNames } from '$lib/server/applications/display-names';
 import { withDatabase } from '$lib/server/platform/runtime';
@@ -7,19 +8,31 @@ import { filterChoices, programChoices } from '$lib/server/programs/choices';
 import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
-	requireWholeAdmin({ locals, url });
+	const admin = requireAdmin({ locals, url });
 	// The review table's programme and round filters (#57), read the same way.
-	const { program, round } = parseTableQuery(url.searchParams);
+	const query = parseTableQuery(url.searchParams);
+	const { round } = query;
+	let { program } = query;
 	return withDatabase(async (db) => {
-		const insights = await readInsights(db, { program, round });
-		const programs = await programChoices(db);
+		// An admin of some programmes (issue 59): one of theirs (the first unless chosen), never the portal's
+		// numbers nor another programme's (the unknown path's 404), and no check-ins (members', not a programme's).
+		const scope = admin.programIds;
+		const all = await programChoices(db);
+		const programs = scope ? all.filter((p) => scope.includes(p.id)) : all;
+		if (scope) {
+			program ??= programs[0]?.slug;
+			if (!programs.some((p) => p.slug === program)) error(404, 'Not Found');
+		}
+		const read = await readInsights(db, { program, round });
+		const insights = scope ? { ...read, checkInsPerDay: [] } : read;
 		// The votes chart names its reviewers as every admin page does (display name and short address).
 		const names = await displayNames(db, insights.votesPerReviewer?.map((v) => v.reviewer) ?? []);
 		return {
 			insights,
 			names,
 			programs: filterChoices(programs, program, round),
-			filter: { program, round: round?.toString() }
+			filter: { program, round: round?.toString() },
+			limitedToPrograms: !!scope
 		};
 	});
 };

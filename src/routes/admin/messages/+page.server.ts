@@ -1,5 +1,5 @@
 import { redirect } from '@sveltejs/kit';
-import { requireAdmin } from '$lib/server/auth/guards';
+import { requireWholeAdmin } from '$lib/server/auth/guards';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { withDatabase } from '$lib/server/platform/runtime';
 import {
@@ -26,7 +26,7 @@ const NOT_SENT_YET: readonly MessageEvent[] = ['decisions.released'];
 
 // Every event × locale, the chosen one in the editor with its preview's sample values (admins only).
 export const load: PageServerLoad = async ({ locals, url }) => {
-	requireAdmin({ locals, url });
+	requireWholeAdmin({ locals, url });
 	const saved = await withDatabase((db) => savedTemplates(db));
 	const eventParam = url.searchParams.get('event');
 	const localeParam = url.searchParams.get('locale');
@@ -65,7 +65,7 @@ export const actions: Actions = {
 	// saveTemplate: guard → validate (placeholders by name, links http(s)) → one statement; a save made
 	// since the editor opened (its `version`) is not overwritten: the later save is told (409).
 	save: async ({ locals, request, url, setHeaders }) => {
-		const admin = requireAdmin({ locals, url });
+		const admin = requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), TEMPLATE_FIELDS);
 		const values = typedValues(input);
 		const parsed = parseTemplate(input);
@@ -76,7 +76,7 @@ export const actions: Actions = {
 	},
 	// The preview of what was typed, without JavaScript: nothing is written.
 	preview: async ({ locals, request, url, setHeaders }) => {
-		requireAdmin({ locals, url });
+		requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), TEMPLATE_FIELDS);
 		const values = typedValues(input);
 		const parsed = parseTemplate(input);
@@ -85,7 +85,7 @@ export const actions: Actions = {
 	},
 	// Back to the portal's own words: the saved template is deleted.
 	reset: async ({ locals, request, url, setHeaders }) => {
-		requireAdmin({ locals, url });
+		requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), ['event', 'locale']);
 		const parsed = parseKey(input);
 		if (!parsed.ok) return refuse(setHeaders, parsed, { values: typedValues(input), action: 'reset' as const });

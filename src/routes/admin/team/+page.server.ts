@@ -29,6 +29,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 				.filter((p) => !member.programIds || member.programIds.includes(p.id))
 				.map((p) => ({ slug: p.slug, name: p.name })),
 			everyProgram: !member.programIds,
+			limitedToPrograms: !!member.programIds,
 			isOwner: member.role === 'owner',
 			done: url.searchParams.get('done')
 		};
