@@ -267,6 +267,64 @@ describe('editing before review (?/edit)', { timeout: 120_000 }, () => {
 	});
 });
 
+describe('resubmitting after needs_info', { timeout: 120_000 }, () => {
+	const answersOf = async (account: PrivateKeyAccount) =>
+		(
+			await portal.query<{ id: string; review: string; answers: { portfolio?: string[]; city?: string } }>(
+				`select id, review, answers from applications where applicant_address = '${account.address.toLowerCase()}'`
+			)
+		)[0]!;
+	const askMore = async (id: string) =>
+		postForm(
+			`${base}/admin?/transition`,
+			{ applicationId: id, field: 'review', to: 'needs_info', reason: 'Which city exactly?' },
+			{ cookie: await login(admin) }
+		);
+
+	it('a file question left empty keeps the files already sent; new files replace them', async () => {
+		const member = newAccount();
+		expect(
+			(await apply(member, { 'answers.portfolio': [named(PDF, 'cv.pdf'), named(PNG, 'me.png', 'image/png')] })).status
+		).toBe(303);
+		const first = await answersOf(member);
+		expect(first.answers.portfolio).toHaveLength(2);
+		expect((await askMore(first.id)).status).toBe(303);
+		// The resubmission page names the files already sent and does not ask for them again.
+		const page = await getPage(`${base}/apply`, await login(member));
+		expect(textOf(page.body)).toContain('Already sent: cv.pdf, me.png. Choose files only to replace them.');
+
+		// Resubmitted as a browser posts a file input left empty: the text changes, the files stay, still served.
+		const resent = await postForm(
+			`${base}/apply`,
+			{
+				displayName: 'Ada',
+				motivation: 'Docs, the city added.',
+				'answers.city': 'Lisbon, Alfama',
+				'answers.portfolio': new File([], '', { type: 'application/octet-stream' })
+			},
+			{ cookie: await login(member) }
+		);
+		expect(resent.status, textOf(resent.body).slice(0, 600)).toBe(303);
+		const after = await answersOf(member);
+		expect(after.review).toBe('pending');
+		expect(after.answers).toEqual({ city: 'Lisbon, Alfama', portfolio: first.answers.portfolio });
+		for (const id of first.answers.portfolio!) {
+			const file = await fetch(`${base}/files/${id}`, { headers: { cookie: await login(reviewer) } });
+			expect(file.status).toBe(200);
+		}
+		const review = await getPage(`${base}/review/${first.id}`, await login(reviewer));
+		for (const id of first.answers.portfolio!) expect(review.body).toContain(`href="/files/${id}"`);
+
+		// Asked again and resubmitted with a new file: the answer holds it alone.
+		expect((await askMore(first.id)).status).toBe(303);
+		const other = Buffer.concat([PDF, Buffer.from('% resubmitted\n')]);
+		expect((await apply(member, { 'answers.portfolio': named(other, 'cv-3.pdf') })).status).toBe(303);
+		const now = (await answersOf(member)).answers.portfolio!;
+		expect(now).toHaveLength(1);
+		expect(first.answers.portfolio).not.toContain(now[0]);
+	});
+});
+
 describe('withdrawing (?/withdraw)', { timeout: 120_000 }, () => {
 	it('the files go with the application: /files/<id> is the unknown path’s 404, the rows and bytes are gone', async () => {
 		const member = newAccount();

@@ -17,9 +17,8 @@ import { applicationWithdrawn, enqueueWebhookEvent, type WebhookTargets } from '
 import { recordNotifications, type NotificationTargets } from '../notifications/record';
 import { dropApplicationFiles } from '../files/access';
 import { applicationSchema } from './submit';
-import { answerField } from '$lib/forms/questions';
 import type { BlobStore } from '../files/store';
-import { inspectUploads, keepUploads, recordUploads, removeUnreferenced } from '../files/uploads';
+import { inspectUploads, keepUploads, keptFiles, recordUploads, removeUnreferenced } from '../files/uploads';
 import { stagedColumn } from './staged';
 
 /**
@@ -158,24 +157,6 @@ export async function editApplication(
 			uploads.map((u) => u.sha256)
 		);
 	return outcome;
-}
-
-/**
- * The sent answers with each `file` question that was given no new file holding the ids of the files it
- * had (the application's own, so never another's); those given files keep the new ids inspectUploads set.
- */
-function keptFiles(
-	questions: readonly { key: string; type: string }[],
-	inspected: { uploads: readonly { questionKey: string }[]; sent: Readonly<Record<string, unknown>> },
-	before: Readonly<Record<string, unknown>>
-): Record<string, unknown> {
-	const out: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, inspected.sent);
-	for (const q of questions) {
-		if (q.type !== 'file' || inspected.uploads.some((u) => u.questionKey === q.key)) continue;
-		const had = Object.hasOwn(before, q.key) ? before[q.key] : undefined;
-		if (Array.isArray(had) && had.every((id) => typeof id === 'string')) out[answerField(q.key)] = had;
-	}
-	return out;
 }
 
 /** editApplication's one transaction: the lock rechecked on the locked row, the new files' rows with it. */

@@ -38,7 +38,14 @@ import { roundClosedNotice } from '../programs/community-zone';
 import { roundsOf } from '../programs/place';
 import { eventsBeforeStaged, maskStaged, stagedColumn } from './staged';
 import { deleteDraft } from './drafts';
-import { inspectUploads, keepUploads, recordUploads, removeUnreferenced, type Upload } from '../files/uploads';
+import {
+	inspectUploads,
+	keepUploads,
+	keptFiles,
+	recordUploads,
+	removeUnreferenced,
+	type Upload
+} from '../files/uploads';
 import type { BlobStore } from '../files/store';
 
 export type { Application, ApplicationEvent };
@@ -91,9 +98,17 @@ export async function submitApplication(
 	// The built-in fields and the current form's answers are checked together, so every message shows at once.
 	const parsed = validate(applicationSchema, input);
 	const form = await currentForm(db, programId);
-	// Files (issue 58): checked from their bytes; each `file` answer becomes the ids its files will have.
+	// Files (issue 58): checked from their bytes; each `file` answer becomes the ids its files will have. On a
+	// resubmission a file question left empty keeps the files already sent, as an edit does.
 	const inspected = await inspectUploads(form.questions, sentAnswers);
-	const answered = await answersToCurrentForm(db, inspected.ok ? inspected.sent : sentAnswers, form);
+	const keptFrom =
+		before.may === 'resubmit' && form.questions.some((q) => q.type === 'file') ? before.application : null;
+	const sent = !inspected.ok
+		? sentAnswers
+		: keptFrom
+			? keptFiles(form.questions, inspected, keptFrom.answers)
+			: inspected.sent;
+	const answered = await answersToCurrentForm(db, sent, form);
 	if (!parsed.ok || !answered.ok || !inspected.ok) {
 		const errors = {
 			...(parsed.ok ? {} : parsed.errors),
@@ -119,7 +134,16 @@ export async function submitApplication(
 		const kept = await keepUploads(db, files, uploads);
 		if (!kept.ok) return kept;
 	}
-	const outcome = await submitInTransaction(db, outbox, member, target, fields, uploads, timeZone);
+	const outcome = await submitInTransaction(
+		db,
+		outbox,
+		member,
+		target,
+		fields,
+		uploads,
+		timeZone,
+		keptFrom?.id ?? null
+	);
 	if (!outcome.ok && uploads.length && files)
 		await removeUnreferenced(
 			db,
@@ -137,13 +161,18 @@ async function submitInTransaction(
 	target: ProgramStanding,
 	fields: Omit<typeof applications.$inferInsert, 'applicantAddress' | 'programId' | 'roundId'>,
 	uploads: readonly Upload[],
-	timeZone: string
+	timeZone: string,
+	keptFrom: string | null
 ): Promise<Outcome<{ application: Application; resubmitted: boolean }>> {
 	const programId = target.program.id;
 	try {
 		return await db.transaction(async (tx): Promise<Outcome<{ application: Application; resubmitted: boolean }>> => {
 			const standing = applyStanding(await standingRows(tx, member.address, programId));
 			if (standing.may === 'not') return refusal(standing);
+			// Files kept from the application read first are only ever that application's: if it is no longer
+			// the one being resubmitted (withdrawn meanwhile), nothing is written.
+			if (keptFrom !== null && (standing.may !== 'resubmit' || standing.application.id !== keptFrom))
+				return alreadyActive();
 			if (standing.may === 'apply') {
 				// "Open" at the moment of writing: a round that closed since the first look refuses it, and a
 				// programme archived since is the 404 (an archive under way waits for this one, then counts it).

@@ -178,3 +178,22 @@ export async function removeUnreferenced(db: Database, store: BlobStore, hashes:
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * The sent answers with each `file` question that was given no new file holding the ids of the files it
+ * had (the application's own, so never another's); those given files keep the new ids inspectUploads set.
+ * An edit and a resubmission after needs_info both read a file question left empty as "keep what was sent".
+ */
+export function keptFiles(
+	questions: readonly { key: string; type: string }[],
+	inspected: { uploads: readonly { questionKey: string }[]; sent: Readonly<Record<string, unknown>> },
+	before: Readonly<Record<string, unknown>>
+): Record<string, unknown> {
+	const out: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, inspected.sent);
+	for (const q of questions) {
+		if (q.type !== 'file' || inspected.uploads.some((u) => u.questionKey === q.key)) continue;
+		const had = Object.hasOwn(before, q.key) ? before[q.key] : undefined;
+		if (Array.isArray(had) && had.every((id) => typeof id === 'string')) out[answerField(q.key)] = had;
+	}
+	return out;
+}
