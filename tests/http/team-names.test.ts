@@ -18,7 +18,7 @@ const everyAdmin = privateKeyToAccount(generatePrivateKey());
 
 /** The person's markup as the portal writes it: the name isolated, then the address's code. */
 const person = (name: string, address: string) =>
-	new RegExp(`<bdi class="person">${name}</bdi>\\s*<code title="${address}">`);
+	new RegExp(`<bdi class="person">${name}</bdi>(?:\\s|<!--[^>]*-->)*<code title="${address}">`);
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe.each(engines)('team display names on %s', (engine) => {
@@ -27,7 +27,7 @@ describe.each(engines)('team display names on %s', (engine) => {
 	let owner: string;
 	const post = (fields: Record<string, string>, cookie = owner) =>
 		postForm(`${server.url}/admin/team?/name`, fields, { cookie });
-	const teamPage = async () => (await getPage(`${server.url}/admin/team`, owner)).body;
+	const teamPage = async (query = '') => (await getPage(`${server.url}/admin/team${query}`, owner)).body;
 
 	beforeAll(async () => {
 		database = await seededDatabase(engine);
@@ -53,7 +53,7 @@ describe.each(engines)('team display names on %s', (engine) => {
 		const saved = await post({ displayName: '  Ada Owner  ' });
 		expect(saved.status).toBe(303);
 		expect(saved.location).toContain('/admin/team?done=named');
-		const page = await teamPage();
+		const page = await teamPage('?done=named');
 		expect(page).toContain('The name was saved.');
 		expect(page).toMatch(person('Ada Owner', admin.address.toLowerCase()));
 		// The form shows the name saved, trimmed.
@@ -93,11 +93,9 @@ describe.each(engines)('team display names on %s', (engine) => {
 	it('an empty name clears it: the address alone again', async () => {
 		const cleared = await post({ displayName: '   ' });
 		expect(cleared.location).toContain('done=name-cleared');
-		const page = await teamPage();
+		const page = await teamPage('?done=name-cleared');
 		expect(page).toContain('The name was cleared.');
-		expect(page).not.toMatch(
-			new RegExp(`<bdi class="person">[^<]*</bdi>\\s*<code title="${admin.address.toLowerCase()}">`)
-		);
+		expect(page).not.toMatch(person('[^<]*', admin.address.toLowerCase()));
 	});
 
 	it('who may name whom: an address off the team is 404, an admin names a reviewer but not an owner, a reviewer is the unknown path', async () => {
