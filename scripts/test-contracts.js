@@ -28,7 +28,8 @@ export const FIXTURES = {
 		contracts: ['CommunityCoin', 'MembershipNft', 'Badges', 'Multicall3Subset'],
 		settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'shanghai' }
 	},
-	'Fulfilment.sol': { contracts: ['CommunityToken', 'Allowlist'], settings: {} }
+	'Fulfilment.sol': { contracts: ['CommunityToken', 'Allowlist'], settings: {} },
+	'Ens.sol': { contracts: ['TestUniversalResolver'], settings: { evmVersion: 'shanghai' } }
 };
 
 const OUTPUT_SELECTION = { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } };

@@ -45,6 +45,8 @@ const SPELLINGS: [admin: string, unknown: string][] = [
 	['/admin/team?/add', '/nope/team?/add'],
 	['/%61dmin/team/__data.json', '/%6Eope/team/__data.json'],
 	['/ar/admin/team?/remove', '/ar/nope/team?/remove'],
+	['/admin/team?/name', '/nope/team?/name'],
+	['/es/admin/team?/name', '/es/nope/team?/name'],
 	// Under every locale prefix (docs/translations.md), however spelled; /review is hidden to a member too.
 	['/es/admin', '/es/nope'],
 	['/es/admin/', '/es/nope/'],

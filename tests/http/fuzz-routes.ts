@@ -126,10 +126,14 @@ export const ROUTES: readonly FuzzRoute[] = [
 		query: ['done'],
 		shownTo: ADMINS
 	},
-	// The team (issue 59): an address, a role and a programme's slug.
+	// The team (issue 59): an address, a role and a programme's slug; a display name and whose.
 	{
 		id: '/admin/team',
-		actions: { add: ['address', 'role', 'program'], remove: ['address', 'role', 'program'] },
+		actions: {
+			add: ['address', 'role', 'program'],
+			remove: ['address', 'role', 'program'],
+			name: ['address', 'displayName']
+		},
 		query: ['done'],
 		shownTo: ADMINS
 	},

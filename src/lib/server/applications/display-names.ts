@@ -1,25 +1,33 @@
 import { desc, inArray } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { applications } from '../db/schema';
+import { ensNames } from '../team/ens';
+import { teamNamesOf } from '../team/names';
 
 /** Most addresses one page names at once (a page of votes, assignments, history and notes). */
 const MAX_NAMES = 200;
 
 /**
- * The display names members gave on their newest application, by lower-case address: how the portal
- * names a reviewer, an admin or an author beside their short address (issue 61). A member who never
- * applied has none and stays an address. One statement (`applications_applicant_idx`).
+ * How the portal names a reviewer, an admin or an author beside their short address, by lower-case
+ * address: the name a team member set for the team (issue 59, `team_names`), else their ENS name where
+ * ENS_RPC_URL is set (reverse record verified forward, `team/ens.ts`: cached, waited for at most a
+ * second), else the display name on their newest application (issue 61). Someone with none stays an
+ * address. Two statements (`team_names`' key, `applications_applicant_idx`).
  */
 export async function displayNames(db: Database, addresses: readonly string[]): Promise<Record<string, string>> {
 	const wanted = [...new Set(addresses.map((a) => a.toLowerCase()))].slice(0, MAX_NAMES);
 	if (wanted.length === 0) return {};
-	const rows = await db
-		.selectDistinctOn([applications.applicantAddress], {
-			address: applications.applicantAddress,
-			name: applications.displayName
-		})
-		.from(applications)
-		.where(inArray(applications.applicantAddress, wanted))
-		.orderBy(applications.applicantAddress, desc(applications.createdAt));
-	return Object.fromEntries(rows.map((r) => [r.address, r.name]));
+	const [rows, team, ens] = await Promise.all([
+		db
+			.selectDistinctOn([applications.applicantAddress], {
+				address: applications.applicantAddress,
+				name: applications.displayName
+			})
+			.from(applications)
+			.where(inArray(applications.applicantAddress, wanted))
+			.orderBy(applications.applicantAddress, desc(applications.createdAt)),
+		teamNamesOf(db, wanted),
+		ensNames(wanted)
+	]);
+	return { ...Object.fromEntries(rows.map((r) => [r.address, r.name])), ...ens, ...team };
 }

@@ -455,6 +455,25 @@ export const teamEvents = pgTable(
 );
 
 /**
+ * The names the team's members gave themselves (issue 59), one per address whatever its roles (an owner from
+ * ADMIN_ADDRESSES has no team row and may still have a name). Shown beside the address in votes,
+ * assignments, history, insights and /admin/team; no row: no name.
+ */
+export const teamNames = pgTable(
+	'team_names',
+	{
+		address: text('address').primaryKey(),
+		displayName: text('display_name').notNull(),
+		updatedBy: text('updated_by').notNull(),
+		updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow()
+	},
+	(t) => [
+		check('team_names_address_lowercase', sql`${t.address} ~ '^0x[0-9a-f]{40}$'`),
+		check('team_names_display_name_length', sql`char_length(${t.displayName}) between 1 and 80`)
+	]
+);
+
+/**
  * The reviewers of every programme added in the portal, as decision 0040's table read them: since issue 59
  * a view over `team_members` (drizzle/0029_team.sql), whose INSERT and DELETE write the team.
  */

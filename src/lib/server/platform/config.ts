@@ -48,6 +48,8 @@ export interface Config {
 	communityTimeZone: string;
 	token: CommunityToken | null;
 	polygonRpcUrl: string | null;
+	/** An Ethereum mainnet JSON-RPC endpoint: team members' ENS names (reverse, verified forward); null: none. */
+	ensRpcUrl: string | null;
 	/** WalletConnect Cloud project id (PUBLIC_WALLETCONNECT_PROJECT_ID): 32 lowercase hex digits, or null (not offered). */
 	walletConnectProjectId: string | null;
 	/** Signed webhooks (docs/webhooks.md); null when WEBHOOK_URLS is unset. */
@@ -304,6 +306,10 @@ const envSchema = (guessable: (secret: string) => boolean) =>
 			optionalText,
 			v.check((url) => url === '' || /^https?:\/\/\S+$/.test(url), 'must be an http(s) URL')
 		),
+		ENS_RPC_URL: v.pipe(
+			optionalText,
+			v.check((url) => url === '' || /^https?:\/\/\S+$/.test(url), 'must be an http(s) URL')
+		),
 		PUBLIC_WALLETCONNECT_PROJECT_ID: v.pipe(
 			optionalText,
 			v.check(
@@ -509,6 +515,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 		// Validated above; read as the browser reads it, so that both sides hold one shape.
 		token: communityTokenFrom(env),
 		polygonRpcUrl: e.POLYGON_RPC_URL || null,
+		ensRpcUrl: e.ENS_RPC_URL || null,
 		walletConnectProjectId: e.PUBLIC_WALLETCONNECT_PROJECT_ID || null,
 		webhooks:
 			e.WEBHOOK_URLS.length > 0

@@ -13,6 +13,7 @@ import { logger } from './observability';
 import type { Log } from '../db/log';
 import { setConfiguredReviewers } from '../reviews/roster';
 import { setConfiguredOwners } from '../team/team';
+import { setEnsEndpoint } from '../team/ens';
 
 /** The process's configuration and shared resources, made once at start-up. */
 export interface Runtime {
@@ -35,6 +36,7 @@ export async function startRuntime(env: Record<string, string | undefined>): Pro
 	setEligibilityEndpoint(config.polygonRpcUrl);
 	setConfiguredReviewers(config.reviewerAddresses);
 	setConfiguredOwners(config.adminAddresses);
+	setEnsEndpoint(config.ensRpcUrl);
 	return current.set({
 		config,
 		database: createDb(config, { log: serverLog }),

@@ -3,6 +3,7 @@ import { requireAdmin } from '$lib/server/auth/guards';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { withDatabase } from '$lib/server/platform/runtime';
 import { TEAM_FIELDS, addTeamMember, listTeam, recentTeamEvents, removeTeamMember } from '$lib/server/team/team';
+import { TEAM_NAME_FIELDS, setTeamName, teamNamesOf } from '$lib/server/team/names';
 import { programChoices } from '$lib/server/programs/choices';
 import { displayNames } from '$lib/server/applications/display-names';
 import { localHref } from '$lib/i18n/locales';
@@ -13,7 +14,12 @@ import type { Actions, PageServerLoad } from './$types';
 export const load: PageServerLoad = async ({ locals, url }) => {
 	const member = requireAdmin({ locals, url });
 	return withDatabase(async (db) => {
-		const [team, events, programs] = await Promise.all([listTeam(db), recentTeamEvents(db), programChoices(db)]);
+		const [team, events, programs, own] = await Promise.all([
+			listTeam(db),
+			recentTeamEvents(db),
+			programChoices(db),
+			teamNamesOf(db, [member.address])
+		]);
 		const addresses = [
 			...new Set([
 				...team.flatMap((t) => (t.addedBy ? [t.address, t.addedBy] : [t.address])),
@@ -24,6 +30,8 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 			team,
 			events,
 			names: await displayNames(db, addresses),
+			// The signed-in member's own name on the team, for the name form.
+			ownName: own[member.address] ?? '',
 			// An admin of some programmes adds reviewers of those only.
 			programs: programs
 				.filter((p) => !member.programIds || member.programIds.includes(p.id))
@@ -52,5 +60,13 @@ export const actions: Actions = {
 		const outcome = await withDatabase((db) => removeTeamMember(db, actor, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'remove' });
 		redirect(303, localHref('/admin/team?done=removed'));
+	},
+	// setTeamName: a display name (1–80, plain text), one's own or, for an owner or admin, a team member's; empty clears.
+	name: async ({ locals, request, url, setHeaders }) => {
+		const actor = requireAdmin({ locals, url });
+		const input = formInput(await readForm(request), TEAM_NAME_FIELDS);
+		const outcome = await withDatabase((db) => setTeamName(db, actor, input));
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'name' });
+		redirect(303, localHref(`/admin/team?done=${outcome.value.displayName === null ? 'name-cleared' : 'named'}`));
 	}
 };
