@@ -229,6 +229,50 @@ describe.each(engines)('the team on %s', (engine) => {
 		expect(voted.body).not.toContain(app(2));
 	});
 
+	it('a reviewer of one programme can be assigned its applications by hand, never another programme’s', async () => {
+		const reviewer = lower(buildersReviewer);
+		const assigned = async (id: string) =>
+			(
+				await database.run(
+					`select count(*)::int as n from review_assignments where application_id = '${id}' and reviewer_address = '${reviewer}'`
+				)
+			)[0]!.n;
+		// Offered on Builders' application (Three), not on the membership's (One).
+		const three = await getPage(`${server.url}/admin/applications/${app(3)}`, owner);
+		expect(three.body).toContain(`<option value="${reviewer}">`);
+		const one = await getPage(`${server.url}/admin/applications/${app(1)}`, owner);
+		expect(one.body).not.toContain(`<option value="${reviewer}">`);
+		// Another programme's application: refused naming the field, nothing written.
+		const refused = await post(`/admin/applications/${app(1)}?/assign`, { reviewer });
+		expect(refused.status).toBe(400);
+		expect(textOf(refused.body)).toContain('This address is not a reviewer of this programme.');
+		expect(Number(await assigned(app(1)))).toBe(0);
+		// Their own programme's, by the owner and by Builders' admin.
+		expect((await post(`/admin/applications/${app(3)}?/assign`, { reviewer })).status).toBe(303);
+		expect(Number(await assigned(app(3)))).toBe(1);
+		const buildersCookie = await signIn(server.url, buildersAdmin);
+		await post(`/admin/applications/${app(3)}?/unassign`, { reviewer }, buildersCookie);
+		expect(Number(await assigned(app(3)))).toBe(0);
+		expect((await post(`/admin/applications/${app(3)}?/assign`, { reviewer }, buildersCookie)).status).toBe(303);
+		expect(Number(await assigned(app(3)))).toBe(1);
+	});
+
+	it('a vote stays when its reviewer may no longer review the application, marked as such', async () => {
+		// Builders' reviewer voted on Two (the membership's) when they reviewed every programme.
+		const two = await getPage(`${server.url}/admin/applications/${app(2)}`, owner);
+		expect(two.status).toBe(200);
+		const votes = textOf(two.body.slice(two.body.indexOf('id="votes"')));
+		expect(votes).toContain(lower(buildersReviewer).slice(0, 6));
+		expect(votes).toContain('no longer a reviewer here');
+		// A reviewer of every programme's vote on it (decided already, so written as the seed is): not marked.
+		await database.run(
+			`insert into application_votes (application_id, reviewer_address, vote) values ('${app(2)}', '${lower(sqlReviewer)}', 'abstain')`
+		);
+		const after = textOf((await getPage(`${server.url}/admin/applications/${app(2)}`, owner)).body);
+		expect(after).toContain(lower(sqlReviewer).slice(0, 6));
+		expect(after.match(/no longer a reviewer here/g)).toHaveLength(1);
+	});
+
 	it('every change is one team_events row: who, what, whom, role, programme, when', async () => {
 		await server.stop();
 		const rows = await database.run(

@@ -4,7 +4,7 @@ import { applications, reviewAssignments, reviewConflicts } from '../db/schema';
 import type { SignedInMember } from '../auth/guards';
 import { conflict, fieldError, notFound, type Outcome } from '../platform/outcome';
 import { lockAssignments } from './assignment';
-import { reviewerSet } from './roster';
+import { reviewersForApplication, reviewerSet } from './roster';
 
 export const ASSIGN_FIELDS = ['reviewer'] as const;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -16,7 +16,10 @@ function reviewerOf(input: Record<string, unknown>): Outcome<string> {
 	return { ok: true, value: text.toLowerCase() };
 }
 
-/** An admin assigns a reviewer to an application: a current reviewer, never its applicant nor one with a conflict. */
+/**
+ * An admin assigns a reviewer to an application: a current reviewer of every programme or of the
+ * application's programme, never its applicant nor one with a conflict.
+ */
 export async function assignReviewer(
 	db: Database,
 	admin: SignedInMember,
@@ -26,7 +29,7 @@ export async function assignReviewer(
 	const reviewer = reviewerOf(input);
 	if (!reviewer.ok) return reviewer;
 	const address = reviewer.value;
-	if (!(await reviewerSet(db)).has(address)) return fieldError('reviewer', 'This address is not a reviewer.');
+	const everyone = await reviewerSet(db);
 	return db.transaction(async (tx): Promise<Outcome<{ reviewer: string }>> => {
 		await lockAssignments(tx);
 		const [app] = await tx
@@ -34,6 +37,9 @@ export async function assignReviewer(
 			.from(applications)
 			.where(eq(applications.id, applicationId));
 		if (!app) return notFound('No application has this id.');
+		// A reviewer of every programme or of this application's own (issue 59).
+		if (!(await reviewersForApplication(tx, applicationId, everyone)).has(address))
+			return fieldError('reviewer', 'This address is not a reviewer of this programme.');
 		if (app.applicant === address) return fieldError('reviewer', 'This reviewer is the applicant.');
 		const [declared] = await tx
 			.select({ at: reviewConflicts.createdAt })

@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { singleton } from '$lib/platform/singleton';
 import type { Database } from '../db/client';
-import { programs, reviewers, reviewSettings } from '../db/schema';
+import { applications, programs, reviewers, reviewSettings, teamMembers } from '../db/schema';
 import { m } from '$lib/paraglide/messages';
 import type { SignedInMember } from '../auth/guards';
 import { invalid, type Outcome } from '../platform/outcome';
@@ -30,6 +30,24 @@ export async function reviewerSet(db: Database, now = Date.now()): Promise<Reado
 	const set = rows.length ? new Set([...configured.get(), ...rows.map((r) => r.address)]) : configured.get();
 	cache.set(db, { set, at: now });
 	return set;
+}
+
+/**
+ * The reviewers who may review one application: those of every programme (reviewerSet) and those of the
+ * application's own programme (team_members, issue 59), read in the caller's transaction when given one.
+ * A reviewer of another programme is not among them.
+ */
+export async function reviewersForApplication(
+	db: Pick<Database, 'select'>,
+	applicationId: string,
+	everyone: ReadonlySet<string>
+): Promise<ReadonlySet<string>> {
+	const rows = await db
+		.select({ address: teamMembers.address })
+		.from(teamMembers)
+		.innerJoin(applications, eq(applications.programId, teamMembers.programId))
+		.where(and(eq(applications.id, applicationId), eq(teamMembers.role, 'reviewer')));
+	return rows.length ? new Set([...everyone, ...rows.map((r) => r.address)]) : everyone;
 }
 
 export interface ReviewerEntry {

@@ -5,7 +5,7 @@ import { tallyFor, type VoteTally } from './tally';
 import { currentVotes, type VoteRow } from './votes';
 import { assignmentsOn } from './assigning';
 import { conflictsOn } from './conflicts';
-import { reviewerSet } from './roster';
+import { reviewersForApplication, reviewerSet } from './roster';
 
 /** What /admin/applications/[id] shows of the votes: every current vote, the tally, and the rubric's labels. */
 export async function applicationVotes(
@@ -21,12 +21,15 @@ export async function applicationVotes(
 	return { votes, tally, rubric: rubricOf(form?.rubric ?? []) };
 }
 
-/** Who reviews the application: its assignments, declared conflicts, and the reviewers an admin may still assign. */
+/**
+ * Who reviews the application: its assignments, declared conflicts, and the reviewers an admin may still
+ * assign (of every programme or of the application's own).
+ */
 export async function reviewersOf(db: Database, applicationId: string, applicant: string) {
 	const [assignments, conflicts, everyone] = await Promise.all([
 		assignmentsOn(db, applicationId),
 		conflictsOn(db, applicationId),
-		reviewerSet(db)
+		reviewerSet(db).then((all) => reviewersForApplication(db, applicationId, all))
 	]);
 	const taken = new Set([
 		applicant,

@@ -10,7 +10,7 @@ import { passOnOpenAssignments } from '../reviews/assignment';
 import { configuredReviewers, forgetReviewers } from '../reviews/roster';
 import { singleton } from '$lib/platform/singleton';
 import { m } from '$lib/paraglide/messages';
-import { TEAM_ROLES, type TeamGrant } from './roles';
+import { effectiveMember, TEAM_ROLES, type TeamGrant } from './roles';
 
 /** How long a read of the team is used before the next: a change shows on every process's next request within it. */
 export const TEAM_CACHE_MS = 1000;
@@ -242,4 +242,18 @@ export async function recentTeamEvents(db: Database, limit = 50): Promise<TeamEv
 		.orderBy(desc(teamEvents.createdAt), desc(teamEvents.id))
 		.limit(limit);
 	return rows.map((r) => ({ ...r, action: r.action as 'add' | 'remove', role: r.role as TeamRole }));
+}
+
+/**
+ * Of `addresses` (those who voted on an application of `programId`), the ones who may no longer review it:
+ * removed from the team, or now of another programme only. Their votes stay and are marked (issue 59).
+ */
+export async function formerReviewers(db: Database, addresses: readonly string[], programId: number): Promise<string[]> {
+	if (!addresses.length) return [];
+	const grants = await teamGrants(db);
+	return [...new Set(addresses)].filter((address) => {
+		const who = effectiveMember(address, configuredOwners(), configuredReviewers(), grants.get(address) ?? []);
+		if (!who.isAdmin && !who.isReviewer) return true;
+		return who.programIds !== undefined && !who.programIds.includes(programId);
+	});
 }

@@ -8,6 +8,7 @@ import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/f
 import { NOTE_FIELDS, addNote } from '$lib/server/applications/notes';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { requireInScope } from '$lib/server/team/scope';
+import { formerReviewers } from '$lib/server/team/team';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { applicationVotes, reviewersOf } from '$lib/server/reviews/votes-and-reviewers';
 import { ASSIGN_FIELDS, assignReviewer, unassignReviewer } from '$lib/server/reviews/assigning';
@@ -34,7 +35,18 @@ export const load: PageServerLoad = async ({ locals, url, params }) => {
 	if (!UUID.test(params.id)) error(404, 'Not Found');
 	const detail = await withDatabase((db) => applicationDetail(db, params.id));
 	if (!detail) error(404, 'Not Found');
-	const votes = await withDatabase((db) => applicationVotes(db, params.id));
+	const votes = await withDatabase(async (db) => {
+		const read = await applicationVotes(db, params.id);
+		// A vote whose reviewer has left the team (or this programme) stays, marked (issue 59).
+		const former = new Set(
+			await formerReviewers(
+				db,
+				read.votes.map((v) => v.reviewerAddress),
+				detail.application.programId
+			)
+		);
+		return { ...read, votes: read.votes.map((v) => ({ ...v, formerReviewer: former.has(v.reviewerAddress) })) };
+	});
 	const reviewing = await withDatabase((db) => reviewersOf(db, params.id, detail.application.applicantAddress));
 	const eligibility = await withDatabase((db) => evidenceOf(db, detail.application));
 	// Reviewers, admins and note authors by the names they gave when they applied (issue 61).
