@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from './scripts/chromium.js';
+import { CHROMIUM_FLAGS, TEST_CHROMIUM } from './scripts/chromium.js';
 
 export default defineConfig({
 	testDir: 'tests/e2e',
@@ -18,9 +18,12 @@ export default defineConfig({
 	reporter: process.env.CI ? 'list' : 'list',
 	use: {
 		browserName: 'chromium',
-		trace: 'retain-on-failure',
+		// In CI the trace is recorded on the retry only: recording every test (screencast and snapshots)
+		// cost about a third of the suite's CPU (bench/README.md, CI time); a real failure fails twice and
+		// leaves its trace. Locally, the trace of every failure.
+		trace: process.env.CI ? 'on-first-retry' : 'retain-on-failure',
 		launchOptions: {
-			executablePath: SYSTEM_CHROMIUM,
+			executablePath: TEST_CHROMIUM,
 			args: CHROMIUM_FLAGS
 		}
 	}

@@ -175,7 +175,7 @@ export async function startPortal(env: Record<string, string> = {}): Promise<Run
 /**
  * Every spec's `test`: the pages run with the portal's Content-Security-Policy enforced, and a test
  * fails on any violation its pages report (docs/security.md), in the default context and in every
- * context the test opens with browser.newContext().
+ * context the test opens with browser.newContext(); those contexts are closed when the test ends.
  */
 export const test = base.extend<{ failOnCspViolations: void }>({
 	failOnCspViolations: [
@@ -196,16 +196,22 @@ export const test = base.extend<{ failOnCspViolations: void }>({
 			};
 			await watch(context);
 			const newContext = browser.newContext.bind(browser);
+			const opened: BrowserContext[] = [];
 			const patched: Browser['newContext'] = async (options) => {
-				const opened = await newContext(options);
-				await watch(opened);
-				return opened;
+				const made = await newContext(options);
+				opened.push(made);
+				await watch(made);
+				return made;
 			};
 			browser.newContext = patched;
 			try {
 				await use();
 			} finally {
 				browser.newContext = newContext;
+				// The worker's browser outlives the test: a context left open kept its pages running, and
+				// Playwright's tracing restarted on every open context at each later test, so each test grew
+				// slower than the one before (bench/README.md, CI time).
+				await Promise.all(opened.map((made) => made.close().catch(() => undefined)));
 			}
 			expect(violations, 'Content-Security-Policy violations').toEqual([]);
 		},
