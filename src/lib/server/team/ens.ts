@@ -88,3 +88,34 @@ export async function ensNames(addresses: readonly string[], waitMs = ENS_WAIT_M
 	}
 	return found;
 }
+
+/** Whether ENS names are looked up here (ENS_RPC_URL set). */
+export const ensEnabled = () => endpoint.get() !== null;
+
+/** The longest ENS name looked up, in characters (DNS's own bound on a name). */
+export const ENS_NAME_MAX = 255;
+
+export type EnsAddress =
+	{ ok: true; address: string } | { ok: false; reason: 'off' | 'invalid' | 'unresolved' | 'unreachable' };
+
+/**
+ * The lower-case address an ENS name resolves to now, where ENS_RPC_URL is set: for adding someone to the
+ * team by name (issue 59). Never cached (an owner adds whom the name points at when they add). Never throws.
+ */
+export async function addressOfEnsName(name: string): Promise<EnsAddress> {
+	const configured = endpoint.get();
+	if (!configured) return { ok: false, reason: 'off' };
+	let normalised: string;
+	try {
+		if (name.length > ENS_NAME_MAX) return { ok: false, reason: 'invalid' };
+		normalised = normalize(name);
+	} catch {
+		return { ok: false, reason: 'invalid' };
+	}
+	try {
+		const address = await configured.client.getEnsAddress({ name: normalised });
+		return address ? { ok: true, address: address.toLowerCase() } : { ok: false, reason: 'unresolved' };
+	} catch {
+		return { ok: false, reason: 'unreachable' };
+	}
+}

@@ -10,6 +10,7 @@ import { passOnOpenAssignments } from '../reviews/assignment';
 import { configuredReviewers, forgetReviewers } from '../reviews/roster';
 import { singleton } from '$lib/platform/singleton';
 import { m } from '$lib/paraglide/messages';
+import { addressOfEnsName, type EnsAddress } from './ens';
 import { effectiveMember, TEAM_ROLES, type TeamGrant } from './roles';
 
 /** How long a read of the team is used before the next: a change shows on every process's next request within it. */
@@ -55,12 +56,30 @@ interface Change {
 	programId: number | null;
 }
 
-/** The fields checked: a wallet address (no ENS names yet), a role that exists, a programme by its slug. */
-async function parseChange(db: Database, input: Record<string, unknown>): Promise<Outcome<Change>> {
+/** Why an ENS name gave no address, in the words the form shows. */
+const ENS_REFUSAL: Record<Exclude<EnsAddress, { ok: true }>['reason'], (name: string) => string> = {
+	off: () => m.team_address_ens(),
+	invalid: () => m.team_address_ens_invalid(),
+	unresolved: (name) => m.team_address_ens_unresolved({ name }),
+	unreachable: () => m.team_address_ens_unreachable()
+};
+
+/**
+ * The fields checked: a wallet address, or an ENS name where ENS_RPC_URL is set (resolved forward now; the
+ * address is what is written); a role that exists; a programme by its slug. `ens` only for adding.
+ */
+async function parseChange(db: Database, input: Record<string, unknown>, ens = false): Promise<Outcome<Change>> {
 	const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 	const errors: Record<string, string> = {};
-	const address = text(input.address);
-	if (!ADDRESS.test(address)) errors.address = address.includes('.') ? m.team_address_ens() : m.team_address_invalid();
+	let address = text(input.address);
+	if (!ADDRESS.test(address)) {
+		if (!ens || !address.includes('.')) errors.address = m.team_address_invalid();
+		else {
+			const found = await addressOfEnsName(address);
+			if (found.ok) address = found.address;
+			else errors.address = ENS_REFUSAL[found.reason](address.slice(0, 80));
+		}
+	}
 	const role = text(input.role);
 	if (!(TEAM_ROLES as readonly string[]).includes(role)) errors.role = m.team_role_invalid();
 	const slug = text(input.program);
@@ -99,7 +118,7 @@ export async function addTeamMember(
 ): Promise<Outcome<Change & { added: boolean }>> {
 	const limit = await consume(db, actor.address, 'teamChange');
 	if (!limit.ok) return rateLimited(limit);
-	const parsed = await parseChange(db, input);
+	const parsed = await parseChange(db, input, true);
 	if (!parsed.ok) return parsed;
 	const change = parsed.value;
 	const may = mayChange(actor, change);
@@ -248,7 +267,11 @@ export async function recentTeamEvents(db: Database, limit = 50): Promise<TeamEv
  * Of `addresses` (those who voted on an application of `programId`), the ones who may no longer review it:
  * removed from the team, or now of another programme only. Their votes stay and are marked (issue 59).
  */
-export async function formerReviewers(db: Database, addresses: readonly string[], programId: number): Promise<string[]> {
+export async function formerReviewers(
+	db: Database,
+	addresses: readonly string[],
+	programId: number
+): Promise<string[]> {
 	if (!addresses.length) return [];
 	const grants = await teamGrants(db);
 	return [...new Set(addresses)].filter((address) => {

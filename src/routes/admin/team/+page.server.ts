@@ -4,6 +4,7 @@ import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/f
 import { withDatabase } from '$lib/server/platform/runtime';
 import { TEAM_FIELDS, addTeamMember, listTeam, recentTeamEvents, removeTeamMember } from '$lib/server/team/team';
 import { TEAM_NAME_FIELDS, setTeamName, teamNamesOf } from '$lib/server/team/names';
+import { ensEnabled } from '$lib/server/team/ens';
 import { programChoices } from '$lib/server/programs/choices';
 import { displayNames } from '$lib/server/applications/display-names';
 import { localHref } from '$lib/i18n/locales';
@@ -39,6 +40,8 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 			everyProgram: !member.programIds,
 			limitedToPrograms: !!member.programIds,
 			isOwner: member.role === 'owner',
+			// Whether an ENS name may be typed for the address (ENS_RPC_URL set).
+			ens: ensEnabled(),
 			done: url.searchParams.get('done')
 		};
 	});
