@@ -1,7 +1,8 @@
 // The community's voice (issue 59, docs/notifications.md "In the community's words"): an admin
 // writes an event's message per locale on /admin/messages; the inbox, push and the e-mail (text and HTML)
-// use it; bad templates are refused naming the field; the later of two saves is told; a reset restores the
-// portal's words; an admin writes to the applicants a filter shows, each told once. On the engines of
+// use it; bad templates are refused naming the field; the later of two saves is told, two admins saving at
+// once too; a reset restores the portal's words; an admin writes to the applicants a filter shows, each told
+// once, however often the confirm is posted, 10,000 in one quick request. On the engines of
 // tests/helpers/db.ts (TEST_ENGINES=all: PGlite and the Postgres server), with a real SMTP server.
 import type postgres from 'postgres';
 import type { ParsedMail } from 'mailparser';
@@ -239,6 +240,54 @@ describe.each(engines)('messages in the community’s voice on %s', (engine) => 
 			(await postForm(`${base}/admin/messages?/reset`, { event: 'x', locale: 'pt-BR' }, { cookie: portal.adminCookie }))
 				.status
 		).toBe(400);
+	});
+
+	it('two admins save the same template at once: one is saved, the other is told (409) with their words kept, nothing overwritten', async () => {
+		// A second admin of every programme, added on the team page by the owner; signed in once.
+		const other = await portal.member();
+		expect(
+			(
+				await postForm(
+					`${base}/admin/team?/add`,
+					{ address: other.address, role: 'admin', program: '' },
+					{ cookie: portal.adminCookie }
+				)
+			).status
+		).toBe(303);
+		// Both open the editor of the same message (the portal's words: no version yet), then save together.
+		const opened = await fieldsOf('review.rejected', 'es');
+		const asOther = await getPage(`${base}/admin/messages?event=review.rejected&locale=es`, other.cookie);
+		expect(asOther.status).toBe(200);
+		const words = (who: string) => ({
+			event: 'review.rejected',
+			locale: 'es',
+			version: opened.version!,
+			subject: `Asunto de ${who}`,
+			body: `Cuerpo de ${who}`
+		});
+		const [mine, theirs] = await Promise.all([
+			postForm(`${base}/admin/messages?/save`, words('Ana'), { cookie: portal.adminCookie }),
+			postForm(`${base}/admin/messages?/save`, words('Beto'), { cookie: other.cookie })
+		]);
+		expect([mine.status, theirs.status].sort()).toEqual([303, 409]);
+		const [won, told] = mine.status === 303 ? ['Ana', theirs] : ['Beto', mine];
+		// The later one is told why, and what they typed is still in the editor to copy.
+		expect(textOf(told.body)).toContain('Someone saved this message after you opened it; nothing was overwritten.');
+		expect(told.body).toContain(`Asunto de ${won === 'Ana' ? 'Beto' : 'Ana'}`);
+		const now = await fieldsOf('review.rejected', 'es');
+		expect(now.subject).toBe(`Asunto de ${won}`);
+		if (sql) {
+			const [row] =
+				await sql`select updated_by from message_templates where event = 'review.rejected' and locale = 'es'`;
+			expect(row!.updated_by).toBe(won === 'Ana' ? portal.admin.address.toLowerCase() : other.address);
+		}
+		// The one told saves again over what is there now (its version) and is saved.
+		const again = await postForm(
+			`${base}/admin/messages?/save`,
+			{ ...words(won === 'Ana' ? 'Beto' : 'Ana'), version: now.version! },
+			{ cookie: told === mine ? portal.adminCookie : other.cookie }
+		);
+		expect(again.status).toBe(303);
 	});
 
 	it('a message to the applications a filter shows reaches each applicant once, after a confirm step that says how many', async () => {
