@@ -8,8 +8,10 @@ import { JOURNEY_LOCALES, wordsOf } from './words';
 
 // Issue 59, keyboard alone: an owner adds an admin of one programme on /admin/team, who signs in and
 // sees only that programme's applications; the owner removes them, and their next request is the
-// unknown path's 404, without signing out. In English and in Arabic, right to left; each page axe
-// clean, phone and desktop, light and dark.
+// unknown path's 404, without signing out. An owner names a team member (POST /admin/team?/name) and
+// sees the name on the team page; a name with a text-direction character, or too long, is refused with
+// the error naming the field, and nothing is saved. In English and in Arabic, right to left; each page
+// axe clean, phone and desktop, light and dark.
 let portal: OwnDatabasePortal;
 
 test.beforeAll(async () => {
@@ -87,4 +89,69 @@ for (const locale of JOURNEY_LOCALES)
 			.toBe(404);
 		await owner.context().close();
 		await scoped.context().close();
+	});
+
+for (const locale of JOURNEY_LOCALES)
+	test(`${locale}: an owner names a team member by keyboard and sees the name; a name with a direction character or too long is refused naming the field`, async ({
+		browser
+	}, testInfo) => {
+		const { say, literal } = wordsOf(locale);
+		const prefix = locale === 'en' ? '' : `/${locale}`;
+		/** The longest display name (TEAM_NAME_MAX, src/lib/server/team/names.ts). */
+		const max = 80;
+		const reviewer = privateKeyToAccount(generatePrivateKey()).address.toLowerCase();
+		const added = await postForm(
+			`${portal.url}/admin/team?/add`,
+			{ address: reviewer, role: 'reviewer', program: '' },
+			{ cookie: await signIn(portal.url, admin) }
+		);
+		expect(added.status).toBe(303);
+		const name = locale === 'ar' ? 'رنا المراجِعة' : 'Rana Reviewer';
+
+		const owner = await pageAs(browser, portal, admin);
+		await owner.goto(`${portal.url}${prefix}/admin/team`);
+		await expect(owner.locator('html')).toHaveAttribute('dir', locale === 'ar' ? 'rtl' : 'ltr');
+		const form = 'form[action="?/name"]';
+		const row = owner.getByRole('row').filter({ hasText: reviewer });
+		const field = owner.locator(`${form} [name="displayName"]`);
+		/** Tab to the name field, type `typed` over what it holds, Tab to whose name, type the address, Enter. */
+		async function nameByKeyboard(typed: string) {
+			await tabTo(owner, `${form} [name="displayName"]`);
+			await owner.keyboard.press('ControlOrMeta+A');
+			await owner.keyboard.type(typed);
+			await tabTo(owner, `${form} [name="address"]`);
+			await owner.keyboard.press('ControlOrMeta+A');
+			await owner.keyboard.type(reviewer);
+			await owner.keyboard.press('Enter');
+		}
+
+		await nameByKeyboard(name);
+		await expect(owner.getByText(say('team_done_named'))).toBeVisible();
+		// The team page names them, with the address beside the name.
+		await expect(row).toContainText(name);
+		await screenshots(owner, testInfo, `team-named-${locale}`);
+
+		// A text-direction character (U+202E, which would turn the words around) is refused naming the field.
+		const label = say('team_name_label');
+		await nameByKeyboard(`${name}\u202e`);
+		const invisible = say('field_invisible', { label });
+		// Said at the field, and in the page's summary of what was refused.
+		await expect(owner.locator(form).getByText(invisible)).toBeVisible();
+		await expect(owner.getByRole('listitem').filter({ hasText: invisible })).toBeVisible();
+		await expect(field).toHaveAttribute('aria-invalid', 'true');
+		await expect(field).toHaveAccessibleDescription(literal(invisible));
+		await screenshots(owner, testInfo, `team-name-refused-${locale}`);
+
+		// Too long: one character over the limit; refused naming the field.
+		await nameByKeyboard('n'.repeat(max + 1));
+		const tooLong = say('field_too_long', { label, max: String(max) });
+		await expect(owner.locator(form).getByText(tooLong)).toBeVisible();
+		await expect(field).toHaveAccessibleDescription(literal(tooLong));
+		await expect(field).toHaveAttribute('aria-invalid', 'true');
+
+		// Nothing of either was saved: the team page still shows the name given first.
+		await owner.goto(`${portal.url}${prefix}/admin/team`);
+		await expect(row).toContainText(name);
+		await expect(row).not.toContainText('n'.repeat(max));
+		await owner.context().close();
 	});

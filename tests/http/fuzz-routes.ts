@@ -72,8 +72,8 @@ export const ROUTES: readonly FuzzRoute[] = [
 			transition: MOVE,
 			bulk: ['applicationIds', 'field', 'to', 'reason', 'txHash', 'from', 'reapplyAfter', 'ask.motivation', 'confirm'],
 			reconcile: ['step'],
-			// Writing to applicants (issue 59): the selection or the filter, the words, the confirm step.
-			message: ['applicationIds', 'subject', 'body', 'confirm', 'q', 'review']
+			// Writing to applicants (issue 59): the selection or the filter, the words, the confirm step and its key.
+			message: ['applicationIds', 'subject', 'body', 'confirm', 'sendKey', 'q', 'review']
 		},
 		query: [...TABLE_QUERY, 'done', 'count'],
 		shownTo: ADMINS

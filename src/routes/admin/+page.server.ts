@@ -18,7 +18,7 @@ import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { RECONCILE_FIELDS, reconcile } from '$lib/server/chain/reconcile';
 import { fulfilmentOffer } from '$lib/server/chain/steps';
 import { filterChoices, programChoices } from '$lib/server/programs/choices';
-import { MESSAGE_FIELDS, messageCount, parseMessage, sendMessage } from '$lib/server/applications/message';
+import { MESSAGE_FIELDS, messageCount, newSendKey, parseMessage, sendMessage } from '$lib/server/applications/message';
 import { fieldError } from '$lib/server/platform/outcome';
 import { m } from '$lib/paraglide/messages';
 import type { Actions, PageServerLoad } from './$types';
@@ -54,8 +54,10 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		before: cursorText(parsed.before)
 	};
 	const done = { move: url.searchParams.get('done'), count: url.searchParams.get('count') };
-	// A message to applicants (issue 59): how many it was queued for.
-	const messaged = done.move === 'message' && /^[1-9]\d{0,8}$/.test(done.count ?? '') ? Number(done.count) : null;
+	// A message to applicants (issue 59): how many it was queued for; `message-again`: its confirm was posted
+	// again, and nothing more was sent.
+	const messageDone = done.move === 'message' || done.move === 'message-again';
+	const messaged = messageDone && /^[1-9]\d{0,8}$/.test(done.count ?? '') ? Number(done.count) : null;
 	// Programmes and rounds (#57): once there are several, each row names its own ("Builders · Cohort 3");
 	// the ids themselves stay on the server (the page's data carries 50 rows).
 	const several = programs.length > 1;
@@ -70,6 +72,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		now: new Date().toISOString(),
 		done,
 		messaged,
+		messagedAgain: messaged !== null && done.move === 'message-again',
 		fulfilment: fulfilmentOffer(runtime().config),
 		quorum,
 		// An admin of some programmes only (issue 59): the community-wide links are not shown to them.
@@ -128,7 +131,8 @@ export const actions: Actions = {
 	},
 
 	// Writing to applicants (issue 59): the selection, or every application the filter shows; a confirm step says
-	// how many will be told; then one statement queues one notification each (inbox, push, e-mail) through the outbox.
+	// how many will be told and hands out a one-time key; then one statement queues one notification each (inbox,
+	// push, e-mail) through the outbox, once per key: that confirm posted again sends nothing and says so.
 	message: async ({ locals, request, url, setHeaders }) => {
 		const admin = requireAdmin({ locals, url });
 		const input = formInput(await readForm(request), [...MESSAGE_FIELDS, ...FILTER_KEYS]);
@@ -157,14 +161,15 @@ export const actions: Actions = {
 					subject: message.subject,
 					body: message.body,
 					applicationIds: 'ids' in message.chosen ? message.chosen.ids : [],
-					filter: Object.fromEntries(filter)
+					filter: Object.fromEntries(filter),
+					sendKey: newSendKey()
 				}
 			};
 		}
 		const outcome = await withDatabase((db) => sendMessage(db, runtime().outbox, admin.address, message));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values, writing: true as const });
 		const back = new URLSearchParams(url.searchParams);
-		back.set('done', 'message');
+		back.set('done', outcome.value.again ? 'message-again' : 'message');
 		back.set('count', String(outcome.value.count));
 		redirect(303, localHref(reviewTableHref(back)));
 	},

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
@@ -23,7 +24,7 @@ import { baseLocale } from '$lib/i18n/locales';
 import { m } from '$lib/paraglide/messages';
 
 /** The fields of `POST /admin?/message` besides the review table's filter (its query's names). */
-export const MESSAGE_FIELDS = ['applicationIds', 'subject', 'body', 'confirm'] as const;
+export const MESSAGE_FIELDS = ['applicationIds', 'subject', 'body', 'confirm', 'sendKey'] as const;
 
 /** The placeholders an admin's message may use: what each application has (no reason, asks or date). */
 export const MESSAGE_PLACEHOLDERS = ['name', 'community', 'program', 'round', 'link'] as const;
@@ -40,6 +41,12 @@ export interface MessageInput {
 	body: string;
 	/** `confirm=yes`, posted by the confirm step (which says how many will be told); else that step is shown. */
 	confirmed: boolean;
+	/**
+	 * The one-time key the confirm step handed out with its form (a UUID; required with `confirm=yes`): the
+	 * message is sent once per key, so the same confirm posted twice (a double click, a retried request,
+	 * back and submit again) sends nothing the second time.
+	 */
+	sendKey: string | null;
 }
 
 /**
@@ -59,9 +66,12 @@ export function parseMessage(input: Record<string, unknown>, filter: URLSearchPa
 	}
 	const words = parseWords(input, MESSAGE_PLACEHOLDERS);
 	if (!words.ok) return words;
-	const { confirm } = input;
+	const { confirm, sendKey } = input;
 	if (confirm !== undefined && confirm !== 'yes') return fieldError('confirm', m.admin_message_confirm_invalid());
-	return { ok: true, value: { chosen, ...words.value, confirmed: confirm === 'yes' } };
+	if (confirm !== 'yes') return { ok: true, value: { chosen, ...words.value, confirmed: false, sendKey: null } };
+	if (typeof sendKey !== 'string' || !UUID_ANY_CASE.test(sendKey))
+		return fieldError('sendKey', m.admin_message_key_invalid());
+	return { ok: true, value: { chosen, ...words.value, confirmed: true, sendKey: sendKey.toLowerCase() } };
 }
 
 /** The applications chosen, as a condition on `applications`. */
@@ -70,6 +80,9 @@ function whereChosen(chosen: Chosen): SQL | undefined {
 	if (chosen.programIds) where.push(sql`${applications.programId} = any(${`{${chosen.programIds.join(',')}}`}::int[])`);
 	return where.length ? and(...where) : undefined;
 }
+
+/** The one-time key a message's confirm step hands out with its form (`MessageInput.sendKey`). */
+export const newSendKey = (): string => randomUUID();
 
 /** How many applicants a message would tell: one each, however many of their applications are chosen. */
 export async function messageCount(db: Database, chosen: Chosen): Promise<number> {
@@ -91,13 +104,17 @@ const jsonText = (value: SQL) => sql`substr(to_jsonb(${value})::text, 2, length(
  * on; the message itself in `applicant_messages`, which each notification (and so each application's
  * history) points at. One statement, whatever the number: the request returns at once, the outbox sends.
  * The placeholders are filled in the statement from each application's own row, as text.
+ *
+ * Once per `sendKey`: the message row is written `on conflict (sent_by, send_key) do nothing` and every
+ * other row hangs on it, so a second send with the same key (even one racing the first, which waits for
+ * it on the unique index) writes nothing and answers with the first send's count, `again: true`.
  */
 export async function sendMessage(
 	db: Database,
 	on: NotificationTargets,
 	by: string,
 	input: MessageInput
-): Promise<Outcome<{ count: number; messageId: number }>> {
+): Promise<Outcome<{ count: number; messageId: number; again: boolean }>> {
 	const where = whereChosen(input.chosen) ?? sql`true`;
 	// {community} is the same for everyone; {link} stays in the markup for each page that shows it.
 	const markup = fillMarkup(parseMarkup(input.body), { community: community.name });
@@ -131,9 +148,10 @@ export async function sendMessage(
 			where ${where}
 			order by ${applications.applicantAddress}, ${applications.createdAt} desc, ${applications.id}
 		), msg as (
-			insert into ${applicantMessages} (subject, body, sent_by, recipients)
-			select ${input.subject}, ${input.body}, ${by}, (select count(*) from c)
+			insert into ${applicantMessages} (subject, body, sent_by, recipients, send_key)
+			select ${input.subject}, ${input.body}, ${by}, (select count(*) from c), ${input.sendKey}::uuid
 			where exists (select 1 from c)
+			on conflict (sent_by, send_key) do nothing
 			returning id
 		), n as (
 			insert into ${notifications} (recipient_address, application_id, kind, title, body, markup, message_id)
@@ -145,9 +163,20 @@ export async function sendMessage(
 		select (select count(*) from n)::int as count, (select id from msg) as id`)
 	);
 	const count = row?.count ?? 0;
-	if (count === 0 || row?.id == null) return fieldError('applicationIds', m.admin_message_none());
+	if (count === 0 || row?.id == null) {
+		// Nothing written: this key was sent already (the answer is that send's), or nobody matches.
+		const [first] =
+			input.sendKey === null
+				? []
+				: await db
+						.select({ id: applicantMessages.id, recipients: applicantMessages.recipients })
+						.from(applicantMessages)
+						.where(and(eq(applicantMessages.sentBy, by), eq(applicantMessages.sendKey, input.sendKey)));
+		if (first) return { ok: true, value: { count: first.recipients, messageId: first.id, again: true } };
+		return fieldError('applicationIds', m.admin_message_none());
+	}
 	noteNotificationRows(on, count);
-	return { ok: true, value: { count, messageId: Number(row.id) } };
+	return { ok: true, value: { count, messageId: Number(row.id), again: false } };
 }
 
 /** The admins' messages an application's applicant was sent about it, oldest first, for its history. */

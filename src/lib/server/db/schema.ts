@@ -819,9 +819,12 @@ export const applicantMessages = pgTable(
 		body: text('body').notNull(),
 		sentBy: text('sent_by').notNull(),
 		createdAt: createdAt(),
-		recipients: integer('recipients').notNull().default(0)
+		recipients: integer('recipients').notNull().default(0),
+		// The one-time key the confirm step handed out (drizzle/0031): a second post of it sends nothing.
+		sendKey: uuid('send_key')
 	},
 	(t) => [
+		uniqueIndex('applicant_messages_send_key_idx').on(t.sentBy, t.sendKey),
 		check('applicant_messages_subject_length', sql`char_length(${t.subject}) between 1 and 200`),
 		check('applicant_messages_body_length', sql`char_length(${t.body}) between 1 and 5000`)
 	]
