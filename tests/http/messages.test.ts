@@ -304,14 +304,14 @@ describe.each(engines)('messages in the community’s voice on %s', (engine) => 
 		const asked = await postForm(`${base}/admin?/message`, fields, { cookie: portal.adminCookie });
 		expect(asked.status).toBe(200);
 		expect(textOf(asked.body)).toContain('Applicants who will be told: 3');
-		// The confirm step's one-time key is required: a confirm without it is a 400 naming it, nothing sent.
-		const keyless = await postForm(
+		// A key that is not the confirm step's is a 400 naming it, nothing sent.
+		const badKey = await postForm(
 			`${base}/admin?/message`,
-			{ ...fields, confirm: 'yes' },
+			{ ...fields, confirm: 'yes', sendKey: 'not-a-key' },
 			{ cookie: portal.adminCookie }
 		);
-		expect(keyless.status).toBe(400);
-		expect(textOf(keyless.body)).toContain('Send this message from its confirm step');
+		expect(badKey.status).toBe(400);
+		expect(textOf(badKey.body)).toContain('Send this message from its confirm step');
 		const sent = await postForm(
 			`${base}/admin?/message`,
 			{ ...fields, confirm: 'yes', sendKey: sendKeyOf(asked.body) },
@@ -358,6 +358,16 @@ describe.each(engines)('messages in the community’s voice on %s', (engine) => 
 		);
 		expect(none.status).toBe(400);
 		if (sql) expect((await sql`select count(*)::int as n from applicant_messages`)[0]!.n).toBe(1);
+	});
+	it("a confirm with the contract's fields alone (no key) is sent", async () => {
+		const tag = `Keyless${Date.now().toString(36)}`;
+		const member = await portal.member();
+		await portal.apply(member, { displayName: tag, motivation: 'Hi' });
+		const fields = { q: tag, subject: `Plain ${tag}`, body: 'Hello {name}.', confirm: 'yes' };
+		const sent = await postForm(`${base}/admin?/message`, fields, { cookie: portal.adminCookie });
+		expect(sent.status).toBe(303);
+		expect(new URL(sent.location!, base).searchParams.get('done')).toBe('message');
+		expect(await inboxCount(member, `Hello ${tag}.`)).toBe(1);
 	});
 	it('the same confirm posted twice (a double click, a retried request, back and submit again) tells each applicant once', async () => {
 		const tag = `Twice${Date.now().toString(36)}`;

@@ -44,7 +44,7 @@ export interface MessageInput {
 	/**
 	 * The one-time key the confirm step handed out with its form (a UUID; required with `confirm=yes`): the
 	 * message is sent once per key, so the same confirm posted twice (a double click, a retried request,
-	 * back and submit again) sends nothing the second time.
+	 * back and submit again) sends nothing the second time. Null when none was posted: sent, unguarded.
 	 */
 	sendKey: string | null;
 }
@@ -69,6 +69,9 @@ export function parseMessage(input: Record<string, unknown>, filter: URLSearchPa
 	const { confirm, sendKey } = input;
 	if (confirm !== undefined && confirm !== 'yes') return fieldError('confirm', m.admin_message_confirm_invalid());
 	if (confirm !== 'yes') return { ok: true, value: { chosen, ...words.value, confirmed: false, sendKey: null } };
+	// Without a key (a client posting the contract's fields alone) the message is sent, with no guard against a repeat.
+	if (sendKey === undefined || sendKey === '')
+		return { ok: true, value: { chosen, ...words.value, confirmed: true, sendKey: null } };
 	if (typeof sendKey !== 'string' || !UUID_ANY_CASE.test(sendKey))
 		return fieldError('sendKey', m.admin_message_key_invalid());
 	return { ok: true, value: { chosen, ...words.value, confirmed: true, sendKey: sendKey.toLowerCase() } };
