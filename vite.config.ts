@@ -315,7 +315,11 @@ export default defineConfig(({ mode }) => ({
 					// One engine per file (the Postgres server when TEST_DATABASE_URL is set); TEST_ENGINES=all runs
 					// both (tests/helpers/db.ts, docs/decisions/0048-http-tests-on-one-engine.md).
 					env: { TEST_ENGINES_DEFAULT: 'one' },
-					globalSetup: ['tests/helpers/require-current-build.ts', 'tests/helpers/test-templates.ts']
+					globalSetup: [
+						'tests/helpers/require-current-build.ts',
+						'tests/helpers/test-templates.ts',
+						'tests/helpers/server-template.ts'
+					]
 				}
 			}
 		]

@@ -120,6 +120,25 @@ function survivePipedFileErrors(res) {
 	});
 }
 
+/**
+ * A request answered before its body was read to the end (a 413 once the body passed its limit) has the
+ * rest of its body read and discarded once the answer is sent, as Node does itself for a body nobody
+ * started reading. Otherwise the body stays paused where its reader stopped (SvelteKit's stream pauses
+ * the request whenever its queue is full, and nobody reads it again), the connection's next request is
+ * never read, and a client that keeps connections alive (every browser) waits until REQUEST_TIMEOUT cuts
+ * it. Once the answer is sent nobody reads this body any more: the readers' `data` listeners go (their
+ * `end` listeners stay, as a finished body expects). REQUEST_TIMEOUT still bounds how long it may take.
+ * @param {http.IncomingMessage} req
+ * @param {http.ServerResponse} res
+ */
+function drainUnreadBody(req, res) {
+	res.once('finish', () => {
+		if (req.complete || req.destroyed) return;
+		req.removeAllListeners('data');
+		req.resume();
+	});
+}
+
 /** The decoded path of a request target, as adapter-node looks up prerendered pages. @param {string} url */
 function pathnameOf(url) {
 	const pathname = url.replace(/[?#].*$/s, '');
@@ -211,6 +230,7 @@ export function startPortalServer(handler, { dir, env = process.env, answers = n
 				for (const [name, value] of Object.entries(SAFE_APP_MANIFEST_HEADERS)) res.setHeader(name, value);
 			if (stopping) res.setHeader('Connection', 'close');
 			survivePipedFileErrors(res);
+			drainUnreadBody(req, res);
 			const notFound = () => res.writeHead(404).end('Not Found');
 			// Only the exact spellings the app offered; every other path, query and method goes to SvelteKit.
 			const answer = nodeAnswers.size ? nodeAnswers.get(`${req.method} ${req.url}`) : undefined;

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { schemaHash } from './schema-hash.js';
 
 export const TEST_SESSION_PASSWORD = 'test-session-password-0123456789-abcdef';
 
@@ -44,12 +47,49 @@ export function baseEnv(port: number, overrides: Record<string, string | undefin
 
 /**
  * The servers this process started and has not seen end: killed when the process exits, so a test whose
- * hooks timed out (a loaded machine) leaves no server behind to load the rest of the run.
+ * hooks timed out (a loaded machine) leaves no server behind to load the rest of the run. The data
+ * folders copied for them go too.
  */
 const running = new Set<ChildProcess>();
+const copiedFolders = new Set<string>();
 process.once('exit', () => {
 	for (const child of running) child.kill('SIGKILL');
+	for (const folder of copiedFolders) rmSync(folder, { recursive: true, force: true });
 });
+
+let migratedFolder: Promise<string> | null = null;
+
+/**
+ * A PGlite data folder migrated by the built server itself, made once for the current migrations (named
+ * by their hash, as the dump of tests/helpers/pglite-template.ts is) and copied for each server started
+ * without a database of its own. Migrate once and copy: a server on an empty in-memory database runs
+ * initdb and every migration in WebAssembly as it starts (5 to 6 s of CPU), on a copy it opens the folder
+ * (about 2 s). Two processes making it at once each make their own and the first rename wins.
+ */
+export function migratedDataFolder(): Promise<string> {
+	migratedFolder ??= (async () => {
+		const folder = path.join(tmpdir(), 'portal-test-templates', `pglite-folder-${schemaHash()}`);
+		if (existsSync(folder)) return folder;
+		mkdirSync(path.dirname(folder), { recursive: true });
+		const partial = `${folder}.${process.pid}.partial`;
+		rmSync(partial, { recursive: true, force: true });
+		const server = await startServer({ env: { PGLITE_DATA_DIR: partial } });
+		await server.stop();
+		if (server.process.exitCode !== 0)
+			throw new Error(`the migrated data folder could not be made:\n${server.output()}`);
+		try {
+			renameSync(partial, folder);
+		} catch (err) {
+			rmSync(partial, { recursive: true, force: true });
+			if (!existsSync(folder)) throw err;
+		}
+		return folder;
+	})().catch((err: unknown) => {
+		migratedFolder = null;
+		throw err;
+	});
+	return migratedFolder;
+}
 
 /**
  * Starts the built server (`node build/index.js`, or another entry) with exactly `env` plus PATH,
@@ -59,9 +99,23 @@ export async function startServer(
 	options: { env?: Record<string, string | undefined>; entry?: string; port?: number; cwd?: string; uid?: number } = {}
 ): Promise<RunningServer> {
 	const port = options.port ?? (await freePort());
-	const env = { PATH: process.env.PATH, ...baseEnv(port), ...options.env };
-	for (const key of Object.keys(env))
-		if (env[key as keyof typeof env] === undefined) delete env[key as keyof typeof env];
+	const env: Record<string, string | undefined> = { PATH: process.env.PATH, ...baseEnv(port), ...options.env };
+	// On PGlite without a folder of its own: a copy of the migrated one (a server run as another user keeps
+	// the in-memory database, which needs no folder it may write).
+	let copied: string | undefined;
+	if (env.PGLITE_DATA_DIR === 'memory://' && !env.DATABASE_URL && options.uid === undefined) {
+		const template = await migratedDataFolder();
+		copied = mkdtempSync(path.join(tmpdir(), 'portal-server-'));
+		copiedFolders.add(copied);
+		cpSync(template, copied, { recursive: true });
+		env.PGLITE_DATA_DIR = copied;
+	}
+	const removeCopy = () => {
+		if (!copied) return;
+		rmSync(copied, { recursive: true, force: true });
+		copiedFolders.delete(copied);
+	};
+	for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
 	const child = spawn(process.execPath, [options.entry ?? 'build/index.js'], {
 		cwd: options.cwd ?? path.resolve('.'),
 		env,
@@ -70,7 +124,10 @@ export async function startServer(
 		...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid })
 	});
 	running.add(child);
-	child.once('exit', () => running.delete(child));
+	child.once('exit', () => {
+		running.delete(child);
+		removeCopy();
+	});
 	let output = '';
 	child.stdout.on('data', (chunk) => (output += chunk));
 	child.stderr.on('data', (chunk) => (output += chunk));

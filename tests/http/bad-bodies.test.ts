@@ -126,7 +126,10 @@ function send(base: URL, method: string, path: string, cookie: string | undefine
 		const headers: Record<string, string | number> = { origin: base.origin };
 		if (body.contentType) headers['content-type'] = body.contentType;
 		if (cookie) headers.cookie = cookie;
-		if (!chunked) headers['content-length'] = body.body.length;
+		// A GET sends no body. One that declared a length and never sent it would leave the server waiting
+		// for it on that connection, and the next request there would be read as that body.
+		const sent = method === 'GET' ? undefined : body.body;
+		if (!chunked && sent) headers['content-length'] = sent.length;
 		const req = request({ host: base.hostname, port: base.port, method, path, headers }, (res) => {
 			let text = '';
 			res.on('data', (c: Buffer) => (text += c.toString()));
@@ -136,7 +139,7 @@ function send(base: URL, method: string, path: string, cookie: string | undefine
 		req.on('error', (err: NodeJS.ErrnoException) =>
 			err.code === 'EPIPE' || err.code === 'ECONNRESET' ? resolve({ status: 0, text: err.code }) : reject(err)
 		);
-		req.end(method === 'GET' ? undefined : body.body);
+		req.end(sent);
 	});
 }
 

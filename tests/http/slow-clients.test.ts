@@ -1,5 +1,6 @@
 // Slow clients are cut (docs/security.md "Slow clients"): the built server with short timeouts set
 // through its environment, the production defaults checked, and the shipped nginx configuration.
+import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TIMEOUT_CHECK_INTERVAL_MS, TIMEOUT_DEFAULTS } from '../../deploy/server.js';
 import { NGINX_BIN, startNginx, type RunningNginx } from '../helpers/nginx';
@@ -40,6 +41,40 @@ describe('slow clients', { timeout: 60_000 }, () => {
 		const slow = trickle(portal.port, { part: 'body', everyMs: 300, giveUpMs: 10_000 });
 		expect((await rawRequest(portal.port, '/healthz')).status).toBe(200);
 		await slow;
+	});
+
+	it('a connection kept alive after a body refused halfway serves its next request', async () => {
+		// One connection, kept alive, as a browser keeps it: a chunked body over sign-in's 8 KiB is refused
+		// (413) before the server has read it all, then the next request goes on the same connection.
+		const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+		const send = (method: string, path: string, body?: Buffer) =>
+			new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+				const req = request(
+					{
+						host: '127.0.0.1',
+						port: portal.port,
+						method,
+						path,
+						agent,
+						headers: { 'content-type': 'application/json' }
+					},
+					(res) => {
+						res.resume();
+						res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+					}
+				);
+				req.on('error', reject);
+				req.end(body);
+			});
+		try {
+			const refused = await send('POST', '/api/auth/verify', Buffer.alloc(600 * 1024, 'a'));
+			expect(refused.status).toBe(413);
+			// Without reading the rest of that body the server never read this request, and the connection
+			// was cut when REQUEST_TIMEOUT passed (ECONNRESET).
+			expect(await send('GET', '/healthz')).toEqual({ status: 200, reused: true });
+		} finally {
+			agent.destroy();
+		}
 	});
 
 	it.skipIf(!NGINX_BIN)(
