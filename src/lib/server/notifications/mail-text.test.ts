@@ -151,7 +151,9 @@ describe('notification e-mails', () => {
 			asks: [{ label: 'Which languages do you speak?', comment: 'Name them.' }]
 		} as const;
 		const text = notificationText(change, 'ar');
-		expect(text.body).toContain('\u2068Add a link.\u2069 \u2068Which languages do you speak?\u2069 «\u2068Name them.\u2069»');
+		expect(text.body).toContain(
+			'\u2068Add a link.\u2069 \u2068Which languages do you speak?\u2069 «\u2068Name them.\u2069»'
+		);
 		const mail = mailOf(config, brand, 'a@example.test', text, 't', 'ar');
 		expect(mail.html).toContain(
 			'<bdi>Add a link.</bdi> <bdi>Which languages do you speak?</bdi> «<bdi>Name them.</bdi>»'
