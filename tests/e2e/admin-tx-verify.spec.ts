@@ -54,11 +54,18 @@ test('unknown and reverted hashes are refused at the field; a successful one is 
 	await allowlist.getByLabel('Transaction hash').fill(hashes.unknown);
 	await allowlist.getByRole('button', { name: 'Record added to allowlist' }).click();
 	await confirm();
-	await expect(allowlist.getByText('Chain 137 (Polygon) does not know this transaction hash.')).toBeVisible();
+	await expect(
+		allowlist.locator('p.error', { hasText: 'Chain 137 (Polygon) does not know this transaction hash.' })
+	).toBeVisible();
 	await expect(allowlist.getByLabel('Transaction hash')).toHaveValue(hashes.unknown);
 	await expect(allowlist.getByLabel('Transaction hash')).toHaveAttribute('aria-invalid', 'true');
-	// Announced: the form's alert, and focus on the field with the chain's answer as its description.
-	await expect(allowlist.getByRole('alert')).toHaveText('Some fields need attention.');
+	// Announced: the form's alert, its summary linking the field (issue 61), and focus on the field with the
+	// chain's answer as its description.
+	await expect(allowlist.getByRole('alert')).toContainText('Some fields need attention.');
+	await expect(allowlist.getByRole('alert').getByRole('link', { name: 'Transaction hash' })).toHaveAttribute(
+		'href',
+		`#${await allowlist.getByLabel('Transaction hash').getAttribute('id')}`
+	);
 	await expect(allowlist.getByLabel('Transaction hash')).toBeFocused();
 	await expect(allowlist.getByLabel('Transaction hash')).toHaveAccessibleDescription(
 		/does not know this transaction hash/
@@ -68,7 +75,9 @@ test('unknown and reverted hashes are refused at the field; a successful one is 
 	await distribution.getByLabel('Transaction hash').fill(hashes.reverted);
 	await distribution.getByRole('button', { name: 'Record token sent' }).click();
 	await confirm();
-	await expect(distribution.getByText('This transaction reverted on chain 137 (Polygon)')).toBeVisible();
+	await expect(
+		distribution.locator('p.error', { hasText: 'This transaction reverted on chain 137 (Polygon)' })
+	).toBeVisible();
 	await expect(main.getByText('History (2)')).toBeVisible();
 
 	await allowlist.getByLabel('Transaction hash').fill(hashes.success);

@@ -67,8 +67,10 @@ for (const locale of JOURNEY_LOCALES)
 		await tabTo(owner, owner.getByRole('button', { name: say('team_add') }));
 		await owner.keyboard.press('Enter');
 		await expect(owner.getByText(say('team_done_added'))).toBeVisible();
-		// Admin pages name programmes as the admins wrote them (the review table's filters too).
-		await expect(owner.getByRole('row').filter({ hasText: address })).toContainText('Builders');
+		// Admin pages name a programme in the page's locale where the community translated it (issue 61).
+		await expect(owner.getByRole('row').filter({ hasText: address })).toContainText(
+			locale === 'ar' ? 'البنّاؤون' : 'Builders'
+		);
 		await screenshots(owner, testInfo, `team-${locale}`);
 
 		// The new admin, signed in once, sees Builders' application and not membership's.
@@ -155,3 +157,28 @@ for (const locale of JOURNEY_LOCALES)
 		await expect(row).not.toContainText('n'.repeat(max));
 		await owner.context().close();
 	});
+
+// Issue 61: every error summary lists every refused field as a link to it. On /ar/admin/team the summary's
+// items were plain text: a bad address is refused, its item is a link to the address field, and following
+// it puts focus there.
+test('ar: a refused address is a link in the error summary that takes focus to the field', async ({ browser }) => {
+	const { say } = wordsOf('ar');
+	const owner = await pageAs(browser, portal, admin);
+	await owner.goto(`${portal.url}/ar/admin/team`);
+	const field = owner.locator('form[action="?/add"] [name="address"]');
+	await field.fill('not-an-address');
+	await owner.getByRole('button', { name: say('team_add') }).click();
+	const summary = owner.getByRole('alert');
+	await expect(summary).toBeVisible();
+	const item = summary.getByRole('link', { name: say('admin_wallet_address') });
+	await expect(field).toHaveAttribute('aria-invalid', 'true');
+	await expect(item).toHaveAttribute('href', `#${await field.getAttribute('id')}`);
+	await item.click();
+	await expect(field).toBeFocused();
+	// By keyboard too: Enter on the link.
+	await item.focus();
+	await expect(field).not.toBeFocused();
+	await owner.keyboard.press('Enter');
+	await expect(field).toBeFocused();
+	await owner.context().close();
+});

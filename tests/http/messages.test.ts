@@ -91,19 +91,21 @@ describe.each(engines)('messages in the community’s voice on %s', (engine) => 
 		expect((await portal.move(id, 'approved', 'Respuestas claras')).status).toBe(303);
 
 		const inbox = await getPage(`${base}/es/inbox`, lucia.cookie);
-		const text = textOf(inbox.body).replace(/[\u2068\u2069]/g, '');
+		// The name and the reason are user text: each its own <bdi> (issue 61).
+		const shown = inbox.body.replace(/<!--[^>]*-->/g, '');
+		const text = textOf(shown.replace(/<\/?bdi>/g, ''));
 		expect(text).toContain(`¡Bienvenida a ${community}, Lucía Voz!`);
-		expect(inbox.body).toContain('<strong>Lucía Voz</strong>');
-		expect(inbox.body).toMatch(/<a href="https:\/\/example\.org\/guia"[^>]*>la guía<\/a>/);
-		expect(inbox.body).toMatch(/<a href="\/es\/apply"[^>]*>tu solicitud<\/a>/);
+		expect(shown).toContain('<strong><bdi>Lucía Voz</bdi></strong>');
+		expect(shown).toMatch(/<a href="https:\/\/example\.org\/guia"[^>]*>la guía<\/a>/);
+		expect(shown).toMatch(/<a href="\/es\/apply"[^>]*>tu solicitud<\/a>/);
 		expect(text).toContain('Respuestas claras');
 
-		const approved = await mailTo(email, `${community}: ¡Bienvenida a ${community}, Lucía Voz!`);
+		const approved = await mailTo(email, `${community}: ¡Bienvenida a ${community}, \u2068Lucía Voz\u2069!`);
 		// multipart/alternative: a text part and an HTML part, in the community's name.
-		expect(approved.text).toContain('Hola Lucía Voz, ya eres parte de');
+		expect(approved.text).toContain('Hola \u2068Lucía Voz\u2069, ya eres parte de');
 		expect(approved.text).toContain('• Lee la guía (https://example.org/guia)');
 		expect(approved.text).toContain(`• Abre tu solicitud (${base}/es/apply)`);
-		expect(approved.html).toContain('<strong>Lucía Voz</strong>');
+		expect(approved.html).toContain('<strong><bdi>Lucía Voz</bdi></strong>');
 		expect(approved.html).toMatch(
 			/<li>Lee <a href="https:\/\/example\.org\/guia" style="color:#[0-9a-f]{6}">la guía<\/a><\/li>/i
 		);

@@ -131,14 +131,33 @@ describe.each(engines)('notifications in the recipient’s language on %s', (eng
 		const verification = await confirmEmail(amal, email, 'ar', `${community}: أكّد عنوان بريدك الإلكتروني`);
 		expect(verification.html).toContain('<html lang="ar" dir="rtl">');
 
+		// The community asks its own question in English only (no Arabic label): optional, so the other tests' applications are unchanged.
+		const form = await postForm(
+			`${base}/admin/form?/save`,
+			{
+				questionCount: '1',
+				'questions.0.key': 'languages',
+				'questions.0.label': 'Which languages do you speak?',
+				'questions.0.type': 'short_text'
+			},
+			{ cookie: portal.adminCookie }
+		);
+		expect(form.status).toBe(303);
 		// Markup in a display name reaches the reader as text, never as HTML.
 		const id = await apply(amal, '/ar', HOSTILE);
 		expect((await pushedTo('/push/ar', 1))[0]).toMatchObject({ title: 'تلقّينا طلبك', url: '/ar/apply' });
-		// A Spanish-speaking admin asks: the applicant reads it in Arabic, the reason as the admin wrote it.
-		expect((await move(id, 'needs_info', 'Add a link.', '/es')).status).toBe(303);
+		// A Spanish-speaking admin asks: the applicant reads it in Arabic, the reason, the question and the comment
+		// as they were written, each set apart (FSI … PDI): three English pieces side by side (issue 61).
+		const asking = await postForm(
+			`${base}/es/admin/applications/${id}?/transition`,
+			{ field: 'review', from: 'pending', to: 'needs_info', reason: 'Add a link.', 'ask.languages': 'Name them.' },
+			{ cookie: portal.adminCookie }
+		);
+		expect(asking.status).toBe(303);
+		const pieces = '\u2068Add a link.\u2069 \u2068Which languages do you speak?\u2069 «\u2068Name them.\u2069»';
 		expect((await pushedTo('/push/ar', 2))[1]).toEqual({
 			title: 'يطلب المراجعون مزيدًا من المعلومات',
-			body: 'يطلب المراجعون مزيدًا من المعلومات: Add a link. عدّل طلبك في صفحته للرد عليهم.',
+			body: `يطلب المراجعون مزيدًا من المعلومات: ${pieces} عدّل طلبك في صفحته للرد عليهم.`,
 			url: '/ar/apply',
 			// About an application: its programme and round (docs/notifications.md).
 			program: { slug: 'membership', name: expect.any(String) as string },
@@ -151,10 +170,24 @@ describe.each(engines)('notifications in the recipient’s language on %s', (eng
 		expect(asked.html).toMatch(/^<!doctype html><html lang="ar" dir="rtl">/);
 		expect(asked.html).toContain(`>${community}</p>`);
 		expect(asked.html).toContain(
-			'مرحبًا \u2068&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;\u2069،'
+			'مرحبًا <bdi>&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;</bdi>،'
 		);
 		expect(asked.html).not.toContain('<script');
 		expect(asked.html).not.toContain('<img');
+		// Each piece of user text in its own <bdi>: before, the three shared one run and the question's mark
+		// moved to its start ("?Which languages do you speak"). The text part keeps the marks.
+		expect(asked.text).toContain(pieces);
+		expect(asked.html).toContain(
+			'<bdi>Add a link.</bdi> <bdi>Which languages do you speak?</bdi> «<bdi>Name them.</bdi>»'
+		);
+		expect(asked.html).not.toMatch(/[\u2068\u2069]/);
+		// The inbox shows the same body, each piece its own <bdi>, the marks themselves not written.
+		// (The page's data, in its script, carries the body as stored.)
+		const inbox = (await getPage(`${base}/ar/inbox`, amal.cookie)).body
+			.replace(/<script[\s\S]*?<\/script>/g, '')
+			.replace(/<!--[^>]*-->/g, '');
+		expect(inbox).toContain('<bdi>Add a link.</bdi> <bdi>Which languages do you speak?</bdi> «<bdi>Name them.</bdi>»');
+		expect(inbox).not.toMatch(/[\u2068\u2069]/);
 	}, 60_000);
 
 	it('a signed-in visit under /es/ (a page, its data, a form post) records es; an /api request does not change it; an English one records en', async () => {

@@ -116,9 +116,11 @@ describe('asking per answer on a needs_info move', () => {
 			]);
 
 			// The applicant's notification of the move carries each ask with its field's label, as text.
+			// The question's label and each comment are user text, each its own <bdi> (issue 61).
 			const inbox = await getPage(`${base}/inbox`, cookie);
-			expect(textOf(inbox.body)).toContain('Motivation: “Say what you wrote.”');
-			expect(textOf(inbox.body)).toContain('Which city? “Which');
+			const shown = inbox.body.replace(/<!--[^>]*-->/g, '');
+			expect(shown).toContain('Motivation: “<bdi>Say what you wrote.</bdi>”');
+			expect(shown).toContain('<bdi>Which city?</bdi> “<bdi>Which');
 			expect(inbox.body).not.toContain('<b>city</b>');
 
 			const page = await getPage(`${base}/apply`, cookie);

@@ -147,17 +147,18 @@ describe.each(engines)('notifications on %s', (engine) => {
 		expect(outcome.ok).toBe(true);
 		const rows = await notificationsOf(ids);
 		const of = (id: string) => rows.find((r) => r.applicationId === id)!;
+		// The reason and the comment are the admin's words: each set apart (FSI … PDI) in every language (issue 61).
 		expect(of(apps[0]!.id)).toMatchObject({
 			title: 'Los revisores piden más información',
-			body: 'Los revisores piden más información: Link your project. Motivación: «Say more.» Modifica tu solicitud en su página para responderles.'
+			body: 'Los revisores piden más información: \u2068Link your project.\u2069 Motivación: «\u2068Say more.\u2069» Modifica tu solicitud en su página para responderles.'
 		});
 		expect(of(apps[1]!.id)).toMatchObject({
 			title: 'يطلب المراجعون مزيدًا من المعلومات',
-			body: 'يطلب المراجعون مزيدًا من المعلومات: Link your project. الدافع: «Say more.» عدّل طلبك في صفحته للرد عليهم.'
+			body: 'يطلب المراجعون مزيدًا من المعلومات: \u2068Link your project.\u2069 الدافع: «\u2068Say more.\u2069» عدّل طلبك في صفحته للرد عليهم.'
 		});
 		expect(of(apps[2]!.id)).toMatchObject({
 			title: 'The reviewers ask for more information',
-			body: 'The reviewers ask for more information: Link your project. Motivation: “Say more.” Change your application on its page to answer them.'
+			body: 'The reviewers ask for more information: \u2068Link your project.\u2069 Motivation: “\u2068Say more.\u2069” Change your application on its page to answer them.'
 		});
 		// The inbox shows the words as they were written.
 		expect((await inboxOf(t.db, es.address)).map((n) => n.title)).toEqual(['Los revisores piden más información']);

@@ -11,6 +11,8 @@
  * name that looks like `**this**` or `[x](…)` stays the words it is.
  */
 
+import { isolatesAsBdi } from './isolate';
+
 /** One run of text: plain, bold, or a link (`href` http(s) only; `link` true: the page placeholder `{link}`). */
 export interface Inline {
 	text: string;
@@ -202,13 +204,14 @@ export function markupText(markup: Markup, linkUrl: string): string {
 export const escapeHtml = (s: string) =>
 	s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-/** Markup as HTML for an e-mail: every piece escaped, links http(s) only, inline styles only. */
+/** Markup as HTML for an e-mail: every piece escaped, links http(s) only, inline styles only, user text in `<bdi>`. */
 export function markupHtml(markup: Markup, linkUrl: string, style: { p: string; link: string }): string {
 	const line = (runs: Inline[]) =>
 		runs
 			.map((run) => {
 				const href = run.link ? linkUrl : run.href;
-				const words = escapeHtml(run.link ? linkWords(run, linkUrl) : run.text);
+				// A placeholder's value set apart (FSI … PDI: a name, a reason, a comment) is a `<bdi>` of its own.
+				const words = isolatesAsBdi(escapeHtml(run.link ? linkWords(run, linkUrl) : run.text));
 				if (href && isWebUrl(href)) return `<a href="${escapeHtml(href)}" style="${style.link}">${words}</a>`;
 				return run.bold ? `<strong>${words}</strong>` : words;
 			})

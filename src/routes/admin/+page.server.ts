@@ -1,3 +1,4 @@
+import { getLocale } from '$lib/paraglide/runtime';
 import { fail, redirect } from '@sveltejs/kit';
 import { displayNames } from '$lib/server/applications/display-names';
 import { reviewTableHref } from '$lib/applications/review-query';
@@ -36,7 +37,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		Promise.all([
 			reviewTable(db, parsed, undefined, { quorum, programIds: scope }),
 			currentForm(db),
-			programChoices(db).then((all) => (scope ? all.filter((p) => scope.includes(p.id)) : all))
+			programChoices(db, getLocale()).then((all) => (scope ? all.filter((p) => scope.includes(p.id)) : all))
 		])
 	);
 	// Assigned reviewers by the names they gave when they applied (issue 61).

@@ -1,3 +1,4 @@
+import { getLocale } from '$lib/paraglide/runtime';
 import { requireReviewer } from '$lib/server/auth/guards';
 import { withDatabase } from '$lib/server/platform/runtime';
 import { anyPending, assignedTo, parseReviewQuery, reviewQueue } from '$lib/server/reviews/queue';
@@ -17,7 +18,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 				: Promise.resolve([]),
 			// An empty queue says why: nothing submitted yet, or everything has the reviewer's vote (issue 61).
 			query.tab === 'queue' && !query.after ? anyPending(db, reviewer.programIds) : Promise.resolve(true),
-			programChoices(db)
+			programChoices(db, getLocale())
 		])
 	);
 	// Each row names its programme once there is more than one (#57).

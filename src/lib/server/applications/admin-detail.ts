@@ -2,7 +2,7 @@ import { and, asc, desc, eq, ne, sql } from 'drizzle-orm';
 import type { Question } from '$lib/forms/questions';
 import type { Database } from '../db/client';
 import { formVersions } from '../forms/versions';
-import { heldFor, placeIsNamed, roundsOf, type ProgramRound } from '../programs/place';
+import { heldFor, placeIsNamed, roundsOf, type RoundOfMove } from '../programs/place';
 import {
 	applicationEvents,
 	applicationNotes,
@@ -33,7 +33,8 @@ export interface ApplicationDetail {
 	 * Its programme and round, named on the page when the portal has another programme or its programme another
 	 * round (placeIsNamed: as the migration leaves it, nothing changes); `staged`: its decision is held from the applicant until the round's release.
 	 */
-	place: (ProgramRound & { several: boolean; staged: boolean }) | null;
+	/** Its programme (with the community's translations of its name) and round. */
+	place: (Pick<RoundOfMove, 'program' | 'round'> & { several: boolean; staged: boolean }) | null;
 }
 
 const RECENT_CHECKINS = 10;

@@ -22,8 +22,8 @@ describe('notification e-mails', () => {
 		);
 		expect(mail.html).toMatch(/^<!doctype html><html lang="en" dir="ltr"><head><meta charset="utf-8">/);
 		expect(mail.html).not.toMatch(/<table|<img|<script|class=/);
-		expect(bare(mail.html)).toContain(
-			'<p style="margin:0 0 16px">There is news about your application to Acme DAO.</p>'
+		expect(mail.html).toContain(
+			'<p style="margin:0 0 16px">There is news about your application to <bdi>Acme DAO</bdi>.</p>'
 		);
 		expect(mail.html).toContain('<a href="https://portal.example/apply" style="');
 		expect(mail.html).toContain('<a href="https://portal.example/inbox/unsubscribe?token=tok"');
@@ -97,9 +97,9 @@ describe('notification e-mails', () => {
 				},
 				locale
 			);
-			expect(asked.body).not.toMatch(/[?？؟]\s*[:：]/);
-			expect(asked.body).toMatch(/Which languages do you speak\? ?[“«]Say more[”»]/);
-			expect(asked.body).toMatch(/Website ?[:：]/);
+			expect(bare(asked.body)).not.toMatch(/[?？؟]\s*[:：]/);
+			expect(bare(asked.body)).toMatch(/Which languages do you speak\? ?[“«]Say more[”»]/);
+			expect(bare(asked.body)).toMatch(/Website ?[:：]/);
 		}
 	});
 
@@ -118,13 +118,14 @@ describe('notification e-mails', () => {
 		const ar = mailOf(config, brand, 'a@example.test', notificationText(change, 'ar'), 't', 'ar');
 		expect(ar.html).toContain('<bdi>Which languages do you speak?</bdi> «<bdi>I like &lt;docs&gt;.</bdi>»');
 		expect(ar.html).toContain('<bdi>Website</bdi>: «<bdi>Yours?</bdi>»');
-		// An English reason: isolated, the period that ends the sentence left to the sentence.
+		// An English reason: isolated whole, its own period with it.
 		const reason = notificationText({ ...change, reason: 'Too short.', asks: [] }, 'ar');
-		expect(mailOf(config, brand, 'a@example.test', reason, 't', 'ar').html).toMatch(/: <bdi>Too short<\/bdi>\./);
-		// The community's name keeps its own isolation (FSI … PDI), not wrapped twice.
-		expect(ar.html).not.toContain('<bdi>Acme DAO');
-		// The text part is the same words, without markup.
-		expect(ar.text).toContain('Which languages do you speak? «I like <docs>.»');
+		expect(mailOf(config, brand, 'a@example.test', reason, 't', 'ar').html).toContain(': <bdi>Too short.</bdi> ');
+		// The community's name is isolated once, its marks turned into the <bdi>, not wrapped twice.
+		expect(ar.html).toContain('<bdi>Acme DAO</bdi>');
+		expect(ar.html).not.toMatch(/<bdi>[^<]*<bdi>|[\u2068\u2069]<\/bdi>|<bdi>[\u2068\u2069]/);
+		// The text part is the same words, without markup, each piece between FSI and PDI.
+		expect(ar.text).toContain('\u2068Which languages do you speak?\u2069 «\u2068I like <docs>.\u2069»');
 		// An Arabic label in an English mail, the other way round; the English words stay as they were.
 		const en = mailOf(
 			config,
@@ -134,7 +135,29 @@ describe('notification e-mails', () => {
 			't',
 			'en'
 		);
-		expect(en.html).toContain('<bdi>ما لغتك؟</bdi> “Say more”');
-		expect(en.html).not.toMatch(/<bdi>[A-Za-z]/);
+		expect(en.html).toContain('<bdi>ما لغتك؟</bdi> “<bdi>Say more</bdi>”');
+		// Outside the pieces of user text and the community's name, the English words are not wrapped.
+		expect(en.html.replace(/<bdi>(Say more|Acme DAO)<\/bdi>/g, '')).not.toMatch(/<bdi>[A-Za-z]/);
+	});
+
+	it('give each of two adjacent pieces of user text in the same direction its own <bdi> (issue 61)', () => {
+		// An English reason, then an English question and its English comment, in an Arabic mail: before,
+		// the three shared one run ("?Which languages do you speak" read right to left).
+		const change = {
+			kind: 'application.transitioned',
+			field: 'review',
+			to: 'needs_info',
+			reason: 'Add a link.',
+			asks: [{ label: 'Which languages do you speak?', comment: 'Name them.' }]
+		} as const;
+		const text = notificationText(change, 'ar');
+		expect(text.body).toContain(
+			'\u2068Add a link.\u2069 \u2068Which languages do you speak?\u2069 «\u2068Name them.\u2069»'
+		);
+		const mail = mailOf(config, brand, 'a@example.test', text, 't', 'ar');
+		expect(mail.html).toContain(
+			'<bdi>Add a link.</bdi> <bdi>Which languages do you speak?</bdi> «<bdi>Name them.</bdi>»'
+		);
+		expect(mail.html).not.toMatch(/[\u2068\u2069]<\/?bdi>|<bdi>[^<]*[\u2068\u2069]/);
 	});
 });

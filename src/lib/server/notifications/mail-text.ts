@@ -3,6 +3,7 @@ import { m } from '$lib/paraglide/messages';
 import type { NotificationConfig } from '../platform/notification-config';
 import { notificationUrl } from './links';
 import { markupHtml, markupText, type Markup } from '$lib/notifications/markup';
+import { isolate, isolatesAsBdi } from '$lib/notifications/isolate';
 
 /** One e-mail, as text and simple HTML. */
 export interface Mail {
@@ -22,9 +23,6 @@ export interface MailBrand {
 
 const escapeHtml = (s: string) =>
 	s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-/** A name set apart from the sentence around it (FSI … PDI), so that an Arabic name in an English mail, or the reverse, keeps its order. */
-const isolate = (s: string) => `\u2068${s}\u2069`;
 
 // Letters that are written left to right (Latin, Greek, Cyrillic, CJK, Hangul) and right to left (Hebrew, Arabic).
 const LTR = 'A-Za-z\u00C0-\u02AF\u0370-\u03FF\u0400-\u04FF\u3040-\u30FF\u3400-\u9FFF\uAC00-\uD7AF';
@@ -47,13 +45,14 @@ const SENTENCE_END = /[\s:：,،;؛\-–—(.]+$/;
 /**
  * A paragraph as HTML whose pieces of the other direction keep their own order (issue 61): each run of
  * user text (a community's untranslated label, an English motivation or reason in an Arabic mail) is a
- * `<bdi>`, so that "Which languages do you speak?" does not read "?Which languages do you speak". Names
- * set apart with FSI … PDI (`isolate`) keep their marks, which isolate them as well.
+ * `<bdi>`, so that "Which languages do you speak?" does not read "?Which languages do you speak". A piece
+ * the notification's words set apart with FSI … PDI (`$lib/notifications/isolate.ts`: each label, comment,
+ * reason and name) is a `<bdi>` of its own, so two English pieces side by side never share one.
  */
 function bidiHtml(text: string, dir: 'ltr' | 'rtl'): string {
 	return text
 		.split(/(\u2068[^\u2069]*\u2069)/)
-		.map((part) => (part.startsWith('\u2068') ? escapeHtml(part) : foreignRunsHtml(part, dir)))
+		.map((part) => (part.startsWith('\u2068') ? isolatesAsBdi(escapeHtml(part)) : foreignRunsHtml(part, dir)))
 		.join('');
 }
 function foreignRunsHtml(text: string, dir: 'ltr' | 'rtl'): string {
@@ -88,12 +87,12 @@ const accentOf = (brand: MailBrand) => (/^#[0-9a-f]{6}$/i.test(brand.accent) ? b
 
 const htmlOf = (c: Content, subject: string, brand: MailBrand, locale: Locale) => {
 	const accent = accentOf(brand);
-	return `<!doctype html><html lang="${locale}" dir="${textDirection(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head><body style="margin:0;padding:0;background:#f3f3f5;color:#1d1d22;font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif;font-size:16px;line-height:1.5"><div style="max-width:36rem;margin:0 auto;padding:24px 16px"><p dir="auto" style="${P};font-size:18px;font-weight:700">${escapeHtml(brand.name)}</p><div style="background:#ffffff;border-radius:8px;padding:24px 20px"><p style="${P}">${escapeHtml(c.greeting)}</p>${c.paragraphs
+	return `<!doctype html><html lang="${locale}" dir="${textDirection(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head><body style="margin:0;padding:0;background:#f3f3f5;color:#1d1d22;font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif;font-size:16px;line-height:1.5"><div style="max-width:36rem;margin:0 auto;padding:24px 16px"><p dir="auto" style="${P};font-size:18px;font-weight:700">${escapeHtml(brand.name)}</p><div style="background:#ffffff;border-radius:8px;padding:24px 20px"><p style="${P}">${isolatesAsBdi(escapeHtml(c.greeting))}</p>${c.paragraphs
 		.map((p) => (typeof p === 'string' ? `<p style="${P}">${bidiHtml(p, textDirection(locale))}</p>` : p.html))
 		.join(
 			''
 		)}<p style="margin:24px 0 8px"><a href="${escapeHtml(c.action.url)}" style="display:inline-block;background:${accent};color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;font-weight:700">${escapeHtml(c.action.label)}</a></p><p dir="ltr" style="margin:0;font-size:13px;color:#55555f;word-break:break-all;text-align:${textDirection(locale) === 'rtl' ? 'right' : 'left'}">${escapeHtml(c.action.url)}</p></div><div style="padding:16px 4px 0;font-size:13px;color:#55555f">${c.footer
-		.map((p) => `<p style="${P}">${escapeHtml(p)}</p>`)
+		.map((p) => `<p style="${P}">${isolatesAsBdi(escapeHtml(p))}</p>`)
 		.join('')}${
 		c.stop
 			? `<p style="${P}"><a href="${escapeHtml(c.stop.url)}" style="color:#55555f">${escapeHtml(c.stop.label)}</a></p>`

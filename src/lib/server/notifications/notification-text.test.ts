@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { notificationText } from './notification-text';
 
 const tx = '0x' + 'ab'.repeat(32);
+/** A piece of user text as a body stores it: set apart by FSI … PDI (issue 61). */
+const i = (s: string) => `\u2068${s}\u2069`;
 
 describe('notificationText', () => {
 	it('says a decision in the applicant’s words, with the page to open', () => {
@@ -20,7 +22,7 @@ describe('notificationText', () => {
 			reason: 'Please link your project.'
 		});
 		expect(text.title).toBe('The reviewers ask for more information');
-		expect(text.body).toMatch(/^The reviewers ask for more information: Please link your project\. /);
+		expect(text.body).toMatch(/^The reviewers ask for more information: \u2068Please link your project\.\u2069 /);
 	});
 
 	it('lists each answer asked about with its label, and the day a rejected applicant may apply again', () => {
@@ -34,7 +36,7 @@ describe('notificationText', () => {
 			]
 		});
 		expect(asked.body).toBe(
-			'The reviewers ask for more information. Motivation: “Say what you would work on.” City: “Which city?” Change your application on its page to answer them.'
+			`The reviewers ask for more information. ${i('Motivation')}: “${i('Say what you would work on.')}” ${i('City')}: “${i('Which city?')}” Change your application on its page to answer them.`
 		);
 		const rejected = notificationText({
 			kind: 'application.transitioned',
@@ -83,7 +85,7 @@ describe('notificationText', () => {
 		} as const;
 		expect(notificationText(change, 'es')).toEqual({
 			title: 'Los revisores piden más información',
-			body: 'Los revisores piden más información: Falta el enlace. Motivación: «¿En qué trabajarías?» Ciudad: «¿Cuál?» Modifica tu solicitud en su página para responderles.',
+			body: `Los revisores piden más información: ${i('Falta el enlace.')} Motivación: «${i('¿En qué trabajarías?')}» ${i('Ciudad')}: «${i('¿Cuál?')}» Modifica tu solicitud en su página para responderles.`,
 			url: '/apply'
 		});
 		const zh = notificationText(
@@ -115,7 +117,7 @@ describe('notificationText', () => {
 		} as const;
 		expect(notificationText(change, 'en')).toEqual(notificationText(change));
 		expect(notificationText(change).body).toBe(
-			'The reviewers ask for more information. Display name: “Your full name?” Change your application on its page to answer them.'
+			`The reviewers ask for more information. Display name: “${i('Your full name?')}” Change your application on its page to answer them.`
 		);
 	});
 
@@ -126,9 +128,9 @@ describe('notificationText', () => {
 			to: 'needs_info',
 			asks: [{ key: 'city', label: 'City', labels: { es: 'Ciudad', ar: 'المدينة' }, comment: '¿Cuál?' }]
 		} as const;
-		expect(notificationText(change, 'es').body).toContain('Ciudad: «¿Cuál?»');
+		expect(notificationText(change, 'es').body).toContain(`${i('Ciudad')}: «${i('¿Cuál?')}»`);
 		expect(notificationText(change, 'ar').body).toContain('المدينة');
 		expect(notificationText(change, 'pt-BR').body).toContain('City');
-		expect(notificationText(change, 'en').body).toContain('City: “¿Cuál?”');
+		expect(notificationText(change, 'en').body).toContain(`${i('City')}: “${i('¿Cuál?')}”`);
 	});
 });

@@ -2,6 +2,7 @@ import { isBuiltIn } from '$lib/applications/asks';
 import type { Field } from '$lib/applications/transitions';
 import { baseLocale, type Locale } from '$lib/i18n/locales';
 import { m } from '$lib/paraglide/messages';
+import { isolate } from '$lib/notifications/isolate';
 import type { NotificationKind } from '../db/schema';
 
 /** What changed, as the applicant may know it: the move's own fields, never votes, scores, comments or notes. */
@@ -95,7 +96,7 @@ export function notificationText(change: NotificationChange, locale: Locale = ba
 	const title = titleOf({}, options);
 	const parts: string[] = [
 		change.reason
-			? m.notify_title_with_reason({ title, reason: change.reason }, options)
+			? m.notify_title_with_reason({ title, reason: isolate(change.reason) }, options)
 			: m.notify_title_sentence({ title }, options)
 	];
 	if (change.txHash) parts.push(m.notify_tx({ hash: change.txHash }, options));
@@ -109,17 +110,21 @@ export function notificationText(change: NotificationChange, locale: Locale = ba
 	};
 }
 
-/** A needs_info move's asks, each as "<field's label>: “<comment>”" in the recipient's language. */
+/**
+ * A needs_info move's asks, each as "<field's label>: “<comment>”" in the recipient's language; the
+ * community's label and the comment each isolated (FSI … PDI), so that an English question and its English
+ * comment in an Arabic body are two runs, each with its own punctuation.
+ */
 export function asksInWords(change: Pick<NotificationChange, 'asks'>, locale: Locale): string[] {
 	const options = { locale };
 	return (change.asks ?? []).map(({ key, label, labels, comment }) => {
-		const said =
-			key !== undefined && isBuiltIn(key)
-				? BUILT_IN_LABELS[key]!({}, options)
-				: (labels && Object.hasOwn(labels, locale) ? labels[locale] : undefined) || label;
+		const builtIn = key !== undefined && isBuiltIn(key);
+		const said = builtIn
+			? BUILT_IN_LABELS[key]!({}, options)
+			: (labels && Object.hasOwn(labels, locale) ? labels[locale] : undefined) || label;
 		// A label that is a question ends in its own mark: "Which languages?" takes no colon after it.
 		const ask = /[?？؟:：]$/.test(said.trim()) ? m.notify_ask_question : m.notify_ask;
-		return ask({ label: said.trim(), comment }, options);
+		return ask({ label: builtIn ? said.trim() : isolate(said.trim()), comment: isolate(comment) }, options);
 	});
 }
 
@@ -139,6 +144,6 @@ export function inProgram(text: NotificationText, program: string | null, locale
 	// The name set apart from the sentence's direction (FSI … PDI): a Latin name in an Arabic title keeps its order.
 	return {
 		...text,
-		title: m.notify_title_in_program({ program: `\u2068${program}\u2069`, title: text.title }, { locale })
+		title: m.notify_title_in_program({ program: isolate(program), title: text.title }, { locale })
 	};
 }

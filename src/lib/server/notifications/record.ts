@@ -14,6 +14,7 @@ import {
 import { rowsOf } from '../db/rows';
 import { baseLocale, isLocale, localizedPath, type Locale } from '$lib/i18n/locales';
 import { community } from '$lib/branding/community';
+import { isolate } from '$lib/notifications/isolate';
 import type { Markup, PlaceholderValues } from '$lib/notifications/markup';
 import { eventOf, renderTemplate, type Template } from './templates';
 import { noteOutboxRows } from '../outbox/written';
@@ -95,14 +96,17 @@ async function recipientsAndPrograms(
 
 type App = Program & { displayName: string; round: string | null };
 
-/** The placeholders' values of one notification (templates.ts), in the recipient's language. */
+/**
+ * The placeholders' values of one notification (templates.ts), in the recipient's language; each piece of
+ * user text set apart (FSI … PDI), as notification-text.ts sets apart the portal's own words' pieces.
+ */
 function valuesOf(change: NotificationChange, app: App | null, locale: Locale): PlaceholderValues {
 	return {
-		name: app?.displayName ?? '',
+		name: isolate(app?.displayName ?? ''),
 		community: community.name,
-		program: app ? programInLocale(app, locale).name : '',
-		round: app?.round ?? '',
-		reason: change.reason ?? '',
+		program: isolate(app ? programInLocale(app, locale).name : ''),
+		round: isolate(app?.round ?? ''),
+		reason: isolate(change.reason ?? ''),
 		asks: joinSentences(asksInWords(change, locale), locale),
 		reapplyAfter: change.reapplyAfter ? dayInWords(change.reapplyAfter, locale) : ''
 	};

@@ -1,18 +1,26 @@
 import { asc } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { programs, rounds } from '../db/schema';
-import type { ProgramChoice } from '$lib/programs/programs';
+import { programInLocale, type ProgramChoice } from '$lib/programs/programs';
 
 export type { ProgramChoice };
 
 /**
  * Every programme with its rounds, oldest first (two small statements: a community has a few programmes
- * and a round a month at most), for the review table's and insights' programme and round filters.
+ * and a round a month at most), for the review table's and insights' programme and round filters, the
+ * team and the reviewers' queue. Each named as `locale` reads it (issue 61): the community's translation
+ * where it gave one, else the original (`programInLocale`, as the applicant's pages name it).
  */
-export async function programChoices(db: Pick<Database, 'select'>): Promise<ProgramChoice[]> {
+export async function programChoices(db: Pick<Database, 'select'>, locale: string): Promise<ProgramChoice[]> {
 	const [all, windows] = await Promise.all([
 		db
-			.select({ id: programs.id, slug: programs.slug, name: programs.name, archivedAt: programs.archivedAt })
+			.select({
+				id: programs.id,
+				slug: programs.slug,
+				name: programs.name,
+				translations: programs.translations,
+				archivedAt: programs.archivedAt
+			})
 			.from(programs)
 			.orderBy(asc(programs.id)),
 		db
@@ -20,8 +28,9 @@ export async function programChoices(db: Pick<Database, 'select'>): Promise<Prog
 			.from(rounds)
 			.orderBy(asc(rounds.opensAt), asc(rounds.id))
 	]);
-	return all.map(({ archivedAt, ...p }) => ({
+	return all.map(({ archivedAt, translations, ...p }) => ({
 		...p,
+		name: programInLocale({ name: p.name, translations }, locale).name,
 		archived: archivedAt !== null,
 		rounds: windows.filter((r) => r.programId === p.id).map(({ id, name }) => ({ id, name }))
 	}));

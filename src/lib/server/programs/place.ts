@@ -1,6 +1,7 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { applications, programs, rounds } from '../db/schema';
+import type { ProgramTranslations } from '$lib/programs/programs';
 
 /** The programme and round an application belongs to, as webhooks and notifications name them. */
 export interface ProgramRound {
@@ -10,6 +11,8 @@ export interface ProgramRound {
 
 /** A round as a move reads it: where it belongs, and whether a decision in it waits for its release. */
 export interface RoundOfMove extends ProgramRound {
+	/** The programme with the community's translations of its name, for a page to name it in its locale (webhooks name the original). */
+	program: ProgramRound['program'] & { translations: ProgramTranslations };
 	/** `together` and not released yet: an approve or reject is held until the release. */
 	holds: boolean;
 }
@@ -31,7 +34,8 @@ export async function roundsOf(db: Reader, ids: readonly number[], lock = false)
 			releaseMode: rounds.releaseMode,
 			releasedAt: rounds.releasedAt,
 			slug: programs.slug,
-			programName: programs.name
+			programName: programs.name,
+			translations: programs.translations
 		})
 		.from(rounds)
 		.innerJoin(programs, eq(programs.id, rounds.programId))
@@ -41,7 +45,7 @@ export async function roundsOf(db: Reader, ids: readonly number[], lock = false)
 		rows.map((r) => [
 			r.id,
 			{
-				program: { slug: r.slug, name: r.programName },
+				program: { slug: r.slug, name: r.programName, translations: r.translations },
 				round: { id: r.id, name: r.name },
 				holds: r.releaseMode === 'together' && r.releasedAt === null
 			}

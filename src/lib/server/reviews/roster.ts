@@ -83,7 +83,12 @@ export async function perApplication(db: Pick<Database, 'select'>): Promise<numb
 /** Each programme's own N (null: the default), oldest first, archived ones left out (issue 57). */
 export async function programsPerApplication(db: Pick<Database, 'select'>) {
 	return db
-		.select({ slug: programs.slug, name: programs.name, perApplication: programs.perApplication })
+		.select({
+			slug: programs.slug,
+			name: programs.name,
+			translations: programs.translations,
+			perApplication: programs.perApplication
+		})
 		.from(programs)
 		.where(isNull(programs.archivedAt))
 		.orderBy(asc(programs.id));

@@ -241,6 +241,8 @@ export interface TeamEventEntry {
 	address: string;
 	role: TeamRole;
 	program: string | null;
+	/** The programme's slug (null: every programme), by which a page names it in its own locale. */
+	programSlug: string | null;
 	at: Date;
 }
 
@@ -254,6 +256,7 @@ export async function recentTeamEvents(db: Database, limit = 50): Promise<TeamEv
 			address: teamEvents.address,
 			role: teamEvents.role,
 			program: p.name,
+			programSlug: p.slug,
 			at: teamEvents.createdAt
 		})
 		.from(teamEvents)

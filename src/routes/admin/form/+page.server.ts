@@ -1,3 +1,5 @@
+import { getLocale } from '$lib/paraglide/runtime';
+import { programInLocale } from '$lib/programs/programs';
 import { error, redirect } from '@sveltejs/kit';
 import { readForm, refuse } from '$lib/server/platform/forms';
 import { fieldError } from '$lib/server/platform/outcome';
@@ -51,7 +53,8 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		return [program, await currentForm(db, program?.id)] as const;
 	});
 	return {
-		program: program && { slug: program.slug, name: program.name },
+		// Named in the page's locale where the community translated its name (issue 61).
+		program: program && { slug: program.slug, name: programInLocale(program, getLocale()).name },
 		query: queryOf(program),
 		formId: form.id,
 		questions: form.questions.map(draftOf),

@@ -1,3 +1,4 @@
+import { getLocale } from '$lib/paraglide/runtime';
 import { error } from '@sveltejs/kit';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { readInsights } from '$lib/server/insights/insights';
@@ -17,7 +18,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		// An admin of some programmes (issue 59): one of theirs (the first unless chosen), never the portal's
 		// numbers nor another programme's (the unknown path's 404), and no check-ins (members', not a programme's).
 		const scope = admin.programIds;
-		const all = await programChoices(db);
+		const all = await programChoices(db, getLocale());
 		const programs = scope ? all.filter((p) => scope.includes(p.id)) : all;
 		if (scope) {
 			program ??= programs[0]?.slug;

@@ -14,6 +14,7 @@ import {
 	type MessageEvent
 } from '$lib/server/notifications/templates';
 import { asksInWords, dayInWords } from '$lib/server/notifications/notification-text';
+import { programChoices } from '$lib/server/programs/choices';
 import { baseLocale, isLocale, localHref, locales, type Locale } from '$lib/i18n/locales';
 import { m } from '$lib/paraglide/messages';
 import type { Actions, PageServerLoad } from './$types';
@@ -27,11 +28,13 @@ const NOT_SENT_YET: readonly MessageEvent[] = ['decisions.released'];
 // Every event × locale, the chosen one in the editor with its preview's sample values (admins only).
 export const load: PageServerLoad = async ({ locals, url }) => {
 	requireWholeAdmin({ locals, url });
-	const saved = await withDatabase((db) => savedTemplates(db));
 	const eventParam = url.searchParams.get('event');
 	const localeParam = url.searchParams.get('locale');
 	const event: MessageEvent = isEvent(eventParam) ? eventParam : MESSAGE_EVENTS[0];
 	const locale: Locale = isLocale(localeParam) ? localeParam : baseLocale;
+	// The preview's programme: the first (membership, named after the community), in the template's language
+	// where the community translated its name (issue 61).
+	const [saved, programs] = await withDatabase((db) => Promise.all([savedTemplates(db), programChoices(db, locale)]));
 	const savedOf = (e: MessageEvent, l: Locale) => saved.find((t) => t.event === e && t.locale === l) ?? null;
 	const current = savedOf(event, locale);
 	const o = { locale };
@@ -48,6 +51,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 			name: m.messages_sample_name({}, o),
 			reason: m.messages_sample_reason({}, o),
 			round: m.messages_sample_round({}, o),
+			program: programs[0]?.name ?? '',
 			asks: asksInWords(
 				{ asks: [{ key: 'motivation', label: '', comment: m.messages_sample_reason({}, o) }] },
 				locale

@@ -1,3 +1,5 @@
+import { getLocale } from '$lib/paraglide/runtime';
+import { programInLocale } from '$lib/programs/programs';
 import { redirect } from '@sveltejs/kit';
 import { requireWholeAdmin } from '$lib/server/auth/guards';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
@@ -36,7 +38,14 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 			names,
 			perApplication: n,
 			// Issue 57: each programme's own number, offered once there are several.
-			programs: programs.length > 1 ? programs : [],
+			// Each named in the page's locale where the community translated its name (issue 61).
+			programs:
+				programs.length > 1
+					? programs.map(({ translations, ...p }) => ({
+							...p,
+							name: programInLocale({ name: p.name, translations }, getLocale()).name
+						}))
+					: [],
 			done: url.searchParams.get('done')
 		};
 	});

@@ -1,3 +1,4 @@
+import { getLocale } from '$lib/paraglide/runtime';
 import { redirect } from '@sveltejs/kit';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
@@ -18,7 +19,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		const [team, events, programs, own] = await Promise.all([
 			listTeam(db),
 			recentTeamEvents(db),
-			programChoices(db),
+			programChoices(db, getLocale()),
 			teamNamesOf(db, [member.address])
 		]);
 		const addresses = [
@@ -27,9 +28,14 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 				...events.flatMap((e) => [e.actor, e.address])
 			])
 		];
+		// Each programme named in the page's locale where the community translated its name (issue 61).
+		const nameOf = new Map(programs.map((p) => [p.slug, p.name]));
+		const named = (slug: string | null, name: string | null) => (slug === null ? name : (nameOf.get(slug) ?? name));
 		return {
-			team,
-			events,
+			team: team.map((t) =>
+				t.program ? { ...t, program: { ...t.program, name: named(t.program.slug, t.program.name)! } } : t
+			),
+			events: events.map((e) => ({ ...e, program: named(e.programSlug, e.program) })),
 			names: await displayNames(db, addresses),
 			// The signed-in member's own name on the team, for the name form.
 			ownName: own[member.address] ?? '',
