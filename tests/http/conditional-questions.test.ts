@@ -103,6 +103,21 @@ describe('/admin/form: “Show only if”', () => {
 		expect(refused.body).toMatch(
 			new RegExp(`name="${name}"[^>]*aria-invalid="true"|aria-invalid="true"[^>]*name="${name}"`)
 		);
+		// The page's summary links to the refused field, which carries that id (issue 61).
+		const id = `field-questions-${at}-${field}`;
+		expect(refused.body).toContain(`href="#${id}"`);
+		expect(refused.body).toContain(`id="${id}"`);
+		expect(await currentVersion()).toBe(before);
+	});
+
+	it("a refused translation is a link in the page's summary to its field, named by its language", async () => {
+		const before = await currentVersion();
+		const fields = { ...editorFields(FORM), 'questions.0.translations.es.label': 'x'.repeat(201) };
+		const refused = await postForm(`${base}/admin/form?/save`, fields, { cookie: await login(admin) });
+		expect(refused.status).toBe(400);
+		const id = 'field-questions-0-translations-es-label';
+		expect(refused.body).toMatch(new RegExp(`<a href="#${id}"[^>]*>[^<]*Question 1: [^<]*Español`));
+		expect(refused.body).toContain(`id="${id}"`);
 		expect(await currentVersion()).toBe(before);
 	});
 
