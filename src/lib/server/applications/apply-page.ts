@@ -8,6 +8,7 @@ import { eligibilityBanner } from '../eligibility/banner';
 import type { ProgramStanding } from '../programs/rounds';
 import { roundClosedNotice, roundTimeText } from '../programs/community-zone';
 import { placeIsNamed, roundsOf } from '../programs/place';
+import { PROGRAM_NAMING } from '../programs/choices';
 import { asSeenByApplicant, type ApplicantApplication } from './history';
 import { applyStanding } from './may-apply';
 import { applicationsOf } from './submit';
@@ -41,13 +42,7 @@ async function othersOf(
 	for (const a of mine) if (a.programId !== except && !newest.has(a.programId)) newest.set(a.programId, a);
 	if (!newest.size) return [];
 	const named = await db
-		.select({
-			id: programs.id,
-			slug: programs.slug,
-			name: programs.name,
-			translations: programs.translations,
-			archivedAt: programs.archivedAt
-		})
+		.select(PROGRAM_NAMING)
 		.from(programs)
 		.where(inArray(programs.id, [...newest.keys()]))
 		.orderBy(programs.id);

@@ -5,6 +5,15 @@ import { programInLocale, type ProgramChoice } from '$lib/programs/programs';
 
 export type { ProgramChoice };
 
+/** What a page needs to name a programme in its locale (`programInLocale`) and link to it. */
+export const PROGRAM_NAMING = {
+	id: programs.id,
+	slug: programs.slug,
+	name: programs.name,
+	translations: programs.translations,
+	archivedAt: programs.archivedAt
+};
+
 /**
  * Every programme with its rounds, oldest first (two small statements: a community has a few programmes
  * and a round a month at most), for the review table's and insights' programme and round filters, the
@@ -13,16 +22,7 @@ export type { ProgramChoice };
  */
 export async function programChoices(db: Pick<Database, 'select'>, locale: string): Promise<ProgramChoice[]> {
 	const [all, windows] = await Promise.all([
-		db
-			.select({
-				id: programs.id,
-				slug: programs.slug,
-				name: programs.name,
-				translations: programs.translations,
-				archivedAt: programs.archivedAt
-			})
-			.from(programs)
-			.orderBy(asc(programs.id)),
+		db.select(PROGRAM_NAMING).from(programs).orderBy(asc(programs.id)),
 		db
 			.select({ id: rounds.id, name: rounds.name, programId: rounds.programId })
 			.from(rounds)
