@@ -131,7 +131,9 @@ export async function startServer(
 	let output = '';
 	child.stdout.on('data', (chunk) => (output += chunk));
 	child.stderr.on('data', (chunk) => (output += chunk));
-	const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+	// 'close', not 'exit': 'exit' can come before the last lines in the pipes are read, and a test that
+	// reads the output once the server has gone (the one fatal line at start) found it missing.
+	const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
 
 	await new Promise<void>((resolve, reject) => {
 		const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 180_000);
