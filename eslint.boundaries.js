@@ -11,6 +11,7 @@ export const SERVER_MAY_IMPORT = {
 	db: [],
 	platform: ['db'],
 	auth: ['platform', 'db', 'chain', 'reviews/roster'],
+	branding: ['platform', 'db', 'auth:types', 'files/detect'],
 	chain: ['platform', 'db', 'auth', 'applications', 'webhooks'],
 	applications: [
 		'platform',
@@ -23,7 +24,8 @@ export const SERVER_MAY_IMPORT = {
 		'eligibility',
 		'reviews',
 		'programs',
-		'files'
+		'files',
+		'branding'
 	],
 	checkins: ['platform', 'db', 'auth:types', 'webhooks'],
 	eligibility: ['platform', 'db', 'auth:types', 'forms', 'chain/polygon'],
@@ -31,7 +33,7 @@ export const SERVER_MAY_IMPORT = {
 	forms: ['platform', 'db', 'auth:types'],
 	i18n: ['platform', 'auth'],
 	insights: ['platform', 'db', 'outbox'],
-	notifications: ['platform', 'db', 'outbox'],
+	notifications: ['platform', 'db', 'outbox', 'branding'],
 	outbox: ['platform', 'db'],
 	programs: ['platform', 'db', 'outbox'],
 	pulse: ['platform'],

@@ -1,6 +1,5 @@
 import adapterNode from '@sveltejs/adapter-node';
 import adapterVercel from '@sveltejs/adapter-vercel';
-import { readFileSync } from 'node:fs';
 import { loadEnv } from 'vite';
 import { withSecurityHeaders } from './deploy/adapter.js';
 import { buildDirectives, logoOrigin } from './deploy/security-headers.js';
@@ -11,19 +10,6 @@ const useVercel = process.env.ADAPTER === 'vercel' || (process.env.VERCEL && pro
 // Where adapter-node writes the server (build/); PORTAL_BUILD_OUT and PORTAL_KIT_OUT make a second build
 // beside the usual one without touching it (tests/http/branding-custom.test.ts).
 const out = process.env.PORTAL_BUILD_OUT ?? 'build';
-
-// The locales of project.inlang: / and /setup are prerendered in each (src/lib/i18n/locales.ts).
-/** @type {unknown} */
-const settings = JSON.parse(readFileSync(new URL('./project.inlang/settings.json', import.meta.url), 'utf8'));
-const { baseLocale, locales } = /** @type {{ baseLocale: string, locales: string[] }} */ (settings);
-/**
- * @param {`/${string}`} path
- * @returns {`/${string}`[]}
- */
-const localized = (path) =>
-	/** @type {`/${string}`[]} */ (
-		locales.map((locale) => (locale === baseLocale ? path : path === '/' ? `/${locale}` : `/${locale}${path}`))
-	);
 
 /** @type {import('@sveltejs/kit').Config} */
 const config = {
@@ -54,13 +40,9 @@ const config = {
 		csrf: { trustedOrigins: ['*'] },
 		// Absolute asset paths: a page (the 404 too) reads the same at every depth of path (docs/pages-and-forms.md).
 		paths: { relative: false },
-		// Only / and /setup in every locale (and the generated /favicon.svg and Safe App /manifest.json) are
-		// static; the other pages read the session on the server.
-		prerender: {
-			crawl: false,
-			entries: [...localized('/'), ...localized('/setup'), '/favicon.svg', '/manifest.json'],
-			handleHttpError: 'fail'
-		},
+		// Nothing is prerendered: every page shows the community's look as /admin/settings saved it (issue 59),
+		// read per request (src/routes/+layout.server.ts).
+		prerender: { crawl: false, entries: [], handleHttpError: 'fail' },
 		typescript: {
 			// `npm run check` also type-checks the scripts, benchmarks, deploy tools and root configs run by plain node.
 			config(tsconfig) {

@@ -12,9 +12,6 @@ import { splitLocalePath } from '$lib/i18n/locales';
  * resolves to no route for everyone: SvelteKit would otherwise redirect it (308) and so reveal it
  * (docs/pages-and-forms.md).
  */
-/** The pages svelte.config.js prerenders in every locale. */
-const PRERENDERED = new Set(['/', '/setup']);
-
 export const reroute: Reroute = async ({ url, fetch }) => {
 	// On the server every request asks who is calling, whatever its path: a hidden section then takes
 	// the time an unknown path takes (issue 54). The session it reads is read once per request
@@ -28,10 +25,6 @@ export const reroute: Reroute = async ({ url, fetch }) => {
 	}
 	const { path, page } = splitLocalePath(decoded);
 	if (!page) return UNMATCHED_PATH;
-	// A prerendered page in a locale is a file the server sends before it gets here. What does get here
-	// (its data, another method) would make SvelteKit fetch the base locale's file over HTTP from the
-	// request's own origin: no route instead. The browser and the prerendering still route it.
-	if (!browser && !building && path !== decoded && PRERENDERED.has(path)) return UNMATCHED_PATH;
 	const section = hiddenSection(path);
 	// Without its prefix, as sent (SvelteKit decodes what reroute returns): the prefix is one segment.
 	const second = url.pathname.indexOf('/', 1);

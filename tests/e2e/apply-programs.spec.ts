@@ -48,7 +48,7 @@ for (const locale of JOURNEY_LOCALES)
 		const page = await pageAs(browser, portal, privateKeyToAccount(generatePrivateKey()), { locale });
 		const name = `${locale} Ada`;
 
-		// The home page names the open programmes (filled in by the browser: the page is prerendered).
+		// The home page names the open programmes (filled in by the browser, from GET /api/programs).
 		await page.goto(`${portal.url}${path('/')}`);
 		await expect(page.getByRole('heading', { level: 2, name: say('home_programs_heading') })).toBeVisible();
 		const toBuilders = page.getByRole('link', { name: builders[locale] });

@@ -70,7 +70,7 @@ export async function startChannels(
 /** The community's name as the built server's home page says it (its branding: every mail names it). */
 export async function communityName(base: string): Promise<string> {
 	const page = await getPage(`${base}/`);
-	const name = /<h1 id="welcome"[^>]*>([^<]*)<\/h1>/.exec(page.body)![1]!;
+	const name = /<h1 id="welcome"[^>]*><bdi>([^<]*)<\/bdi><\/h1>/.exec(page.body)![1]!;
 	const entities: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
 	return name.replace(/&(amp|lt|gt|quot|#39);/g, (e) => entities[e]!);
 }

@@ -92,7 +92,8 @@ export class VercelOutput {
 			if (route.status && !route.dest) return send(res, route.status, headers, Buffer.alloc(0));
 			if (route.dest) {
 				const dest = route.dest.replace(/\$(\d+)/g, (_, n: string) => match[Number(n)] ?? '');
-				const fn = path.join(this.dir, 'functions', `${dest}.func`);
+				// The root's function is index.func, as Vercel names it.
+				const fn = path.join(this.dir, 'functions', `${dest === '/' ? '/index' : dest}.func`);
 				if (existsSync(fn)) return this.invoke(fn, req, url, headers, res);
 				pathname = dest;
 			}

@@ -85,8 +85,8 @@ describe('a build with a community’s own branding', () => {
 
 	it('the home page lists the community’s links and uses its accent colour', async () => {
 		const page = await (await get('/')).text();
-		expect(page).toContain('<a href="https://lens.example" rel="noopener">Website</a>');
-		expect(page).toContain('<a href="https://discord.gg/lensgarden" rel="noopener">Discord</a>');
+		expect(page).toContain('<a href="https://lens.example" rel="noopener"><bdi>Website</bdi></a>');
+		expect(page).toContain('<a href="https://discord.gg/lensgarden" rel="noopener"><bdi>Discord</bdi></a>');
 		const hrefs = [...page.matchAll(/href="([^"]+\.css)"/g)].map((m) => m[1]!);
 		const styles = (await Promise.all(hrefs.map(async (href) => (await get(href)).text()))).join('\n');
 		expect(styles).toContain('--accent:#0a7f5a');

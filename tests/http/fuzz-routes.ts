@@ -137,6 +137,15 @@ export const ROUTES: readonly FuzzRoute[] = [
 		query: ['done'],
 		shownTo: ADMINS
 	},
+	// The community's look (issue 59): multipart, a logo file among its texts.
+	{
+		id: '/admin/settings',
+		actions: {
+			save: ['name', 'description', 'links', 'accent', 'logo', 'removeLogo', 'name.es', 'description.ar']
+		},
+		query: ['done'],
+		shownTo: ADMINS
+	},
 	{
 		id: '/admin/programs',
 		actions: {
@@ -170,6 +179,8 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/metrics', shownTo: [] },
 	// A stored file (issue 58): `[id]` is an application's id, which is no file's: the unknown path for everyone.
 	{ id: '/files/[id]', query: ['preview'], shownTo: [] },
+	// The saved logo by its hash: `[sha256]` is no logo's, the unknown path for everyone.
+	{ id: '/logo/[sha256]', shownTo: [] },
 	{ id: '/favicon.svg' },
 	{ id: '/manifest.json' }
 ];

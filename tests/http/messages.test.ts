@@ -442,4 +442,39 @@ describe.each(engines)('messages in the community’s voice on %s', (engine) => 
 		},
 		120_000
 	);
+	// Last: it changes the community's name every test above reads.
+	it('the look saved on /admin/settings names the community in the inbox and the e-mails, in the reader’s language and the saved colour', async () => {
+		const saved = await postForm(
+			`${base}/admin/settings?/save`,
+			{ name: 'Atlas Guild', 'name.es': 'Gremio Atlas', accent: '#0052ff' },
+			{ cookie: portal.adminCookie }
+		);
+		expect(saved.status).toBe(303);
+		// Every process reads the saved look again within a second (SETTINGS_CACHE_MS).
+		await new Promise((r) => setTimeout(r, 1_100));
+
+		const sofia = await portal.member();
+		await setLocale(sofia, 'es');
+		const email = `sofia-${Date.now()}@example.test`;
+		await confirmEmail(sofia, email, 'es');
+		const id = await portal.apply(sofia, { displayName: 'Sofía Voz', motivation: 'Quiero participar' }, '/es');
+		expect((await portal.move(id, 'approved')).status).toBe(303);
+		// The Spanish template of the first test, its {community} the Spanish name; the subject names it too.
+		const approved = await mailTo(email, 'Gremio Atlas: ¡Bienvenida a Gremio Atlas, \u2068Sofía Voz\u2069!');
+		expect(approved.text).toContain('Gremio Atlas');
+		expect(approved.html).toContain('Gremio Atlas');
+		expect(approved.html).toContain('#0052ff');
+		expect(textOf((await getPage(`${base}/es/inbox`, sofia.cookie)).body)).toContain('¡Bienvenida a Gremio Atlas,');
+
+		// An English reader: the base name.
+		const ann = await portal.member();
+		const english = `ann-${Date.now()}@example.test`;
+		await confirmEmail(ann, english, '');
+		const annId = await portal.apply(ann, { displayName: 'Ann Look', motivation: 'Hello' });
+		expect((await portal.move(annId, 'approved')).status).toBe(303);
+		const mailed = await mail.until((m) =>
+			m.some((x) => JSON.stringify(x.to).includes(english) && x.subject?.startsWith('Atlas Guild: '))
+		);
+		expect(mailed.length).toBeGreaterThan(0);
+	});
 });

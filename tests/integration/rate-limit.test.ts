@@ -77,7 +77,8 @@ describe.each(engines)('consume_rate_limit on %s', (engine) => {
 			editApplication: { limit: 20, windowSeconds: 86_400, counts: 'edits in 24 hours' },
 			withdrawApplication: { limit: 5, windowSeconds: 86_400, counts: 'withdrawals in 24 hours' },
 			// The team (issue 59): adding and removing on /admin/team and /admin/reviewers.
-			teamChange: { limit: 120, windowSeconds: 3_600, counts: 'changes of the team in an hour' }
+			teamChange: { limit: 120, windowSeconds: 3_600, counts: 'changes of the team in an hour' },
+			settingsChange: { limit: 60, windowSeconds: 3_600, counts: 'saves of the look in an hour' }
 		});
 		const mixed = '0x' + 'C'.repeat(40);
 		const results = [];

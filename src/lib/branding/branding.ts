@@ -177,6 +177,28 @@ export function readableOn(color: string, backgrounds: string[], towards: string
 export const LIGHT_BACKGROUNDS = ['#fafafb', '#ffffff', '#f3f2f6'];
 export const DARK_BACKGROUNDS = ['#121216', '#1b1b21', '#24242c'];
 
+/** The page background of each theme (src/app.css `--bg`), which decision 0050 checks an accent against. */
+export const THEME_BACKGROUNDS = { light: '#fafafb', dark: '#121216' } as const;
+
+/**
+ * What an accent must reach against each theme's background (docs/decisions/0050-an-accent-checked-as-used.md):
+ * in the light theme it is the colour of links and of buttons' fill, text contrast (4.5:1); in the dark
+ * theme it fills buttons and marks the current tab, non-text contrast (3:1), while text there takes a
+ * lighter tone derived from it (`accentTokens`). No colour reaches 4.5:1 against both backgrounds.
+ */
+export const ACCENT_MINIMUM = { light: 4.5, dark: 3 } as const;
+
+/** An accent's contrast against each theme's background, and the first theme where it falls short (or null). */
+export function accentContrast(accent: string): { light: number; dark: number; short: 'light' | 'dark' | null } {
+	const light = contrast(accent, THEME_BACKGROUNDS.light);
+	const dark = contrast(accent, THEME_BACKGROUNDS.dark);
+	const short = light < ACCENT_MINIMUM.light ? 'light' : dark < ACCENT_MINIMUM.dark ? 'dark' : null;
+	return { light, dark, short };
+}
+
+/** A ratio as people read it: two decimals, rounded down (4.499 is not 4.50:1). */
+export const ratioText = (ratio: number) => `${(Math.floor(ratio * 100) / 100).toFixed(2)}:1`;
+
 export interface AccentTokens {
 	accent: string;
 	onAccent: string;
@@ -202,6 +224,18 @@ export function accentCss(accent: string): string {
 	return (
 		`\n:root{--accent:${t.accent};--on-accent:${t.onAccent};--accent-strong:${t.light.accentStrong};--accent-soft:${t.light.accentSoft}}` +
 		`\n@media (prefers-color-scheme: dark){:root{--accent-strong:${t.dark.accentStrong};--accent-soft:${t.dark.accentSoft}}}\n`
+	);
+}
+
+/**
+ * The accent tokens of a saved accent (`/admin/settings`) as a style sheet for the page's head: `html:root`
+ * outweighs the build's `:root` rules in src/app.css wherever the two stand. Only `#rrggbb` reaches here.
+ */
+export function savedAccentCss(accent: string): string {
+	const t = accentTokens(accent);
+	return (
+		`html:root{--accent:${t.accent};--on-accent:${t.onAccent};--accent-strong:${t.light.accentStrong};--accent-soft:${t.light.accentSoft}}` +
+		`@media (prefers-color-scheme: dark){html:root{--accent-strong:${t.dark.accentStrong};--accent-soft:${t.dark.accentSoft}}}`
 	);
 }
 

@@ -25,7 +25,7 @@ export const isLocale = (value: unknown): value is Locale =>
 	typeof value === 'string' && (locales as readonly string[]).includes(value);
 
 /** Paths that are not pages, so never under a locale prefix. */
-const NOT_PAGES = /^\/(?:api|metrics|healthz|favicon\.svg|manifest\.json|service-worker\.js|_app)(?:\/|$)/;
+const NOT_PAGES = /^\/(?:api|metrics|healthz|favicon\.svg|manifest\.json|logo|service-worker\.js|_app)(?:\/|$)/;
 
 /**
  * A decoded path's locale and the path without its prefix; `page` false when a prefix stands before

@@ -19,6 +19,8 @@ import { parseWords } from '../notifications/templates';
 import { parseTableQuery, tableFilter } from './review-table';
 import { BULK_MAX, UUID_ANY_CASE } from '$lib/platform/limits';
 import { community } from '$lib/branding/community';
+import { brandingIn } from '$lib/branding/saved';
+import { savedCommunity } from '../branding/settings';
 import { fillMarkup, markupText, parseMarkup } from '$lib/notifications/markup';
 import { baseLocale } from '$lib/i18n/locales';
 import { m } from '$lib/paraglide/messages';
@@ -119,10 +121,12 @@ export async function sendMessage(
 	input: MessageInput
 ): Promise<Outcome<{ count: number; messageId: number; again: boolean }>> {
 	const where = whereChosen(input.chosen) ?? sql`true`;
-	// {community} is the same for everyone; {link} stays in the markup for each page that shows it.
-	const markup = fillMarkup(parseMarkup(input.body), { community: community.name });
+	// {community} is the same for everyone (the saved name, /admin/settings); {link} stays in the markup for
+	// each page that shows it.
+	const communityName = brandingIn(community, await savedCommunity(db), baseLocale).name;
+	const markup = fillMarkup(parseMarkup(input.body), { community: communityName });
 	const bodyText = markupText(markup, '{link}');
-	const subject = input.subject.replaceAll('{community}', community.name);
+	const subject = input.subject.replaceAll('{community}', communityName);
 	const fill = (text: SQL, json: boolean) => {
 		const value = (v: SQL) => (json ? jsonText(v) : v);
 		return sql`replace(replace(replace(${text}, '{name}', ${value(sql`c.display_name`)}), '{program}', ${value(sql`c.program`)}), '{round}', ${value(sql`c.round`)})`;

@@ -3,6 +3,7 @@ import {
 	bigint,
 	boolean,
 	check,
+	customType,
 	doublePrecision,
 	index,
 	integer,
@@ -471,6 +472,56 @@ export const teamNames = pgTable(
 		check('team_names_address_lowercase', sql`${t.address} ~ '^0x[0-9a-f]{40}$'`),
 		check('team_names_display_name_length', sql`char_length(${t.displayName}) between 1 and 80`)
 	]
+);
+
+/** Bytes as Postgres `bytea` (the community's logo, at most 512 KiB). */
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' });
+
+/** A community text in other locales than the base one: locale → its words (blank: the base words). */
+export type CommunityTranslations = Record<string, { name?: string; description?: string }>;
+
+/**
+ * The community's look as the portal edits it (issue 59, `/admin/settings`; docs/data.md): one row, made
+ * by the first save. A null column keeps the environment's value (PUBLIC_COMMUNITY_*, PUBLIC_ACCENT_COLOR).
+ */
+export const communitySettings = pgTable(
+	'community_settings',
+	{
+		id: smallint('id').primaryKey().default(1),
+		name: text('name'),
+		description: text('description'),
+		links: jsonb('links').$type<{ label: string; href: string }[]>(),
+		accent: text('accent'),
+		translations: jsonb('translations').$type<CommunityTranslations>().notNull().default({}),
+		logo: bytea('logo'),
+		logoType: text('logo_type'),
+		logoSha256: text('logo_sha256'),
+		updatedBy: text('updated_by').notNull(),
+		updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow()
+	},
+	(t) => [
+		check('community_settings_one_row', sql`${t.id} = 1`),
+		check('community_settings_accent', sql`${t.accent} ~ '^#[0-9a-f]{6}$'`),
+		check('community_settings_name_length', sql`char_length(${t.name}) between 1 and 60`),
+		check('community_settings_description_length', sql`char_length(${t.description}) between 1 and 300`),
+		check(
+			'community_settings_logo_whole',
+			sql`(${t.logo} is null) = (${t.logoType} is null) and (${t.logo} is null) = (${t.logoSha256} is null)`
+		),
+		check('community_settings_logo_size', sql`octet_length(${t.logo}) <= 524288`)
+	]
+);
+
+/** Each save of the community's look: who, when, which fields changed (never the logo's bytes). */
+export const communitySettingsEvents = pgTable(
+	'community_settings_events',
+	{
+		id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+		actor: text('actor').notNull(),
+		changed: text('changed').array().notNull(),
+		at: timestamp('at', { withTimezone: true }).notNull().defaultNow()
+	},
+	(t) => [index('community_settings_events_at').on(t.at)]
 );
 
 /**

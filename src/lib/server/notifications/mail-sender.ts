@@ -10,9 +10,14 @@ import { mailOf, verificationMail, type Mail } from './mail-text';
 import { baseLocale, isLocale, type Locale } from '$lib/i18n/locales';
 import { logger } from '../platform/observability';
 import { community } from '$lib/branding/community';
+import { brandingIn } from '$lib/branding/saved';
+import { savedCommunity } from '../branding/settings';
 
-/** The community the mails come from, named in every subject and body. */
-const brand = { name: community.name, accent: community.accent };
+/** The community the mails come from, named in every subject and body: as /admin/settings saved it, in the recipient's language. */
+async function brandOf(db: Database, locale: Locale) {
+	const branding = brandingIn(community, await savedCommunity(db), locale);
+	return { name: branding.name, accent: branding.accent };
+}
 
 /** The recipient's language as members.locale holds it (their last signed-in page visit). */
 const localeOf = (locale: string | null): Locale => (isLocale(locale) ? locale : baseLocale);
@@ -94,7 +99,8 @@ export class MailSender implements Channel {
 			const e = found?.e;
 			if (!e || e.verifiedAt) return null;
 			const token = signToken(this.secret, 'verify', { address, email: e.email, createdAtMs: e.createdAt.getTime() });
-			return verificationMail(this.config, brand, e.email, token, localeOf(found.locale));
+			const locale = localeOf(found.locale);
+			return verificationMail(this.config, await brandOf(db, locale), e.email, token, locale);
 		}
 		const [n] = await db
 			.select({
@@ -116,7 +122,8 @@ export class MailSender implements Channel {
 			.where(eq(notifications.id, Number(row.data.notificationId)));
 		if (!n) return null;
 		const token = signToken(this.secret, 'unsubscribe', { address: n.address, email: n.email, createdAtMs: 0 });
-		return mailOf(this.config, brand, n.email, n, token, localeOf(n.locale));
+		const locale = localeOf(n.locale);
+		return mailOf(this.config, await brandOf(db, locale), n.email, n, token, locale);
 	}
 
 	close(): Promise<void> {

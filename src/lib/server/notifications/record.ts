@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import {
 	applications,
+	communitySettings,
 	memberEmails,
 	members,
 	messageTemplates,
@@ -14,6 +15,7 @@ import {
 import { rowsOf } from '../db/rows';
 import { baseLocale, isLocale, localizedPath, type Locale } from '$lib/i18n/locales';
 import { community } from '$lib/branding/community';
+import { brandingIn, type SavedCommunity } from '$lib/branding/saved';
 import { isolate } from '$lib/notifications/isolate';
 import type { Markup, PlaceholderValues } from '$lib/notifications/markup';
 import { eventOf, renderTemplate, type Template } from './templates';
@@ -60,6 +62,7 @@ async function recipientsAndPrograms(
 		apps: Record<string, App> | null;
 		several: boolean;
 		templates: Record<string, Template> | null;
+		saved: SavedCommunity | null;
 	}>(
 		await tx.execute(sql`select
 			(select jsonb_object_agg(address, locale) from ${members}
@@ -70,7 +73,10 @@ async function recipientsAndPrograms(
 				where a.id in (select jsonb_array_elements_text(${JSON.stringify([...new Set(applicationIds)])}::jsonb)::uuid)) as apps,
 			exists (select 1 from ${programs} p1 join ${programs} p2 on p2.id <> p1.id) as several,
 			(select jsonb_object_agg(event || '|' || locale, jsonb_build_object('subject', subject, 'body', body))
-				from ${messageTemplates}) as templates`)
+				from ${messageTemplates}) as templates,
+			(select jsonb_build_object('name', name, 'description', description, 'links', links, 'accent', accent,
+					'translations', translations, 'logoSha256', logo_sha256)
+				from ${communitySettings} where id = 1) as saved`)
 	);
 	const locales = found?.locales ?? {};
 	const apps = found?.apps ?? {};
@@ -87,6 +93,8 @@ async function recipientsAndPrograms(
 			return app && found?.several ? programInLocale(app, locale).name : null;
 		},
 		appOf,
+		/** The community's name in the recipient's language, as /admin/settings saved it, else the build's. */
+		communityOf: (locale: Locale): string => brandingIn(community, found?.saved ?? null, locale).name,
 		templateOf: (event: string | null, locale: Locale): Template | null => {
 			const key = `${event}|${locale}`;
 			return event !== null && Object.hasOwn(templates, key) ? templates[key]! : null;
@@ -100,10 +108,15 @@ type App = Program & { displayName: string; round: string | null };
  * The placeholders' values of one notification (templates.ts), in the recipient's language; each piece of
  * user text set apart (FSI … PDI), as notification-text.ts sets apart the portal's own words' pieces.
  */
-function valuesOf(change: NotificationChange, app: App | null, locale: Locale): PlaceholderValues {
+function valuesOf(
+	change: NotificationChange,
+	app: App | null,
+	locale: Locale,
+	communityName: string
+): PlaceholderValues {
 	return {
 		name: isolate(app?.displayName ?? ''),
-		community: community.name,
+		community: communityName,
 		program: isolate(app ? programInLocale(app, locale).name : ''),
 		round: isolate(app?.round ?? ''),
 		reason: isolate(change.reason ?? ''),
@@ -124,7 +137,7 @@ function wordsOf(
 		const app = found.appOf(applicationId);
 		const { title, body, markup } = renderTemplate(
 			template,
-			valuesOf(change, app, locale),
+			valuesOf(change, app, locale, found.communityOf(locale)),
 			localizedPath('/apply', locale)
 		);
 		return { title, body, markup };

@@ -5,14 +5,19 @@ import { isApiPath, jsonError } from './http';
 
 /**
  * Body limits per route (issue 58): a multipart post of the apply form (`/apply`, `/apply/<slug>`, its
- * default and `edit` actions) may carry files, up to 25 MiB in all; every other request keeps
+ * default and `edit` actions) may carry files, up to 25 MiB in all; the community's look
+ * (`/admin/settings?/save`, issue 59) a logo of 512 KiB and its texts, 1 MiB; every other request keeps
  * BODY_SIZE_LIMIT (512K by default). The server's own reader (adapter-node) is given the larger limit
  * (deploy/adapter.js keeps the operator's value in PORTAL_BODY_SIZE_LIMIT), so this is where the smaller
  * one holds: by Content-Length before anything is read, else by counting the bytes as they are read.
  */
 
-const UPLOAD_ROUTES = new Set(['/apply', '/apply/[slug]']);
-const UPLOAD_ACTIONS = new Set(['default', 'edit']);
+/** Route → the actions whose multipart posts carry files, and the most bytes such a post may have. */
+const UPLOADS: Record<string, { actions: ReadonlySet<string>; max: number }> = {
+	'/apply': { actions: new Set(['default', 'edit']), max: FILE_LIMITS.maxBody },
+	'/apply/[slug]': { actions: new Set(['default', 'edit']), max: FILE_LIMITS.maxBody },
+	'/admin/settings': { actions: new Set(['save']), max: 1024 * 1024 }
+};
 
 /** adapter-node's spelling of a size: bytes, or with K, M or G. */
 export function parseBytes(raw: string | undefined, fallback: number): number {
@@ -29,15 +34,13 @@ function actionOf(url: URL): string {
 	return 'default';
 }
 
-/** Whether this request is an apply form's post that may carry files. */
-export function isUploadPost(event: Pick<RequestEvent, 'request' | 'route' | 'url'>): boolean {
+/** The most bytes this request may have when it is a post that may carry files (the apply form, a logo); else null. */
+export function uploadLimit(event: Pick<RequestEvent, 'request' | 'route' | 'url'>): number | null {
 	const type = event.request.headers.get('content-type')?.split(';', 1)[0]!.trim().toLowerCase();
-	return (
-		event.request.method === 'POST' &&
-		type === 'multipart/form-data' &&
-		UPLOAD_ROUTES.has(event.route.id ?? '') &&
-		UPLOAD_ACTIONS.has(actionOf(event.url))
-	);
+	const route = Object.hasOwn(UPLOADS, event.route.id ?? '') ? UPLOADS[event.route.id!]! : null;
+	return event.request.method === 'POST' && type === 'multipart/form-data' && route?.actions.has(actionOf(event.url))
+		? route.max
+		: null;
 }
 
 function tooLarge(upload: boolean, max: number): never {
@@ -58,8 +61,9 @@ function tooLargeError(upload: boolean, max: number): unknown {
 export const limitBodies: Handle = ({ event, resolve }) => {
 	const { request } = event;
 	if (!request.body) return resolve(event);
-	const upload = isUploadPost(event);
-	const max = upload ? FILE_LIMITS.maxBody : appLimit();
+	const uploadMax = uploadLimit(event);
+	const upload = uploadMax !== null;
+	const max = uploadMax ?? appLimit();
 	if (max === Infinity) return resolve(event);
 	const length = Number(request.headers.get('content-length') ?? NaN);
 	if (Number.isFinite(length)) {

@@ -31,7 +31,9 @@ export const RATE_LIMITS = {
 	editApplication: { limit: 20, windowSeconds: 24 * 60 * 60, counts: m.form_limit_edits },
 	withdrawApplication: { limit: 5, windowSeconds: 24 * 60 * 60, counts: m.form_limit_withdrawals },
 	// The team (issue 59): an admin's adds and removes on /admin/team and /admin/reviewers.
-	teamChange: { limit: 120, windowSeconds: 60 * 60, counts: m.form_limit_team_changes }
+	teamChange: { limit: 120, windowSeconds: 60 * 60, counts: m.form_limit_team_changes },
+	// The community's look (issue 59): saves of /admin/settings.
+	settingsChange: { limit: 60, windowSeconds: 60 * 60, counts: m.form_limit_settings_changes }
 } as const satisfies Record<string, RateLimitRule>;
 
 export type RateLimitedAction = keyof typeof RATE_LIMITS;
