@@ -5,7 +5,8 @@ import { sveltekit } from '@sveltejs/kit/vite';
 import { paraglideVitePlugin } from '@inlang/paraglide-js';
 import { loadEnv, type Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
-import { accentCss, parseBranding } from './src/lib/branding/branding.ts';
+import { accentCss } from './src/lib/branding/accent.ts';
+import { parseBranding } from './src/lib/branding/branding.ts';
 import { portalVersion } from './scripts/portal-version.js';
 
 /**

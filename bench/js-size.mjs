@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { jsSizes, localeNote } from './scenarios/js-size.js';
 
-const { pages, siwe, locales } = jsSizes(path.resolve(process.argv[2] ?? 'build'));
+const { pages, siwe, locales } = await jsSizes(path.resolve(process.argv[2] ?? 'build'));
 console.table(
 	pages.map((p) => ({
 		page: p.page,

@@ -37,6 +37,7 @@ import { DataFolderHeldError, DataFolderOpenError } from '$lib/server/db/data-fo
 import { shutDown, startFailureInWords } from '$lib/server/db/lifecycle';
 import { startBackups } from '$lib/server/db/backups';
 import { localize } from '$lib/server/i18n/localize';
+import { accentStyle } from '$lib/server/branding/accent-style';
 import { draftAnswers204 } from '$lib/server/applications/drafts';
 
 /** Why a Postgres server refused the start, in words (a database that does not exist, a refused user), or null. */
@@ -240,6 +241,7 @@ export const handle = chain(
 	limitBodies,
 	readSession,
 	localize,
+	accentStyle,
 	refuseUnknownActions,
 	draftAnswers204,
 	noStoreAuth,

@@ -1,12 +1,14 @@
 // @ts-check
 // JavaScript shipped per page (gzip level 9, file by file as the server sends them) after the build:
-// every chunk the prerendered HTML preloads or imports plus their static imports; `/setup + wallet`
+// every chunk the served HTML of / and /setup (a signed-out visit to the built server) preloads or imports
+// plus their static imports; `/setup + wallet`
 // adds what /setup loads in onMount (followed through dynamic imports) for a wallet in the browser;
 // `WalletConnect (on choice)` is what picking WalletConnect loads on top, reported apart. Also checks that
 // `/` holds no wallet code and that no chunk the injected flow loads carries the `siwe` parser.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { startPortal } from '../harness.js';
 
 // Strings only wallet code carries (wagmi's and viem's error texts) and the `siwe` parser's names.
 // (Not `eip6963:`: /setup's wallet detection, src/lib/wallet/detect.ts, names the event without the library.)
@@ -60,17 +62,45 @@ function onTop(entries, loaded) {
 }
 
 /**
- * What the prerendered page's HTML loads before it runs: modulepreload links and inline import()s.
+ * What a served page loads before it runs: its modulepreloads (the `Link` header SvelteKit sends with a
+ * page rendered per request, or `<link>`s in the HTML) and the HTML's inline import()s.
  * @param {string} root
- * @param {string} html
+ * @param {string} text  the `Link` header, a line, then the HTML
  */
-function pageModules(root, html) {
-	const text = readFileSync(path.join(root, html), 'utf8');
+function pageModules(root, text) {
 	const entries = [
+		...text.matchAll(/<([^>]+\.js)>; rel="modulepreload"/g),
 		...text.matchAll(/<link href="([^"]+\.js)" rel="modulepreload"/g),
 		...text.matchAll(/import\("([^"]+\.js)"\)/g)
 	].map((m) => path.join(root, 'client', path.posix.normalize(m[1] ?? '')));
 	return closure(entries, false);
+}
+
+/**
+ * The HTML of `/` and `/setup` in every locale as the built server in `root` sends it to a signed-out visitor
+ * (no page is prerendered: each shows the community's look as saved, issue 59), on an empty database.
+ * @param {string} root
+ * @returns {Promise<Map<string, string>>} path → its `Link` header, a line, then its HTML
+ */
+async function servedPages(root) {
+	const settings = /** @type {{ baseLocale: string, locales: string[] }} */ (
+		JSON.parse(readFileSync(path.resolve('project.inlang/settings.json'), 'utf8'))
+	);
+	const paths = settings.locales.flatMap((l) =>
+		l === settings.baseLocale ? ['/', '/setup'] : [`/${l}`, `/${l}/setup`]
+	);
+	const portal = await startPortal({}, { profile: false, args: [path.join(root, 'index.js')] });
+	try {
+		const pages = new Map();
+		for (const p of paths) {
+			const answer = await fetch(`${portal.url}${p}`, { headers: { accept: 'text/html' } });
+			if (answer.status !== 200) throw new Error(`GET ${p}: ${answer.status}`);
+			pages.set(p, `${answer.headers.get('link') ?? ''}\n${await answer.text()}`);
+		}
+		return pages;
+	} finally {
+		await portal.stop();
+	}
 }
 
 /** @param {Set<string>} files */
@@ -111,44 +141,42 @@ function allClientJs(dir) {
  */
 
 /**
- * Whether every locale's prerendered `/` and `/setup` (`prerendered/<locale>.html`, `<locale>/setup.html`)
- * load the same modules as the base locale's: the bundles are shared and the locale picks its strings at run
- * time, so the sizes measured on the base locale's pages hold for every locale. Locales whose pages load
- * other modules are listed in `differing`.
+ * Whether every locale's `/` and `/setup` load the same modules as the base locale's: the bundles are shared
+ * and the locale picks its strings at run time, so the sizes measured on the base locale's pages hold for
+ * every locale. Locales whose pages load other modules are listed in `differing`.
  * @param {string} root
+ * @param {Map<string, string>} pages
  * @param {Set<string>} home
  * @param {Set<string>} setup
  */
-function localeBundles(root, home, setup) {
-	const dir = path.join(root, 'prerendered');
+function localeBundles(root, pages, home, setup) {
 	const same = (/** @type {Set<string>} */ a, /** @type {Set<string>} */ b) =>
 		a.size === b.size && [...a].every((f) => b.has(f));
-	const locales = readdirSync(dir, { withFileTypes: true })
-		.filter((d) => d.isDirectory() && existsSync(path.join(dir, `${d.name}.html`)))
-		.map((d) => d.name);
+	const locales = [...pages.keys()].filter((p) => p !== '/setup' && /^\/[^/]+$/.test(p)).map((p) => p.slice(1));
 	const differing = locales.filter(
 		(l) =>
-			!same(pageModules(root, `prerendered/${l}.html`), home) ||
-			(existsSync(path.join(dir, l, 'setup.html')) && !same(pageModules(root, `prerendered/${l}/setup.html`), setup))
+			!same(pageModules(root, pages.get(`/${l}`) ?? ''), home) ||
+			!same(pageModules(root, pages.get(`/${l}/setup`) ?? ''), setup)
 	);
 	return { checked: locales, differing };
 }
 
 /** The note printed under the sizes. @param {{ checked: string[], differing: string[] }} locales */
 export function localeNote({ checked, differing }) {
-	if (checked.length === 0) return 'locales: no prerendered locale pages found (a build before translations)';
+	if (checked.length === 0) return 'locales: no other locale (a build before translations)';
 	return differing.length === 0
-		? `every locale loads the same bundles (the locale picks its strings at run time): the prerendered / and /setup of ${checked.join(', ')} load the same modules as the base locale's, so these sizes hold for every locale`
+		? `every locale loads the same bundles (the locale picks its strings at run time): / and /setup of ${checked.join(', ')} load the same modules as the base locale's, so these sizes hold for every locale`
 		: `NOT the same bundles for every locale: ${differing.join(', ')} load other modules than the base locale's / or /setup (checked: ${checked.join(', ')})`;
 }
 
 /**
  * Figures per page; `ok` says whether the issue's targets hold; `locales`, whether every locale loads the same.
- * @returns {{ pages: PageSize[], siwe: string[], locales: { checked: string[], differing: string[] } }}
+ * @returns {Promise<{ pages: PageSize[], siwe: string[], locales: { checked: string[], differing: string[] } }>}
  */
-export function jsSizes(root = path.resolve('build')) {
-	const home = pageModules(root, 'prerendered/index.html');
-	const setup = pageModules(root, 'prerendered/setup.html');
+export async function jsSizes(root = path.resolve('build')) {
+	const served = await servedPages(root);
+	const home = pageModules(root, served.get('/') ?? '');
+	const setup = pageModules(root, served.get('/setup') ?? '');
 	// The /setup page node is the chunk /setup loads that / does not; its dynamic imports are the wallet flow.
 	const setupNode = [...setup].find((f) => /nodes[/\\]\d+\./.test(f) && !home.has(f));
 	const lazy = setupNode
@@ -203,16 +231,16 @@ export function jsSizes(root = path.resolve('build')) {
 		...(safeApp ? [{ page: 'Safe App (in a frame only, on top)', ...measure(safeApp), limit: 100_000 }] : [])
 	];
 	const pages = measured.map((p) => ({ ...p, ok: p.gzip <= p.limit && (!p.walletFree || p.markers.length === 0) }));
-	return { pages, siwe: siwe.map((f) => path.relative(root, f)), locales: localeBundles(root, home, setup) };
+	return { pages, siwe: siwe.map((f) => path.relative(root, f)), locales: localeBundles(root, served, home, setup) };
 }
 
 /**
  * bench/run.js scenario: one row per page (sizes, not rates).
  * @type {import('../harness.js').Scenario}
  */
-export default function jsSize() {
-	const { pages, siwe, locales } = jsSizes();
-	return Promise.resolve([
+export default async function jsSize() {
+	const { pages, siwe, locales } = await jsSizes();
+	return [
 		...pages.map((p) => ({
 			name: `JS shipped for ${p.page}: ${(p.gzip / 1000).toFixed(1)} kB gzip in ${p.chunks} chunks (${(p.raw / 1000).toFixed(1)} kB raw), wallet code: ${p.markers.length ? p.markers.join(' ') : 'none'}${p.page === '/' ? `, siwe in any chunk: ${siwe.length ? 'YES' : 'no'}` : ''}`,
 			target: Number.isFinite(p.limit)
@@ -220,5 +248,5 @@ export default function jsSize() {
 				: 'loaded only when chosen (no size target)'
 		})),
 		{ name: `JS shipped per locale: ${localeNote(locales)}` }
-	]);
+	];
 }

@@ -16,8 +16,12 @@ const WALLET_MARKERS = ['wagmi.sh', '@wagmi/core@', 'viem@', 'SiweMessage'];
 // own; 46,193 written out twice). 46,115 on 2026-12-03 after issue 58's three branches merged (drafts, files,
 // conditional questions), 15 bytes over, not traced to one change yet: 46.2 kB. 46,247 on 2026-12-03 (fourth
 // session) after the team, messages and the builder's tabs merged, 47 bytes over, not traced yet: 46.3 kB.
+// 46,448 on 2026-12-04 with /admin/settings (issue 59): every page shows the community's look as saved,
+// from the root layout's data, and the client's route table has two routes more; traced chunk by chunk
+// against the build before it (shared chunk +59 B, app entry +77 B, the preview tags +64 B), after taking out
+// what had joined every page (the colour arithmetic, Svelte's input binding, `{@html}`: 0.8 kB): 46.5 kB.
 // Issue 61's 40 kB is the target.
-const LIMIT_GZIP_BYTES = 46_300;
+const LIMIT_GZIP_BYTES = 46_500;
 const NO_WALLET: Record<string, string> = {
 	'': 'No wallet found in this browser. Install a wallet extension',
 	'/ar': 'لم يُعثر على محفظة في هذا المتصفح',

@@ -2,7 +2,8 @@
 // <title>, the header, the meta description and Open Graph tags (docs/configuration.md "Branding").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadEnv } from 'vite';
-import { accentTokens, logoHref, parseBranding } from '../../src/lib/branding/branding';
+import { accentTokens } from '../../src/lib/branding/accent';
+import { logoHref, parseBranding } from '../../src/lib/branding/branding';
 import { startServer, type RunningServer } from '../helpers/server';
 
 // The branding this build was made with: the same reading vite.config.ts does.

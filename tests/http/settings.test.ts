@@ -6,7 +6,7 @@
 import { deflateSync } from 'node:zlib';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contrast } from '../../src/lib/branding/branding';
+import { contrast } from '../../src/lib/branding/accent';
 import { admin, member } from '../helpers/auth';
 import { engines } from '../helpers/db';
 import { getPage, postForm, textOf } from '../helpers/forms';

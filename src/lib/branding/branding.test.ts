@@ -1,17 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+	accentContrast,
 	accentCss,
 	accentTokens,
-	BrandingError,
 	contrast,
 	DARK_BACKGROUNDS,
-	DEFAULT_BRANDING,
 	LIGHT_BACKGROUNDS,
 	monogramSvg,
-	pageTitle,
-	parseBranding
-} from './branding';
+	ratioText
+} from './accent';
+import { BrandingError, DEFAULT_BRANDING, pageTitle, parseBranding } from './branding';
 
 const problemsOf = (env: Record<string, string>) => {
 	try {
@@ -125,5 +124,24 @@ describe('accent colours', () => {
 		expect(monogramSvg('lens garden', '#0a7f5a')).toContain('>L</text>');
 		expect(monogramSvg('<b>', '#0a7f5a')).toContain('>&#60;</text>');
 		expect(monogramSvg('<b>', '#0a7f5a')).not.toContain('<b>');
+	});
+
+	it('an accent is checked as the portal uses it (decision 0050): 4.5:1 on the light background, 3:1 on the dark one', () => {
+		// The default and common brand colours pass; a light one falls short on the light theme, a dark one on the dark.
+		for (const ok of ['#6d4ae8', '#0052ff', '#2563eb', '#7c3aed', '#e11d48'])
+			expect(accentContrast(ok).short, ok).toBeNull();
+		expect(accentContrast('#ffd700').short).toBe('light');
+		expect(accentContrast('#000080').short).toBe('dark');
+		expect(accentContrast('#000000').short).toBe('dark');
+		// No colour reaches 4.5:1 against both backgrounds: why the dark theme's check is the non-text 3:1.
+		fc.assert(
+			fc.property(fc.integer({ min: 0, max: 0xffffff }), (n) => {
+				const { light, dark } = accentContrast(`#${n.toString(16).padStart(6, '0')}`);
+				return light < 4.5 || dark < 4.5;
+			})
+		);
+		// Shown rounded down: a ratio just under the minimum never reads as the minimum.
+		expect(ratioText(4.499)).toBe('4.49:1');
+		expect(ratioText(21)).toBe('21.00:1');
 	});
 });

@@ -1,4 +1,4 @@
-import { monogramSvg } from '$lib/branding/branding';
+import { monogramSvg } from '$lib/branding/accent';
 import { baseLocale } from '$lib/i18n/locales';
 import { communityIn } from '$lib/server/branding/current';
 

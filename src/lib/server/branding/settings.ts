@@ -8,13 +8,8 @@ import { textField, validate } from '../platform/forms';
 import { invalid, rateLimited, type FieldErrors, type Outcome } from '../platform/outcome';
 import { consume } from '../platform/rate-limit';
 import { logger } from '../platform/observability';
-import {
-	accentContrast,
-	ACCENT_MINIMUM,
-	ratioText,
-	THEME_BACKGROUNDS,
-	type CommunityLink
-} from '$lib/branding/branding';
+import { accentContrast, ACCENT_MINIMUM, ratioText, THEME_BACKGROUNDS } from '$lib/branding/accent';
+import type { CommunityLink } from '$lib/branding/branding';
 import type { SavedCommunity } from '$lib/branding/saved';
 import { baseLocale, LOCALE_NAMES, locales } from '$lib/i18n/locales';
 import { m } from '$lib/paraglide/messages';

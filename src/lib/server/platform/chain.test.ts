@@ -69,6 +69,21 @@ describe('chain', () => {
 		expect(given).toBe(preload);
 	});
 
+	it("runs every handle's page-chunk transform, the innermost first, as sequence() does", async () => {
+		let transform: ((input: { html: string; done: boolean }) => unknown) | undefined;
+		const handle = chain(
+			({ event, resolve }) => resolve(event, { transformPageChunk: ({ html }) => html.replace('%a%', 'A') }),
+			({ event, resolve }) => resolve(event),
+			({ event, resolve }) =>
+				resolve(event, { transformPageChunk: ({ html }) => html.replace('%b%', 'B').replace('A', 'not first') })
+		);
+		await handle({
+			event: eventFor('/'),
+			resolve: (_event, options) => ((transform = options?.transformPageChunk), new Response('ok'))
+		});
+		expect(await transform?.({ html: '%a% %b%', done: true })).toBe('A B');
+	});
+
 	it('with no handles is resolve itself', async () => {
 		const response = await chain()({ event: eventFor('/'), resolve: () => new Response('plain') });
 		expect(await response.text()).toBe('plain');
