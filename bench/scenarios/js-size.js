@@ -83,9 +83,9 @@ function pageModules(root, text) {
  * @returns {Promise<Map<string, string>>} path → its `Link` header, a line, then its HTML
  */
 async function servedPages(root) {
-	const settings = /** @type {{ baseLocale: string, locales: string[] }} */ (
-		JSON.parse(readFileSync(path.resolve('project.inlang/settings.json'), 'utf8'))
-	);
+	/** @type {unknown} */
+	const read = JSON.parse(readFileSync(path.resolve('project.inlang/settings.json'), 'utf8'));
+	const settings = /** @type {{ baseLocale: string, locales: string[] }} */ (read);
 	const paths = settings.locales.flatMap((l) =>
 		l === settings.baseLocale ? ['/', '/setup'] : [`/${l}`, `/${l}/setup`]
 	);
