@@ -366,6 +366,23 @@ describe('the community’s own words in the applicant’s language (docs/transl
 		expect((await saveForm([TRANSLATED, SEVEN[3]!])).status).toBe(303);
 		const editor = await getPage(`${base}/admin/form`, await login(admin));
 		expect(editor.body).toMatch(/name="questions\.0\.translations\.es\.label"[^>]*value="¿Qué grupo de trabajo\?"/);
+		// On the Arabic builder the words an admin writes, in any language, keep their own direction (issue 61);
+		// the key does not take it.
+		const arabic = (await getPage(`${base}/ar/admin/form`, await login(admin))).body;
+		const field = (name: string) =>
+			new RegExp(`<(?:input|textarea)[^>]*name="${name.replaceAll('.', '\\.')}"[^>]*>`).exec(arabic)?.[0] ?? '';
+		for (const name of [
+			'questions.0.label',
+			'questions.0.help',
+			'questions.0.options',
+			'questions.0.translations.es.label',
+			'questions.0.translations.es.help',
+			'questions.0.translations.es.options',
+			'questions.1.showIfEquals'
+		])
+			expect(field(name), name).toContain('dir="auto"');
+		expect(field('questions.0.key')).toMatch(/^<input/);
+		expect(field('questions.0.key')).not.toContain('dir=');
 
 		const member = newAccount();
 		const cookie = await login(member);
