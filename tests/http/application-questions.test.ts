@@ -362,6 +362,30 @@ describe('the community’s own words in the applicant’s language (docs/transl
 		expect(await currentVersion()).toBe(before);
 	});
 
+	it('a translated label far over the limit is a 400 that keeps the builder, what was typed and a link to the field', async () => {
+		const before = await currentVersion();
+		const long = 'x'.repeat(5000);
+		const typed: Q = {
+			...TRANSLATED,
+			label: 'Which working group, this year?',
+			translations: { es: { ...TRANSLATED.translations!.es, label: long } }
+		};
+		const refused = await saveForm([typed, SEVEN[3]!]);
+		expect(refused.status).toBe(400);
+		// The editors are there with the draft as posted, not the saved version (issue 61).
+		expect(refused.body).toMatch(/name="questions\.0\.label"[^>]*value="Which working group, this year\?"/);
+		expect(refused.body).toMatch(/name="questions\.1\.label"[^>]*value="Have you read the code of conduct\?"/);
+		expect(refused.body).toMatch(/name="questions\.0\.translations\.es\.help"[^>]*>Elige uno\.<\/textarea>/);
+		expect(refused.body).toMatch(
+			new RegExp(`name="questions\\.0\\.translations\\.es\\.label"[^>]*value="${long}"[^>]*aria-invalid="true"`)
+		);
+		// The summary links the refused field, named by its question and language.
+		const id = 'field-questions-0-translations-es-label';
+		expect(refused.body).toContain(`<a href="#${id}">Question 1: Label (Español)</a>: At most 1000 characters here.`);
+		expect(refused.body).toContain(`id="${id}"`);
+		expect(await currentVersion()).toBe(before);
+	});
+
 	it('is saved with the form version, shown in Spanish on /es/apply, and the translated choice stores the original option', async () => {
 		expect((await saveForm([TRANSLATED, SEVEN[3]!])).status).toBe(303);
 		const editor = await getPage(`${base}/admin/form`, await login(admin));
