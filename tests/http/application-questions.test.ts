@@ -345,6 +345,10 @@ describe('versions, resubmission, search and CSV', () => {
 	});
 });
 
+/** The error summary's entries for question 1: the id its link points at (after `field-questions-0-`), its text, the message. */
+const summaryOf = (body: string) =>
+	[...body.matchAll(/<li><a href="#field-questions-0-([^"]+)">([^<]*)<\/a>: ([^<]*)<\/li>/g)].map((e) => e.slice(1));
+
 describe('the community’s own words in the applicant’s language (docs/translations.md)', () => {
 	const TRANSLATED: Q = {
 		...SEVEN[0]!,
@@ -357,8 +361,20 @@ describe('the community’s own words in the applicant’s language (docs/transl
 		const before = await currentVersion();
 		const refused = await saveForm([{ ...TRANSLATED, translations: { es: { options: 'Documentación' } } }]);
 		expect(refused.status).toBe(400);
-		expect(textOf(refused.body)).toMatch(/Question 1: Options \(Español\): give 3 lines/);
 		expect(refused.body).toMatch(/name="questions\.0\.translations\.es\.options"[^>]*aria-invalid="true"/);
+		expect(summaryOf(refused.body)).toEqual([
+			['translations-es-options', 'Question 1: Options (Español)', expect.stringMatching(/give 3 lines/)]
+		]);
+		// Two problems of one question: each summary entry names the question once, then the field, then the
+		// field's own message (issue 61).
+		const two = await saveForm([{ ...TRANSLATED, key: 'Group', translations: { es: { label: 'x'.repeat(201) } } }]);
+		expect(two.status).toBe(400);
+		const entries = summaryOf(two.body);
+		expect(entries.map(([id, label]) => [id, label])).toEqual([
+			['key', 'Question 1: Key'],
+			['translations-es-label', 'Question 1: Label (Español)']
+		]);
+		for (const [, , message] of [...entries, ...summaryOf(refused.body)]) expect(message).not.toMatch(/Question \d/);
 		expect(await currentVersion()).toBe(before);
 	});
 

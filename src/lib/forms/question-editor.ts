@@ -244,14 +244,12 @@ export function parseDraft(draft: readonly DraftQuestion[]): Checked<Question[]>
 							'questions',
 							...path.slice(0, path[1] === 'translations' ? 4 : 2).map((p) => FILE_FIELD_NAMES[p] ?? p)
 						].join('.');
-			// Named by its question, so the page's summary of refusals says which one to fix.
-			if (!(name in errors))
-				errors[name] = path.length
-					? m.editor_question_refusal({ n: Number(path[0]) + 1, message: issue.message })
-					: issue.message;
+			// The field's own message: the page's summary names its question and field in the link to it
+			// ("Question 1: Label (Español)"), as the rubric's and the rules' do (issue 61).
+			if (!(name in errors)) errors[name] = issue.message;
 		}
 	for (const i of duplicateKeys(candidate))
-		errors[`questions.${i}.key`] ??= m.editor_question_duplicate_key({ n: i + 1, key: candidate[i]!.key });
+		errors[`questions.${i}.key`] ??= m.editor_question_duplicate_key({ key: candidate[i]!.key });
 	if (Object.keys(errors).length || !result.success) return refusal(errors);
 	return { ok: true, value: result.output };
 }

@@ -135,7 +135,7 @@ describe('the editor’s translation fields', () => {
 		expect(readQuestionsDraft(form).ok).toBe(false);
 	});
 
-	it('a refusal names the translation’s own field and its question; a text refused as read keeps the draft', () => {
+	it('a refusal sits on the translation’s own field and names its language; a text refused as read keeps the draft', () => {
 		const translations = blankTranslations();
 		translations.es.options = 'Documentación\nInfra';
 		const parsed = parseDraft([draft({ translations })]);
@@ -143,7 +143,7 @@ describe('the editor’s translation fields', () => {
 		if (!parsed.ok)
 			expect(parsed.errors).toEqual({
 				'questions.0.translations.es.options':
-					'Question 1: Options (Español): give 3 lines, one for each option, in the same order.'
+					'Options (Español): give 3 lines, one for each option, in the same order.'
 			});
 		const control = new FormData();
 		control.append('questionCount', '1');
