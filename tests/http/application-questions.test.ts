@@ -345,6 +345,10 @@ describe('versions, resubmission, search and CSV', () => {
 	});
 });
 
+/** The error summary's entries for question 1: the id its link points at (after `field-questions-0-`), its text, the message. */
+const summaryOf = (body: string) =>
+	[...body.matchAll(/<li><a href="#field-questions-0-([^"]+)">([^<]*)<\/a>: ([^<]*)<\/li>/g)].map((e) => e.slice(1));
+
 describe('the community’s own words in the applicant’s language (docs/translations.md)', () => {
 	const TRANSLATED: Q = {
 		...SEVEN[0]!,
@@ -357,8 +361,44 @@ describe('the community’s own words in the applicant’s language (docs/transl
 		const before = await currentVersion();
 		const refused = await saveForm([{ ...TRANSLATED, translations: { es: { options: 'Documentación' } } }]);
 		expect(refused.status).toBe(400);
-		expect(textOf(refused.body)).toMatch(/Question 1: Options \(Español\): give 3 lines/);
 		expect(refused.body).toMatch(/name="questions\.0\.translations\.es\.options"[^>]*aria-invalid="true"/);
+		expect(summaryOf(refused.body)).toEqual([
+			['translations-es-options', 'Question 1: Options (Español)', expect.stringMatching(/give 3 lines/)]
+		]);
+		// Two problems of one question: each summary entry names the question once, then the field, then the
+		// field's own message (issue 61).
+		const two = await saveForm([{ ...TRANSLATED, key: 'Group', translations: { es: { label: 'x'.repeat(201) } } }]);
+		expect(two.status).toBe(400);
+		const entries = summaryOf(two.body);
+		expect(entries.map(([id, label]) => [id, label])).toEqual([
+			['key', 'Question 1: Key'],
+			['translations-es-label', 'Question 1: Label (Español)']
+		]);
+		for (const [, , message] of [...entries, ...summaryOf(refused.body)]) expect(message).not.toMatch(/Question \d/);
+		expect(await currentVersion()).toBe(before);
+	});
+
+	it('a translated label far over the limit is a 400 that keeps the builder, what was typed and a link to the field', async () => {
+		const before = await currentVersion();
+		const long = 'x'.repeat(5000);
+		const typed: Q = {
+			...TRANSLATED,
+			label: 'Which working group, this year?',
+			translations: { es: { ...TRANSLATED.translations!.es, label: long } }
+		};
+		const refused = await saveForm([typed, SEVEN[3]!]);
+		expect(refused.status).toBe(400);
+		// The editors are there with the draft as posted, not the saved version (issue 61).
+		expect(refused.body).toMatch(/name="questions\.0\.label"[^>]*value="Which working group, this year\?"/);
+		expect(refused.body).toMatch(/name="questions\.1\.label"[^>]*value="Have you read the code of conduct\?"/);
+		expect(refused.body).toMatch(/name="questions\.0\.translations\.es\.help"[^>]*>Elige uno\.<\/textarea>/);
+		expect(refused.body).toMatch(
+			new RegExp(`name="questions\\.0\\.translations\\.es\\.label"[^>]*value="${long}"[^>]*aria-invalid="true"`)
+		);
+		// The summary links the refused field, named by its question and language.
+		const id = 'field-questions-0-translations-es-label';
+		expect(refused.body).toContain(`<a href="#${id}">Question 1: Label (Español)</a>: At most 1000 characters here.`);
+		expect(refused.body).toContain(`id="${id}"`);
 		expect(await currentVersion()).toBe(before);
 	});
 
@@ -366,6 +406,23 @@ describe('the community’s own words in the applicant’s language (docs/transl
 		expect((await saveForm([TRANSLATED, SEVEN[3]!])).status).toBe(303);
 		const editor = await getPage(`${base}/admin/form`, await login(admin));
 		expect(editor.body).toMatch(/name="questions\.0\.translations\.es\.label"[^>]*value="¿Qué grupo de trabajo\?"/);
+		// On the Arabic builder the words an admin writes, in any language, keep their own direction (issue 61);
+		// the key does not take it.
+		const arabic = (await getPage(`${base}/ar/admin/form`, await login(admin))).body;
+		const field = (name: string) =>
+			new RegExp(`<(?:input|textarea)[^>]*name="${name.replaceAll('.', '\\.')}"[^>]*>`).exec(arabic)?.[0] ?? '';
+		for (const name of [
+			'questions.0.label',
+			'questions.0.help',
+			'questions.0.options',
+			'questions.0.translations.es.label',
+			'questions.0.translations.es.help',
+			'questions.0.translations.es.options',
+			'questions.1.showIfEquals'
+		])
+			expect(field(name), name).toContain('dir="auto"');
+		expect(field('questions.0.key')).toMatch(/^<input/);
+		expect(field('questions.0.key')).not.toContain('dir=');
 
 		const member = newAccount();
 		const cookie = await login(member);

@@ -32,6 +32,8 @@ type FieldErrors = Record<string, string>;
 // The shape of the server's 400 (platform/outcome.ts), so a route can answer it as it is.
 type Refused = { ok: false; status: 400; code: 'invalid_request'; message: string; errors: FieldErrors };
 type Checked<T> = { ok: true; value: T } | Refused;
+/** A refused read of the editor's post; `draft`: the questions as posted, when they could be read as text. */
+type ReadRefused = Refused & { draft?: DraftQuestion[] };
 
 /** A question as the editor's fields hold it: text as typed, so a refused save shows it back. */
 export interface DraftQuestion {
@@ -100,15 +102,18 @@ export const blankQuestion = (type: string): DraftQuestion => ({
 
 /**
  * The editor's posted questions (`questions.<i>.<field>`, in index order; other names ignored), or a
- * 400 when a field is not one piece of text or there are more questions than a form may hold.
+ * 400 when a field is not one piece of text or there are more questions than a form may hold. A text
+ * refused for itself (far too long, control characters) is a 400 that keeps the `draft` as posted, so the
+ * builder shows back what was typed with the field marked (issue 61).
  */
 export function readQuestionsDraft(form: {
 	entries(): Iterable<[string, FormDataEntryValue]>;
 	getAll(name: string): FormDataEntryValue[];
-}): Checked<DraftQuestion[]> {
+}): { ok: true; value: DraftQuestion[] } | ReadRefused {
 	const byIndex = new Map<number, Partial<Record<string, string>>>();
 	const translated = new Map<number, DraftTranslations>();
 	const seen = new Set<string>();
+	const problems: FieldErrors = {};
 	for (const [name, value] of form.entries()) {
 		const item = TRANSLATED_NAME.exec(name);
 		const tr = item ? translationField(item[2]!) : null;
@@ -116,7 +121,7 @@ export function readQuestionsDraft(form: {
 		if (!tr && (!match || !(DRAFT_FIELDS as readonly string[]).includes(match[2]!))) continue;
 		if (typeof value !== 'string') return refusal({ [name]: m.editor_send_text_only() });
 		const problem = rawProblem(tr ? tr.part : match![2]!, value);
-		if (problem) return refusal({ [name]: problem });
+		if (problem) problems[name] ??= problem;
 		const index = Number((tr ? item : match)![1]);
 		const fields = byIndex.get(index) ?? {};
 		if (tr) {
@@ -161,6 +166,7 @@ export function readQuestionsDraft(form: {
 			showIfKey: f.showIfKey ?? '',
 			showIfEquals: f.showIfEquals ?? ''
 		}));
+	if (Object.keys(problems).length) return { ...refusal(problems), draft };
 	return { ok: true, value: draft };
 }
 
@@ -238,14 +244,12 @@ export function parseDraft(draft: readonly DraftQuestion[]): Checked<Question[]>
 							'questions',
 							...path.slice(0, path[1] === 'translations' ? 4 : 2).map((p) => FILE_FIELD_NAMES[p] ?? p)
 						].join('.');
-			// Named by its question, so the page's summary of refusals says which one to fix.
-			if (!(name in errors))
-				errors[name] = path.length
-					? m.editor_question_refusal({ n: Number(path[0]) + 1, message: issue.message })
-					: issue.message;
+			// The field's own message: the page's summary names its question and field in the link to it
+			// ("Question 1: Label (Español)"), as the rubric's and the rules' do (issue 61).
+			if (!(name in errors)) errors[name] = issue.message;
 		}
 	for (const i of duplicateKeys(candidate))
-		errors[`questions.${i}.key`] ??= m.editor_question_duplicate_key({ n: i + 1, key: candidate[i]!.key });
+		errors[`questions.${i}.key`] ??= m.editor_question_duplicate_key({ key: candidate[i]!.key });
 	if (Object.keys(errors).length || !result.success) return refusal(errors);
 	return { ok: true, value: result.output };
 }

@@ -186,14 +186,14 @@ describe('the editor’s “Show only if” fields', () => {
 		expect(draftOf(parsed.value[0]!)).toMatchObject({ showIfKey: '', showIfEquals: '' });
 	});
 
-	it('a refusal sits on the editor’s own field and names the question', () => {
+	it('a refusal sits on the editor’s own field, which the summary names with its question', () => {
 		const later = parseDraft(drafts({ showIfKey: 'q1', showIfEquals: 'x' }, {}));
 		expect(later.ok).toBe(false);
-		if (!later.ok) expect(later.errors['questions.0.showIfKey']).toMatch(/^Question 1: .*earlier question/);
+		if (!later.ok) expect(later.errors['questions.0.showIfKey']).toMatch(/^(?!Question).*earlier question/);
 		const option = parseDraft(
 			drafts({ type: 'single_choice', options: 'A\nB' }, { showIfKey: 'q0', showIfEquals: 'C' })
 		);
-		if (!option.ok) expect(option.errors['questions.1.showIfEquals']).toMatch(/^Question 2: .*options of “Q0”/);
+		if (!option.ok) expect(option.errors['questions.1.showIfEquals']).toMatch(/^(?!Question).*options of “Q0”/);
 		expect(option.ok).toBe(false);
 	});
 
@@ -260,7 +260,8 @@ describe('the editor’s “Show only if” fields, fuzzed', () => {
 						expect(Object.keys(parsed.errors).length).toBeGreaterThan(0);
 						for (const [name, message] of Object.entries(parsed.errors)) {
 							expect(name).toMatch(/^questions\.\d\.showIf(Key|Equals)$/);
-							expect(message).toMatch(new RegExp(`^Question ${Number(name.split('.')[1]) + 1}: `));
+							// The field's own message; the page's summary names its question in the link to it.
+							expect(message).not.toMatch(/^Question \d/);
 						}
 						return;
 					}

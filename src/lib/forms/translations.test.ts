@@ -135,7 +135,7 @@ describe('the editor’s translation fields', () => {
 		expect(readQuestionsDraft(form).ok).toBe(false);
 	});
 
-	it('a refusal names the translation’s own field and its question', () => {
+	it('a refusal sits on the translation’s own field and names its language; a text refused as read keeps the draft', () => {
 		const translations = blankTranslations();
 		translations.es.options = 'Documentación\nInfra';
 		const parsed = parseDraft([draft({ translations })]);
@@ -143,15 +143,27 @@ describe('the editor’s translation fields', () => {
 		if (!parsed.ok)
 			expect(parsed.errors).toEqual({
 				'questions.0.translations.es.options':
-					'Question 1: Options (Español): give 3 lines, one for each option, in the same order.'
+					'Options (Español): give 3 lines, one for each option, in the same order.'
 			});
 		const control = new FormData();
 		control.append('questionCount', '1');
+		control.append('questions.0.label', 'Why?');
 		control.append('questions.0.translations.ar.label', 'a\u0000b');
-		expect(readQuestionsDraft(control)).toMatchObject({
+		control.append('questions.0.translations.es.label', 'x'.repeat(5000));
+		const refused = readQuestionsDraft(control);
+		expect(refused).toMatchObject({
 			ok: false,
-			errors: { 'questions.0.translations.ar.label': 'Remove the control characters from this field.' }
+			errors: {
+				'questions.0.translations.ar.label': 'Remove the control characters from this field.',
+				'questions.0.translations.es.label': 'At most 1000 characters here.'
+			}
 		});
+		// What was typed comes back with the refusal, so the builder shows it again (issue 61).
+		if (!refused.ok) {
+			expect(refused.draft?.[0]?.label).toBe('Why?');
+			expect(refused.draft?.[0]?.translations?.es.label).toBe('x'.repeat(5000));
+			expect(refused.draft?.[0]?.translations?.ar.label).toBe('a\u0000b');
+		}
 	});
 });
 

@@ -45,7 +45,9 @@ describe('the rubric editor', () => {
 			)
 		).toMatchObject({
 			ok: false,
-			errors: { 'criteria.0.label': 'Remove the control characters from this field.' }
+			errors: { 'criteria.0.label': 'Remove the control characters from this field.' },
+			// What was typed comes back with the refusal, so the editor shows it again (issue 61).
+			draft: [{ key: '', label: 'a\u0007b', help: '' }]
 		});
 	});
 

@@ -134,7 +134,8 @@ export const draftCriterionOf = (c: Criterion): DraftCriterion => ({
 
 const FIELD_NAME = /^criteria\.(\d{1,2})\.(key|label|help)$/;
 const TRANSLATED_NAME = /^criteria\.(\d{1,2})\.(translations\..+)$/;
-// Looser than the schema, so the schema names a too-long label precisely; beyond this the post is refused whole.
+// Looser than the schema, so the schema names a too-long label precisely; beyond this the post is refused
+// before the schema reads it, the draft shown back as posted.
 const RAW_MAX = { key: 200, label: 1000, help: 2000 } as const;
 /* eslint-disable no-control-regex */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -143,15 +144,17 @@ const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u00
 
 /**
  * The rubric editor's posted criteria (`criteria.<i>.<field>` in index order, other names ignored) and
- * `criterionCount`, which must match: a post that lost fields never saves a shorter rubric.
+ * `criterionCount`, which must match: a post that lost fields never saves a shorter rubric. A text refused
+ * for itself (far too long, control characters) is a 400 that keeps the `draft` as posted (issue 61).
  */
 export function readRubricDraft(form: {
 	entries(): Iterable<[string, FormDataEntryValue]>;
 	getAll(name: string): FormDataEntryValue[];
-}): Checked<DraftCriterion[]> {
+}): { ok: true; value: DraftCriterion[] } | (Refused & { draft?: DraftCriterion[] }) {
 	const byIndex = new Map<number, Partial<Omit<DraftCriterion, 'translations'>>>();
 	const translated = new Map<number, DraftTranslations>();
 	const seen = new Set<string>();
+	const problems: FieldErrors = {};
 	for (const [name, value] of form.entries()) {
 		const item = TRANSLATED_NAME.exec(name);
 		const tr = item ? translationField(item[2]!) : null;
@@ -161,9 +164,9 @@ export function readRubricDraft(form: {
 		const field = tr ? tr.part : (match![2] as 'key' | 'label' | 'help');
 		if (typeof value !== 'string') return refusal({ [name]: m.editor_send_text_only() });
 		if ((field === 'help' ? CONTROL_EXCEPT_LINES : CONTROL).test(value) || /\p{Cs}/u.test(value))
-			return refusal({ [name]: m.editor_remove_control_characters() });
+			problems[name] ??= m.editor_remove_control_characters();
 		const max = RAW_MAX[field];
-		if ([...value.trim()].length > max) return refusal({ [name]: m.editor_at_most_here({ max }) });
+		if ([...value.trim()].length > max) problems[name] ??= m.editor_at_most_here({ max });
 		const index = Number((tr ? item : match)![1]);
 		const fields = byIndex.get(index) ?? {};
 		if (seen.has(name)) return refusal({ [name]: m.editor_send_field_once() });
@@ -179,17 +182,16 @@ export function readRubricDraft(form: {
 		return refusal({ criteria: m.editor_rubric_too_many({ max: RUBRIC_LIMITS.maxCriteria }) });
 	const count = form.getAll('criterionCount');
 	if (count.length !== 1 || count[0] !== String(byIndex.size)) return refusal({ criteria: m.editor_form_incomplete() });
-	return {
-		ok: true,
-		value: [...byIndex.entries()]
-			.sort(([a], [b]) => a - b)
-			.map(([i, f]) => ({
-				key: f.key ?? '',
-				label: f.label ?? '',
-				help: f.help ?? '',
-				translations: translated.get(i)
-			}))
-	};
+	const draft = [...byIndex.entries()]
+		.sort(([a], [b]) => a - b)
+		.map(([i, f]) => ({
+			key: f.key ?? '',
+			label: f.label ?? '',
+			help: f.help ?? '',
+			translations: translated.get(i)
+		}));
+	if (Object.keys(problems).length) return { ...refusal(problems), draft };
+	return { ok: true, value: draft };
 }
 
 /** The draft checked against the rubric schema: the criteria to save, or a message per field (`criteria.<i>.<field>`). */

@@ -19,6 +19,8 @@ import { m } from '$lib/paraglide/messages';
 import type { Actions, PageServerLoad } from './$types';
 
 const text = (value: FormDataEntryValue | null | undefined) => (typeof value === 'string' ? value : '');
+/** A refused read of a draft without the draft itself, which each action answers under its own name. */
+const refusalOf = <R extends { draft?: unknown }>({ draft: _draft, ...failure }: R) => failure;
 
 /**
  * The programme whose form this is: `?program=<slug>` (an unknown or archived one is the unknown path's
@@ -73,7 +75,7 @@ export const actions: Actions = {
 		requireWholeAdmin({ locals, url });
 		const form = await readForm(request);
 		const read = readQuestionsDraft(form);
-		if (!read.ok) return refuse(setHeaders, read, { draft: null });
+		if (!read.ok) return refuse(setHeaders, refusalOf(read), { draft: read.draft ?? null });
 		const op = form.getAll('op');
 		const newType = form.getAll('newType');
 		if (op.length !== 1 || !isEditStep(text(op[0]), read.value.length))
@@ -95,7 +97,7 @@ export const actions: Actions = {
 		const admin = requireWholeAdmin({ locals, url });
 		const program = await withDatabase((db) => programOf(db, url));
 		const read = readQuestionsDraft(await readForm(request));
-		if (!read.ok) return refuse(setHeaders, read, { draft: null });
+		if (!read.ok) return refuse(setHeaders, refusalOf(read), { draft: read.draft ?? null });
 		const outcome = await withDatabase((db) => saveFormVersion(db, admin, read.value, program?.id));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { draft: read.value });
 		redirect(303, backTo(program, 'saved'));
@@ -105,7 +107,7 @@ export const actions: Actions = {
 		requireWholeAdmin({ locals, url });
 		const form = await readForm(request);
 		const read = readRubricDraft(form);
-		if (!read.ok) return refuse(setHeaders, read, { rubricDraft: null });
+		if (!read.ok) return refuse(setHeaders, refusalOf(read), { rubricDraft: read.draft ?? null });
 		const op = form.getAll('op');
 		if (op.length !== 1 || !isRubricStep(text(op[0]), read.value.length))
 			return refuse(setHeaders, fieldError('op', m.editor_choose_a_rubric_button()), { rubricDraft: null });
@@ -116,7 +118,7 @@ export const actions: Actions = {
 		const admin = requireWholeAdmin({ locals, url });
 		const program = await withDatabase((db) => programOf(db, url));
 		const read = readRubricDraft(await readForm(request));
-		if (!read.ok) return refuse(setHeaders, read, { rubricDraft: null });
+		if (!read.ok) return refuse(setHeaders, refusalOf(read), { rubricDraft: read.draft ?? null });
 		const outcome = await withDatabase((db) => saveRubric(db, admin, read.value, program?.id));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { rubricDraft: read.value });
 		redirect(303, backTo(program, 'part=rubric&saved'));
