@@ -180,7 +180,8 @@ describe.each(engines)('the community’s look on %s', (engine) => {
 			[
 				{ links: Array.from({ length: 9 }, (_, i) => `L${i} | https://e.example.org/${i}`).join('\n') },
 				'At most 8 links'
-			]
+			],
+			[{ removeLogo: 'yes please' }, 'Tick the box to remove the logo']
 		];
 		for (const [fields, named] of cases) {
 			const refused = await save({ ...base, ...fields });
@@ -234,6 +235,7 @@ describe.each(engines)('the community’s look on %s', (engine) => {
 			[file(Buffer.from('MZ\x90\x00 not an image'), 'logo.png', 'image/png'), 'PNG, JPEG, WebP or SVG'],
 			[file('%PDF-1.7 a pdf', 'logo.pdf', 'application/pdf'), 'PNG, JPEG, WebP or SVG'],
 			[file(new Uint8Array(600 * 1024).fill(0x89), 'big.png', 'image/png'), 'larger than 512 KiB'],
+			[file('', 'empty.png', 'image/png'), 'PNG, JPEG, WebP or SVG'],
 			[
 				file(
 					'<svg xmlns="http://www.w3.org/2000/svg"></svg><svg xmlns="http://www.w3.org/2000/svg"></svg>',

@@ -24,13 +24,23 @@ export type DraftFields = Record<string, string | string[]>;
 const BUILT_IN = new Set(['displayName', 'motivation', 'contact']);
 const ANSWER = 'answers.';
 
-/** The typed text of a form post, as a draft keeps it: the apply form's own fields only, files and other names left out. */
+// NUL, which no keyboard types and a jsonb value cannot hold (Postgres refused the draft with a 500).
+// eslint-disable-next-line no-control-regex -- removing the control character is the point
+const NUL = /\u0000/g;
+
+/**
+ * The typed text of a form post, as a draft keeps it: the apply form's own fields only, files and other
+ * names left out, NUL characters dropped (the submission itself refuses them, naming the field).
+ */
 export function draftFieldsOf(form: FormFields): DraftFields {
 	const fields = Object.create(null) as DraftFields;
 	for (const name of form.keys()) {
 		const own = BUILT_IN.has(name) || (name.startsWith(ANSWER) && KEY.test(name.slice(ANSWER.length)));
 		if (!own) continue;
-		const texts = form.getAll(name).filter((v): v is string => typeof v === 'string');
+		const texts = form
+			.getAll(name)
+			.filter((v): v is string => typeof v === 'string')
+			.map((v) => v.replace(NUL, ''));
 		if (texts.length) fields[name] = name.startsWith(ANSWER) && texts.length > 1 ? texts : texts[0]!;
 	}
 	return { ...fields };

@@ -207,13 +207,17 @@ export async function saveCommunity(
 		const file = sent[0]!;
 		if (typeof file === 'string') {
 			if (file !== '') errors.logo = m.settings_logo_not_file();
-		} else if (file.size > LOGO_MAX_BYTES) errors.logo = m.settings_logo_too_big({ max: '512 KiB' });
+		} else if (file.size === 0 && file.name !== '') errors.logo = m.settings_logo_type();
+		else if (file.size > LOGO_MAX_BYTES) errors.logo = m.settings_logo_too_big({ max: '512 KiB' });
 		else {
 			logo = await inspectLogo(new Uint8Array(await file.arrayBuffer()));
 			if (logo && !logo.ok) errors.logo = logo.message;
 		}
 	}
+	// A checkbox: absent or empty, kept; `on` (what a browser sends) or `true`, removed; anything else refused.
 	const removeLogo = input.removeLogo === 'on' || input.removeLogo === 'true';
+	if (!removeLogo && input.removeLogo !== undefined && input.removeLogo !== '')
+		errors.removeLogo = m.settings_logo_remove_invalid();
 	if (Object.keys(errors).length > 0 || !parsed.ok) return invalid(errors);
 
 	const translations: Row['translations'] = {};
