@@ -49,12 +49,12 @@ export const load: PageServerLoad = async (event) => {
 
 export const actions: Actions = {
 	// saveCommunity: guard → limit → every field checked (the logo's bytes too) → one row and its event.
-	save: async (event) => {
-		const actor = requireWholeAdmin(event);
-		const form = await readForm(event.request);
+	save: async ({ locals, request, url, route, setHeaders }) => {
+		const actor = requireWholeAdmin({ locals, url, route });
+		const form = await readForm(request);
 		const input = formInput(form, SETTINGS_FIELDS);
 		const outcome = await withDatabase((db) => saveCommunity(db, actor, form, input));
-		if (!outcome.ok) return refuse(event.setHeaders, outcome, { values: typedValues(input) });
+		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input) });
 		redirect(303, localHref(`/admin/settings?done=${outcome.value.changed.length ? 'saved' : 'unchanged'}`));
 	}
 };
