@@ -35,6 +35,16 @@ export const SETTINGS_FIELDS = [
 	...OTHER_LOCALES.flatMap((locale) => [`name.${locale}`, `description.${locale}`])
 ] as const;
 
+/** The saved look's columns: everything a page shows, never the logo's bytes. */
+const SAVED_COLUMNS = {
+	name: communitySettings.name,
+	description: communitySettings.description,
+	links: communitySettings.links,
+	accent: communitySettings.accent,
+	translations: communitySettings.translations,
+	logoSha256: communitySettings.logoSha256
+};
+
 const cache = new WeakMap<Database, { saved: SavedCommunity | null; at: number }>();
 
 /**
@@ -51,17 +61,7 @@ export async function savedCommunity(
 	if (!options.fresh && hit && now - hit.at < SETTINGS_CACHE_MS && now >= hit.at) return hit.saved;
 	try {
 		await options.ready?.();
-		const [row] = await db
-			.select({
-				name: communitySettings.name,
-				description: communitySettings.description,
-				links: communitySettings.links,
-				accent: communitySettings.accent,
-				translations: communitySettings.translations,
-				logoSha256: communitySettings.logoSha256
-			})
-			.from(communitySettings)
-			.where(eq(communitySettings.id, 1));
+		const [row] = await db.select(SAVED_COLUMNS).from(communitySettings).where(eq(communitySettings.id, 1));
 		const saved = row ?? null;
 		cache.set(db, { saved, at: now });
 		return saved;
@@ -237,14 +237,7 @@ export async function saveCommunity(
 
 	const changed = await db.transaction(async (tx) => {
 		const [before] = await tx
-			.select({
-				name: communitySettings.name,
-				description: communitySettings.description,
-				links: communitySettings.links,
-				accent: communitySettings.accent,
-				translations: communitySettings.translations,
-				logoSha256: communitySettings.logoSha256
-			})
+			.select(SAVED_COLUMNS)
 			.from(communitySettings)
 			.where(eq(communitySettings.id, 1))
 			.for('update');
