@@ -11,9 +11,29 @@ const RASTER = new Set(['image/png', 'image/jpeg', 'image/webp']);
 export type InspectedLogo =
 	{ ok: true; bytes: Uint8Array; type: string; sha256: string } | { ok: false; message: string } | null;
 
-/** An SVG document's first element, after an optional BOM, XML declaration, comments and doctype. */
-const SVG_START =
-	/^\uFEFF?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*(?:<!doctype\s+svg[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<svg[\s>]/i;
+/**
+ * Whether a text is an SVG document: its first element `<svg`, after an optional BOM, XML declaration,
+ * comments and doctype. One pass of indexOf (a pattern with two runs of comments could backtrack for long
+ * on 512 KiB of `<!---->`).
+ */
+export function looksLikeSvg(text: string): boolean {
+	let at = text.startsWith('\uFEFF') ? 1 : 0;
+	for (;;) {
+		while (at < text.length && /\s/.test(text[at]!)) at++;
+		const rest = text.slice(at, at + 9).toLowerCase();
+		const end = rest.startsWith('<?xml')
+			? text.indexOf('?>', at) + 2
+			: rest.startsWith('<!--')
+				? text.indexOf('-->', at + 4) + 3
+				: rest.startsWith('<!doctype')
+					? text.indexOf('>', at) + 1
+					: -1;
+		if (end === -1) return /^<svg[\s>/]/i.test(text.slice(at, at + 5));
+		// An unclosed declaration, comment or doctype: indexOf gave -1, plus its length.
+		if (end <= at) return false;
+		at = end;
+	}
+}
 
 /**
  * A logo as the portal will keep it, told from its bytes (never its name or declared type): PNG, JPEG or
@@ -26,7 +46,7 @@ export async function inspectLogo(bytes: Uint8Array): Promise<InspectedLogo> {
 	const type = detectFileType(bytes);
 	if (type && RASTER.has(type)) return kept(bytes, type);
 	const text = isUtf8(bytes) ? Buffer.from(bytes).toString('utf8') : '';
-	if (!SVG_START.test(text)) return { ok: false, message: m.settings_logo_type() };
+	if (!looksLikeSvg(text)) return { ok: false, message: m.settings_logo_type() };
 	const clean = await sanitiseSvg(text);
 	if (!clean) return { ok: false, message: m.settings_logo_type() };
 	const out = new TextEncoder().encode(clean);
