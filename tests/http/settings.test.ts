@@ -3,7 +3,6 @@
 // accent and logo, each text per locale, and every page, the favicon, the Safe App manifest show it on the
 // next request; bad input of each kind is a 400 naming its field with nothing saved; the logo's bytes
 // decide its type, an SVG is sanitised, and the served logo can never run as the portal's page.
-import { deflateSync } from 'node:zlib';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contrast } from '../../src/lib/branding/accent';
@@ -12,43 +11,10 @@ import { engines } from '../helpers/db';
 import { getPage, postForm, textOf } from '../helpers/forms';
 import { seededDatabase, type SeededDatabase } from '../helpers/insights-seed';
 import { startServer, type RunningServer } from '../helpers/server';
+import { png } from '../helpers/png';
 import { signIn } from '../helpers/siwe';
 
 const buildersAdmin = privateKeyToAccount(generatePrivateKey());
-
-/** A real PNG of `size` x `size` pixels of one colour (signature, IHDR, IDAT, IEND with their CRCs). */
-function png(size: number, rgb: [number, number, number]): Uint8Array {
-	const crcTable = Array.from({ length: 256 }, (_, n) => {
-		let c = n;
-		for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-		return c >>> 0;
-	});
-	const crc = (bytes: Buffer) => {
-		let c = 0xffffffff;
-		for (const b of bytes) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
-		return (c ^ 0xffffffff) >>> 0;
-	};
-	const chunk = (type: string, data: Buffer) => {
-		const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-		const out = Buffer.alloc(8 + data.length + 4);
-		out.writeUInt32BE(data.length, 0);
-		body.copy(out, 4);
-		out.writeUInt32BE(crc(body), 8 + data.length);
-		return out;
-	};
-	const header = Buffer.alloc(13);
-	header.writeUInt32BE(size, 0);
-	header.writeUInt32BE(size, 4);
-	header.set([8, 2, 0, 0, 0], 8);
-	const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: size }, () => rgb).flat())]);
-	const pixels = deflateSync(Buffer.concat(Array.from({ length: size }, () => row)));
-	return Buffer.concat([
-		Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-		chunk('IHDR', header),
-		chunk('IDAT', pixels),
-		chunk('IEND', Buffer.alloc(0))
-	]);
-}
 
 const file = (bytes: Uint8Array | string, name: string, type: string) =>
 	new File([typeof bytes === 'string' ? bytes : new Uint8Array(bytes)], name, { type });
