@@ -4,14 +4,17 @@
 // sampled. For each size, a fresh portal, one warm-up export of one row, then the whole file read at a
 // bounded rate with pauses; the growth is the peak RSS during the download minus the RSS before it.
 //   node bench/export-memory.js [--rows 50000,200000,1000000] [--rate 8] [--node bounded,plain,size] [--probe]
+//                               [--builds before=/path/to/a/build,after=build]
 // --rate: MiB/s the reader takes (in bursts of a tenth of a second, and a pause of 0.5 s every 2 s);
 // --node: the portal's command line: `bounded` as deploy/systemd runs it (--max-old-space-size=1024,
 // decision 0045), `plain` as `node build/index.js`, `size` as `npm start` does (--optimize-for-size);
 // --probe: the server's own process.memoryUsage() sampled too (bench/export-memory-probe.mjs), to
-// tell the growth apart into heap and memory outside it.
+// tell the growth apart into heap and memory outside it; --builds: the builds to compare on the same seeded
+// rows and in the same run (name=folder holding its index.js; default after=build), e.g. a build of the
+// code before a change, kept aside (`cp -a build/ /tmp/before` before building the change).
 // Needs `npm run build` first; the database is its own (BENCH_DATABASE_URL's server), dropped at the end.
 import http from 'node:http';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -28,6 +31,16 @@ const sizes = option('rows', '50000,200000,1000000').split(',').map(Number);
 const rate = Number(option('rate', '8')) * 1024 * 1024;
 const modes = option('node', 'bounded,plain,size').split(',');
 const probe = process.argv.includes('--probe');
+const builds = option('builds', 'after=build')
+	.split(',')
+	.map((pair) => {
+		const [name, dir] = pair.includes('=') ? pair.split('=') : [pair, pair];
+		return { name: name ?? '', dir: path.resolve(dir ?? '') };
+	});
+for (const build of builds)
+	if (!existsSync(path.join(build.dir, 'index.js'))) throw new Error(`--builds: no index.js in ${build.dir}`);
+/** The machine's 1-minute load average, as the entries record it. */
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 /** @type {Record<string, string[]>} */
 const FLAGS = { bounded: ['--max-old-space-size=1024'], plain: [], size: ['--optimize-for-size'] };
 
@@ -90,78 +103,79 @@ try {
 		await seed(sql, seeded, size);
 		seeded = size;
 		console.log(`seeded ${size} applications in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-		for (const mode of modes) {
-			const probeFile = path.join(tmpdir(), `export-memory-${process.pid}.jsonl`);
-			rmSync(probeFile, { force: true });
-			const portal = await startPortal(
-				{
-					DATABASE_URL: database.url,
-					ADMIN_ADDRESSES: account.address,
-					EXPORT_PROBE_FILE: probe ? probeFile : undefined
-				},
-				{
-					args: [
-						...(probe ? ['--import', pathToFileURL(path.resolve('bench/export-memory-probe.mjs')).href] : []),
-						...(FLAGS[mode] ?? []),
-						'build/index.js'
-					]
-				}
-			);
-			try {
-				const cookie = await signIn(portal.url, account);
-				// The warm-up: an export of one row.
-				const one = await fetch(`${portal.url}/admin/applications.csv?q=${address(1)}`, { headers: { cookie } });
-				const warm = (await one.text()).split('\r\n').length - 2;
-				if (warm !== 1) throw new Error(`warm-up export had ${warm} rows`);
-				await new Promise((r) => setTimeout(r, 1000));
-				const before = memoryOf(portal.pid).rss;
-				let peak = before;
-				const sampler = setInterval(() => (peak = Math.max(peak, memoryOf(portal.pid).rss)), 50);
-				const t0 = performance.now();
-				const from = Date.now();
-				let rows = -1; // the header line
-				let bytes = 0;
-				let first = 0;
-				await new Promise((resolve, reject) => {
-					http
-						.get(`${portal.url}/admin/applications.csv`, { headers: { cookie } }, (res) => {
-							readSlowly(res, (chunk) => {
-								if (!first) first = performance.now() - t0;
-								bytes += chunk.length;
-								for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) rows++;
-							}).then(resolve, reject);
-						})
-						.on('error', reject);
-				});
-				clearInterval(sampler);
-				const seconds = (performance.now() - t0) / 1000;
-				const after = memoryOf(portal.pid).rss;
-				let split = '';
-				if (probe) {
-					/** @typedef {{ t: number, rss?: number, heapTotal: number, heapUsed: number, external: number, arrayBuffers: number }} Sample */
-					const samples = readFileSync(probeFile, 'utf8')
-						.trim()
-						.split('\n')
-						.map((l) => {
-							/** @type {unknown} */
-							const sample = JSON.parse(l);
-							return /** @type {Sample} */ (sample);
-						})
-						.filter((l) => l.rss !== undefined);
-					const base = samples.filter((s) => s.t < from).at(-1) ?? samples[0];
-					const during = samples.filter((s) => s.t >= from);
-					/** @param {'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers'} k */
-					const max = (k) => Math.max(...during.map((s) => s[k])) - (base?.[k] ?? 0);
-					split = `; peak over before: heap total +${max('heapTotal').toFixed(0)}, heap used +${max('heapUsed').toFixed(0)}, external +${max('external').toFixed(0)} (array buffers +${max('arrayBuffers').toFixed(0)}) MiB`;
-				}
-				const line = `${size} rows, node ${mode}: ${rows} rows, ${(bytes / 1048576).toFixed(0)} MiB in ${seconds.toFixed(0)} s (reader ${(rate / 1048576).toFixed(0)} MiB/s), first byte ${first.toFixed(0)} ms, RSS ${before.toFixed(0)} MiB, peak +${(peak - before).toFixed(0)}, at the end +${(after - before).toFixed(0)} MiB${split}`;
-				console.log(line);
-				lines.push(line);
-			} finally {
-				await portal.stop();
+		for (const mode of modes)
+			for (const build of builds) {
+				const probeFile = path.join(tmpdir(), `export-memory-${process.pid}.jsonl`);
 				rmSync(probeFile, { force: true });
+				const portal = await startPortal(
+					{
+						DATABASE_URL: database.url,
+						ADMIN_ADDRESSES: account.address,
+						EXPORT_PROBE_FILE: probe ? probeFile : undefined
+					},
+					{
+						args: [
+							...(probe ? ['--import', pathToFileURL(path.resolve('bench/export-memory-probe.mjs')).href] : []),
+							...(FLAGS[mode] ?? []),
+							path.join(build.dir, 'index.js')
+						]
+					}
+				);
+				try {
+					const cookie = await signIn(portal.url, account);
+					// The warm-up: an export of one row.
+					const one = await fetch(`${portal.url}/admin/applications.csv?q=${address(1)}`, { headers: { cookie } });
+					const warm = (await one.text()).split('\r\n').length - 2;
+					if (warm !== 1) throw new Error(`warm-up export had ${warm} rows`);
+					await new Promise((r) => setTimeout(r, 1000));
+					const before = memoryOf(portal.pid).rss;
+					let peak = before;
+					const sampler = setInterval(() => (peak = Math.max(peak, memoryOf(portal.pid).rss)), 50);
+					const t0 = performance.now();
+					const from = Date.now();
+					let rows = -1; // the header line
+					let bytes = 0;
+					let first = 0;
+					await new Promise((resolve, reject) => {
+						http
+							.get(`${portal.url}/admin/applications.csv`, { headers: { cookie } }, (res) => {
+								readSlowly(res, (chunk) => {
+									if (!first) first = performance.now() - t0;
+									bytes += chunk.length;
+									for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) rows++;
+								}).then(resolve, reject);
+							})
+							.on('error', reject);
+					});
+					clearInterval(sampler);
+					const seconds = (performance.now() - t0) / 1000;
+					const after = memoryOf(portal.pid).rss;
+					let split = '';
+					if (probe) {
+						/** @typedef {{ t: number, rss?: number, heapTotal: number, heapUsed: number, external: number, arrayBuffers: number }} Sample */
+						const samples = readFileSync(probeFile, 'utf8')
+							.trim()
+							.split('\n')
+							.map((l) => {
+								/** @type {unknown} */
+								const sample = JSON.parse(l);
+								return /** @type {Sample} */ (sample);
+							})
+							.filter((l) => l.rss !== undefined);
+						const base = samples.filter((s) => s.t < from).at(-1) ?? samples[0];
+						const during = samples.filter((s) => s.t >= from);
+						/** @param {'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers'} k */
+						const max = (k) => Math.max(...during.map((s) => s[k])) - (base?.[k] ?? 0);
+						split = `; peak over before: heap total +${max('heapTotal').toFixed(0)}, heap used +${max('heapUsed').toFixed(0)}, external +${max('external').toFixed(0)} (array buffers +${max('arrayBuffers').toFixed(0)}) MiB`;
+					}
+					const line = `${size} rows, node ${mode}, ${build.name}: ${rows} rows, ${(bytes / 1048576).toFixed(0)} MiB in ${seconds.toFixed(0)} s (reader ${(rate / 1048576).toFixed(0)} MiB/s), first byte ${first.toFixed(0)} ms, RSS ${before.toFixed(0)} MiB, peak +${(peak - before).toFixed(0)}, at the end +${(after - before).toFixed(0)} MiB${split}; load ${load()}`;
+					console.log(line);
+					lines.push(line);
+				} finally {
+					await portal.stop();
+					rmSync(probeFile, { force: true });
+				}
 			}
-		}
 	}
 } finally {
 	await sql.end();
