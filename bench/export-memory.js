@@ -167,6 +167,12 @@ try {
 						/** @param {'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers'} k */
 						const max = (k) => Math.max(...during.map((s) => s[k])) - (base?.[k] ?? 0);
 						split = `; peak over before: heap total +${max('heapTotal').toFixed(0)}, heap used +${max('heapUsed').toFixed(0)}, external +${max('external').toFixed(0)} (array buffers +${max('arrayBuffers').toFixed(0)}) MiB`;
+						// Whether the growth levels off or keeps climbing with the rows: RSS over before, per tenth of the download.
+						const tenth = (Date.now() - from) / 10;
+						const steps = Array.from({ length: 10 }, (_, i) =>
+							Math.max(...during.filter((s) => s.t < from + (i + 1) * tenth).map((s) => s.rss ?? 0))
+						);
+						split += `; peak RSS over before by tenths of the download: ${steps.map((r) => `+${(r - (base?.rss ?? 0)).toFixed(0)}`).join(' ')}`;
 					}
 					const line = `${size} rows, node ${mode}, ${build.name}: ${rows} rows, ${(bytes / 1048576).toFixed(0)} MiB in ${seconds.toFixed(0)} s (reader ${(rate / 1048576).toFixed(0)} MiB/s), first byte ${first.toFixed(0)} ms, RSS ${before.toFixed(0)} MiB, peak +${(peak - before).toFixed(0)}, at the end +${(after - before).toFixed(0)} MiB${split}; load ${load()}`;
 					console.log(line);
