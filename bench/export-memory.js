@@ -125,8 +125,10 @@ try {
 					const cookie = await signIn(portal.url, account);
 					// The warm-up: an export of one row.
 					const one = await fetch(`${portal.url}/admin/applications.csv?q=${address(1)}`, { headers: { cookie } });
-					const warm = (await one.text()).split('\r\n').length - 2;
-					if (warm !== 1) throw new Error(`warm-up export had ${warm} rows`);
+					const text = await one.text();
+					const warm = text.split('\r\n').length - 2;
+					if (warm !== 1)
+						throw new Error(`warm-up export had ${warm} rows: ${one.status} ${JSON.stringify(text.slice(0, 300))}`);
 					await new Promise((r) => setTimeout(r, 1000));
 					const before = memoryOf(portal.pid).rss;
 					let peak = before;
