@@ -94,7 +94,9 @@ describe.runIf(serverUrl)('applications.csv streamed from the Postgres server, t
 		} finally {
 			clearInterval(sampler);
 		}
-		expect(peak - before).toBeLessThanOrEqual(GROWTH_MIB);
+		expect(peak - before, `RSS growth in MiB, from ${before.toFixed(0)} MiB before the download`).toBeLessThanOrEqual(
+			GROWTH_MIB
+		);
 	}, 120_000);
 
 	it('gives the snapshot back when the admin cancels half-way, and the next download has every row', async () => {
