@@ -250,6 +250,14 @@ function messageDispatch(): Plugin {
 	};
 }
 
+/** Unit files that replace a module or a global for their own tests (kept isolated: the unit project's note). */
+const UNIT_MOCKS = [
+	'src/lib/server/auth/bearer.test.ts',
+	'src/lib/wallet/connectors/walletconnect.test.ts',
+	'src/lib/wallet/connectors/walletconnect-restore.test.ts',
+	'src/lib/i18n/client-runtime.test.ts'
+];
+
 export default defineConfig(({ mode }) => ({
 	// The version a backup's header names (src/lib/server/db/dump.js): package.json's and the git commit built.
 	define: { __PORTAL_VERSION__: JSON.stringify(portalVersion()) },
@@ -287,12 +295,24 @@ export default defineConfig(({ mode }) => ({
 		expect: { requireAssertions: true },
 		projects: [
 			// Pure functions, next to the module they test (and tests/unit/ for the test fixtures' own checks):
-			// no database, no server, no network.
+			// no database, no server, no network. The files of a worker share its modules (`isolate: false`):
+			// importing them again for each file was most of the project's time (bench/README.md, CI time).
 			{
 				extends: true,
 				test: {
 					name: 'unit',
+					isolate: false,
 					include: ['src/**/*.test.ts', 'tests/unit/**/*.test.ts'],
+					exclude: UNIT_MOCKS
+				}
+			},
+			// The unit files that replace a module (`vi.mock`) or a global (`vi.stubGlobal`): each in a module
+			// graph of its own, so that no other file sees the stand-in.
+			{
+				extends: true,
+				test: {
+					name: 'unit-mocks',
+					include: UNIT_MOCKS,
 					// Processed by vite, so that a test can stand in for WalletConnect's provider (connectors/walletconnect.test.ts).
 					server: { deps: { inline: ['@wagmi/connectors'] } }
 				}
@@ -302,6 +322,9 @@ export default defineConfig(({ mode }) => ({
 				extends: true,
 				test: {
 					name: 'integration',
+					// Shared modules per worker, as the unit project; each file opens its own database, and the
+					// setup file forgets the process-wide values an earlier file set.
+					isolate: false,
 					include: ['tests/integration/**/*.test.ts'],
 					// The migrated templates each test database copies, made once (tests/helpers/test-templates.ts).
 					globalSetup: ['tests/helpers/test-templates.ts']
@@ -312,6 +335,7 @@ export default defineConfig(({ mode }) => ({
 				extends: true,
 				test: {
 					name: 'http',
+					isolate: false,
 					include: ['tests/http/**/*.test.ts'],
 					// One engine per file (the Postgres server when TEST_DATABASE_URL is set); TEST_ENGINES=all runs
 					// both (tests/helpers/db.ts, docs/decisions/0048-http-tests-on-one-engine.md).
