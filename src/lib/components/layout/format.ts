@@ -1,17 +1,31 @@
 import { m } from '$lib/paraglide/messages';
 import { baseLocale, getLocale } from '$lib/paraglide/runtime';
 
+/**
+ * One Intl formatter per key, made on first use: constructing an Intl.DateTimeFormat costs far more than
+ * formatting with one, and a page with a dozen <Time>s made a dozen (bench/README.md "Figures behind the code").
+ */
+function formatterCache<F>(make: (key: string) => F): (key: string) => F {
+	const made = new Map<string, F>();
+	return (key) => {
+		let formatter = made.get(key);
+		if (!formatter) made.set(key, (formatter = make(key)));
+		return formatter;
+	};
+}
+
+const utcDateTime = formatterCache(
+	(locale) =>
+		new Intl.DateTimeFormat(locale === baseLocale ? 'en-GB' : locale, {
+			dateStyle: 'medium',
+			timeStyle: 'short',
+			timeZone: 'UTC'
+		})
+);
+
 // One fixed format and time zone per locale, so the server's HTML and the browser's first render agree
 // (English keeps its day-month-year order).
-export const formatTime = (value: Date | string) => {
-	const locale = getLocale();
-	const dateTime = new Intl.DateTimeFormat(locale === baseLocale ? 'en-GB' : locale, {
-		dateStyle: 'medium',
-		timeStyle: 'short',
-		timeZone: 'UTC'
-	});
-	return `${dateTime.format(new Date(value))} UTC`;
-};
+export const formatTime = (value: Date | string) => `${utcDateTime(getLocale()).format(new Date(value))} UTC`;
 
 /**
  * The same moment in the reader's own zone (browser only: the server's zone is not the reader's), in the
@@ -23,6 +37,8 @@ export const formatLocalTime = (value: Date | string, timeZone?: string) =>
 		timeStyle: 'short',
 		timeZone
 	}).format(new Date(value));
+
+const relativeTime = formatterCache((locale) => new Intl.RelativeTimeFormat(locale, { numeric: 'auto' }));
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
 	['year', 365 * 24 * 3600],
@@ -37,7 +53,7 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
 export function timeAgo(iso: string, now: number): string {
 	const seconds = Math.round((Date.parse(iso) - now) / 1000);
 	if (!Number.isFinite(seconds)) return m.common_some_time_ago();
-	const format = new Intl.RelativeTimeFormat(getLocale(), { numeric: 'auto' });
+	const format = relativeTime(getLocale());
 	for (const [unit, size] of UNITS) {
 		if (Math.abs(seconds) >= size) return format.format(Math.trunc(seconds / size), unit);
 	}

@@ -1,4 +1,5 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/client';
 import { members } from '../db/schema';
 
@@ -25,15 +26,38 @@ export async function upsertMember(db: Database, address: string): Promise<void>
 		upserts.set(db, upsert);
 	}
 	await upsert.execute({ address: address.toLowerCase() });
+	// A member row made again (a reset database) starts from the default locale: record the next visit's.
+	recordedLocales.get(db)?.delete(address.toLowerCase());
 }
 
 /**
+ * How long a locale this process recorded for an address is taken as still recorded: within it a visit in
+ * the same locale writes nothing. With several instances, a member who switches language on another one
+ * and comes back here in this one's locale within the minute keeps the other's until a visit after it.
+ */
+export const LOCALE_RECORDED_MS = 60_000;
+
+// Per database handle, as the upserts above: address → the locale last recorded for it.
+const recordedLocales = new WeakMap<Database, LRUCache<string, string>>();
+
+/**
  * Records the locale of a signed-in member's page visit (their notifications speak it); writes only when
- * it changed, so a visit in the same locale as the last is one index read.
+ * it changed, so a visit in the same locale as the last is one index read, and none at all while this
+ * process recorded that locale less than LOCALE_RECORDED_MS ago: every signed-in page and form post
+ * calls this, and the statement on each was a part of what mixed traffic lost (issue 60, bench/README.md
+ * "Figures behind the code").
  */
 export async function recordMemberLocale(db: Database, address: string, locale: string): Promise<void> {
+	const lower = address.toLowerCase();
+	let recorded = recordedLocales.get(db);
+	if (!recorded) {
+		recorded = new LRUCache<string, string>({ max: 10_000, ttl: LOCALE_RECORDED_MS });
+		recordedLocales.set(db, recorded);
+	}
+	if (recorded.get(lower) === locale) return;
 	await db
 		.update(members)
 		.set({ locale })
-		.where(and(eq(members.address, address.toLowerCase()), ne(members.locale, locale)));
+		.where(and(eq(members.address, lower), ne(members.locale, locale)));
+	recorded.set(lower, locale);
 }

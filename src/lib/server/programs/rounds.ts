@@ -80,29 +80,28 @@ const programColumns = {
 	translations: programs.translations
 };
 
-/** Every programme that is not archived, oldest first, each with its open and next round (two queries). */
+/**
+ * Every programme that is not archived, oldest first, each with its open and next round: one query (the
+ * programmes joined to their rounds that are open or still to open), as every /apply load reads it
+ * (issue 60: the page's statements, bench/README.md "Figures behind the code").
+ */
 export async function programStandings(db: Reader, now = new Date()): Promise<ProgramStanding[]> {
 	const rows = await db
-		.select(programColumns)
+		.select({ program: programColumns, round: windowColumns })
 		.from(programs)
+		// Each programme's rounds that are open or still to open (few: rounds end), soonest first.
+		.leftJoin(rounds, and(eq(rounds.programId, programs.id), or(isNull(rounds.closesAt), gt(rounds.closesAt, now))))
 		.where(isNull(programs.archivedAt))
-		.orderBy(asc(programs.id));
-	if (!rows.length) return [];
-	// Each programme's rounds that are open or still to open (few: rounds end), soonest first.
-	const windows = await db
-		.select({ ...windowColumns, programId: rounds.programId })
-		.from(rounds)
-		.innerJoin(programs, eq(programs.id, rounds.programId))
-		.where(and(isNull(programs.archivedAt), or(isNull(rounds.closesAt), gt(rounds.closesAt, now))))
-		.orderBy(asc(rounds.opensAt), asc(rounds.id));
-	return rows.map((program) => {
-		const own = windows.filter((w) => w.programId === program.id).map(({ programId: _, ...w }) => w);
-		return {
-			program,
-			round: own.find((w) => w.opensAt.getTime() <= now.getTime()) ?? null,
-			nextRound: own.find((w) => w.opensAt.getTime() > now.getTime()) ?? null
-		};
-	});
+		.orderBy(asc(programs.id), asc(rounds.opensAt), asc(rounds.id));
+	const standings: ProgramStanding[] = [];
+	let last: ProgramStanding | undefined;
+	for (const { program, round } of rows) {
+		if (last?.program.id !== program.id) standings.push((last = { program, round: null, nextRound: null }));
+		if (!round) continue;
+		if (round.opensAt.getTime() <= now.getTime()) last.round ??= round;
+		else last.nextRound ??= round;
+	}
+	return standings;
 }
 
 /** The programme of `slug` with its open and next round; null when there is none or it is archived (three indexed queries). */

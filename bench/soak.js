@@ -1,0 +1,229 @@
+// @ts-check
+// Mixed traffic, A/B: this checkout's build against another checkout's (a `git worktree` of an earlier
+// commit, built there), each on its own migrated database, in alternating rounds (bench/README.md, "Mixed traffic").
+//
+//   node bench/soak.js --baseline /tmp/base [--seconds 45] [--rounds 2] [--members 16] [--sequential 40]
+//
+// Each side: `--members` members sign in through the real endpoints and apply once (POST /apply, the
+// built-in questions), and an admin (ADMIN_ADDRESSES) signs in. A soak round: every member loops
+// GET /api/auth/me then GET /apply, with POST /checkin every 10th loop (303, or 429 once the day's 20
+// are spent: both are answers) and GET /api/community-pulse every 5th; the admin loops
+// GET /admin?review=pending. Pages are asked as a browser asks them (Sec-Fetch-Site same-origin; a
+// post with the portal's Origin). Then, per side, the sequential medians of POST /checkin (fresh
+// members, so each is a 303) and GET /apply, alternating request by request between the sides.
+import os from 'node:os';
+import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import { migrate } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createServerDatabase } from '../tests/helpers/postgres.js';
+import { httpClient, quantile, signIn, startPortal } from './harness.js';
+
+const { values } = parseArgs({
+	options: {
+		baseline: { type: 'string' },
+		seconds: { type: 'string', default: '45' },
+		rounds: { type: 'string', default: '2' },
+		members: { type: 'string', default: '16' },
+		sequential: { type: 'string', default: '40' }
+	}
+});
+if (!values.baseline) throw new Error('--baseline <checkout with a build/> is required');
+const sides = /** @type {const} */ ([
+	['this', process.cwd()],
+	['baseline', path.resolve(values.baseline)]
+]);
+for (const [, dir] of sides)
+	if (!existsSync(path.join(dir, 'build/index.js'))) throw new Error(`${dir}: no build/index.js (build it there)`);
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+const MEMBERS = Number(values.members);
+const SEQUENTIAL = Number(values.sequential);
+const adminUrl =
+	process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** @param {string} url @param {string} dir */
+async function migrateWith(url, dir) {
+	const client = postgres(url, { max: 1, onnotice: () => {} });
+	try {
+		await migrate(drizzle(client), { migrationsFolder: path.join(dir, 'drizzle') });
+	} finally {
+		await client.end();
+	}
+}
+
+/** @param {string} dir */
+async function prepare(dir) {
+	const database = await createServerDatabase(adminUrl, { prefix: 'portal_soak', migrate: false });
+	await migrateWith(database.url, dir);
+	const admin = privateKeyToAccount(generatePrivateKey());
+	const portal = await startPortal({ DATABASE_URL: database.url, ADMIN_ADDRESSES: admin.address }, { cwd: dir });
+	const client = httpClient(portal.url, MEMBERS + 2);
+	/** @param {string} p @param {string} cookie @param {Record<string, string>} form */
+	const post = (p, cookie, form) =>
+		client.request('POST', p, {
+			headers: {
+				cookie,
+				origin: portal.url,
+				accept: 'text/html',
+				'content-type': 'application/x-www-form-urlencoded'
+			},
+			body: new URLSearchParams(form).toString()
+		});
+	/** @param {string} p @param {string} cookie */
+	const page = (p, cookie) => client.request('GET', p, { headers: { cookie, 'sec-fetch-site': 'same-origin' } });
+	const signed = async () => signIn(portal.url, /** @type {any} */ (privateKeyToAccount(generatePrivateKey())));
+	/** @type {string[]} */
+	const members = [];
+	for (let i = 0; i < MEMBERS; i++) {
+		const cookie = await signed();
+		const r = await post('/apply', cookie, {
+			displayName: `Member ${i}`,
+			motivation: 'I would like to join because '.repeat(8),
+			contact: `@member${i}`
+		});
+		if (r.status !== 303) throw new Error(`${dir}: POST /apply ${r.status}`);
+		members.push(cookie);
+	}
+	const adminCookie = await signIn(portal.url, /** @type {any} */ (admin));
+	const table = await page('/admin?review=pending', adminCookie);
+	if (table.status !== 200) throw new Error(`${dir}: /admin ${table.status}`);
+	// Fresh members for the sequential check-ins (each a 303: the day's 20 are not reached).
+	/** @type {string[]} */
+	const fresh = [];
+	for (let i = 0; i < Math.ceil(SEQUENTIAL / 10) + 1; i++) fresh.push(await signed());
+	return { dir, database, portal, client, post, page, members, adminCookie, fresh };
+}
+
+/** @typedef {Awaited<ReturnType<typeof prepare>>} Side */
+
+/** One soak round of `seconds` on `side`: requests/s, p50/p99, statuses. @param {Side} side */
+async function soak(side, secondsOf = seconds) {
+	/** @type {number[]} */
+	const latencies = [];
+	/** @type {Record<string, number>} */
+	const statuses = {};
+	const deadline = performance.now() + secondsOf * 1000;
+	/** @type {Record<string, number[]>} */
+	const byPath = {};
+	/** @param {() => Promise<{ status: number }>} send @param {number[]} ok @param {string} label */
+	const timed = async (send, ok, label) => {
+		const t = performance.now();
+		const r = await send();
+		const ms = performance.now() - t;
+		latencies.push(ms);
+		(byPath[label] ??= []).push(ms);
+		const key = ok.includes(r.status) ? String(r.status) : `bad ${r.status}`;
+		statuses[key] = (statuses[key] ?? 0) + 1;
+	};
+	const started = performance.now();
+	await Promise.all([
+		...side.members.map(async (cookie, m) => {
+			for (let round = 1; performance.now() < deadline; round++) {
+				await timed(() => side.client.request('GET', '/api/auth/me', { headers: { cookie } }), [200], 'me');
+				await timed(() => side.page('/apply', cookie), [200], 'apply');
+				if (round % 10 === 0)
+					await timed(() => side.post('/checkin', cookie, { note: `soak ${m} ${round}` }), [303, 429], 'checkin');
+				if (round % 5 === 0)
+					await timed(() => side.client.request('GET', '/api/community-pulse'), [200, 204, 503], 'pulse');
+			}
+		}),
+		(async () => {
+			while (performance.now() < deadline)
+				await timed(() => side.page('/admin?review=pending', side.adminCookie), [200], 'admin');
+		})()
+	]);
+	const wall = (performance.now() - started) / 1000;
+	latencies.sort((a, b) => a - b);
+	return {
+		rps: latencies.length / wall,
+		p50: quantile(latencies, 0.5),
+		p99: quantile(latencies, 0.99),
+		statuses,
+		// Each kind's median latency, ms.
+		medians: Object.fromEntries(
+			Object.entries(byPath).map(([k, v]) => [
+				k,
+				Number(
+					quantile(
+						v.sort((a, b) => a - b),
+						0.5
+					).toFixed(1)
+				)
+			])
+		)
+	};
+}
+
+const started = performance.now();
+/** @type {Side[]} */
+const prepared = [];
+try {
+	for (const [, dir] of sides) prepared.push(await prepare(dir));
+	// Warm-up: a 5-second round each.
+	for (const side of prepared) await soak(side, 5);
+	/** @type {Awaited<ReturnType<typeof soak>>[][]} */
+	const results = [[], []];
+	for (let round = 0; round < rounds; round++) {
+		const order = round % 2 === 0 ? [0, 1] : [1, 0];
+		for (const i of order) {
+			const side = prepared[i];
+			if (side) results[i]?.push(await soak(side));
+		}
+	}
+	// Sequential: one request at a time, alternating between the sides request by request.
+	/** @type {{ checkin: number[], apply: number[] }[]} */
+	const sequential = prepared.map(() => ({ checkin: [], apply: [] }));
+	for (let n = 0; n < SEQUENTIAL; n++) {
+		for (const i of n % 2 === 0 ? [0, 1] : [1, 0]) {
+			const side = /** @type {Side} */ (prepared[i]);
+			const into = /** @type {{ checkin: number[], apply: number[] }} */ (sequential[i]);
+			const member = side.fresh[Math.floor(n / 10)] ?? '';
+			let t = performance.now();
+			const c = await side.post('/checkin', member, { note: `sequential ${n}` });
+			if (c.status !== 303) throw new Error(`${side.dir}: sequential POST /checkin ${c.status}`);
+			into.checkin.push(performance.now() - t);
+			t = performance.now();
+			const a = await side.page('/apply', side.members[n % MEMBERS] ?? '');
+			if (a.status !== 200) throw new Error(`${side.dir}: sequential GET /apply ${a.status}`);
+			into.apply.push(performance.now() - t);
+		}
+	}
+	const median = (/** @type {number[]} */ list) =>
+		quantile(
+			[...list].sort((a, b) => a - b),
+			0.5
+		);
+	const load = os
+		.loadavg()
+		.map((l) => l.toFixed(1))
+		.join(' ');
+	console.log(
+		`soak A/B against ${values.baseline}: ${MEMBERS} members + 1 admin, ${rounds} alternating rounds of ${seconds} s, load average ${load}, ${((performance.now() - started) / 1000).toFixed(0)} s`
+	);
+	const [mine = [], theirs = []] = results;
+	for (let r = 0; r < rounds; r++) {
+		const a = mine[r];
+		const b = theirs[r];
+		if (!a || !b) continue;
+		console.log(
+			`round ${r + 1}: this ${a.rps.toFixed(0)} req/s (p50 ${a.p50.toFixed(1)}, p99 ${a.p99.toFixed(1)} ms; ${JSON.stringify(a.statuses)}; medians ${JSON.stringify(a.medians)}), ` +
+				`baseline ${b.rps.toFixed(0)} req/s (p50 ${b.p50.toFixed(1)}, p99 ${b.p99.toFixed(1)} ms; ${JSON.stringify(b.statuses)}; medians ${JSON.stringify(b.medians)}); ratio ${(a.rps / b.rps).toFixed(2)}`
+		);
+	}
+	const [s0, s1] = sequential;
+	if (s0 && s1)
+		console.log(
+			`sequential medians (${SEQUENTIAL} each): POST /checkin this ${median(s0.checkin).toFixed(2)} ms, baseline ${median(s1.checkin).toFixed(2)} ms (${(median(s0.checkin) / median(s1.checkin)).toFixed(2)}x); ` +
+				`GET /apply this ${median(s0.apply).toFixed(2)} ms, baseline ${median(s1.apply).toFixed(2)} ms (${(median(s0.apply) / median(s1.apply)).toFixed(2)}x)`
+		);
+} finally {
+	for (const side of prepared) {
+		side.client.close();
+		await side.portal.stop();
+		await side.database.drop();
+	}
+}
