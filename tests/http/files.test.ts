@@ -217,7 +217,9 @@ describe('uploading', { timeout: 120_000 }, () => {
 				setTimeout(resolve, 500);
 			});
 		});
-		// The bytes that arrived were streamed to a temporary, removed once the server sees the cut.
+		// The bytes that arrived are streamed to a temporary (once the server has read the form's questions:
+		// on a loaded machine after the cut), removed once the server sees the cut.
+		await until(() => incoming().length > 0, 3000);
 		expect(await until(() => incoming().length === 0)).toBe(true);
 		expect((await fetch(`${base}/healthz`)).status).toBe(200);
 		expect(await written()).toEqual(counts);
