@@ -39,6 +39,8 @@ import { startBackups } from '$lib/server/db/backups';
 import { localize } from '$lib/server/i18n/localize';
 import { accentStyle } from '$lib/server/branding/accent-style';
 import { draftAnswers204 } from '$lib/server/applications/drafts';
+import { blobStoreOf } from '$lib/server/files/store';
+import { startFileSweep } from '$lib/server/files/sweep';
 
 /** Why a Postgres server refused the start, in words (a database that does not exist, a refused user), or null. */
 function serverRefusalInWords(err: unknown, databaseUrl: string | null): string | null {
@@ -123,6 +125,9 @@ export const init: ServerInit = async () => {
 				})
 			)
 		);
+	// Stored files no row references (a crash between an upload's bytes and its row), and temporaries an
+	// upload cut off left: removed once an hour, once older than the sweep's grace (files/sweep.ts).
+	if (!config.onVercel) stops.push(startFileSweep(database, blobStoreOf(config.files)));
 	// Daily backups on either engine (not on Vercel, which has no lasting disk), and for the embedded
 	// database in a folder db:backup served while this server holds it.
 	const embeddedFolder = embeddedFolderOf(database.kind, config.pgliteDataDir);

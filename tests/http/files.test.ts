@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -45,6 +45,17 @@ function storedFiles(): string[] {
 		.filter((e) => e.isFile())
 		.map((e) => path.relative(filesDir, path.join(e.parentPath, e.name)));
 }
+
+/** The temporaries under FILES_DIR/.incoming (an upload's bytes while they arrive), with their sizes. */
+const incoming = () => {
+	const dir = path.join(filesDir, '.incoming');
+	return existsSync(dir) ? readdirSync(dir).map((name) => statSync(path.join(dir, name)).size) : [];
+};
+const until = async (what: () => boolean, ms = 10_000) => {
+	for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20)))
+		if (what()) return true;
+	return false;
+};
 
 const apply = async (account: PrivateKeyAccount, files: Record<string, Blob | Blob[]>) =>
 	postForm(
@@ -206,6 +217,121 @@ describe('uploading', { timeout: 120_000 }, () => {
 				setTimeout(resolve, 500);
 			});
 		});
+		// The bytes that arrived are streamed to a temporary (once the server has read the form's questions:
+		// on a loaded machine after the cut), removed once the server sees the cut.
+		await until(() => incoming().length > 0, 3000);
+		expect(await until(() => incoming().length === 0)).toBe(true);
+		expect((await fetch(`${base}/healthz`)).status).toBe(200);
+		expect(await written()).toEqual(counts);
+		expect(storedFiles()).toEqual(before);
+	});
+});
+
+/**
+ * A post to /apply written by hand, its file part's bytes in two halves: `between` runs after the first
+ * half is written and before the second is (resolving true to send the rest and end the body, false to cut
+ * the connection there).
+ */
+async function applyInHalves(cookie: string, file: Buffer, between: () => Promise<boolean>, chunked = false) {
+	const boundary = 'halves-boundary';
+	const head = Buffer.from(
+		`--${boundary}\r\nContent-Disposition: form-data; name="displayName"\r\n\r\nAda\r\n` +
+			`--${boundary}\r\nContent-Disposition: form-data; name="motivation"\r\n\r\nDocs.\r\n` +
+			`--${boundary}\r\nContent-Disposition: form-data; name="answers.city"\r\n\r\nLisbon\r\n` +
+			`--${boundary}\r\nContent-Disposition: form-data; name="answers.portfolio"; filename="cv.pdf"\r\nContent-Type: application/pdf\r\n\r\n`
+	);
+	const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+	const half = Math.floor(file.length / 2);
+	const url = new URL(`${base}/apply`);
+	return new Promise<{ status: number; body: string } | null>((resolve) => {
+		const req = request({
+			host: url.hostname,
+			port: url.port,
+			method: 'POST',
+			path: '/apply',
+			headers: {
+				origin: url.origin,
+				cookie,
+				accept: 'text/html',
+				'content-type': `multipart/form-data; boundary=${boundary}`,
+				...(chunked ? {} : { 'content-length': head.length + file.length + tail.length })
+			}
+		});
+		req.on('error', () => resolve(null));
+		req.on('response', (res) => {
+			let body = '';
+			res.on('data', (c: Buffer) => (body += c.toString()));
+			res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+		});
+		req.write(Buffer.concat([head, file.subarray(0, half)]), () => {
+			void between().then((more) => {
+				if (more) req.end(Buffer.concat([file.subarray(half), tail]));
+				else {
+					req.destroy();
+					setTimeout(() => resolve(null), 500);
+				}
+			});
+		});
+	});
+}
+
+describe('streaming an upload to the store', { timeout: 120_000 }, () => {
+	// A file of 900 KiB (the question allows 1 MiB): half of it is on disk before the rest is sent.
+	const file = Buffer.concat([PDF, randomBytes(900 * 1024)]);
+
+	it('the bytes reach FILES_DIR while the body still arrives, never held whole; the rest completes it', async () => {
+		const member = newAccount();
+		let seenOnDisk = 0;
+		const answer = await applyInHalves(await login(member), file, async () => {
+			await until(() => incoming().some((size) => size > 0));
+			seenOnDisk = Math.max(0, ...incoming());
+			return true;
+		});
+		expect(seenOnDisk, 'bytes in FILES_DIR/.incoming before the body ended').toBeGreaterThan(0);
+		expect(seenOnDisk).toBeLessThan(file.length);
+		expect(answer?.status, answer?.body.slice(0, 400)).toBe(303);
+		const [row] = await portal.query<{ sha256: string; bytes: number }>(
+			`select f.sha256, f.bytes from application_files f join applications a on a.id = f.application_id where a.applicant_address = '${member.address.toLowerCase()}'`
+		);
+		expect(row).toEqual({ sha256: createHash('sha256').update(file).digest('hex'), bytes: file.length });
+		expect(incoming()).toEqual([]);
+		const served = await fetch(`${base}/files/${(await fileIdsOf(member))[0]}`, {
+			headers: { cookie: await login(member) }
+		});
+		expect(Buffer.from(await served.arrayBuffer()).equals(file)).toBe(true);
+	});
+
+	it('cut off after bytes reached FILES_DIR: the temporary goes, no row, nothing kept', async () => {
+		const counts = await written();
+		const before = storedFiles();
+		let seen = false;
+		const answer = await applyInHalves(await login(newAccount()), file, async () => {
+			seen = await until(() => incoming().some((size) => size > 0));
+			return false;
+		});
+		expect(answer).toBeNull();
+		expect(seen, 'bytes in FILES_DIR/.incoming before the cut').toBe(true);
+		expect(await until(() => incoming().length === 0)).toBe(true);
+		expect((await fetch(`${base}/healthz`)).status).toBe(200);
+		expect(await written()).toEqual(counts);
+		expect(storedFiles()).toEqual(before);
+	});
+
+	it('a chunked body that passes 25 MiB while it streams: 413 with the limit, nothing kept', async () => {
+		const counts = await written();
+		const before = storedFiles();
+		// Chunked, so no Content-Length refuses it up front: the count as it is read does.
+		const answer = await applyInHalves(
+			await login(newAccount()),
+			Buffer.concat([PDF, Buffer.alloc(26 * MIB)]),
+			() => Promise.resolve(true),
+			true
+		);
+		if (answer) {
+			expect(answer.status).toBe(413);
+			expect(textOf(answer.body)).toContain('This form is over 25 MiB in all, files included');
+		}
+		expect(await until(() => incoming().length === 0)).toBe(true);
 		expect((await fetch(`${base}/healthz`)).status).toBe(200);
 		expect(await written()).toEqual(counts);
 		expect(storedFiles()).toEqual(before);

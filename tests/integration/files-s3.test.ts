@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -63,6 +63,48 @@ describe.each([
 		const chunks = [other.subarray(0, 100_000), other.subarray(100_000)];
 		await store().put(otherHash, { stream: Readable.from(chunks), length: other.length });
 		expect(await read(store(), otherHash)).toEqual(other);
+	});
+
+	// An upload streamed to the store (files/receive.ts): written as it arrives under a temporary name, kept
+	// under its hash or dropped; on S3 a file over 5 MiB goes as a multipart upload, one part held at a time.
+	const temporaries = async () => {
+		const names: string[] = [];
+		for await (const entry of store().entries()) if (entry.kind === 'temporary') names.push(entry.name);
+		return names;
+	};
+	it.each([
+		['a small file', 300 * 1024],
+		['a file over one S3 part (5 MiB)', 11 * 1024 * 1024 + 17]
+	])('%s staged from chunks, then kept, comes back byte for byte; nothing temporary is left', async (_, size) => {
+		const staged = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(size - 9)]);
+		// As an upload arrives: 64 KiB at a time, each after a turn of the event loop.
+		const chunks = async function* () {
+			for (let at = 0; at < staged.length; at += 64 * 1024) {
+				await Promise.resolve();
+				yield staged.subarray(at, at + 64 * 1024);
+			}
+		};
+		const blob = await store().stage(chunks());
+		expect(await read(store(), sha(staged))).toBeNull();
+		await blob.keep(sha(staged));
+		// By hash: toEqual walks an 11 MiB Buffer byte by byte for minutes.
+		const back = await read(store(), sha(staged));
+		expect(back && sha(back)).toBe(sha(staged));
+		expect(await temporaries()).toEqual([]);
+	});
+
+	it('a staged file dropped, or one whose source fails halfway, leaves nothing', async () => {
+		const dropped = await store().stage([Buffer.from('%PDF-1.4\n dropped')]);
+		expect(await temporaries()).toHaveLength(1);
+		await dropped.drop();
+		expect(await temporaries()).toEqual([]);
+		const cutOff = async function* () {
+			yield Buffer.alloc(6 * 1024 * 1024, 1); // past one S3 part: the multipart upload is aborted
+			await Promise.resolve();
+			throw new Error('the client went away');
+		};
+		await expect(store().stage(cutOff())).rejects.toThrow('the client went away');
+		expect(await temporaries()).toEqual([]);
 	});
 
 	it('a removed or unknown hash reads as none', async () => {

@@ -1,13 +1,15 @@
 import { error, redirect, type RequestEvent } from '@sveltejs/kit';
-import { APPLICATION_FIELDS, submitApplication } from '$lib/server/applications/submit';
+import { APPLICATION_FIELDS, formQuestionsFor, submitApplication } from '$lib/server/applications/submit';
 import { applyFormData, applyListData } from '$lib/server/applications/apply-page';
-import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
+import { formInput, refuse, typedValues } from '$lib/server/platform/forms';
 import { requireMember } from '$lib/server/auth/guards';
 import { answersInput, typedAnswers } from '$lib/server/forms/answers';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { applyProgramOf, programBySlug, programStandings } from '$lib/server/programs/rounds';
 import { localHref } from '$lib/i18n/locales';
 import { blobStoreOf } from '$lib/server/files/store';
+import { receiveForm } from '$lib/server/files/receive';
+import { filesUnavailable } from '$lib/server/files/uploads';
 
 // The two apply routes, /apply and /apply/<slug> (docs/pages-and-forms.md "/apply"): one page, one action.
 
@@ -48,18 +50,24 @@ export async function submitTo(
 ) {
 	if (slug !== null) await programOrNotFound(slug);
 	const member = requireMember({ locals });
-	const form = await readForm(request);
-	const input = formInput(form, APPLICATION_FIELDS);
-	const answers = answersInput(form);
-	const outcome = await withDatabase((db) =>
-		submitApplication(db, runtime().outbox, member, input, answers, {
-			program: slug,
-			timeZone: zone(),
-			files: blobStoreOf(runtime().config.files)
-		})
-	);
-	// Archived between the look above and the submission: the same 404.
-	if (!outcome.ok && outcome.status === 404) error(404, 'Not Found');
-	if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), answers: typedAnswers(answers) });
-	redirect(303, localHref(slug === null ? '/apply' : `/apply/${slug}`));
+	// The body streams in, each file into the store as it arrives (files/receive.ts): what the request
+	// staged and did not keep is removed once it is answered, whatever the answer.
+	const files = blobStoreOf(runtime().config.files);
+	const questions = () => withDatabase((db) => formQuestionsFor(db, slug));
+	const received = await receiveForm(request, questions, files);
+	try {
+		const input = formInput(received.form, APPLICATION_FIELDS);
+		const answers = answersInput(received.form);
+		const typed = { values: typedValues(input), answers: typedAnswers(answers) };
+		if (received.storeFailed) return refuse(setHeaders, filesUnavailable(), typed);
+		const outcome = await withDatabase((db) =>
+			submitApplication(db, runtime().outbox, member, input, answers, { program: slug, timeZone: zone(), files })
+		);
+		// Archived between the look above and the submission: the same 404.
+		if (!outcome.ok && outcome.status === 404) error(404, 'Not Found');
+		if (!outcome.ok) return refuse(setHeaders, outcome, typed);
+		redirect(303, localHref(slug === null ? '/apply' : `/apply/${slug}`));
+	} finally {
+		await received.dropStaged();
+	}
 }

@@ -1,11 +1,13 @@
 import { error, redirect, type RequestEvent } from '@sveltejs/kit';
-import { APPLICATION_FIELDS } from '$lib/server/applications/submit';
+import { APPLICATION_FIELDS, formQuestionsFor } from '$lib/server/applications/submit';
 import { draftByScript, draftFieldsOf, saveDraft } from '$lib/server/applications/drafts';
 import { editApplication, withdrawApplication } from '$lib/server/applications/own';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { requireMember } from '$lib/server/auth/guards';
 import { answersInput, typedAnswers } from '$lib/server/forms/answers';
 import { blobStoreOf } from '$lib/server/files/store';
+import { receiveForm } from '$lib/server/files/receive';
+import { filesUnavailable } from '$lib/server/files/uploads';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { applyProgram, programBySlug } from '$lib/server/programs/rounds';
 import { localHref } from '$lib/i18n/locales';
@@ -49,16 +51,22 @@ export async function draftTo(slug: string | null, { locals, request, setHeaders
 export async function editOf(slug: string | null, { locals, request, setHeaders }: Event) {
 	if (slug !== null) await programIdOf(slug);
 	const member = requireMember({ locals });
-	const form = await readForm(request);
-	const input = formInput(form, APPLICATION_FIELDS);
-	const answers = answersInput(form);
-	const outcome = await withDatabase((db) =>
-		editApplication(db, member, slug, input, answers, blobStoreOf(runtime().config.files))
-	);
-	if (!outcome.ok && outcome.status === 404) error(404, 'Not Found');
-	if (!outcome.ok)
-		return refuse(setHeaders, outcome, { values: typedValues(input), answers: typedAnswers(answers), editing: true });
-	redirect(303, `${back(slug)}?done=edited`);
+	// Streamed as a submission is (apply-route.ts): what was staged and not kept goes once it is answered.
+	const files = blobStoreOf(runtime().config.files);
+	const questions = () => withDatabase((db) => formQuestionsFor(db, slug));
+	const received = await receiveForm(request, questions, files);
+	try {
+		const input = formInput(received.form, APPLICATION_FIELDS);
+		const answers = answersInput(received.form);
+		const typed = { values: typedValues(input), answers: typedAnswers(answers), editing: true };
+		if (received.storeFailed) return refuse(setHeaders, filesUnavailable(), typed);
+		const outcome = await withDatabase((db) => editApplication(db, member, slug, input, answers, files));
+		if (!outcome.ok && outcome.status === 404) error(404, 'Not Found');
+		if (!outcome.ok) return refuse(setHeaders, outcome, typed);
+		redirect(303, `${back(slug)}?done=edited`);
+	} finally {
+		await received.dropStaged();
+	}
 }
 
 /** `?/withdraw` (`reason` 0–500): the application becomes withdrawn; the member may apply again at once. */

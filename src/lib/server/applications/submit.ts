@@ -47,6 +47,7 @@ import {
 	type Upload
 } from '../files/uploads';
 import type { BlobStore } from '../files/store';
+import type { Question } from '$lib/forms/questions';
 
 export type { Application, ApplicationEvent };
 
@@ -67,6 +68,16 @@ export interface ApplyTarget {
 	timeZone?: string;
 	/** Where the files of `file` answers go (server/files); required only by a form that asks for files. */
 	files?: BlobStore;
+}
+
+/**
+ * The questions of the form a post to `program` answers (null: the programme `/apply` serves; none for an
+ * unknown one): what the streaming reader checks each file against as it arrives (files/receive.ts).
+ * submitApplication and editApplication read the form again, and check the files against that.
+ */
+export async function formQuestionsFor(db: Database, program: string | null): Promise<readonly Question[]> {
+	const target = program === null ? await applyProgram(db) : await programBySlug(db, program);
+	return target ? (await currentForm(db, target.program.id)).questions : [];
 }
 
 /**

@@ -15,16 +15,21 @@ import { applicationFiles } from '../db/schema';
 import type { FailureOf } from '../platform/outcome';
 import { logger } from '../platform/observability';
 import { detectFileType } from './detect';
-import type { BlobStore } from './store';
+import { ReceivedFile } from './receive';
+import type { BlobStore, StagedBlob } from './store';
 
-/** One uploaded file, checked, with the id its row will have. */
+/**
+ * One uploaded file, checked, with the id its row will have: its bytes in memory (a File: readForm, or a
+ * caller's), or already in the store under a temporary name (streamed: receive.ts), to keep by its hash.
+ */
 export interface Upload {
 	id: string;
 	questionKey: string;
 	name: string;
 	contentType: FileType;
-	bytes: Uint8Array;
+	size: number;
 	sha256: string;
+	body: { bytes: Uint8Array } | { staged: StagedBlob };
 }
 
 export type Inspected =
@@ -67,7 +72,10 @@ export async function inspectUploads(
 			errors[field] = m.form_file_unreadable({ label: q.label });
 			continue;
 		}
-		const files = values.filter((v): v is File => v instanceof File && !isEmptyPart(v));
+		const files = values.filter(
+			(v): v is File | ReceivedFile =>
+				(v instanceof File && !isEmptyPart(v)) || (v instanceof ReceivedFile && v.outcome.kind !== 'empty')
+		);
 		const maxFiles = q.maxFiles ?? 1;
 		const maxBytes = q.maxBytes ?? 0;
 		const accept = q.accept ?? [];
@@ -76,8 +84,38 @@ export async function inspectUploads(
 			continue;
 		}
 		const mine: Upload[] = [];
+		const wrongType = (name: string) =>
+			m.form_file_wrong_type({ label: q.label, name, types: accept.map(fileTypeName).join(', ') });
 		for (const file of files) {
 			const name = safeName(file.name);
+			if (file instanceof ReceivedFile) {
+				// Checked as it streamed in (receive.ts), against this form's questions; checked again here in
+				// case the form changed in between.
+				const got = file.outcome;
+				if (got.kind === 'refused' && got.why === 'not_kept') {
+					errors[field] = m.form_file_unreadable({ label: q.label });
+					break;
+				}
+				if ((got.kind === 'refused' && got.why === 'too_big') || (got.kind === 'staged' && got.bytes > maxBytes)) {
+					errors[field] = m.form_file_too_big({ label: q.label, name, max: mebibytes(maxBytes) });
+					break;
+				}
+				if (got.kind !== 'staged' || !accept.includes(got.type)) {
+					errors[field] = wrongType(name);
+					break;
+				}
+				const { type, bytes, sha256, staged } = got;
+				mine.push({
+					id: randomUUID(),
+					questionKey: q.key,
+					name,
+					contentType: type,
+					size: bytes,
+					sha256,
+					body: { staged }
+				});
+				continue;
+			}
 			if (file.size > maxBytes) {
 				errors[field] = m.form_file_too_big({ label: q.label, name, max: mebibytes(maxBytes) });
 				break;
@@ -85,11 +123,19 @@ export async function inspectUploads(
 			const bytes = new Uint8Array(await file.arrayBuffer());
 			const type = detectFileType(bytes);
 			if (!type || !accept.includes(type)) {
-				errors[field] = m.form_file_wrong_type({ label: q.label, name, types: accept.map(fileTypeName).join(', ') });
+				errors[field] = wrongType(name);
 				break;
 			}
 			const sha256 = createHash('sha256').update(bytes).digest('hex');
-			mine.push({ id: randomUUID(), questionKey: q.key, name, contentType: type, bytes, sha256 });
+			mine.push({
+				id: randomUUID(),
+				questionKey: q.key,
+				name,
+				contentType: type,
+				size: bytes.length,
+				sha256,
+				body: { bytes }
+			});
 		}
 		if (errors[field]) continue;
 		uploads.push(...mine);
@@ -98,7 +144,8 @@ export async function inspectUploads(
 	return Object.keys(errors).length ? { ok: false, errors } : { ok: true, uploads, sent: out };
 }
 
-const unavailable = (): FailureOf<503> => ({
+/** The 503 of a store that failed (disk full, bucket down) while it took an upload's bytes. */
+export const filesUnavailable = (): FailureOf<503> => ({
 	ok: false,
 	status: 503,
 	code: 'files_unavailable',
@@ -118,14 +165,14 @@ export async function keepUploads(
 	const put: string[] = [];
 	try {
 		for (const u of uploads) {
-			if (put.includes(u.sha256)) continue;
-			await store.put(u.sha256, u.bytes);
+			if ('staged' in u.body) await u.body.staged.keep(u.sha256);
+			else if (!put.includes(u.sha256)) await store.put(u.sha256, u.body.bytes);
 			put.push(u.sha256);
 		}
 		return { ok: true };
 	} catch {
 		await removeUnreferenced(db, store, [...put, ...uploads.map((u) => u.sha256)]);
-		return unavailable();
+		return filesUnavailable();
 	}
 }
 
@@ -143,7 +190,7 @@ export async function recordUploads(
 			questionKey: u.questionKey,
 			name: u.name,
 			contentType: u.contentType,
-			bytes: u.bytes.length,
+			bytes: u.size,
 			sha256: u.sha256
 		}))
 	);

@@ -1,7 +1,7 @@
 import { KEY, checkAnswers, questionInLocale, type Answers } from '$lib/forms/questions';
 import { getLocale } from '$lib/paraglide/runtime';
 import type { Database } from '../db/client';
-import type { FormFields } from '../platform/forms';
+import type { FormFields, FormValue } from '../platform/forms';
 import { currentForm, type CurrentForm } from './versions';
 
 const PREFIX = 'answers.';
@@ -11,7 +11,7 @@ const PREFIX = 'answers.';
  * prototype so that no field name reaches Object's own properties; all other fields are left out.
  * Read in the form's one pass (FormFields), never a walk of the post per name.
  */
-export const answersInput = (form: FormFields): Record<string, unknown> => form.prefixed(PREFIX);
+export const answersInput = (form: FormFields<FormValue>): Record<string, unknown> => form.prefixed(PREFIX);
 
 /** What the applicant typed, by question key, to put back into the form after a refusal (text only). */
 export function typedAnswers(sent: Readonly<Record<string, unknown>>): Record<string, string | string[]> {

@@ -14,6 +14,19 @@ export function refuse<T extends Record<string, unknown>>(
 	return fail(failure.status, { ...failure, ...data });
 }
 
+/**
+ * A file part a streaming reader took instead of a File (server/files/receive.ts): its bytes went to the
+ * store as they arrived, never into memory; it says only what became of them. Never text.
+ */
+export interface StreamedFile {
+	readonly streamed: true;
+	/** The name the client sent. */
+	readonly name: string;
+}
+
+/** A form's value: text, a File (readForm), or a file part streamed to the store. */
+export type FormValue = FormDataEntryValue | StreamedFile;
+
 /** Most entries (name=value pairs) one form post may carry: the largest real form (50 questions of up to 20 options) sends about 1,000. */
 export const MAX_FORM_FIELDS = 2000;
 
@@ -23,11 +36,11 @@ export const MAX_FORM_FIELDS = 2000;
  * reading methods, so the editors' readers take either; `prefixed()` collects `answers.*`, `score.*`,
  * `ask.*` and the like in the same pass.
  */
-export class FormFields {
-	readonly #entries: [string, FormDataEntryValue][] = [];
-	readonly #byName = new Map<string, FormDataEntryValue[]>();
+export class FormFields<V extends FormValue = FormDataEntryValue> {
+	readonly #entries: [string, V][] = [];
+	readonly #byName = new Map<string, V[]>();
 
-	constructor(entries: Iterable<[string, FormDataEntryValue]>) {
+	constructor(entries: Iterable<[string, NoInfer<V>]>) {
 		for (const entry of entries) {
 			this.#entries.push(entry);
 			const values = this.#byName.get(entry[0]);
@@ -40,10 +53,10 @@ export class FormFields {
 	get size(): number {
 		return this.#entries.length;
 	}
-	getAll(name: string): FormDataEntryValue[] {
+	getAll(name: string): V[] {
 		return [...(this.#byName.get(name) ?? [])];
 	}
-	get(name: string): FormDataEntryValue | null {
+	get(name: string): V | null {
 		return this.#byName.get(name)?.[0] ?? null;
 	}
 	has(name: string): boolean {
@@ -53,10 +66,10 @@ export class FormFields {
 	keys(): IterableIterator<string> {
 		return this.#byName.keys();
 	}
-	entries(): IterableIterator<[string, FormDataEntryValue]> {
+	entries(): IterableIterator<[string, V]> {
 		return this.#entries[Symbol.iterator]();
 	}
-	[Symbol.iterator](): IterableIterator<[string, FormDataEntryValue]> {
+	[Symbol.iterator](): IterableIterator<[string, V]> {
 		return this.entries();
 	}
 
@@ -71,10 +84,15 @@ export class FormFields {
 	}
 }
 
-const oneOrMany = (values: readonly FormDataEntryValue[]) =>
+const oneOrMany = (values: readonly FormValue[]) =>
 	values.length === 0 ? undefined : values.length === 1 ? values[0] : [...values];
 
-const unreadable = (): never => error(400, { code: 'invalid_request', message: m.form_unreadable() });
+/** The 400 of a body that is not a readable form. */
+export const unreadable = (): never => error(400, { code: 'invalid_request', message: m.form_unreadable() });
+
+/** The 413 of a form of more than MAX_FORM_FIELDS entries. */
+export const tooManyFields = (): never =>
+	error(413, { code: 'too_many_fields', message: m.form_too_many_fields({ max: MAX_FORM_FIELDS }) });
 
 /**
  * The body of a form action, read once into FormFields. One that is not a readable form (malformed or
@@ -93,11 +111,7 @@ export async function readForm(request: Request): Promise<FormFields> {
 		return unreadable();
 	}
 	const body = Buffer.from(bytes);
-	if (entriesAtMost(body, type) > MAX_FORM_FIELDS)
-		error(413, {
-			code: 'too_many_fields',
-			message: m.form_too_many_fields({ max: MAX_FORM_FIELDS })
-		});
+	if (entriesAtMost(body, type) > MAX_FORM_FIELDS) tooManyFields();
 	// The parser would turn bytes that are not UTF-8 into U+FFFD and let them through as text.
 	if (!isUtf8Form(body, type)) return unreadable();
 	try {
@@ -170,7 +184,7 @@ function count(body: Buffer, needle: string): number {
  * The named fields of a form, as sent: a string, a File, several values (an array) or undefined.
  * Validation then refuses anything that is not exactly one piece of text. One Map lookup per name.
  */
-export function formInput(form: FormFields, names: readonly string[]): Record<string, unknown> {
+export function formInput(form: FormFields<FormValue>, names: readonly string[]): Record<string, unknown> {
 	const input: Record<string, unknown> = {};
 	for (const name of names) input[name] = oneOrMany(form.getAll(name));
 	return input;
