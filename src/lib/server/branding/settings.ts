@@ -48,9 +48,18 @@ const SAVED_COLUMNS = {
 const cache = new WeakMap<Database, { saved: SavedCommunity | null; at: number }>();
 
 /**
+ * How long a page waits for the saved look before it renders with the last one read (or the build's): a
+ * database that hangs rather than refuses must not hold every page, nor its 503 (a read still running is
+ * shared, and the next request after it ends asks again).
+ */
+export const SETTINGS_WAIT_MS = 500;
+
+const reading = new WeakMap<Database, Promise<SavedCommunity | null>>();
+
+/**
  * The look `/admin/settings` saved (null before the first save), read at most once a second per process.
  * When the database cannot answer, the last look read stays (or none: the build's), so the pages that need
- * no database (`/`, `/setup`) still render; the next request asks again.
+ * no database (`/`, `/setup`) still render; the next request asks again. `fresh` waits for the database.
  */
 export async function savedCommunity(
 	db: Database,
@@ -59,19 +68,37 @@ export async function savedCommunity(
 ): Promise<SavedCommunity | null> {
 	const hit = cache.get(db);
 	if (!options.fresh && hit && now - hit.at < SETTINGS_CACHE_MS && now >= hit.at) return hit.saved;
+	if (options.fresh) return readSaved(db, options.ready, hit?.saved ?? null);
+	let read = reading.get(db);
+	if (!read) {
+		read = readSaved(db, options.ready, hit?.saved ?? null).finally(() => reading.delete(db));
+		reading.set(db, read);
+	}
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), SETTINGS_WAIT_MS)));
+	const answer = await Promise.race([read, late]);
+	clearTimeout(timer);
+	return answer === 'late' ? (hit?.saved ?? null) : answer;
+}
+
+async function readSaved(
+	db: Database,
+	ready: (() => Promise<void>) | undefined,
+	last: SavedCommunity | null
+): Promise<SavedCommunity | null> {
 	try {
-		await options.ready?.();
+		await ready?.();
 		const [row] = await db.select(SAVED_COLUMNS).from(communitySettings).where(eq(communitySettings.id, 1));
 		const saved = row ?? null;
-		cache.set(db, { saved, at: now });
+		cache.set(db, { saved, at: Date.now() });
 		return saved;
 	} catch (err) {
 		logger.warn(
 			`branding: the saved look could not be read (${(err as { code?: string }).code ?? 'error'}); the last one stays`
 		);
-		// Asked again a second later, not by every request meanwhile (each would wait for the database).
-		cache.set(db, { saved: hit?.saved ?? null, at: now });
-		return hit?.saved ?? null;
+		// Asked again a second after the failure, not by every request meanwhile (each would wait for the database).
+		cache.set(db, { saved: last, at: Date.now() });
+		return last;
 	}
 }
 
