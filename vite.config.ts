@@ -335,7 +335,8 @@ export default defineConfig(({ mode }) => ({
 				extends: true,
 				test: {
 					name: 'http',
-					isolate: false,
+					// Each file in a fresh process (the default): its cost is the servers it starts, not its imports
+					// (bench/README.md, CI time), and a server or handle a file leaves goes with its process.
 					include: ['tests/http/**/*.test.ts'],
 					// One engine per file (the Postgres server when TEST_DATABASE_URL is set); TEST_ENGINES=all runs
 					// both (tests/helpers/db.ts, docs/decisions/0048-http-tests-on-one-engine.md).
