@@ -1,6 +1,12 @@
 import { asc, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { applicationEvents, applications, type Application, type ApplicationEvent } from '../db/schema';
+import {
+	applicationEvents,
+	applicationRevisions,
+	applications,
+	type Application,
+	type ApplicationEvent
+} from '../db/schema';
 
 /**
  * An application as its applicant may read it: every column but the tally of the reviewers' votes
@@ -63,4 +69,20 @@ export function asSeenByApplicant(applications: ApplicationWithHistory[], applic
 			executor: executorAddress === applicant.toLowerCase() ? 'you' : 'reviewer'
 		}))
 	}));
+}
+
+/**
+ * Keeps an application's text as it stood before a change (an edit, a resubmission) for the admin's
+ * "As submitted": it was submitted when the last revision was replaced, or else at creation.
+ */
+export async function keepRevision(tx: Database, before: Application): Promise<void> {
+	await tx.insert(applicationRevisions).values({
+		applicationId: before.id,
+		displayName: before.displayName,
+		motivation: before.motivation,
+		contact: before.contact,
+		answers: before.answers,
+		formId: before.formId,
+		submittedAt: sql`coalesce((select max(${applicationRevisions.replacedAt}) from ${applicationRevisions} where ${applicationRevisions.applicationId} = ${before.id}), (select ${applications.createdAt} from ${applications} where ${applications.id} = ${before.id}))`
+	});
 }

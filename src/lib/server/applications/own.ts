@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { LENGTHS } from '$lib/platform/limits';
 import { m } from '$lib/paraglide/messages';
 import type { Database } from '../db/client';
-import { applicationEvents, applicationRevisions, applications, webhookDeliveries, notifications } from '../db/schema';
+import { applicationEvents, applications, webhookDeliveries, notifications } from '../db/schema';
 import type { Application } from '../db/schema';
 import { textField, validate } from '../platform/forms';
 import { invalid, notFound, rateLimited, type FailureOf, type Outcome } from '../platform/outcome';
@@ -18,8 +18,9 @@ import { recordNotifications, type NotificationTargets } from '../notifications/
 import { dropApplicationFiles } from '../files/access';
 import { applicationSchema } from './submit';
 import type { BlobStore } from '../files/store';
-import { inspectUploads, keepUploads, keptFiles, recordUploads, removeUnreferenced } from '../files/uploads';
+import { inspectUploads, keptFiles, recordUploads, removeUnreferenced, withKeptUploads } from '../files/uploads';
 import { stagedColumn } from './staged';
+import { keepRevision } from './history';
 
 /**
  * The applicant's own application (issue 58, docs/application-form.md "Editing and withdrawing"):
@@ -144,19 +145,9 @@ export async function editApplication(
 			...(inspected.ok ? {} : inspected.errors)
 		});
 	const uploads = inspected.uploads;
-	if (uploads.length) {
-		if (!files) throw new Error('editApplication: a form with files needs a file store');
-		const kept = await keepUploads(db, files, uploads);
-		if (!kept.ok) return kept;
-	}
-	const outcome = await editInTransaction(db, member, program.id, parsed.value, answered, uploads);
-	if (!outcome.ok && uploads.length && files)
-		await removeUnreferenced(
-			db,
-			files,
-			uploads.map((u) => u.sha256)
-		);
-	return outcome;
+	return withKeptUploads(db, files, uploads, () =>
+		editInTransaction(db, member, program.id, parsed.value, answered, uploads)
+	);
 }
 
 /** editApplication's one transaction: the lock rechecked on the locked row, the new files' rows with it. */
@@ -179,15 +170,7 @@ async function editInTransaction(
 			.where(eq(applications.id, before.id))
 			.returning();
 		await recordUploads(tx, before.id, uploads);
-		await tx.insert(applicationRevisions).values({
-			applicationId: before.id,
-			displayName: before.displayName,
-			motivation: before.motivation,
-			contact: before.contact,
-			answers: before.answers,
-			formId: before.formId,
-			submittedAt: sql`coalesce((select max(${applicationRevisions.replacedAt}) from ${applicationRevisions} where ${applicationRevisions.applicationId} = ${before.id}), (select ${applications.createdAt} from ${applications} where ${applications.id} = ${before.id}))`
-		});
+		await keepRevision(tx, before);
 		await tx.insert(applicationEvents).values({
 			applicationId: before.id,
 			executorAddress: member.address,

@@ -3,13 +3,7 @@ import { dayText, isoDay } from '$lib/applications/asks';
 import * as v from 'valibot';
 import { LENGTHS } from '$lib/platform/limits';
 import type { Database } from '../db/client';
-import {
-	applicationEvents,
-	applicationRevisions,
-	applications,
-	type Application,
-	type ApplicationEvent
-} from '../db/schema';
+import { applicationEvents, applications, type Application, type ApplicationEvent } from '../db/schema';
 import { textField, validate } from '../platform/forms';
 import {
 	conflict,
@@ -25,7 +19,7 @@ import type { SignedInMember } from '../auth/guards';
 import { answersToCurrentForm } from '../forms/answers';
 import { currentForm } from '../forms/versions';
 import { eligibilityAtSubmission } from '../eligibility/submission';
-import { applicantColumns, historyOf, newestFirst, type ApplicationWithHistory } from './history';
+import { applicantColumns, historyOf, keepRevision, newestFirst, type ApplicationWithHistory } from './history';
 import { applyStanding, type ApplyStanding } from './may-apply';
 import { consume } from '../platform/rate-limit';
 import { assignOnSubmit } from '../reviews/assignment';
@@ -38,14 +32,7 @@ import { roundClosedNotice } from '../programs/community-zone';
 import { roundsOf } from '../programs/place';
 import { eventsBeforeStaged, maskStaged, stagedColumn } from './staged';
 import { deleteDraft } from './drafts';
-import {
-	inspectUploads,
-	keepUploads,
-	keptFiles,
-	recordUploads,
-	removeUnreferenced,
-	type Upload
-} from '../files/uploads';
+import { inspectUploads, keptFiles, recordUploads, withKeptUploads, type Upload } from '../files/uploads';
 import type { BlobStore } from '../files/store';
 import type { Question } from '$lib/forms/questions';
 
@@ -140,28 +127,9 @@ export async function submitApplication(
 	}
 	const fields = { ...parsed.value, formId: answered.formId, answers: answered.answers, eligibility };
 	// The files' bytes first, then their rows in the transaction; a refusal or a fault removes the bytes again.
-	if (uploads.length) {
-		if (!files) throw new Error('submitApplication: a form with files needs a file store');
-		const kept = await keepUploads(db, files, uploads);
-		if (!kept.ok) return kept;
-	}
-	const outcome = await submitInTransaction(
-		db,
-		outbox,
-		member,
-		target,
-		fields,
-		uploads,
-		timeZone,
-		keptFrom?.id ?? null
+	return withKeptUploads(db, files, uploads, () =>
+		submitInTransaction(db, outbox, member, target, fields, uploads, timeZone, keptFrom?.id ?? null)
 	);
-	if (!outcome.ok && uploads.length && files)
-		await removeUnreferenced(
-			db,
-			files,
-			uploads.map((u) => u.sha256)
-		);
-	return outcome;
 }
 
 /** submitApplication's one transaction (the files' bytes are already stored: their rows go in with it). */
@@ -211,16 +179,7 @@ async function submitInTransaction(
 				.where(and(eq(applications.id, active.id), eq(applications.review, 'needs_info')))
 				.returning();
 			if (!application) return alreadyActive();
-			// The text as it stood before, kept for the admin page; it was submitted at the last resubmission, or at creation.
-			await tx.insert(applicationRevisions).values({
-				applicationId: active.id,
-				displayName: active.displayName,
-				motivation: active.motivation,
-				contact: active.contact,
-				answers: active.answers,
-				formId: active.formId,
-				submittedAt: sql`coalesce((select max(${applicationRevisions.replacedAt}) from ${applicationRevisions} where ${applicationRevisions.applicationId} = ${active.id}), (select ${applications.createdAt} from ${applications} where ${applications.id} = ${active.id}))`
-			});
+			await keepRevision(tx, active);
 			await tx.insert(applicationEvents).values({
 				applicationId: application.id,
 				executorAddress: member.address,

@@ -176,6 +176,38 @@ export async function keepUploads(
 	}
 }
 
+/**
+ * Writes a submission that carries files: their bytes first (`keepUploads`), then `write`, the
+ * transaction that records their rows. When the write is refused or fails, the bytes no row references
+ * are removed again: nothing is left half written.
+ */
+export async function withKeptUploads<T extends { ok: boolean }>(
+	db: Database,
+	store: BlobStore | null | undefined,
+	uploads: readonly Upload[],
+	write: () => Promise<T>
+): Promise<T | FailureOf<503>> {
+	if (!uploads.length) return write();
+	if (!store) throw new Error('A form with files needs a file store');
+	const kept = await keepUploads(db, store, uploads);
+	if (!kept.ok) return kept;
+	const unreferenced = () =>
+		removeUnreferenced(
+			db,
+			store,
+			uploads.map((u) => u.sha256)
+		);
+	let outcome: T;
+	try {
+		outcome = await write();
+	} catch (fault) {
+		await unreferenced();
+		throw fault;
+	}
+	if (!outcome.ok) await unreferenced();
+	return outcome;
+}
+
 /** The uploads' rows, in the submission's transaction. */
 export async function recordUploads(
 	tx: Pick<Database, 'insert'>,
