@@ -20,9 +20,6 @@ import {
 } from '@aws-sdk/client-s3';
 import type { FilesConfig } from '../platform/config';
 
-/** Bytes to store: in memory, or a stream of a known length (S3 needs the length; see README.md). */
-export type BlobBody = Uint8Array | { stream: Readable; length: number };
-
 /**
  * Bytes written under a temporary name as they arrived (`stage`), their hash not known before the last
  * one: `keep` moves them to that hash's place (whole, or not at all), `drop` removes them. Either, once.
@@ -45,7 +42,7 @@ export type StoredEntry =
  * written at or after `olderThan` (kept again since, or an upload under way); true when it removed it.
  */
 export interface BlobStore {
-	put(sha256: string, body: BlobBody): Promise<void>;
+	put(sha256: string, body: Uint8Array): Promise<void>;
 	stage(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<StagedBlob>;
 	read(sha256: string): Promise<ReadableStream<Uint8Array> | null>;
 	remove(sha256: string): Promise<void>;
@@ -94,8 +91,7 @@ export function diskStore(dir: string): BlobStore {
 			try {
 				const handle = await open(temporary, 'wx', 0o600);
 				try {
-					if (body instanceof Uint8Array) await handle.writeFile(body);
-					else for await (const chunk of body.stream) await handle.write(chunk as Uint8Array);
+					await handle.writeFile(body);
 					await handle.sync();
 				} finally {
 					await handle.close();
@@ -209,8 +205,8 @@ export function s3Store(s3: NonNullable<FilesConfig['s3']>): BlobStore {
 				new PutObjectCommand({
 					Bucket,
 					Key: key(sha256),
-					Body: body instanceof Uint8Array ? body : body.stream,
-					ContentLength: body instanceof Uint8Array ? body.length : body.length,
+					Body: body,
+					ContentLength: body.length,
 					ContentType: 'application/octet-stream'
 				})
 			);
