@@ -154,6 +154,9 @@ export default defineConfig(({ mode }) => ({
 			project: './project.inlang',
 			outdir: './src/lib/paraglide',
 			strategy: ['url', 'baseLocale'],
+			// One module per message in every mode (the plugin's default outside production is one per locale):
+			// the browser's code imports each message from its own module (docs/translations.md).
+			outputStructure: 'message-modules',
 			emitGitIgnore: false,
 			emitPrettierIgnore: false
 		}),
