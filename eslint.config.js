@@ -59,5 +59,35 @@ export default ts.config(
 		files: ['**/*.svelte', '**/*.svelte.ts'],
 		languageOptions: { parserOptions: { parser: ts.parser, svelteConfig } }
 	},
+	// Code the browser loads imports each message it calls from its own module: through Paraglide's `m` (its
+	// index re-exports every message) every page's chunk would reach every message, in five locales
+	// (docs/translations.md). The server's code keeps `m`.
+	{
+		files: ['src/**/*.ts', 'src/**/*.svelte'],
+		ignores: [
+			'src/lib/server/**',
+			'src/**/*.server.ts',
+			'src/**/+server.ts',
+			'src/**/*.test.ts',
+			'src/hooks.server.ts'
+		],
+		rules: {
+			'no-restricted-imports': [
+				'error',
+				{
+					paths: [
+						{
+							name: '$lib/paraglide/messages',
+							message: "Import each message from '$lib/paraglide/messages/<key>.js' (docs/translations.md)."
+						},
+						{
+							name: '$lib/paraglide/messages.js',
+							message: "Import each message from '$lib/paraglide/messages/<key>.js' (docs/translations.md)."
+						}
+					]
+				}
+			]
+		}
+	},
 	...boundaries
 );

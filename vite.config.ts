@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import path from 'node:path';
 import { sveltekit } from '@sveltejs/kit/vite';
 import { paraglideVitePlugin } from '@inlang/paraglide-js';
 import { loadEnv, type Plugin } from 'vite';
@@ -135,127 +133,11 @@ function chunkGroups(): Plugin {
 	};
 }
 
-/**
- * SvelteKit's client reads two functions off `import * as svelte` by destructuring, which this bundler
- * does not follow (rolldown#7874): it keeps the whole namespace object and every Svelte export in it,
- * plus its helper chunk. Rewritten as member reads, the unused exports fall away (about 0.9 kB gzip).
- * The rewrite checks for the exact statement and does nothing if a SvelteKit release changes it; it
- * keeps the line count, so the source map needs no change.
- */
-function kitSvelteNamespace(): Plugin {
-	const FROM = 'const { onMount, tick } = svelte;';
-	return {
-		name: 'kit-svelte-namespace',
-		apply: 'build',
-		transform(code, id) {
-			if (!/[\\/]@sveltejs[\\/]kit[\\/]src[\\/]runtime[\\/]client[\\/]client\.js$/.test(id) || !code.includes(FROM))
-				return;
-			return { code: code.replace(FROM, 'const onMount = svelte.onMount, tick = svelte.tick;'), map: null };
-		}
-	};
-}
-
-/**
- * The browser gets src/lib/i18n/client-runtime.ts for Paraglide's runtime: the page's locale from its
- * path and nothing else (the messages import only getLocale). The server keeps Paraglide's runtime.
- */
-function slimParaglideRuntime(): Plugin {
-	const RUNTIME = /[\\/]src[\\/]lib[\\/]paraglide[\\/]runtime(?:\.js)?$/;
-	return {
-		name: 'slim-paraglide-runtime',
-		apply: 'build',
-		enforce: 'pre',
-		applyToEnvironment: (environment) => environment.name === 'client',
-		async resolveId(source, importer, options) {
-			if (!importer || importer.endsWith('client-runtime.ts')) return null;
-			const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
-			if (!resolved || !RUNTIME.test(resolved.id)) return resolved;
-			return this.resolve('/src/lib/i18n/client-runtime.ts', importer, { ...options, skipSelf: true });
-		}
-	};
-}
-
-/**
- * Each file imports the messages it calls, not Paraglide's `m` namespace. Through `m` every module
- * reaches every message (messages/_index.js re-exports them all), and chunks follow static reachability:
- * all the messages any page uses, in every locale, would land in the chunk every page loads (what the home
- * page and /setup grew by: bench/README.md "Figures behind the code"). Rewritten, `import { m } from '$lib/paraglide/messages'`
- * becomes one import per message the file names (`m.key`) and a local `m` object of them, so a message
- * ships with the pages that show it. A file that uses `m` other than as `m.key` is left as it is.
- */
-function messageImports(): Plugin {
-	const IMPORT = /import\s*\{\s*m\s*\}\s*from\s*(['"])[^'"]*paraglide\/messages(?:\.js)?\1;?/;
-	const MESSAGES = path.resolve('src/lib/paraglide/messages');
-	return {
-		name: 'message-imports',
-		apply: 'build',
-		enforce: 'post',
-		applyToEnvironment: (environment) => environment.name === 'client',
-		transform(code, id) {
-			if (id.includes('/node_modules/') || id.startsWith(MESSAGES)) return;
-			const found = IMPORT.exec(code);
-			if (!found) return;
-			const rest = code.slice(0, found.index) + code.slice(found.index + found[0].length);
-			// `m` only as `m.key` (a local `m` of its own, as in `(m) => m.default`, names no message file).
-			if (/(?<![\w$.])m(?![\w$]|\s*\.\s*[\w$])/.test(rest.replace(/\(\s*m\s*\)\s*=>/g, ''))) return;
-			const keys = [...new Set([...rest.matchAll(/(?<![\w$.])m\.([A-Za-z_$][\w$]*)/g)].map((k) => k[1]!))].filter(
-				(key) => existsSync(path.join(MESSAGES, `${key}.js`))
-			);
-			const imports = keys.map(
-				(key) => `import { ${key} as __message_${key} } from '${path.join(MESSAGES, `${key}.js`)}';`
-			);
-			const object = `const m = { ${keys.map((key) => `${key}: __message_${key}`).join(', ')} };`;
-			return {
-				code: code.slice(0, found.index) + imports.join('') + object + code.slice(found.index + found[0].length),
-				map: null
-			};
-		}
-	};
-}
-
-/**
- * Paraglide gives every message its own dispatcher, an `if` per locale (about 120 bytes each, in every
- * chunk that shows a message). In the browser one shared dispatcher picks the locale's function instead:
- * `localized(en, { es, 'pt-BR', ... })`. The server keeps Paraglide's code.
- */
-function messageDispatch(): Plugin {
-	const HELPER = '\0paraglide-localized';
-	const MESSAGE = /[\\/]src[\\/]lib[\\/]paraglide[\\/]messages[\\/](?!_index)[\w-]+\.js$/;
-	const DISPATCH =
-		/\(\((?:inputs(?: = \{\})?), options = \{\}\) => \{\s*const locale = experimentalStaticLocale \?\? options\.locale \?\? getLocale\(\)\s*((?:if \(locale === "[\w-]+"\) return \w+\(inputs\)\s*)*)return (\w+)\(inputs\)\s*\}\)/;
-	return {
-		name: 'message-dispatch',
-		apply: 'build',
-		applyToEnvironment: (environment) => environment.name === 'client',
-		resolveId: (source) => (source === HELPER ? HELPER : null),
-		load(id) {
-			if (id !== HELPER) return;
-			return [
-				`import { getLocale } from '${path.resolve('src/lib/i18n/client-runtime.ts')}';`,
-				'export const localized = (base, others) => (inputs = {}, options = {}) =>',
-				'\t(others[options.locale ?? getLocale()] ?? base)(inputs);'
-			].join('\n');
-		},
-		transform(code, id) {
-			if (!MESSAGE.test(id)) return;
-			const found = DISPATCH.exec(code);
-			if (!found) return;
-			const others = [...found[1]!.matchAll(/if \(locale === "([\w-]+)"\) return (\w+)\(inputs\)/g)]
-				.map(([, locale, fn]) => `${JSON.stringify(locale)}: ${fn}`)
-				.join(', ');
-			const call = `/* @__PURE__ */ __localized(${found[2]}, { ${others} })`;
-			const rewritten = code.slice(0, found.index) + call + code.slice(found.index + found[0].length);
-			return { code: `import { localized as __localized } from '${HELPER}';\n${rewritten}`, map: null };
-		}
-	};
-}
-
 /** Unit files that replace a module or a global for their own tests (kept isolated: the unit project's note). */
 const UNIT_MOCKS = [
 	'src/lib/server/auth/bearer.test.ts',
 	'src/lib/wallet/connectors/walletconnect.test.ts',
-	'src/lib/wallet/connectors/walletconnect-restore.test.ts',
-	'src/lib/i18n/client-runtime.test.ts'
+	'src/lib/wallet/connectors/walletconnect-restore.test.ts'
 ];
 
 export default defineConfig(({ mode }) => ({
@@ -266,16 +148,15 @@ export default defineConfig(({ mode }) => ({
 		safeAppsProviderInterop(),
 		isolateWalletConnect(),
 		chunkGroups(),
-		kitSvelteNamespace(),
-		slimParaglideRuntime(),
-		messageImports(),
-		messageDispatch(),
 		// messages/<locale>.json compiled to src/lib/paraglide (one module per message, tree-shaken); the
 		// locale comes from the URL only (src/lib/i18n/locales.ts, DECISIONS "Every applicant in their language").
 		paraglideVitePlugin({
 			project: './project.inlang',
 			outdir: './src/lib/paraglide',
 			strategy: ['url', 'baseLocale'],
+			// One module per message in every mode (the plugin's default outside production is one per locale):
+			// the browser's code imports each message from its own module (docs/translations.md).
+			outputStructure: 'message-modules',
 			emitGitIgnore: false,
 			emitPrettierIgnore: false
 		}),

@@ -4,7 +4,7 @@
 // Shows the portal's push notifications (docs/notifications.md) and opens their page on click. It
 // caches nothing and answers no fetch: every page stays as the server renders it.
 import { splitLocalePath } from '$lib/i18n/locales';
-import { m } from '$lib/paraglide/messages';
+import { notify_changed_title } from '$lib/paraglide/messages/notify_changed_title.js';
 
 const sw = self as unknown as ServiceWorkerGlobalScope;
 
@@ -29,7 +29,7 @@ sw.addEventListener('push', (event) => {
 	const title =
 		typeof payload.title === 'string'
 			? payload.title
-			: m.notify_changed_title({}, { locale: splitLocalePath(url.split(/[?#]/, 1)[0]!).locale });
+			: notify_changed_title({}, { locale: splitLocalePath(url.split(/[?#]/, 1)[0]!).locale });
 	event.waitUntil(
 		sw.registration.showNotification(title, {
 			body: typeof payload.body === 'string' ? payload.body : '',

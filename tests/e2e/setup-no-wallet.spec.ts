@@ -20,8 +20,12 @@ const WALLET_MARKERS = ['wagmi.sh', '@wagmi/core@', 'viem@', 'SiweMessage'];
 // from the root layout's data, and the client's route table has two routes more; traced chunk by chunk
 // against the build before it (shared chunk +59 B, app entry +77 B, the preview tags +64 B), after taking out
 // what had joined every page (the colour arithmetic, Svelte's input binding, `{@html}`: 0.8 kB): 46.5 kB.
-// Issue 61's 40 kB is the target.
-const LIMIT_GZIP_BYTES = 46_500;
+// Issue 61 took out the four build plugins that rewrote SvelteKit's and Paraglide's generated code: each
+// browser file now imports its messages itself, and the header's and /setup's words come with the page's
+// data in its locale only, but Paraglide's runtime and per-message dispatchers ship as compiled and
+// SvelteKit's `import * as svelte` keeps Svelte's namespace (rolldown#7874): 47,858 on 2026-12-04, so
+// 47.9 kB (bench/README.md, "Without the rewriting plugins"). Issue 61's 40 kB is still the target.
+const LIMIT_GZIP_BYTES = 47_900;
 const NO_WALLET: Record<string, string> = {
 	'': 'No wallet found in this browser. Install a wallet extension',
 	'/ar': 'لم يُعثر على محفظة في هذا المتصفح',
@@ -58,7 +62,7 @@ const walletMarkers = (scripts: Map<string, Buffer>) =>
 test.use({ viewport: DESKTOP });
 
 for (const [prefix, help] of Object.entries(NO_WALLET))
-	test(`a wallet-less browser on ${prefix}/setup: the no-wallet help, no wallet library, at most 46 kB of JavaScript`, async ({
+	test(`a wallet-less browser on ${prefix}/setup: the no-wallet help, no wallet library, at most ${LIMIT_GZIP_BYTES / 1000} kB of JavaScript`, async ({
 		browser
 	}, testInfo) => {
 		// A browser of that language (one that prefers another would also load the offer of it).

@@ -5,7 +5,12 @@
  */
 import { LENGTHS } from '$lib/platform/limits';
 import { KEY } from '$lib/forms/questions';
-import { m } from '$lib/paraglide/messages';
+import { application_reapply_label } from '$lib/paraglide/messages/application_reapply_label.js';
+import { application_reapply_not_a_date } from '$lib/paraglide/messages/application_reapply_not_a_date.js';
+import { application_reapply_out_of_range } from '$lib/paraglide/messages/application_reapply_out_of_range.js';
+import { field_contact } from '$lib/paraglide/messages/field_contact.js';
+import { field_display_name } from '$lib/paraglide/messages/field_display_name.js';
+import { field_motivation } from '$lib/paraglide/messages/field_motivation.js';
 import { getLocale, type Locale } from '$lib/paraglide/runtime';
 
 export const ASK_PREFIX = 'ask.';
@@ -15,13 +20,13 @@ export const askField = (key: string) => `${ASK_PREFIX}${key}`;
 export const BUILT_IN_FIELDS: { readonly displayName: string; readonly motivation: string; readonly contact: string } =
 	{
 		get displayName() {
-			return m.field_display_name();
+			return field_display_name();
 		},
 		get motivation() {
-			return m.field_motivation();
+			return field_motivation();
 		},
 		get contact() {
-			return m.field_contact();
+			return field_contact();
 		}
 	};
 export const isBuiltIn = (key: string): key is keyof typeof BUILT_IN_FIELDS => Object.hasOwn(BUILT_IN_FIELDS, key);
@@ -60,11 +65,11 @@ export function parseReapplyAfter(sent: string, now: Date): { value: Date | null
 	const parts = DATE.exec(sent);
 	const day = parts ? new Date(Date.UTC(Number(parts[1]), Number(parts[2]) - 1, Number(parts[3]))) : null;
 	// Date.UTC rolls 2026-02-30 over to March: only a date that reads back the same is one.
-	const label = m.application_reapply_label();
-	if (!day || isoDay(day) !== sent) return { error: m.application_reapply_not_a_date({ label }) };
+	const label = application_reapply_label();
+	if (!day || isoDay(day) !== sent) return { error: application_reapply_not_a_date({ label }) };
 	const { min, max } = reapplyWindow(now);
 	if (sent < min || sent > max)
-		return { error: m.application_reapply_out_of_range({ label, min, max, days: String(REAPPLY_MAX_DAYS) }) };
+		return { error: application_reapply_out_of_range({ label, min, max, days: String(REAPPLY_MAX_DAYS) }) };
 	return { value: day };
 }
 

@@ -1,7 +1,32 @@
 import { BULK_MAX } from '../platform/limits';
 import { ownEntry } from '../platform/own-entry';
 import { dayText } from './asks';
-import { m } from '$lib/paraglide/messages';
+import { admin_application_count } from '$lib/paraglide/messages/admin_application_count.js';
+import { admin_confirm_added } from '$lib/paraglide/messages/admin_confirm_added.js';
+import { admin_confirm_approve } from '$lib/paraglide/messages/admin_confirm_approve.js';
+import { admin_confirm_label } from '$lib/paraglide/messages/admin_confirm_label.js';
+import { admin_confirm_move } from '$lib/paraglide/messages/admin_confirm_move.js';
+import { admin_confirm_question } from '$lib/paraglide/messages/admin_confirm_question.js';
+import { admin_confirm_reject } from '$lib/paraglide/messages/admin_confirm_reject.js';
+import { admin_confirm_sent } from '$lib/paraglide/messages/admin_confirm_sent.js';
+import { admin_consequence_added } from '$lib/paraglide/messages/admin_consequence_added.js';
+import { admin_consequence_approved_each } from '$lib/paraglide/messages/admin_consequence_approved_each.js';
+import { admin_consequence_approved_one } from '$lib/paraglide/messages/admin_consequence_approved_one.js';
+import { admin_consequence_rejected_each } from '$lib/paraglide/messages/admin_consequence_rejected_each.js';
+import { admin_consequence_rejected_one } from '$lib/paraglide/messages/admin_consequence_rejected_one.js';
+import { admin_consequence_rejected_until_each } from '$lib/paraglide/messages/admin_consequence_rejected_until_each.js';
+import { admin_consequence_rejected_until_one } from '$lib/paraglide/messages/admin_consequence_rejected_until_one.js';
+import { admin_consequence_sent } from '$lib/paraglide/messages/admin_consequence_sent.js';
+import { admin_done_added } from '$lib/paraglide/messages/admin_done_added.js';
+import { admin_done_allowlist_failed } from '$lib/paraglide/messages/admin_done_allowlist_failed.js';
+import { admin_done_approved } from '$lib/paraglide/messages/admin_done_approved.js';
+import { admin_done_asked } from '$lib/paraglide/messages/admin_done_asked.js';
+import { admin_done_distribution_failed } from '$lib/paraglide/messages/admin_done_distribution_failed.js';
+import { admin_done_rejected } from '$lib/paraglide/messages/admin_done_rejected.js';
+import { admin_done_sent } from '$lib/paraglide/messages/admin_done_sent.js';
+import { admin_waited_days } from '$lib/paraglide/messages/admin_waited_days.js';
+import { admin_waited_hours } from '$lib/paraglide/messages/admin_waited_hours.js';
+import { admin_waited_minutes } from '$lib/paraglide/messages/admin_waited_minutes.js';
 import { getLocale } from '$lib/paraglide/runtime';
 
 /** The /admin review table's filters, search, order and cursor, as its query string carries them. */
@@ -73,19 +98,19 @@ export const cappedCount = (n: number) =>
 /** How long since `from`, counted against the server's `now` so both renderings agree: "40 min", "5 h", "12 d". */
 export function waited(from: string, now: string): string {
 	const minutes = Math.max(0, Math.floor((Date.parse(now) - Date.parse(from)) / 60_000));
-	if (minutes < 60) return m.admin_waited_minutes({ count: minutes });
+	if (minutes < 60) return admin_waited_minutes({ count: minutes });
 	const hours = Math.floor(minutes / 60);
-	return hours < 48 ? m.admin_waited_hours({ count: hours }) : m.admin_waited_days({ count: Math.floor(hours / 24) });
+	return hours < 48 ? admin_waited_hours({ count: hours }) : admin_waited_days({ count: Math.floor(hours / 24) });
 }
 
 const DONE: Record<string, (who: string) => string> = {
-	'review.approved': (who) => m.admin_done_approved({ who }),
-	'review.rejected': (who) => m.admin_done_rejected({ who }),
-	'review.needs_info': (who) => m.admin_done_asked({ who }),
-	'allowlist.added': (who) => m.admin_done_added({ who }),
-	'allowlist.failed': (who) => m.admin_done_allowlist_failed({ who }),
-	'distribution.sent': (who) => m.admin_done_sent({ who }),
-	'distribution.failed': (who) => m.admin_done_distribution_failed({ who })
+	'review.approved': (who) => admin_done_approved({ who }),
+	'review.rejected': (who) => admin_done_rejected({ who }),
+	'review.needs_info': (who) => admin_done_asked({ who }),
+	'allowlist.added': (who) => admin_done_added({ who }),
+	'allowlist.failed': (who) => admin_done_allowlist_failed({ who }),
+	'distribution.sent': (who) => admin_done_sent({ who }),
+	'distribution.failed': (who) => admin_done_distribution_failed({ who })
 };
 
 /**
@@ -103,34 +128,32 @@ export function bulkDoneMessage(done: { move: string | null; count: string | nul
 	return n >= 1 && n <= BULK_MAX ? doneMessage(done.move, applicationCount(n)) : null;
 }
 
-export const applicationCount = (n: number) => m.admin_application_count({ count: n });
+export const applicationCount = (n: number) => admin_application_count({ count: n });
 
 const ACTIONS: Record<string, (who: string) => string> = {
-	'review.approved': (who) => m.admin_confirm_approve({ who }),
-	'review.rejected': (who) => m.admin_confirm_reject({ who }),
-	'allowlist.added': (who) => m.admin_confirm_added({ who }),
-	'distribution.sent': (who) => m.admin_confirm_sent({ who })
+	'review.approved': (who) => admin_confirm_approve({ who }),
+	'review.rejected': (who) => admin_confirm_reject({ who }),
+	'allowlist.added': (who) => admin_confirm_added({ who }),
+	'distribution.sent': (who) => admin_confirm_sent({ who })
 };
 
 /** What a final move does to `who`, as a confirm step words it ("Approve 5 applications"). */
 const confirmAction = (field: string, to: string, who: string) =>
-	(ownEntry(ACTIONS, `${field}.${to}`) ?? ((w: string) => m.admin_confirm_move({ field, who: w, to })))(who);
+	(ownEntry(ACTIONS, `${field}.${to}`) ?? ((w: string) => admin_confirm_move({ field, who: w, to })))(who);
 
 /** The confirm step's question before a final move ("Approve 5 applications?"). */
 export const confirmQuestion = (field: string, to: string, who: string) =>
-	m.admin_confirm_question({ action: confirmAction(field, to, who) });
+	admin_confirm_question({ action: confirmAction(field, to, who) });
 
 /** The confirm step's button ("Confirm: Approve 5 applications"). */
 export const confirmLabel = (field: string, to: string, who: string) =>
-	m.admin_confirm_label({ action: confirmAction(field, to, who) });
+	admin_confirm_label({ action: confirmAction(field, to, who) });
 
 const CONSEQUENCES: Record<string, (count: number) => string> = {
-	'review.approved': (count) =>
-		count === 1 ? m.admin_consequence_approved_one() : m.admin_consequence_approved_each(),
-	'review.rejected': (count) =>
-		count === 1 ? m.admin_consequence_rejected_one() : m.admin_consequence_rejected_each(),
-	'allowlist.added': () => m.admin_consequence_added(),
-	'distribution.sent': () => m.admin_consequence_sent()
+	'review.approved': (count) => (count === 1 ? admin_consequence_approved_one() : admin_consequence_approved_each()),
+	'review.rejected': (count) => (count === 1 ? admin_consequence_rejected_one() : admin_consequence_rejected_each()),
+	'allowlist.added': () => admin_consequence_added(),
+	'distribution.sent': () => admin_consequence_sent()
 };
 
 /**
@@ -141,8 +164,8 @@ export function finalConsequence(field: string, to: string, count = 1, reapplyAf
 	if (field === 'review' && to === 'rejected' && /^\d{4}-\d{2}-\d{2}$/.test(reapplyAfter)) {
 		const date = dayText(`${reapplyAfter}T00:00:00Z`);
 		return count === 1
-			? m.admin_consequence_rejected_until_one({ date })
-			: m.admin_consequence_rejected_until_each({ date });
+			? admin_consequence_rejected_until_one({ date })
+			: admin_consequence_rejected_until_each({ date });
 	}
 	return ownEntry(CONSEQUENCES, `${field}.${to}`)?.(count) ?? '';
 }

@@ -3,7 +3,33 @@
  * Pure and shared: the server decides with it, the admin page offers only what it permits.
  */
 import { ownEntry } from '../platform/own-entry';
-import { m } from '$lib/paraglide/messages';
+import { application_badge_approved } from '$lib/paraglide/messages/application_badge_approved.js';
+import { application_badge_long } from '$lib/paraglide/messages/application_badge_long.js';
+import { application_badge_needs_info } from '$lib/paraglide/messages/application_badge_needs_info.js';
+import { application_badge_pending } from '$lib/paraglide/messages/application_badge_pending.js';
+import { application_badge_rejected } from '$lib/paraglide/messages/application_badge_rejected.js';
+import { application_badge_withdrawn } from '$lib/paraglide/messages/application_badge_withdrawn.js';
+import { application_field_allowlist } from '$lib/paraglide/messages/application_field_allowlist.js';
+import { application_field_distribution } from '$lib/paraglide/messages/application_field_distribution.js';
+import { application_field_review } from '$lib/paraglide/messages/application_field_review.js';
+import { application_state_added } from '$lib/paraglide/messages/application_state_added.js';
+import { application_state_approved } from '$lib/paraglide/messages/application_state_approved.js';
+import { application_state_failed } from '$lib/paraglide/messages/application_state_failed.js';
+import { application_state_needs_info } from '$lib/paraglide/messages/application_state_needs_info.js';
+import { application_state_pending } from '$lib/paraglide/messages/application_state_pending.js';
+import { application_state_rejected } from '$lib/paraglide/messages/application_state_rejected.js';
+import { application_state_sent } from '$lib/paraglide/messages/application_state_sent.js';
+import { application_state_withdrawn } from '$lib/paraglide/messages/application_state_withdrawn.js';
+import { application_step_not_started } from '$lib/paraglide/messages/application_step_not_started.js';
+import { application_step_waiting_added } from '$lib/paraglide/messages/application_step_waiting_added.js';
+import { application_step_waiting_sent } from '$lib/paraglide/messages/application_step_waiting_sent.js';
+import { application_tx_not_checked } from '$lib/paraglide/messages/application_tx_not_checked.js';
+import { application_tx_not_checked_title } from '$lib/paraglide/messages/application_tx_not_checked_title.js';
+import { application_tx_unverified } from '$lib/paraglide/messages/application_tx_unverified.js';
+import { application_tx_unverified_title } from '$lib/paraglide/messages/application_tx_unverified_title.js';
+import { application_tx_verified } from '$lib/paraglide/messages/application_tx_verified.js';
+import { application_tx_verified_title } from '$lib/paraglide/messages/application_tx_verified_title.js';
+import { application_withdraw_only_applicant } from '$lib/paraglide/messages/application_withdraw_only_applicant.js';
 
 export const FIELDS = ['review', 'allowlist', 'distribution'] as const;
 export type Field = (typeof FIELDS)[number];
@@ -80,8 +106,8 @@ export const isState = (field: Field, state: string) => (STATES[field] as readon
 
 /** What moving `field` to `to` asks for, whatever the from-state (the needs depend on the target only). */
 export function needsOf(field: Field, to: string): { reason: boolean; txHash: boolean } {
-	const moves = MOVES.filter((m) => m.field === field && m.to === to);
-	return { reason: moves.some((m) => m.needsReason), txHash: moves.some((m) => m.needsTxHash) };
+	const moves = MOVES.filter((move) => move.field === field && move.to === to);
+	return { reason: moves.some((move) => move.needsReason), txHash: moves.some((move) => move.needsTxHash) };
 }
 
 /** Why an admin may not move `field` of `app` to `to` now, or null when the table permits it. */
@@ -92,42 +118,42 @@ export function refusal(app: ApplicationStates, field: Field, to: string): strin
 	if (field !== 'review' && app.review !== 'approved') {
 		return `${LABELS[field]} can change only after the application is approved.`;
 	}
-	const found = MOVES.find((m) => m.field === field && m.from === from && m.to === to);
+	const found = MOVES.find((move) => move.field === field && move.from === from && move.to === to);
 	if (!found) return `${LABELS[field]} cannot move from ${stateLabel(from)} to ${stateLabel(to)}.`;
 	if (found.byApplicant)
 		return to === 'withdrawn'
-			? m.application_withdraw_only_applicant()
+			? application_withdraw_only_applicant()
 			: 'Only the applicant returns an application to pending, by re-submitting it.';
 	return null;
 }
 
 /** The moves an admin may make on `app` now, in table order. */
 export function permittedMoves(app: ApplicationStates): Move[] {
-	return MOVES.filter((m) => app[m.field] === m.from && refusal(app, m.field, m.to) === null);
+	return MOVES.filter((move) => app[move.field] === move.from && refusal(app, move.field, move.to) === null);
 }
 
 /** Each field's name in the page's locale (read when used: the getters call the messages). */
 export const LABELS: Readonly<Record<Field, string>> = {
 	get review() {
-		return m.application_field_review();
+		return application_field_review();
 	},
 	get allowlist() {
-		return m.application_field_allowlist();
+		return application_field_allowlist();
 	},
 	get distribution() {
-		return m.application_field_distribution();
+		return application_field_distribution();
 	}
 };
 
 const STATE_LABELS: Record<string, () => string> = {
-	pending: m.application_state_pending,
-	needs_info: m.application_state_needs_info,
-	approved: m.application_state_approved,
-	rejected: m.application_state_rejected,
-	withdrawn: m.application_state_withdrawn,
-	added: m.application_state_added,
-	sent: m.application_state_sent,
-	failed: m.application_state_failed
+	pending: application_state_pending,
+	needs_info: application_state_needs_info,
+	approved: application_state_approved,
+	rejected: application_state_rejected,
+	withdrawn: application_state_withdrawn,
+	added: application_state_added,
+	sent: application_state_sent,
+	failed: application_state_failed
 };
 
 export const stateLabel = (state: string) => ownEntry(STATE_LABELS, state)?.() ?? state;
@@ -142,11 +168,11 @@ export interface StateWords {
 }
 
 const REVIEW_WORDS: Record<string, [() => string, StateWords['tone']]> = {
-	pending: [m.application_badge_pending, 'waiting'],
-	needs_info: [m.application_badge_needs_info, 'asked'],
-	approved: [m.application_badge_approved, 'done'],
-	rejected: [m.application_badge_rejected, 'stopped'],
-	withdrawn: [m.application_badge_withdrawn, 'not-started']
+	pending: [application_badge_pending, 'waiting'],
+	needs_info: [application_badge_needs_info, 'asked'],
+	approved: [application_badge_approved, 'done'],
+	rejected: [application_badge_rejected, 'stopped'],
+	withdrawn: [application_badge_withdrawn, 'not-started']
 };
 
 /**
@@ -163,15 +189,15 @@ export function stateWords(field: Field, state: string, review?: string): StateW
 	let words: string;
 	let tone: StateWords['tone'];
 	if (state === 'pending' && review !== undefined && review !== 'approved')
-		[words, tone] = [m.application_step_not_started(), 'not-started'];
+		[words, tone] = [application_step_not_started(), 'not-started'];
 	else if (state === 'pending')
 		[words, tone] = [
-			field === 'allowlist' ? m.application_step_waiting_added() : m.application_step_waiting_sent(),
+			field === 'allowlist' ? application_step_waiting_added() : application_step_waiting_sent(),
 			'waiting'
 		];
-	else if (state === 'failed') [words, tone] = [m.application_state_failed(), 'stopped'];
+	else if (state === 'failed') [words, tone] = [application_state_failed(), 'stopped'];
 	else [words, tone] = [stateLabel(state), 'done'];
-	return { long: m.application_badge_long({ field: LABELS[field], state: words }), short: cap(words), tone };
+	return { long: application_badge_long({ field: LABELS[field], state: words }), short: cap(words), tone };
 }
 
 /** A transaction hash as stored: `0x` + 64 hex, lowercase. */
@@ -185,7 +211,7 @@ export const explorerTxUrl = (hash: string) => `https://polygonscan.com/tx/${has
  * looks hashes up (no answer in time, or still pending) and "not checked" when it does not.
  */
 export function txCheckLabel(verified: boolean | null, checksOn: boolean): { text: string; title: string } {
-	if (verified) return { text: m.application_tx_verified(), title: m.application_tx_verified_title() };
-	if (checksOn) return { text: m.application_tx_unverified(), title: m.application_tx_unverified_title() };
-	return { text: m.application_tx_not_checked(), title: m.application_tx_not_checked_title() };
+	if (verified) return { text: application_tx_verified(), title: application_tx_verified_title() };
+	if (checksOn) return { text: application_tx_unverified(), title: application_tx_unverified_title() };
+	return { text: application_tx_not_checked(), title: application_tx_not_checked_title() };
 }

@@ -1,5 +1,15 @@
 import { MAX_MESSAGE_VALIDITY_MS, REQUIRED_CHAIN_ID } from '../chain/chain';
-import { m } from '$lib/paraglide/messages';
+import { signin_prompt_chain_mismatch } from '$lib/paraglide/messages/signin_prompt_chain_mismatch.js';
+import { signin_prompt_domain_not_allowed } from '$lib/paraglide/messages/signin_prompt_domain_not_allowed.js';
+import { signin_prompt_expiration_missing } from '$lib/paraglide/messages/signin_prompt_expiration_missing.js';
+import { signin_prompt_expiration_too_far } from '$lib/paraglide/messages/signin_prompt_expiration_too_far.js';
+import { signin_prompt_expired } from '$lib/paraglide/messages/signin_prompt_expired.js';
+import { signin_prompt_invalid_request } from '$lib/paraglide/messages/signin_prompt_invalid_request.js';
+import { signin_prompt_message_malformed } from '$lib/paraglide/messages/signin_prompt_message_malformed.js';
+import { signin_prompt_nonce_mismatch } from '$lib/paraglide/messages/signin_prompt_nonce_mismatch.js';
+import { signin_prompt_not_yet_valid } from '$lib/paraglide/messages/signin_prompt_not_yet_valid.js';
+import { signin_prompt_signature_invalid } from '$lib/paraglide/messages/signin_prompt_signature_invalid.js';
+import { signin_prompt_uri_mismatch } from '$lib/paraglide/messages/signin_prompt_uri_mismatch.js';
 
 /**
  * Why POST /api/auth/verify refused a signed message (docs/http.md, docs/sign-in.md), with what the
@@ -59,20 +69,20 @@ export const SIGN_IN_FAILURE_PROMPTS: Record<
 	VerifyErrorCode,
 	{ message: () => string; action: 'retry' | 'sign_again' }
 > = {
-	expired: { message: m.signin_prompt_expired, action: 'sign_again' },
-	expiration_too_far: { message: m.signin_prompt_expiration_too_far, action: 'sign_again' },
-	expiration_missing: { message: m.signin_prompt_expiration_missing, action: 'sign_again' },
-	not_yet_valid: { message: m.signin_prompt_not_yet_valid, action: 'sign_again' },
-	nonce_mismatch: { message: m.signin_prompt_nonce_mismatch, action: 'sign_again' },
+	expired: { message: signin_prompt_expired, action: 'sign_again' },
+	expiration_too_far: { message: signin_prompt_expiration_too_far, action: 'sign_again' },
+	expiration_missing: { message: signin_prompt_expiration_missing, action: 'sign_again' },
+	not_yet_valid: { message: signin_prompt_not_yet_valid, action: 'sign_again' },
+	nonce_mismatch: { message: signin_prompt_nonce_mismatch, action: 'sign_again' },
 	chain_mismatch: {
-		message: () => m.signin_prompt_chain_mismatch({ required: REQUIRED_CHAIN_ID }),
+		message: () => signin_prompt_chain_mismatch({ required: REQUIRED_CHAIN_ID }),
 		action: 'sign_again'
 	},
-	domain_not_allowed: { message: m.signin_prompt_domain_not_allowed, action: 'retry' },
-	uri_mismatch: { message: m.signin_prompt_uri_mismatch, action: 'retry' },
-	signature_invalid: { message: m.signin_prompt_signature_invalid, action: 'sign_again' },
-	message_malformed: { message: m.signin_prompt_message_malformed, action: 'sign_again' },
-	invalid_request: { message: m.signin_prompt_invalid_request, action: 'retry' }
+	domain_not_allowed: { message: signin_prompt_domain_not_allowed, action: 'retry' },
+	uri_mismatch: { message: signin_prompt_uri_mismatch, action: 'retry' },
+	signature_invalid: { message: signin_prompt_signature_invalid, action: 'sign_again' },
+	message_malformed: { message: signin_prompt_message_malformed, action: 'sign_again' },
+	invalid_request: { message: signin_prompt_invalid_request, action: 'retry' }
 };
 
 /**

@@ -1,5 +1,10 @@
 import { formatUnits } from 'viem';
-import { m } from '$lib/paraglide/messages';
+import { application_amount_base_units } from '$lib/paraglide/messages/application_amount_base_units.js';
+import { application_amount_tokens } from '$lib/paraglide/messages/application_amount_tokens.js';
+import { application_held_nfts } from '$lib/paraglide/messages/application_held_nfts.js';
+import { application_rule_hold_erc1155 } from '$lib/paraglide/messages/application_rule_hold_erc1155.js';
+import { application_rule_hold_erc20 } from '$lib/paraglide/messages/application_rule_hold_erc20.js';
+import { application_rule_hold_erc721 } from '$lib/paraglide/messages/application_rule_hold_erc721.js';
 
 /**
  * Who may apply, checked on chain 137 (docs/eligibility.md): the shapes that the form version stores
@@ -70,7 +75,7 @@ const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`;
 /** A base-unit amount in tokens when the decimals are known ("100", "0.5"), else in base units. */
 export function formatAmount(base: string | bigint, details: TokenDetails | undefined): string {
 	const value = BigInt(base);
-	if (details?.decimals == null) return m.application_amount_base_units({ amount: value.toString() });
+	if (details?.decimals == null) return application_amount_base_units({ amount: value.toString() });
 	return formatUnits(value, details.decimals);
 }
 
@@ -88,11 +93,11 @@ export function ruleNeedPlain(rule: EligibilityRule, details?: TokenDetails): st
 			? `${amount} ${details.symbol}`
 			: details?.decimals == null
 				? amount
-				: m.application_amount_tokens({ amount });
-		return m.application_rule_hold_erc20({ amount: held, token: short(rule.token) });
+				: application_amount_tokens({ amount });
+		return application_rule_hold_erc20({ amount: held, token: short(rule.token) });
 	}
-	if (rule.kind === 'erc721') return m.application_rule_hold_erc721({ count: rule.min, token: short(rule.contract) });
-	return m.application_rule_hold_erc1155({ count: rule.min, id: rule.id, token: short(rule.contract) });
+	if (rule.kind === 'erc721') return application_rule_hold_erc721({ count: rule.min, token: short(rule.contract) });
+	return application_rule_hold_erc1155({ count: rule.min, id: rule.id, token: short(rule.contract) });
 }
 
 /** What the address holds, in the rule's unit ("12.5 COMM", "1 NFT"). */
@@ -101,7 +106,7 @@ export function ruleHeld(rule: EligibilityRule, held: string, details?: TokenDet
 		const symbol = details?.symbol ? ` ${details.symbol}` : '';
 		return `${formatAmount(held, details)}${details?.decimals == null ? '' : symbol}`;
 	}
-	if (rule.kind === 'erc721') return m.application_held_nfts({ count: Number(held), held });
+	if (rule.kind === 'erc721') return application_held_nfts({ count: Number(held), held });
 	return held;
 }
 

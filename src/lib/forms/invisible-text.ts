@@ -1,4 +1,4 @@
-import { m } from '$lib/paraglide/messages';
+import { field_invisible } from '$lib/paraglide/messages/field_invisible.js';
 
 /**
  * Characters that change how text reads without being seen (docs/security.md "Invisible characters",
@@ -25,4 +25,4 @@ const NEEDED_JOINER = new RegExp(
 export const hasInvisible = (s: string): boolean => INVISIBLE.test(s) && INVISIBLE.test(s.replace(NEEDED_JOINER, ''));
 
 /** The refusal, naming the field by its label (in the request's locale). */
-export const invisibleMessage = (label: string) => m.field_invisible({ label });
+export const invisibleMessage = (label: string) => field_invisible({ label });

@@ -1,5 +1,14 @@
 import * as v from 'valibot';
-import { m } from '$lib/paraglide/messages';
+import { editor_at_most_here } from '$lib/paraglide/messages/editor_at_most_here.js';
+import { editor_fields_need_attention } from '$lib/paraglide/messages/editor_fields_need_attention.js';
+import { editor_form_incomplete } from '$lib/paraglide/messages/editor_form_incomplete.js';
+import { editor_question_duplicate_key } from '$lib/paraglide/messages/editor_question_duplicate_key.js';
+import { editor_question_n } from '$lib/paraglide/messages/editor_question_n.js';
+import { editor_remove_control_characters } from '$lib/paraglide/messages/editor_remove_control_characters.js';
+import { editor_required_is_a_box } from '$lib/paraglide/messages/editor_required_is_a_box.js';
+import { editor_send_field_once } from '$lib/paraglide/messages/editor_send_field_once.js';
+import { editor_send_text_only } from '$lib/paraglide/messages/editor_send_text_only.js';
+import { question_too_many } from '$lib/paraglide/messages/question_too_many.js';
 import {
 	FILE_LIMITS,
 	FILE_TYPES,
@@ -119,7 +128,7 @@ export function readQuestionsDraft(form: {
 		const tr = item ? translationField(item[2]!) : null;
 		const match = tr ? null : FIELD_NAME.exec(name);
 		if (!tr && (!match || !(DRAFT_FIELDS as readonly string[]).includes(match[2]!))) continue;
-		if (typeof value !== 'string') return refusal({ [name]: m.editor_send_text_only() });
+		if (typeof value !== 'string') return refusal({ [name]: editor_send_text_only() });
 		const problem = rawProblem(tr ? tr.part : match![2]!, value);
 		if (problem) problems[name] ??= problem;
 		const index = Number((tr ? item : match)![1]);
@@ -128,7 +137,7 @@ export function readQuestionsDraft(form: {
 			// A question of translations only is still a question (its other fields empty), so the count sees it.
 			byIndex.set(index, fields);
 			const all = translated.get(index) ?? blankTranslations();
-			if (seen.has(name)) return refusal({ [name]: m.editor_send_field_once() });
+			if (seen.has(name)) return refusal({ [name]: editor_send_field_once() });
 			seen.add(name);
 			all[tr.locale][tr.part] = value;
 			translated.set(index, all);
@@ -138,16 +147,15 @@ export function readQuestionsDraft(form: {
 			fields[match![2]!] += `\n${value}`;
 			continue;
 		}
-		if (fields[match![2]!] !== undefined) return refusal({ [name]: m.editor_send_field_once() });
+		if (fields[match![2]!] !== undefined) return refusal({ [name]: editor_send_field_once() });
 		fields[match![2]!] = value;
 		byIndex.set(index, fields);
 	}
 	if (byIndex.size > LIMITS.maxQuestions)
-		return refusal({ questions: m.question_too_many({ max: LIMITS.maxQuestions }) });
+		return refusal({ questions: question_too_many({ max: LIMITS.maxQuestions }) });
 	// The editor says how many questions it sends, so a post that lost its fields never saves an empty form.
 	const count = form.getAll('questionCount');
-	if (count.length !== 1 || count[0] !== String(byIndex.size))
-		return refusal({ questions: m.editor_form_incomplete() });
+	if (count.length !== 1 || count[0] !== String(byIndex.size)) return refusal({ questions: editor_form_incomplete() });
 	const draft = [...byIndex.entries()]
 		.sort(([a], [b]) => a - b)
 		.map(([i, f]) => ({
@@ -192,12 +200,12 @@ const RAW_MAX: Record<string, number> = {
 	showIfEquals: 5000
 };
 function rawProblem(field: string, value: string): string | null {
-	if (field === 'required') return value === 'on' ? null : m.editor_required_is_a_box();
+	if (field === 'required') return value === 'on' ? null : editor_required_is_a_box();
 	const lines = field === 'help' || field === 'options';
 	if ((lines ? CONTROL_EXCEPT_LINES : CONTROL).test(value) || /\p{Cs}/u.test(value))
-		return m.editor_remove_control_characters();
+		return editor_remove_control_characters();
 	const max = RAW_MAX[field] ?? 0;
-	if ([...value.trim()].length > max) return m.editor_at_most_here({ max });
+	if ([...value.trim()].length > max) return editor_at_most_here({ max });
 	return null;
 }
 
@@ -205,7 +213,7 @@ const refusal = (errors: FieldErrors): Refused => ({
 	ok: false,
 	status: 400,
 	code: 'invalid_request',
-	message: m.editor_fields_need_attention(),
+	message: editor_fields_need_attention(),
 	errors
 });
 
@@ -249,7 +257,7 @@ export function parseDraft(draft: readonly DraftQuestion[]): Checked<Question[]>
 			if (!(name in errors)) errors[name] = issue.message;
 		}
 	for (const i of duplicateKeys(candidate))
-		errors[`questions.${i}.key`] ??= m.editor_question_duplicate_key({ key: candidate[i]!.key });
+		errors[`questions.${i}.key`] ??= editor_question_duplicate_key({ key: candidate[i]!.key });
 	if (Object.keys(errors).length || !result.success) return refusal(errors);
 	return { ok: true, value: result.output };
 }
@@ -332,7 +340,7 @@ export function openAfter(open: number | null, op: string, count: number): numbe
 export function previewOf(draft: readonly DraftQuestion[]): Question[] {
 	return draft.map((d, i) => ({
 		key: KEY.test(d.key.trim()) ? d.key.trim() : `question_${i + 1}`,
-		label: d.label.trim() || m.editor_question_n({ n: i + 1 }),
+		label: d.label.trim() || editor_question_n({ n: i + 1 }),
 		help: d.help.trim() || undefined,
 		type: (QUESTION_TYPES as readonly string[]).includes(d.type) ? (d.type as QuestionType) : 'short_text',
 		required: d.required,

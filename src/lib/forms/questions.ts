@@ -1,5 +1,54 @@
 import * as v from 'valibot';
-import { m } from '$lib/paraglide/messages';
+import { field_control_chars } from '$lib/paraglide/messages/field_control_chars.js';
+import { field_control_chars_multiline } from '$lib/paraglide/messages/field_control_chars_multiline.js';
+import { field_invalid_chars } from '$lib/paraglide/messages/field_invalid_chars.js';
+import { field_required } from '$lib/paraglide/messages/field_required.js';
+import { field_too_long } from '$lib/paraglide/messages/field_too_long.js';
+import { form_answer_choose_among } from '$lib/paraglide/messages/form_answer_choose_among.js';
+import { form_answer_choose_one } from '$lib/paraglide/messages/form_answer_choose_one.js';
+import { form_answer_link } from '$lib/paraglide/messages/form_answer_link.js';
+import { form_answer_max } from '$lib/paraglide/messages/form_answer_max.js';
+import { form_answer_min } from '$lib/paraglide/messages/form_answer_min.js';
+import { form_answer_number } from '$lib/paraglide/messages/form_answer_number.js';
+import { form_answer_one_answer } from '$lib/paraglide/messages/form_answer_one_answer.js';
+import { form_answer_text_only } from '$lib/paraglide/messages/form_answer_text_only.js';
+import { form_answer_tick } from '$lib/paraglide/messages/form_answer_tick.js';
+import { form_answer_unanswerable } from '$lib/paraglide/messages/form_answer_unanswerable.js';
+import { form_file_too_many } from '$lib/paraglide/messages/form_file_too_many.js';
+import { form_file_unreadable } from '$lib/paraglide/messages/form_file_unreadable.js';
+import { question_field_each_option } from '$lib/paraglide/messages/question_field_each_option.js';
+import { question_field_help } from '$lib/paraglide/messages/question_field_help.js';
+import { question_field_help_in } from '$lib/paraglide/messages/question_field_help_in.js';
+import { question_field_label } from '$lib/paraglide/messages/question_field_label.js';
+import { question_field_label_in } from '$lib/paraglide/messages/question_field_label_in.js';
+import { question_field_option_in } from '$lib/paraglide/messages/question_field_option_in.js';
+import { question_file_accept } from '$lib/paraglide/messages/question_file_accept.js';
+import { question_file_count } from '$lib/paraglide/messages/question_file_count.js';
+import { question_file_size } from '$lib/paraglide/messages/question_file_size.js';
+import { question_is_required } from '$lib/paraglide/messages/question_is_required.js';
+import { question_key_pattern } from '$lib/paraglide/messages/question_key_pattern.js';
+import { question_key_text } from '$lib/paraglide/messages/question_key_text.js';
+import { question_max_number } from '$lib/paraglide/messages/question_max_number.js';
+import { question_min_above_max } from '$lib/paraglide/messages/question_min_above_max.js';
+import { question_min_number } from '$lib/paraglide/messages/question_min_number.js';
+import { question_must_be_text } from '$lib/paraglide/messages/question_must_be_text.js';
+import { question_options_count } from '$lib/paraglide/messages/question_options_count.js';
+import { question_options_differ } from '$lib/paraglide/messages/question_options_differ.js';
+import { question_too_many } from '$lib/paraglide/messages/question_too_many.js';
+import { question_translation_option_count } from '$lib/paraglide/messages/question_translation_option_count.js';
+import { question_translation_options_differ } from '$lib/paraglide/messages/question_translation_options_differ.js';
+import { question_translation_options_list } from '$lib/paraglide/messages/question_translation_options_list.js';
+import { question_translation_unknown_locale } from '$lib/paraglide/messages/question_translation_unknown_locale.js';
+import { question_translations_object } from '$lib/paraglide/messages/question_translations_object.js';
+import { question_type_file } from '$lib/paraglide/messages/question_type_file.js';
+import { question_type_long_text } from '$lib/paraglide/messages/question_type_long_text.js';
+import { question_type_multiple_choice } from '$lib/paraglide/messages/question_type_multiple_choice.js';
+import { question_type_number } from '$lib/paraglide/messages/question_type_number.js';
+import { question_type_short_text } from '$lib/paraglide/messages/question_type_short_text.js';
+import { question_type_single_choice } from '$lib/paraglide/messages/question_type_single_choice.js';
+import { question_type_unknown } from '$lib/paraglide/messages/question_type_unknown.js';
+import { question_type_url } from '$lib/paraglide/messages/question_type_url.js';
+import { question_type_yes_no } from '$lib/paraglide/messages/question_type_yes_no.js';
 import { LOCALE_NAMES, baseLocale, locales, type Locale } from '$lib/i18n/locales';
 import { hasInvisible, invisibleMessage } from './invisible-text';
 import { getLocale } from '$lib/paraglide/runtime';
@@ -23,14 +72,14 @@ export const QUESTION_TYPES = [
 export type QuestionType = (typeof QUESTION_TYPES)[number];
 
 const TYPE_LABELS: Record<QuestionType, () => string> = {
-	short_text: m.question_type_short_text,
-	long_text: m.question_type_long_text,
-	single_choice: m.question_type_single_choice,
-	multiple_choice: m.question_type_multiple_choice,
-	url: m.question_type_url,
-	number: m.question_type_number,
-	yes_no: m.question_type_yes_no,
-	file: m.question_type_file
+	short_text: question_type_short_text,
+	long_text: question_type_long_text,
+	single_choice: question_type_single_choice,
+	multiple_choice: question_type_multiple_choice,
+	url: question_type_url,
+	number: question_type_number,
+	yes_no: question_type_yes_no,
+	file: question_type_file
 };
 
 /** A question type's name in the page's locale ("Short answer"); an unknown type as it is. */
@@ -135,11 +184,11 @@ const clean = (s: string) => s.replace(/\r\n?/g, '\n').trim();
 
 /** Why a piece of text is refused, or null (in the request's locale). */
 function textProblem(label: string, s: string, max: number, multiline = false): string | null {
-	if (LONE_SURROGATE.test(s)) return m.field_invalid_chars({ label });
+	if (LONE_SURROGATE.test(s)) return field_invalid_chars({ label });
 	if ((multiline ? CONTROL_EXCEPT_NEWLINE_TAB : CONTROL).test(s))
-		return multiline ? m.field_control_chars_multiline({ label }) : m.field_control_chars({ label });
+		return multiline ? field_control_chars_multiline({ label }) : field_control_chars({ label });
 	if (hasInvisible(s)) return invisibleMessage(label);
-	if (chars(s) > max) return m.field_too_long({ label, max });
+	if (chars(s) > max) return field_too_long({ label, max });
 	return null;
 }
 
@@ -150,11 +199,11 @@ const bound = (n: number) =>
 /** A text field of the schema; `label` names it in the page's locale when a message is made. */
 export const schemaText = (label: () => string, min: number, max: number) =>
 	v.pipe(
-		v.string(() => m.question_must_be_text({ field: label() })),
+		v.string(() => question_must_be_text({ field: label() })),
 		v.transform(clean),
 		v.check(
 			(s) => chars(s) >= min,
-			() => m.question_is_required({ field: label() })
+			() => question_is_required({ field: label() })
 		),
 		v.rawCheck(({ dataset, addIssue }) => {
 			const problem = dataset.typed ? textProblem(label(), dataset.value, max) : null;
@@ -174,12 +223,12 @@ export function translationsSchema(limits: { label: number; help: number; option
 	const entry = (locale: TranslationLocale) => {
 		const language = languageName(locale);
 		return v.object({
-			label: v.optional(text(() => m.question_field_label_in({ language }), 0, limits.label)),
-			help: v.optional(text(() => m.question_field_help_in({ language }), 0, limits.help)),
+			label: v.optional(text(() => question_field_label_in({ language }), 0, limits.label)),
+			help: v.optional(text(() => question_field_help_in({ language }), 0, limits.help)),
 			options: v.optional(
 				v.array(
-					text(() => m.question_field_option_in({ language }), 0, limits.option),
-					() => m.question_translation_options_list({ language })
+					text(() => question_field_option_in({ language }), 0, limits.option),
+					() => question_translation_options_list({ language })
 				)
 			)
 		});
@@ -192,11 +241,11 @@ export function translationsSchema(limits: { label: number; help: number; option
 			>,
 			(issue) =>
 				issue.expected === 'never'
-					? m.question_translation_unknown_locale({
+					? question_translation_unknown_locale({
 							locale: typeof issue.path?.at(-1)?.key === 'string' ? (issue.path.at(-1)!.key as string) : '',
 							locales: TRANSLATION_LOCALES.join(', ')
 						})
-					: m.question_translations_object()
+					: question_translations_object()
 		),
 		// Empty parts and empty locales are left out, so what is stored is only what was translated.
 		v.transform((t) => {
@@ -234,9 +283,9 @@ function translatedOptionsProblems(q: {
 		const language = languageName(locale);
 		const count = q.options?.length ?? 0;
 		if (options.length !== count || options.some((o) => !o))
-			problems.push({ locale, message: m.question_translation_option_count({ language, count }) });
+			problems.push({ locale, message: question_translation_option_count({ language, count }) });
 		else if (new Set(options).size !== options.length)
-			problems.push({ locale, message: m.question_translation_options_differ({ language }) });
+			problems.push({ locale, message: question_translation_options_differ({ language }) });
 	}
 	return problems;
 }
@@ -245,50 +294,50 @@ function translatedOptionsProblems(q: {
 export const questionSchema = v.pipe(
 	v.object({
 		key: v.pipe(
-			v.string(() => m.question_key_text()),
+			v.string(() => question_key_text()),
 			v.trim(),
-			v.regex(KEY, () => m.question_key_pattern())
+			v.regex(KEY, () => question_key_pattern())
 		),
-		label: text(() => m.question_field_label(), 1, LIMITS.label),
-		help: v.optional(text(() => m.question_field_help(), 0, LIMITS.help)),
-		type: v.picklist(QUESTION_TYPES, () => m.question_type_unknown()),
+		label: text(() => question_field_label(), 1, LIMITS.label),
+		help: v.optional(text(() => question_field_help(), 0, LIMITS.help)),
+		type: v.picklist(QUESTION_TYPES, () => question_type_unknown()),
 		required: v.boolean(),
 		options: v.optional(
 			v.pipe(
-				v.array(text(() => m.question_field_each_option(), 1, LIMITS.option)),
+				v.array(text(() => question_field_each_option(), 1, LIMITS.option)),
 				v.check(
 					(o) => new Set(o).size === o.length,
-					() => m.question_options_differ()
+					() => question_options_differ()
 				)
 			)
 		),
 		min: v.optional(
 			v.pipe(
-				v.number(() => m.question_min_number()),
-				v.finite(() => m.question_min_number())
+				v.number(() => question_min_number()),
+				v.finite(() => question_min_number())
 			)
 		),
 		max: v.optional(
 			v.pipe(
-				v.number(() => m.question_max_number()),
-				v.finite(() => m.question_max_number())
+				v.number(() => question_max_number()),
+				v.finite(() => question_max_number())
 			)
 		),
-		accept: v.optional(v.array(v.picklist(FILE_TYPES, () => m.question_file_accept({ types: FILE_TYPES.join(', ') })))),
+		accept: v.optional(v.array(v.picklist(FILE_TYPES, () => question_file_accept({ types: FILE_TYPES.join(', ') })))),
 		maxFiles: v.optional(
 			v.pipe(
-				v.number(() => m.question_file_count({ max: FILE_LIMITS.maxFiles })),
-				v.integer(() => m.question_file_count({ max: FILE_LIMITS.maxFiles })),
-				v.minValue(1, () => m.question_file_count({ max: FILE_LIMITS.maxFiles })),
-				v.maxValue(FILE_LIMITS.maxFiles, () => m.question_file_count({ max: FILE_LIMITS.maxFiles }))
+				v.number(() => question_file_count({ max: FILE_LIMITS.maxFiles })),
+				v.integer(() => question_file_count({ max: FILE_LIMITS.maxFiles })),
+				v.minValue(1, () => question_file_count({ max: FILE_LIMITS.maxFiles })),
+				v.maxValue(FILE_LIMITS.maxFiles, () => question_file_count({ max: FILE_LIMITS.maxFiles }))
 			)
 		),
 		maxBytes: v.optional(
 			v.pipe(
-				v.number(() => m.question_file_size({ max: mebibytes(FILE_LIMITS.maxBytes) })),
-				v.integer(() => m.question_file_size({ max: mebibytes(FILE_LIMITS.maxBytes) })),
-				v.minValue(1, () => m.question_file_size({ max: mebibytes(FILE_LIMITS.maxBytes) })),
-				v.maxValue(FILE_LIMITS.maxBytes, () => m.question_file_size({ max: mebibytes(FILE_LIMITS.maxBytes) }))
+				v.number(() => question_file_size({ max: mebibytes(FILE_LIMITS.maxBytes) })),
+				v.integer(() => question_file_size({ max: mebibytes(FILE_LIMITS.maxBytes) })),
+				v.minValue(1, () => question_file_size({ max: mebibytes(FILE_LIMITS.maxBytes) })),
+				v.maxValue(FILE_LIMITS.maxBytes, () => question_file_size({ max: mebibytes(FILE_LIMITS.maxBytes) }))
 			)
 		),
 		translations: v.optional(questionTranslations),
@@ -297,7 +346,7 @@ export const questionSchema = v.pipe(
 	v.forward(
 		v.check(
 			(q) => q.type !== 'file' || (!!q.accept && q.accept.length > 0),
-			() => m.question_file_accept({ types: FILE_TYPES.join(', ') })
+			() => question_file_accept({ types: FILE_TYPES.join(', ') })
 		),
 		['accept']
 	),
@@ -306,14 +355,14 @@ export const questionSchema = v.pipe(
 			(q) =>
 				!isChoice(q.type) ||
 				(!!q.options && q.options.length >= LIMITS.minOptions && q.options.length <= LIMITS.maxOptions),
-			() => m.question_options_count({ min: LIMITS.minOptions, max: LIMITS.maxOptions })
+			() => question_options_count({ min: LIMITS.minOptions, max: LIMITS.maxOptions })
 		),
 		['options']
 	),
 	v.forward(
 		v.check(
 			(q) => q.min === undefined || q.max === undefined || q.min <= q.max,
-			() => m.question_min_above_max()
+			() => question_min_above_max()
 		),
 		['min']
 	),
@@ -361,7 +410,7 @@ export const questionSchema = v.pipe(
 
 export const questionsSchema = v.pipe(
 	v.array(questionSchema),
-	v.maxLength(LIMITS.maxQuestions, () => m.question_too_many({ max: LIMITS.maxQuestions })),
+	v.maxLength(LIMITS.maxQuestions, () => question_too_many({ max: LIMITS.maxQuestions })),
 	// Conditions name an earlier question and a value it can have (show-if.ts): on questions.<i>.showIf.key|equals.
 	v.rawCheck(({ dataset, addIssue }) => {
 		if (!dataset.typed) return;
@@ -458,25 +507,25 @@ export function checkAnswer(q: Question, sent: unknown): { value?: Answer } | { 
 		typeof s === 'string' ? clean(s) : s
 	);
 	const label = q.label;
-	if (values.some((s) => typeof s !== 'string')) return { error: m.form_answer_text_only({ label }) };
+	if (values.some((s) => typeof s !== 'string')) return { error: form_answer_text_only({ label }) };
 	const strings = (values as string[]).filter((s) => s !== '');
 	if (q.type === 'yes_no') {
-		if (strings.some((s) => s !== 'on')) return { error: m.form_answer_tick({ label }) };
-		if (q.required && !strings.length) return { error: m.field_required({ label }) };
+		if (strings.some((s) => s !== 'on')) return { error: form_answer_tick({ label }) };
+		if (q.required && !strings.length) return { error: field_required({ label }) };
 		return { value: strings.length > 0 };
 	}
-	if (!strings.length) return q.required ? { error: m.field_required({ label }) } : {};
+	if (!strings.length) return q.required ? { error: field_required({ label }) } : {};
 	// A `file` answer: the ids of its stored files, which the server puts in place of the uploads (server/files).
 	if (q.type === 'file') {
-		if (strings.length > (q.maxFiles ?? 1)) return { error: m.form_file_too_many({ label, max: q.maxFiles ?? 1 }) };
-		return strings.every((s) => FILE_ID.test(s)) ? { value: strings } : { error: m.form_file_unreadable({ label }) };
+		if (strings.length > (q.maxFiles ?? 1)) return { error: form_file_too_many({ label, max: q.maxFiles ?? 1 }) };
+		return strings.every((s) => FILE_ID.test(s)) ? { value: strings } : { error: form_file_unreadable({ label }) };
 	}
 	if (q.type === 'multiple_choice') {
 		const picked = [...new Set(strings)];
-		if (picked.some((s) => !q.options?.includes(s))) return { error: m.form_answer_choose_among({ label }) };
+		if (picked.some((s) => !q.options?.includes(s))) return { error: form_answer_choose_among({ label }) };
 		return { value: picked };
 	}
-	if (strings.length > 1) return { error: m.form_answer_one_answer({ label }) };
+	if (strings.length > 1) return { error: form_answer_one_answer({ label }) };
 	const s = strings[0]!;
 	switch (q.type) {
 		case 'short_text':
@@ -486,21 +535,21 @@ export function checkAnswer(q: Question, sent: unknown): { value?: Answer } | { 
 			return problem ? { error: problem } : { value: s };
 		}
 		case 'single_choice':
-			return q.options?.includes(s) ? { value: s } : { error: m.form_answer_choose_one({ label }) };
+			return q.options?.includes(s) ? { value: s } : { error: form_answer_choose_one({ label }) };
 		case 'url': {
 			const problem = textProblem(q.label, s, LIMITS.url);
 			if (problem) return { error: problem };
-			return isHttpUrl(s) ? { value: s } : { error: m.form_answer_link({ label }) };
+			return isHttpUrl(s) ? { value: s } : { error: form_answer_link({ label }) };
 		}
 		case 'number': {
 			const n = DECIMAL.test(s) ? Number(s) : NaN;
-			if (!Number.isFinite(n)) return { error: m.form_answer_number({ label }) };
-			if (q.min !== undefined && n < q.min) return { error: m.form_answer_min({ label, min: bound(q.min) }) };
-			if (q.max !== undefined && n > q.max) return { error: m.form_answer_max({ label, max: bound(q.max) }) };
+			if (!Number.isFinite(n)) return { error: form_answer_number({ label }) };
+			if (q.min !== undefined && n < q.min) return { error: form_answer_min({ label, min: bound(q.min) }) };
+			if (q.max !== undefined && n > q.max) return { error: form_answer_max({ label, max: bound(q.max) }) };
 			return { value: n };
 		}
 	}
-	return { error: m.form_answer_unanswerable({ label }) };
+	return { error: form_answer_unanswerable({ label }) };
 }
 
 function isHttpUrl(s: string): boolean {

@@ -1,5 +1,14 @@
 import * as v from 'valibot';
-import { m } from '$lib/paraglide/messages';
+import { show_if_later } from '$lib/paraglide/messages/show_if_later.js';
+import { show_if_not_option } from '$lib/paraglide/messages/show_if_not_option.js';
+import { show_if_number } from '$lib/paraglide/messages/show_if_number.js';
+import { show_if_self } from '$lib/paraglide/messages/show_if_self.js';
+import { show_if_shape } from '$lib/paraglide/messages/show_if_shape.js';
+import { show_if_text } from '$lib/paraglide/messages/show_if_text.js';
+import { show_if_unknown_key } from '$lib/paraglide/messages/show_if_unknown_key.js';
+import { show_if_unsupported } from '$lib/paraglide/messages/show_if_unsupported.js';
+import { show_if_value } from '$lib/paraglide/messages/show_if_value.js';
+import { show_if_yes_no } from '$lib/paraglide/messages/show_if_yes_no.js';
 import type { Answer, Question } from './questions';
 
 /**
@@ -19,12 +28,12 @@ export interface ShowIf {
 /** Not in the contract: bounds the value to compare with (the longest answer a text field holds is a link's). */
 const MAX_EQUALS = 2000;
 
-const value = () => m.show_if_value({ max: MAX_EQUALS });
+const value = () => show_if_value({ max: MAX_EQUALS });
 
 /** The shape alone; what it must name and match is checked against the whole form (showIfProblems). */
 export const showIfSchema = v.strictObject(
 	{
-		key: v.string(() => m.show_if_shape()),
+		key: v.string(() => show_if_shape()),
 		equals: v.union(
 			[
 				v.pipe(
@@ -41,7 +50,7 @@ export const showIfSchema = v.strictObject(
 			value
 		)
 	},
-	() => m.show_if_shape()
+	() => show_if_shape()
 );
 
 /** Whether `answer` (as stored) meets the condition's value: equal, or for several picks, among them. */
@@ -85,29 +94,29 @@ export function showIfProblems(
 		const at = questions.findIndex((t) => t.key === cond.key);
 		const target = questions[at];
 		const say = (message: string, part: 'key' | 'equals' = 'equals') => problems.push({ index, part, message });
-		if (cond.key === q.key) return say(m.show_if_self(), 'key');
-		if (!target) return say(m.show_if_unknown_key({ key: cond.key }), 'key');
-		if (at > index) return say(m.show_if_later({ key: cond.key }), 'key');
+		if (cond.key === q.key) return say(show_if_self(), 'key');
+		if (!target) return say(show_if_unknown_key({ key: cond.key }), 'key');
+		if (at > index) return say(show_if_later({ key: cond.key }), 'key');
 		const label = target.label;
 		switch (target.type) {
 			case 'single_choice':
 			case 'multiple_choice':
 				if (typeof cond.equals !== 'string' || !target.options?.includes(cond.equals))
-					say(m.show_if_not_option({ label }));
+					say(show_if_not_option({ label }));
 				return;
 			case 'yes_no':
-				if (typeof cond.equals !== 'boolean') say(m.show_if_yes_no({ label }));
+				if (typeof cond.equals !== 'boolean') say(show_if_yes_no({ label }));
 				return;
 			case 'number':
-				if (typeof cond.equals !== 'number') say(m.show_if_number({ label }));
+				if (typeof cond.equals !== 'number') say(show_if_number({ label }));
 				return;
 			case 'short_text':
 			case 'long_text':
 			case 'url':
-				if (typeof cond.equals !== 'string') say(m.show_if_text({ label }));
+				if (typeof cond.equals !== 'string') say(show_if_text({ label }));
 				return;
 			default:
-				say(m.show_if_unsupported({ label }));
+				say(show_if_unsupported({ label }));
 		}
 	});
 	return problems;

@@ -1,5 +1,6 @@
 import { dev } from '$app/environment';
-import { m } from '$lib/paraglide/messages';
+import { inbox_push_denied } from '$lib/paraglide/messages/inbox_push_denied.js';
+import { inbox_push_refused } from '$lib/paraglide/messages/inbox_push_refused.js';
 
 /**
  * This browser's Web Push subscription (docs/notifications.md): registers the portal's service worker
@@ -24,7 +25,7 @@ const keyBytes = (base64url: string) =>
  * is given up, and the browser asked once for a new one.
  */
 export async function subscribe(vapidPublicKey: string, again = true): Promise<string | null> {
-	if ((await Notification.requestPermission()) !== 'granted') return m.inbox_push_denied();
+	if ((await Notification.requestPermission()) !== 'granted') return inbox_push_denied();
 	const registration = await navigator.serviceWorker.register('/service-worker.js', {
 		type: dev ? 'module' : 'classic',
 		scope: '/'
@@ -43,7 +44,7 @@ export async function subscribe(vapidPublicKey: string, again = true): Promise<s
 	await subscription.unsubscribe();
 	if (response.status === 409 && again) return subscribe(vapidPublicKey, false);
 	const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
-	return body?.error?.message ?? m.inbox_push_refused({ status: response.status });
+	return body?.error?.message ?? inbox_push_refused({ status: response.status });
 }
 
 /** Stops push in this browser: the server forgets it, then the browser unsubscribes. */

@@ -1,5 +1,16 @@
 import * as v from 'valibot';
-import { m } from '$lib/paraglide/messages';
+import { editor_at_most_here } from '$lib/paraglide/messages/editor_at_most_here.js';
+import { editor_fields_need_attention } from '$lib/paraglide/messages/editor_fields_need_attention.js';
+import { editor_form_incomplete } from '$lib/paraglide/messages/editor_form_incomplete.js';
+import { editor_remove_control_characters } from '$lib/paraglide/messages/editor_remove_control_characters.js';
+import { editor_rubric_duplicate_key } from '$lib/paraglide/messages/editor_rubric_duplicate_key.js';
+import { editor_rubric_help_max } from '$lib/paraglide/messages/editor_rubric_help_max.js';
+import { editor_rubric_key_pattern } from '$lib/paraglide/messages/editor_rubric_key_pattern.js';
+import { editor_rubric_label_max } from '$lib/paraglide/messages/editor_rubric_label_max.js';
+import { editor_rubric_label_required } from '$lib/paraglide/messages/editor_rubric_label_required.js';
+import { editor_rubric_too_many } from '$lib/paraglide/messages/editor_rubric_too_many.js';
+import { editor_send_field_once } from '$lib/paraglide/messages/editor_send_field_once.js';
+import { editor_send_text_only } from '$lib/paraglide/messages/editor_send_text_only.js';
 import { KEY, duplicateKeys, translationsSchema, type Translations } from '../forms/questions';
 import {
 	blankTranslations,
@@ -60,15 +71,15 @@ export const rubricSchema = v.pipe(
 				key: v.pipe(
 					v.string(),
 					v.trim(),
-					v.regex(KEY, () => m.editor_rubric_key_pattern())
+					v.regex(KEY, () => editor_rubric_key_pattern())
 				),
 				label: v.pipe(
 					v.string(),
 					v.trim(),
-					v.minLength(1, () => m.editor_rubric_label_required()),
+					v.minLength(1, () => editor_rubric_label_required()),
 					v.check(
 						(s) => [...s].length <= RUBRIC_LIMITS.label,
-						() => m.editor_rubric_label_max({ max: RUBRIC_LIMITS.label })
+						() => editor_rubric_label_max({ max: RUBRIC_LIMITS.label })
 					)
 				),
 				help: v.pipe(
@@ -76,7 +87,7 @@ export const rubricSchema = v.pipe(
 					v.trim(),
 					v.check(
 						(s) => [...s].length <= RUBRIC_LIMITS.help,
-						() => m.editor_rubric_help_max({ max: RUBRIC_LIMITS.help })
+						() => editor_rubric_help_max({ max: RUBRIC_LIMITS.help })
 					),
 					v.transform((s) => s || undefined)
 				),
@@ -88,7 +99,7 @@ export const rubricSchema = v.pipe(
 			)
 		)
 	),
-	v.maxLength(RUBRIC_LIMITS.maxCriteria, () => m.editor_rubric_too_many({ max: RUBRIC_LIMITS.maxCriteria }))
+	v.maxLength(RUBRIC_LIMITS.maxCriteria, () => editor_rubric_too_many({ max: RUBRIC_LIMITS.maxCriteria }))
 );
 
 /** A criterion as a page in `locale` shows it: its translation's label and help where present, else the originals. */
@@ -112,7 +123,7 @@ const refusal = (errors: FieldErrors): Refused => ({
 	ok: false,
 	status: 400,
 	code: 'invalid_request',
-	message: m.editor_fields_need_attention(),
+	message: editor_fields_need_attention(),
 	errors
 });
 
@@ -162,14 +173,14 @@ export function readRubricDraft(form: {
 		// A criterion has no options to translate.
 		if ((!tr && !match) || tr?.part === 'options') continue;
 		const field = tr ? tr.part : (match![2] as 'key' | 'label' | 'help');
-		if (typeof value !== 'string') return refusal({ [name]: m.editor_send_text_only() });
+		if (typeof value !== 'string') return refusal({ [name]: editor_send_text_only() });
 		if ((field === 'help' ? CONTROL_EXCEPT_LINES : CONTROL).test(value) || /\p{Cs}/u.test(value))
-			problems[name] ??= m.editor_remove_control_characters();
+			problems[name] ??= editor_remove_control_characters();
 		const max = RAW_MAX[field];
-		if ([...value.trim()].length > max) problems[name] ??= m.editor_at_most_here({ max });
+		if ([...value.trim()].length > max) problems[name] ??= editor_at_most_here({ max });
 		const index = Number((tr ? item : match)![1]);
 		const fields = byIndex.get(index) ?? {};
-		if (seen.has(name)) return refusal({ [name]: m.editor_send_field_once() });
+		if (seen.has(name)) return refusal({ [name]: editor_send_field_once() });
 		seen.add(name);
 		if (tr) {
 			const all = translated.get(index) ?? blankTranslations();
@@ -179,9 +190,9 @@ export function readRubricDraft(form: {
 		byIndex.set(index, fields);
 	}
 	if (byIndex.size > RUBRIC_LIMITS.maxCriteria)
-		return refusal({ criteria: m.editor_rubric_too_many({ max: RUBRIC_LIMITS.maxCriteria }) });
+		return refusal({ criteria: editor_rubric_too_many({ max: RUBRIC_LIMITS.maxCriteria }) });
 	const count = form.getAll('criterionCount');
-	if (count.length !== 1 || count[0] !== String(byIndex.size)) return refusal({ criteria: m.editor_form_incomplete() });
+	if (count.length !== 1 || count[0] !== String(byIndex.size)) return refusal({ criteria: editor_form_incomplete() });
 	const draft = [...byIndex.entries()]
 		.sort(([a], [b]) => a - b)
 		.map(([i, f]) => ({
@@ -213,7 +224,7 @@ export function parseRubricDraft(draft: readonly DraftCriterion[]): Checked<Crit
 		}
 	const trimmed = draft.map((d) => ({ key: d.key.trim() }));
 	for (const i of duplicateKeys(trimmed))
-		errors[`criteria.${i}.key`] ??= m.editor_rubric_duplicate_key({ key: trimmed[i]!.key });
+		errors[`criteria.${i}.key`] ??= editor_rubric_duplicate_key({ key: trimmed[i]!.key });
 	if (Object.keys(errors).length || !result.success) return refusal(errors);
 	return { ok: true, value: result.output };
 }

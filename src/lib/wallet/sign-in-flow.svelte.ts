@@ -1,4 +1,12 @@
-import { m } from '$lib/paraglide/messages';
+import { signin_busy_connecting } from '$lib/paraglide/messages/signin_busy_connecting.js';
+import { signin_busy_safe } from '$lib/paraglide/messages/signin_busy_safe.js';
+import { signin_busy_signing } from '$lib/paraglide/messages/signin_busy_signing.js';
+import { signin_connection_declined } from '$lib/paraglide/messages/signin_connection_declined.js';
+import { signin_connection_failed } from '$lib/paraglide/messages/signin_connection_failed.js';
+import { signin_interrupted } from '$lib/paraglide/messages/signin_interrupted.js';
+import { signin_no_account } from '$lib/paraglide/messages/signin_no_account.js';
+import { signin_sign_again } from '$lib/paraglide/messages/signin_sign_again.js';
+import { signin_try_again } from '$lib/paraglide/messages/signin_try_again.js';
 import type { Me } from './session.svelte';
 import { failed, isUserRejection, type SignInFailure, type SignInOutcome, type SigningWallet } from './sign-in';
 
@@ -37,11 +45,11 @@ export interface SignInFlowParts {
 
 /** What went wrong while connecting, in the member's words. */
 export function connectFailure(error: unknown): SignInFailure {
-	if (isUserRejection(error)) return failed('connection_declined', m.signin_connection_declined());
+	if (isUserRejection(error)) return failed('connection_declined', signin_connection_declined());
 	// connectors/walletconnect.ts: the relay handed out no pairing link in time.
 	if (error instanceof Error && error.name === 'WalletConnectUnreachableError')
 		return failed('relay_unreachable', error.message);
-	return failed('connection_failed', m.signin_connection_failed());
+	return failed('connection_failed', signin_connection_failed());
 }
 
 export class SignInFlow {
@@ -54,9 +62,9 @@ export class SignInFlow {
 
 	/** What the member is waiting for, in their words; null when nothing is under way. */
 	get busy(): string | null {
-		if (this.step.name === 'connecting') return m.signin_busy_connecting({ wallet: this.step.wallet });
+		if (this.step.name === 'connecting') return signin_busy_connecting({ wallet: this.step.wallet });
 		if (this.step.name === 'signing')
-			return this.step.inSafe ? m.signin_busy_safe({ app: 'Safe{Wallet}' }) : m.signin_busy_signing();
+			return this.step.inSafe ? signin_busy_safe({ app: 'Safe{Wallet}' }) : signin_busy_signing();
 		return null;
 	}
 
@@ -67,7 +75,7 @@ export class SignInFlow {
 	/** The label of the button that tries again: a new signature, or the whole step again. */
 	get retryLabel(): string {
 		const failure = this.failure;
-		return failure?.action === 'sign_again' ? m.signin_sign_again() : m.signin_try_again();
+		return failure?.action === 'sign_again' ? signin_sign_again() : signin_try_again();
 	}
 
 	/** Connects `choice` (none: the wallet already connected), then signs in. Ignored while a step is under way. */
@@ -89,14 +97,14 @@ export class SignInFlow {
 		if (!signer) {
 			this.step = {
 				name: 'failed',
-				failure: failed('no_account', m.signin_no_account())
+				failure: failed('no_account', signin_no_account())
 			};
 			return;
 		}
 		this.step = { name: 'signing', inSafe: this.#parts.inSafe() };
 		const outcome = await this.#parts
 			.signIn(signer)
-			.catch((): SignInOutcome => failed('interrupted', m.signin_interrupted(), 'sign_again'));
+			.catch((): SignInOutcome => failed('interrupted', signin_interrupted(), 'sign_again'));
 		this.#finish(outcome);
 	}
 

@@ -2,7 +2,20 @@ import { createSiweMessage } from 'viem/siwe';
 import { REQUIRED_CHAIN_ID, SIGN_IN_MESSAGE_LIFETIME_MS } from '$lib/chain/chain';
 import type { Failed, Result } from '$lib/platform/result';
 import { SIGN_IN_FAILURE_PROMPTS, isVerifyErrorCode, type SignInScreenCode } from '$lib/auth/sign-in-failures';
-import { m } from '$lib/paraglide/messages';
+import { signin_nonce_failed } from '$lib/paraglide/messages/signin_nonce_failed.js';
+import { signin_nonce_unreadable } from '$lib/paraglide/messages/signin_nonce_unreadable.js';
+import { signin_rate_limited } from '$lib/paraglide/messages/signin_rate_limited.js';
+import { signin_server_unreachable } from '$lib/paraglide/messages/signin_server_unreachable.js';
+import { signin_signature_declined } from '$lib/paraglide/messages/signin_signature_declined.js';
+import { signin_signing_failed } from '$lib/paraglide/messages/signin_signing_failed.js';
+import { signin_still_wrong_network } from '$lib/paraglide/messages/signin_still_wrong_network.js';
+import { signin_switch_declined } from '$lib/paraglide/messages/signin_switch_declined.js';
+import { signin_switch_declined_on } from '$lib/paraglide/messages/signin_switch_declined_on.js';
+import { signin_switch_failed } from '$lib/paraglide/messages/signin_switch_failed.js';
+import { signin_switch_failed_on } from '$lib/paraglide/messages/signin_switch_failed_on.js';
+import { signin_unknown_chain } from '$lib/paraglide/messages/signin_unknown_chain.js';
+import { signin_verify_failed } from '$lib/paraglide/messages/signin_verify_failed.js';
+import { signin_verify_unreadable } from '$lib/paraglide/messages/signin_verify_unreadable.js';
 import type { Me } from './session.svelte';
 
 /**
@@ -20,7 +33,7 @@ export type SignInOutcome = Result<Me, SignInFailure>;
 export const SIGN_IN_STATEMENT = 'Sign in to the member portal.';
 
 /** What a 429 says, in the page's language. */
-export const rateLimitedMessage = (): string => m.signin_rate_limited();
+export const rateLimitedMessage = (): string => signin_rate_limited();
 
 /** The wallet side of the routine; the browser passes the wagmi-backed wallet, tests a fake. */
 export interface SigningWallet {
@@ -88,19 +101,19 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 				'wrong_network',
 				isUserRejection(error)
 					? chain
-						? m.signin_switch_declined_on({ chain, required })
-						: m.signin_switch_declined({ required })
+						? signin_switch_declined_on({ chain, required })
+						: signin_switch_declined({ required })
 					: chain
-						? m.signin_switch_failed_on({ chain, required })
-						: m.signin_switch_failed({ required })
+						? signin_switch_failed_on({ chain, required })
+						: signin_switch_failed({ required })
 			);
 		}
 	}
 	if (wallet.chainId() !== REQUIRED_CHAIN_ID) {
 		return failed(
 			'wrong_network',
-			m.signin_still_wrong_network({
-				chain: wallet.chainId() ?? m.signin_unknown_chain(),
+			signin_still_wrong_network({
+				chain: wallet.chainId() ?? signin_unknown_chain(),
 				required: REQUIRED_CHAIN_ID
 			})
 		);
@@ -127,8 +140,8 @@ export async function signInWithEthereum(wallet: SigningWallet, env: SignInEnvir
 		signature = await wallet.signMessage(message);
 	} catch (error) {
 		return isUserRejection(error)
-			? failed('signature_declined', m.signin_signature_declined(), 'sign_again')
-			: failed('signing_failed', m.signin_signing_failed(), 'sign_again');
+			? failed('signature_declined', signin_signature_declined(), 'sign_again')
+			: failed('signing_failed', signin_signing_failed(), 'sign_again');
 	}
 
 	return verifySignedMessage(env, message, signature);
@@ -140,16 +153,16 @@ export async function requestNonce(env: SignInEnvironment): Promise<string | Sig
 	try {
 		nonceResponse = await env.fetch('/api/auth/nonce', { cache: 'no-store', credentials: 'same-origin' });
 	} catch {
-		return failed('server_unreachable', m.signin_server_unreachable());
+		return failed('server_unreachable', signin_server_unreachable());
 	}
 	if (nonceResponse.status === 429) return rateLimited();
-	if (!nonceResponse.ok) return failed('server_error', m.signin_nonce_failed({ status: nonceResponse.status }));
+	if (!nonceResponse.ok) return failed('server_error', signin_nonce_failed({ status: nonceResponse.status }));
 	try {
 		const body = (await nonceResponse.json()) as { nonce?: unknown };
 		if (typeof body.nonce !== 'string') throw new Error('no nonce');
 		return body.nonce;
 	} catch {
-		return failed('answer_unreadable', m.signin_nonce_unreadable());
+		return failed('answer_unreadable', signin_nonce_unreadable());
 	}
 }
 
@@ -169,13 +182,13 @@ export async function verifySignedMessage(
 			credentials: 'same-origin'
 		});
 	} catch {
-		return failed('server_unreachable', m.signin_server_unreachable(), 'sign_again');
+		return failed('server_unreachable', signin_server_unreachable(), 'sign_again');
 	}
 	if (verify.status === 429) return rateLimited();
 	if (!verify.ok) {
 		const { code, message: said } = await errorOf(verify);
 		if (!code || !isVerifyErrorCode(code))
-			return failed('server_error', m.signin_verify_failed({ status: verify.status }), 'sign_again');
+			return failed('server_error', signin_verify_failed({ status: verify.status }), 'sign_again');
 		const prompt = SIGN_IN_FAILURE_PROMPTS[code];
 		// The server names the address that is allowed: the one thing to do next (in English, as the API speaks).
 		const words = code === 'domain_not_allowed' && said && said.length <= 300 ? said : prompt.message();
@@ -186,6 +199,6 @@ export async function verifySignedMessage(
 		if (typeof body.address !== 'string') throw new Error('no address');
 		return { ok: true, value: { address: body.address, isAdmin: body.isAdmin === true } };
 	} catch {
-		return failed('answer_unreadable', m.signin_verify_unreadable(), 'sign_again');
+		return failed('answer_unreadable', signin_verify_unreadable(), 'sign_again');
 	}
 }

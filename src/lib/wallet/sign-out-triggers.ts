@@ -1,10 +1,11 @@
 import { REQUIRED_CHAIN_ID } from '$lib/chain/chain';
-import { m } from '$lib/paraglide/messages';
+import { signin_signed_out_account } from '$lib/paraglide/messages/signin_signed_out_account.js';
+import { signin_signed_out_chain } from '$lib/paraglide/messages/signin_signed_out_chain.js';
 import type { WalletConnection } from './wallet.svelte';
 
 /** Why the browser signed the member out, in the page's language (shown once in the header). */
-export const accountChanged = (): string => m.signin_signed_out_account();
-export const chainChanged = (): string => m.signin_signed_out_chain({ chain: REQUIRED_CHAIN_ID });
+export const accountChanged = (): string => signin_signed_out_account();
+export const chainChanged = (): string => signin_signed_out_chain({ chain: REQUIRED_CHAIN_ID });
 
 /**
  * The specification's "Client-side sign-out triggers" (docs/sign-in.md) for one connection change: a different active

@@ -1,4 +1,11 @@
-import { m } from '$lib/paraglide/messages';
+import { editor_criterion_added } from '$lib/paraglide/messages/editor_criterion_added.js';
+import { editor_criterion_moved_down } from '$lib/paraglide/messages/editor_criterion_moved_down.js';
+import { editor_criterion_moved_up } from '$lib/paraglide/messages/editor_criterion_moved_up.js';
+import { editor_criterion_removed } from '$lib/paraglide/messages/editor_criterion_removed.js';
+import { editor_question_added } from '$lib/paraglide/messages/editor_question_added.js';
+import { editor_question_moved_down } from '$lib/paraglide/messages/editor_question_moved_down.js';
+import { editor_question_moved_up } from '$lib/paraglide/messages/editor_question_moved_up.js';
+import { editor_question_retired } from '$lib/paraglide/messages/editor_question_retired.js';
 
 /** Drag and drop of one item of a list editor (EditorItem.svelte), by its handle. */
 export interface ItemDrag {
@@ -12,18 +19,18 @@ export interface ItemDrag {
 /** What each list editor says after a step, by its item's noun. */
 const SAY = {
 	question: {
-		add: m.editor_question_added,
-		retire: m.editor_question_retired,
-		remove: m.editor_question_retired,
-		up: m.editor_question_moved_up,
-		down: m.editor_question_moved_down
+		add: editor_question_added,
+		retire: editor_question_retired,
+		remove: editor_question_retired,
+		up: editor_question_moved_up,
+		down: editor_question_moved_down
 	},
 	criterion: {
-		add: m.editor_criterion_added,
-		retire: m.editor_criterion_removed,
-		remove: m.editor_criterion_removed,
-		up: m.editor_criterion_moved_up,
-		down: m.editor_criterion_moved_down
+		add: editor_criterion_added,
+		retire: editor_criterion_removed,
+		remove: editor_criterion_removed,
+		up: editor_criterion_moved_up,
+		down: editor_criterion_moved_down
 	}
 } as const;
 

@@ -1,6 +1,9 @@
 import { shownQuestionKeys, type LocalizedQuestion, type Question } from '$lib/forms/questions';
 import { getLocale } from '$lib/paraglide/runtime';
-import { m } from '$lib/paraglide/messages';
+import { form_answer_no } from '$lib/paraglide/messages/form_answer_no.js';
+import { form_answer_yes } from '$lib/paraglide/messages/form_answer_yes.js';
+import { form_show_if_note } from '$lib/paraglide/messages/form_show_if_note.js';
+import { form_show_if_note_includes } from '$lib/paraglide/messages/form_show_if_note_includes.js';
 
 /**
  * Conditional questions on a page ($lib/forms/show-if.ts): the note a question shows without JavaScript, and
@@ -17,16 +20,16 @@ export function conditionNote(q: LocalizedQuestion, all: readonly LocalizedQuest
 	const value =
 		typeof equals === 'boolean'
 			? equals
-				? m.form_answer_yes()
-				: m.form_answer_no()
+				? form_answer_yes()
+				: form_answer_no()
 			: typeof equals === 'number'
 				? new Intl.NumberFormat(getLocale(), { maximumFractionDigits: 20 }).format(equals)
 				: option >= 0
 					? (target.optionTexts[option] ?? equals)
 					: equals;
 	return target.type === 'multiple_choice'
-		? m.form_show_if_note_includes({ label: target.label, value })
-		: m.form_show_if_note({ label: target.label, value });
+		? form_show_if_note_includes({ label: target.label, value })
+		: form_show_if_note({ label: target.label, value });
 }
 
 /**

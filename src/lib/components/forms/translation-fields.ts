@@ -1,10 +1,12 @@
 import { TRANSLATION_LOCALES, languageName, type TranslationLocale } from '$lib/forms/questions';
-import { m } from '$lib/paraglide/messages';
+import { editor_translation_help } from '$lib/paraglide/messages/editor_translation_help.js';
+import { editor_translation_label } from '$lib/paraglide/messages/editor_translation_label.js';
+import { editor_translation_options } from '$lib/paraglide/messages/editor_translation_options.js';
 
 const PART_LABELS = {
-	label: m.editor_translation_label,
-	help: m.editor_translation_help,
-	options: m.editor_translation_options
+	label: editor_translation_label,
+	help: editor_translation_help,
+	options: editor_translation_options
 };
 
 /**

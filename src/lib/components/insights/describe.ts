@@ -1,5 +1,15 @@
 import type { Insights } from '$lib/server/insights/insights';
-import { m } from '$lib/paraglide/messages';
+import { insights_checkins_none } from '$lib/paraglide/messages/insights_checkins_none.js';
+import { insights_checkins_summary } from '$lib/paraglide/messages/insights_checkins_summary.js';
+import { insights_funnel_none } from '$lib/paraglide/messages/insights_funnel_none.js';
+import { insights_funnel_summary } from '$lib/paraglide/messages/insights_funnel_summary.js';
+import { insights_reviewer_named } from '$lib/paraglide/messages/insights_reviewer_named.js';
+import { insights_votes_none } from '$lib/paraglide/messages/insights_votes_none.js';
+import { insights_votes_summary } from '$lib/paraglide/messages/insights_votes_summary.js';
+import { insights_waits_none } from '$lib/paraglide/messages/insights_waits_none.js';
+import { insights_waits_summary } from '$lib/paraglide/messages/insights_waits_summary.js';
+import { insights_weekly_none } from '$lib/paraglide/messages/insights_weekly_none.js';
+import { insights_weekly_summary } from '$lib/paraglide/messages/insights_weekly_summary.js';
 import { getLocale } from '$lib/paraglide/runtime';
 
 // The words of the charts: their labels and text alternatives, written from the same numbers they draw,
@@ -43,7 +53,7 @@ export const shortAddress = (address: string) => `${address.slice(0, 6)}…${add
  */
 export const reviewerLabel = (address: string, names: Record<string, string> = {}) => {
 	const name = names[address.toLowerCase()];
-	return name ? m.insights_reviewer_named({ name, address: shortAddress(address) }) : shortAddress(address);
+	return name ? insights_reviewer_named({ name, address: shortAddress(address) }) : shortAddress(address);
 };
 
 function busiest<T>(rows: T[], value: (row: T) => number): T | null {
@@ -55,11 +65,11 @@ export function describeWeekly(rows: Insights['applicationsPerWeek']): string {
 		rows.reduce((s, r) => s + r[key], 0);
 	const total = sum('pending') + sum('needsInfo') + sum('approved') + sum('rejected') + sum('withdrawn');
 	const weeks = numberText(rows.length);
-	if (total === 0) return m.insights_weekly_none({ weeks });
+	if (total === 0) return insights_weekly_none({ weeks });
 	const all = (r: (typeof rows)[number]) => r.pending + r.needsInfo + r.approved + r.rejected + r.withdrawn;
 	const top = busiest(rows, all)!;
 	const topCount = all(top);
-	return m.insights_weekly_summary({
+	return insights_weekly_summary({
 		total,
 		weeks,
 		pending: numberText(sum('pending')),
@@ -73,8 +83,8 @@ export function describeWeekly(rows: Insights['applicationsPerWeek']): string {
 }
 
 export function describeFunnel(f: Insights['funnel']): string {
-	if (f.submitted === 0) return m.insights_funnel_none();
-	return m.insights_funnel_summary({
+	if (f.submitted === 0) return insights_funnel_none();
+	return insights_funnel_summary({
 		submitted: f.submitted,
 		approved: numberText(f.approved),
 		allowlisted: numberText(f.allowlisted),
@@ -87,8 +97,8 @@ export function describeWaits(rows: Insights['timeToFirstDecision']): string {
 	const waiting = numberText(rows.reduce((s, r) => s + r.waiting, 0));
 	const weeks = numberText(rows.length);
 	const latest = [...rows].reverse().find((r) => r.medianSeconds !== null);
-	if (!latest) return m.insights_waits_none({ weeks, waiting });
-	return m.insights_waits_summary({
+	if (!latest) return insights_waits_none({ weeks, waiting });
+	return insights_waits_summary({
 		decided,
 		weeks,
 		waiting,
@@ -100,10 +110,10 @@ export function describeWaits(rows: Insights['timeToFirstDecision']): string {
 
 export function describeCheckIns(rows: Insights['checkInsPerDay']): string {
 	const total = rows.reduce((s, r) => s + r.checkIns, 0);
-	if (total === 0) return m.insights_checkins_none({ days: numberText(rows.length) });
+	if (total === 0) return insights_checkins_none({ days: numberText(rows.length) });
 	const top = busiest(rows, (r) => r.checkIns)!;
 	const mostMembers = Math.max(...rows.map((r) => r.members));
-	return m.insights_checkins_summary({
+	return insights_checkins_summary({
 		total,
 		members: mostMembers,
 		days: numberText(rows.length),
@@ -116,10 +126,10 @@ export function describeVotes(
 	rows: NonNullable<Insights['votesPerReviewer']>,
 	names: Record<string, string> = {}
 ): string {
-	if (rows.length === 0) return m.insights_votes_none();
+	if (rows.length === 0) return insights_votes_none();
 	const votes = rows.reduce((s, r) => s + r.approve + r.reject + r.abstain, 0);
 	const top = rows[0]!;
-	return m.insights_votes_summary({
+	return insights_votes_summary({
 		reviewers: rows.length,
 		votes,
 		address: reviewerLabel(top.reviewer, names),

@@ -1,4 +1,5 @@
-import { m } from '$lib/paraglide/messages';
+import { common_just_now } from '$lib/paraglide/messages/common_just_now.js';
+import { common_some_time_ago } from '$lib/paraglide/messages/common_some_time_ago.js';
 import { baseLocale, getLocale } from '$lib/paraglide/runtime';
 
 /**
@@ -52,12 +53,12 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
 /** "3 hours ago", "yesterday", "just now" (the pulse feed and every <Time>), in the page's locale. */
 export function timeAgo(iso: string, now: number): string {
 	const seconds = Math.round((Date.parse(iso) - now) / 1000);
-	if (!Number.isFinite(seconds)) return m.common_some_time_ago();
+	if (!Number.isFinite(seconds)) return common_some_time_ago();
 	const format = relativeTime(getLocale());
 	for (const [unit, size] of UNITS) {
 		if (Math.abs(seconds) >= size) return format.format(Math.trunc(seconds / size), unit);
 	}
-	return m.common_just_now();
+	return common_just_now();
 }
 
 export const isoTime = (value: Date | string) => new Date(value).toISOString();

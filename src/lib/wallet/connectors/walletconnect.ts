@@ -9,7 +9,7 @@ import { community } from '$lib/branding/community';
 import { signInWithOneClickAuth, type OneClickAuth } from '../one-click-auth';
 import type { SignInEnvironment, SignInOutcome } from '../sign-in';
 import type { Connector, Wallet } from '../wallet.svelte';
-import { m } from '$lib/paraglide/messages';
+import { signin_relay_unreachable } from '$lib/paraglide/messages/signin_relay_unreachable.js';
 
 /**
  * How long the relay may take to hand out a pairing link (the QR code). WalletConnect's client keeps
@@ -18,7 +18,7 @@ import { m } from '$lib/paraglide/messages';
 export const RELAY_TIMEOUT_MS = 8_000;
 
 /** What the member reads (bench/scenarios/js-size.js finds WalletConnect's chunk by its English words). */
-export const relayUnreachable = (): string => m.signin_relay_unreachable();
+export const relayUnreachable = (): string => signin_relay_unreachable();
 
 /** The relay gave no pairing link within RELAY_TIMEOUT_MS. */
 export class WalletConnectUnreachableError extends Error {

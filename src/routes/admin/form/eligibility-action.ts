@@ -9,7 +9,7 @@ import { storedRules } from '$lib/server/eligibility/rules-schema';
 import { saveEligibility } from '$lib/server/eligibility/save-rules';
 import { localHref } from '$lib/i18n/locales';
 import type { Database } from '$lib/server/db/client';
-import { m } from '$lib/paraglide/messages';
+import { editor_choose_a_button } from '$lib/paraglide/messages/editor_choose_a_button.js';
 
 /** The eligibility editor's part of /admin/form's data: the current rules as a draft, and whether they can be checked. */
 export async function eligibilityEditor(stored: unknown) {
@@ -40,7 +40,7 @@ export async function eligibility(
 		op.length > 1 ||
 		(op.length === 1 && (typeof op[0] !== 'string' || !isEligibilityStep(op[0], read.value.rules.length)))
 	)
-		return refuse(setHeaders, fieldError('op', m.editor_choose_a_button()), {
+		return refuse(setHeaders, fieldError('op', editor_choose_a_button()), {
 			eligibilityDraft: read.value
 		});
 	if (op.length === 1) return { eligibilityDraft: applyEligibilityStep(read.value, op[0] as string) };

@@ -1,0 +1,60 @@
+/**
+ * Words the server sends with a page's data, in the page's locale only: the browser's code for the
+ * components every page shows (the header, the language switcher), for the home page's and for /setup's
+ * own words then carries none of their messages, in five locales (docs/translations.md, "Words sent with the page").
+ * Messages with inputs only the browser knows stay Paraglide's functions. The server reads them with
+ * `textsOf` (src/lib/server/i18n/texts.ts).
+ */
+
+/** The root layout's own words: the header and the language switcher. */
+export const LAYOUT_TEXTS = [
+	'common_apply',
+	'common_check_in',
+	'common_review',
+	'common_sign_in',
+	'common_signed_in_as',
+	'layout_dismiss_notice',
+	'layout_nav_admin',
+	'layout_nav_inbox',
+	'layout_nav_label',
+	'layout_sign_out',
+	'layout_skip_to_content',
+	'locale_switcher_label'
+] as const;
+
+/** The home page's own words, with the open programmes' and the community pulse's (`src/routes/+page.server.ts`). */
+export const HOME_TEXTS = [
+	'common_sign_in_to_apply',
+	'home_how_title',
+	'home_links_label',
+	'home_see_application',
+	'home_step_apply',
+	'home_step_review',
+	'home_step_sign_in',
+	'home_step_token',
+	'home_step_token_title'
+] as const;
+export const PROGRAMS_NOW_TEXTS = [
+	'apply_program_no_close',
+	'home_programs_heading',
+	'home_programs_open',
+	'home_programs_upcoming'
+] as const;
+export const PULSE_TEXTS = [
+	'pulse_all_on_github',
+	'pulse_by',
+	'pulse_caption',
+	'pulse_empty',
+	'pulse_failed',
+	'pulse_labels',
+	'pulse_loading',
+	'pulse_see_on_github',
+	'pulse_title',
+	'pulse_updated'
+] as const;
+
+/** The words named by `keys`, each a string in the page's locale. */
+export type Texts<K extends string> = Readonly<Record<K, string>>;
+export type LayoutTexts = Texts<(typeof LAYOUT_TEXTS)[number]>;
+export type ProgramsNowTexts = Texts<(typeof PROGRAMS_NOW_TEXTS)[number]>;
+export type PulseTexts = Texts<(typeof PULSE_TEXTS)[number]>;
