@@ -269,7 +269,13 @@ describe('a round released together', () => {
 			const finnId = await applicationIdOf(finn.address.toLowerCase(), adminCookie);
 			const reject = await postForm(
 				`${base}/admin?/transition`,
-				{ applicationId: evaId, field: 'review', to: 'rejected', reason: 'Faltan ejemplos', reapplyAfter: '2027-03-03' },
+				{
+					applicationId: evaId,
+					field: 'review',
+					to: 'rejected',
+					reason: 'Faltan ejemplos',
+					reapplyAfter: '2027-03-03'
+				},
 				{ cookie: adminCookie }
 			);
 			expect(reject.status).toBe(303);
@@ -282,7 +288,9 @@ describe('a round released together', () => {
 					)
 				).status
 			).toBe(303);
-			expect((await postForm(`${base}/admin/programs?/release`, { round: String(roundId) }, { cookie: adminCookie })).status).toBe(303);
+			expect(
+				(await postForm(`${base}/admin/programs?/release`, { round: String(roundId) }, { cookie: adminCookie })).status
+			).toBe(303);
 
 			await channels.push.until(() => pushesTo('/push/eva').length >= 1, 30_000);
 			await channels.mail.until(() => mailsTo(evaAddress).length >= 1, 30_000);

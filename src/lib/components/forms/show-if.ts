@@ -1,4 +1,5 @@
 import { shownQuestionKeys, type LocalizedQuestion, type Question } from '$lib/forms/questions';
+import type { DraftQuestion } from '$lib/forms/question-editor';
 import { getLocale } from '$lib/paraglide/runtime';
 import { m } from '$lib/paraglide/messages';
 
@@ -65,4 +66,18 @@ export function watchAnswers(
 		form.removeEventListener('input', read);
 		form.removeEventListener('change', read);
 	};
+}
+
+/**
+ * The builder's name for a condition's value (ShowIfEditor.svelte's label, and the error summary's name for
+ * `questions.<i>.showIfEquals`): "Answer includes" when the question it depends on is a multiple choice,
+ * "Is answered" otherwise. `earlier` are the questions before it, as the editor holds them.
+ */
+export function showIfValueLabel(
+	question: Pick<DraftQuestion, 'showIfKey'>,
+	earlier: readonly DraftQuestion[]
+): string {
+	const key = question.showIfKey.trim();
+	const target = key ? earlier.find((t) => t.key.trim() === key) : undefined;
+	return target?.type === 'multiple_choice' ? m.editor_show_if_includes() : m.editor_show_if_value();
 }

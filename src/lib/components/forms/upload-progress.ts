@@ -7,10 +7,15 @@ import { focusFirstInvalid } from '../controls/enhance';
  * use:enhance for a form that carries files (issue 58): the post goes by XMLHttpRequest, whose upload
  * events give the progress (fetch has none), then the answer is applied as enhance would apply it.
  * A form without a chosen file goes the ordinary way (`otherwise`). Without JavaScript the browser
- * posts the same multipart form itself.
+ * posts the same multipart form itself. `confirm` is told where a successful post redirects (/apply shows its
+ * confirmation there; /admin/settings goes to it). UploadProgress.svelte shows `progress`.
  */
 export const uploadWithProgress =
-	(progress: (percent: number | null) => void, confirm: () => void, otherwise: SubmitFunction): SubmitFunction =>
+	(
+		progress: (percent: number | null) => void,
+		confirm: (location: string) => void,
+		otherwise: SubmitFunction
+	): SubmitFunction =>
 	(input) => {
 		const { formElement, formData, action, cancel } = input;
 		const hasFile = [...formData.values()].some((v) => v instanceof File && v.size > 0);
@@ -26,7 +31,7 @@ export const uploadWithProgress =
 			progress(null);
 			if (result.type === 'redirect') {
 				formElement.reset();
-				confirm();
+				confirm(result.location);
 				await invalidateAll();
 				return;
 			}

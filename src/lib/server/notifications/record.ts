@@ -254,8 +254,7 @@ export async function tellReleasedDecisions(tx: Pick<Database, 'execute'>, round
 				reason: h.reason,
 				reapplyAfter: h.review === 'rejected' && h.reapply_after ? new Date(h.reapply_after) : null
 			};
-			const template =
-				found.templateOf('decisions.released', locale) ?? defaultTemplate('decisions.released', locale);
+			const template = found.templateOf('decisions.released', locale) ?? defaultTemplate('decisions.released', locale);
 			const { title, body, markup } = renderTemplate(
 				template,
 				valuesOf(change, found.appOf(h.application_id), locale, found.communityOf(locale)),
