@@ -458,7 +458,7 @@ describe.each(engines)('messages in the community’s voice on %s', (engine) => 
 		const inbox = (await getPage(`${base}/ar/inbox`, hala.cookie)).body.replace(/<!--[^>]*-->/g, '');
 		const text = textOf(inbox.replace(/<\/?bdi>/g, ''));
 		expect(text).toContain('سحبت طلبك إلى');
-		expect(text).toContain('شكرًا يا Hala Withdraws.');
+		expect(text).toContain('شكرًا يا Hala Withdraws');
 		expect(inbox).toMatch(/<a href="\/ar\/apply"[^>]*>صفحتك<\/a>/);
 		expect(text).not.toContain('تم سحب طلبك');
 	});
