@@ -8,13 +8,14 @@ import { focusFirstInvalid } from '../controls/enhance';
  * events give the progress (fetch has none), then the answer is applied as enhance would apply it.
  * A form without a chosen file goes the ordinary way (`otherwise`). Without JavaScript the browser
  * posts the same multipart form itself. `confirm` is told where a successful post redirects (/apply shows its
- * confirmation there; /admin/settings goes to it). UploadProgress.svelte shows `progress`.
+ * confirmation; /admin/settings goes there, its fields kept: `reset` false). UploadProgress.svelte shows `progress`.
  */
 export const uploadWithProgress =
 	(
 		progress: (percent: number | null) => void,
-		confirm: (location: string) => void,
-		otherwise: SubmitFunction
+		confirm: (location: string) => void | Promise<void>,
+		otherwise: SubmitFunction,
+		{ reset = true }: { reset?: boolean } = {}
 	): SubmitFunction =>
 	(input) => {
 		const { formElement, formData, action, cancel } = input;
@@ -30,8 +31,11 @@ export const uploadWithProgress =
 		const finish = async (result: ActionResult) => {
 			progress(null);
 			if (result.type === 'redirect') {
-				formElement.reset();
-				confirm(result.location);
+				// A form that stays on the page (reset false: /admin/settings, whose fields show what is saved)
+				// only lets go of its chosen files, so the next save does not send them again.
+				if (reset) formElement.reset();
+				else for (const file of formElement.querySelectorAll<HTMLInputElement>('input[type="file"]')) file.value = '';
+				await confirm(result.location);
 				await invalidateAll();
 				return;
 			}
