@@ -35,7 +35,7 @@ export const SERVER_MAY_IMPORT = {
 	insights: ['platform', 'db', 'outbox'],
 	notifications: ['platform', 'db', 'outbox', 'branding'],
 	outbox: ['platform', 'db'],
-	programs: ['platform', 'db', 'outbox'],
+	programs: ['platform', 'db', 'outbox', 'notifications'],
 	pulse: ['platform'],
 	reviews: ['platform', 'db', 'auth:types', 'forms', 'webhooks'],
 	webhooks: ['platform', 'db', 'auth:types', 'outbox']

@@ -442,6 +442,27 @@ describe.each(engines)('messages in the community’s voice on %s', (engine) => 
 		},
 		120_000
 	);
+	it('the application.withdrawn template saved in Arabic is the confirmation an applicant reading ar gets when withdrawing', async () => {
+		const saved = await save({
+			event: 'application.withdrawn',
+			locale: 'ar',
+			subject: 'سحبت طلبك إلى {program}',
+			body: 'شكرًا يا **{name}**. [صفحتك]({link})'
+		});
+		expect(saved.status).toBe(303);
+		const hala = await portal.member();
+		await setLocale(hala, 'ar');
+		await portal.apply(hala, { displayName: 'Hala Withdraws', motivation: 'Later' }, '/ar');
+		const withdrawn = await postForm(`${base}/ar/apply?/withdraw`, { reason: '' }, { cookie: hala.cookie });
+		expect(withdrawn.status).toBe(303);
+		const inbox = (await getPage(`${base}/ar/inbox`, hala.cookie)).body.replace(/<!--[^>]*-->/g, '');
+		const text = textOf(inbox.replace(/<\/?bdi>/g, ''));
+		expect(text).toContain('سحبت طلبك إلى');
+		expect(text).toContain('شكرًا يا Hala Withdraws');
+		expect(inbox).toMatch(/<a href="\/ar\/apply"[^>]*>صفحتك<\/a>/);
+		expect(text).not.toContain('تم سحب طلبك');
+	});
+
 	// Last: it changes the community's name every test above reads.
 	it('the look saved on /admin/settings names the community in the inbox and the e-mails, in the reader’s language and the saved colour', async () => {
 		const saved = await postForm(

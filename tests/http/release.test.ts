@@ -115,8 +115,9 @@ describe('a round released together', () => {
 				round: { name: 'Open' }
 			});
 			expect(pushesTo('/push/alice')).toHaveLength(1);
+			// Told once, as the round's release (decisions.released), not also as the approval (docs/decisions/0051).
 			expect(pushesTo('/push/alice')[0]!.payload).toMatchObject({
-				title: 'Your application was approved',
+				title: 'The decisions are out',
 				program: { slug: 'membership', name: 'Member portal' },
 				round: { name: 'Open' }
 			});
@@ -226,6 +227,97 @@ describe('a round released together', () => {
 			const mine = textOf((await getPage(`${base}/apply`, danCookie)).body);
 			expect(mine).toContain('Approved');
 			expect(mine).toMatch(/Submitted\s*·\s*Cohort 3/);
+		},
+		SLOW
+	);
+
+	it(
+		'at the release each applicant is told once, in the decisions.released message the community saved in their language, placeholders filled',
+		async () => {
+			const [{ id: roundId } = { id: 0 }] = await portal.query<{ id: number }>(
+				`with closed as (update rounds set closes_at = now() where closes_at is null returning program_id)
+				 insert into rounds (program_id, name, opens_at, release_mode) select program_id, 'Cohorte 4', now(), 'together' from closed returning id`
+			);
+			const adminCookie = await signIn(base, admin);
+			const saved = await postForm(
+				`${base}/admin/messages?/save`,
+				{
+					event: 'decisions.released',
+					locale: 'es',
+					subject: '{program}: ya están las decisiones de {round}',
+					body: 'Hola **{name}**:\n\n{reason}\n\nPuedes volver a solicitar desde el {reapplyAfter}.\n\n[Tu solicitud]({link})'
+				},
+				{ cookie: adminCookie }
+			);
+			expect(saved.status).toBe(303);
+			const [eva, finn] = [newAccount(), newAccount()];
+			const evaCookie = await signIn(base, eva);
+			const finnCookie = await signIn(base, finn);
+			// Eva reads Spanish (her last page), Finn English (no template in English: the portal's words).
+			expect((await getPage(`${base}/es/inbox`, evaCookie)).status).toBe(200);
+			const fields = { displayName: 'Eva Publicada', motivation: 'Traduzco la documentación', contact: '@eva' };
+			expect((await postForm(`${base}/es/apply`, fields, { cookie: evaCookie })).status).toBe(303);
+			expect(
+				(await postForm(`${base}/apply`, { ...fields, displayName: 'Finn Released' }, { cookie: finnCookie })).status
+			).toBe(303);
+			// Told by push and by e-mail from now on (after the submission's own notice).
+			const evaAddress = eva.address.toLowerCase();
+			expect((await subscribe(base, channels.push, '/push/eva', evaCookie)).status).toBe(201);
+			await portal.query(
+				`insert into member_emails (address, email, verified_at) values ('${evaAddress}', '${evaAddress}@example.test', now())`
+			);
+			const evaId = await applicationIdOf(evaAddress, adminCookie);
+			const finnId = await applicationIdOf(finn.address.toLowerCase(), adminCookie);
+			const reject = await postForm(
+				`${base}/admin?/transition`,
+				{
+					applicationId: evaId,
+					field: 'review',
+					to: 'rejected',
+					reason: 'Faltan ejemplos',
+					reapplyAfter: '2027-03-03'
+				},
+				{ cookie: adminCookie }
+			);
+			expect(reject.status).toBe(303);
+			expect(
+				(
+					await postForm(
+						`${base}/admin?/transition`,
+						{ applicationId: finnId, field: 'review', to: 'approved', reason: '' },
+						{ cookie: adminCookie }
+					)
+				).status
+			).toBe(303);
+			expect(
+				(await postForm(`${base}/admin/programs?/release`, { round: String(roundId) }, { cookie: adminCookie })).status
+			).toBe(303);
+
+			await channels.push.until(() => pushesTo('/push/eva').length >= 1, 30_000);
+			await channels.mail.until(() => mailsTo(evaAddress).length >= 1, 30_000);
+			await new Promise((r) => setTimeout(r, 3_000));
+			const isolated = '\u2068Member portal\u2069: ya están las decisiones de \u2068Cohorte 4\u2069';
+			expect(pushesTo('/push/eva')).toHaveLength(1);
+			expect((pushesTo('/push/eva')[0]!.payload as { title: string }).title).toBe(isolated);
+			expect(mailsTo(evaAddress)).toHaveLength(1);
+			const mail = mailsTo(evaAddress)[0]!;
+			expect(mail.text).toContain('\u2068Faltan ejemplos\u2069');
+			expect(mail.text).toContain('3 de marzo de 2027');
+			// Her inbox: the submission and the release, no separate rejection notice.
+			const inbox = textOf((await getPage(`${base}/es/inbox`, evaCookie)).body.replace(/<\/?bdi>/g, ''));
+			expect(inbox).toMatch(/Member portal\s*: ya están las decisiones de Cohorte 4/);
+			expect(inbox).toMatch(/Hola Eva Publicada\s*:/);
+			expect(inbox).toContain('Faltan ejemplos');
+			expect(inbox).not.toContain('Tu solicitud no ha sido aceptada');
+			const [{ n } = { n: 0 }] = await portal.query<{ n: number }>(
+				`select count(*)::int as n from notifications where application_id = '${evaId}' and kind = 'application.transitioned'`
+			);
+			expect(n).toBe(1);
+			// Finn reads English, which has no saved template: the portal's own release message, once.
+			const finnInbox = textOf((await getPage(`${base}/inbox`, finnCookie)).body);
+			expect(finnInbox).toContain('The decisions are out');
+			expect(finnInbox).toContain('Yours is on your application’s page.');
+			expect(finnInbox).not.toContain('Your application was approved');
 		},
 		SLOW
 	);

@@ -1,9 +1,12 @@
 import { shownQuestionKeys, type LocalizedQuestion, type Question } from '$lib/forms/questions';
+import type { DraftQuestion } from '$lib/forms/question-editor';
 import { getLocale } from '$lib/paraglide/runtime';
 import { form_answer_no } from '$lib/paraglide/messages/form_answer_no.js';
 import { form_answer_yes } from '$lib/paraglide/messages/form_answer_yes.js';
 import { form_show_if_note } from '$lib/paraglide/messages/form_show_if_note.js';
 import { form_show_if_note_includes } from '$lib/paraglide/messages/form_show_if_note_includes.js';
+import { editor_show_if_includes } from '$lib/paraglide/messages/editor_show_if_includes.js';
+import { editor_show_if_value } from '$lib/paraglide/messages/editor_show_if_value.js';
 
 /**
  * Conditional questions on a page ($lib/forms/show-if.ts): the note a question shows without JavaScript, and
@@ -68,4 +71,18 @@ export function watchAnswers(
 		form.removeEventListener('input', read);
 		form.removeEventListener('change', read);
 	};
+}
+
+/**
+ * The builder's name for a condition's value (ShowIfEditor.svelte's label, and the error summary's name for
+ * `questions.<i>.showIfEquals`): "Answer includes" when the question it depends on is a multiple choice,
+ * "Is answered" otherwise. `earlier` are the questions before it, as the editor holds them.
+ */
+export function showIfValueLabel(
+	question: Pick<DraftQuestion, 'showIfKey'>,
+	earlier: readonly DraftQuestion[]
+): string {
+	const key = question.showIfKey.trim();
+	const target = key ? earlier.find((t) => t.key.trim() === key) : undefined;
+	return target?.type === 'multiple_choice' ? editor_show_if_includes() : editor_show_if_value();
 }

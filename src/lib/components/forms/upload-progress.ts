@@ -7,10 +7,16 @@ import { focusFirstInvalid } from '../controls/enhance';
  * use:enhance for a form that carries files (issue 58): the post goes by XMLHttpRequest, whose upload
  * events give the progress (fetch has none), then the answer is applied as enhance would apply it.
  * A form without a chosen file goes the ordinary way (`otherwise`). Without JavaScript the browser
- * posts the same multipart form itself.
+ * posts the same multipart form itself. `confirm` is told where a successful post redirects (/apply shows its
+ * confirmation; /admin/settings goes there, its fields kept: `reset` false). UploadProgress.svelte shows `progress`.
  */
 export const uploadWithProgress =
-	(progress: (percent: number | null) => void, confirm: () => void, otherwise: SubmitFunction): SubmitFunction =>
+	(
+		progress: (percent: number | null) => void,
+		confirm: (location: string) => void | Promise<void>,
+		otherwise: SubmitFunction,
+		{ reset = true }: { reset?: boolean } = {}
+	): SubmitFunction =>
 	(input) => {
 		const { formElement, formData, action, cancel } = input;
 		const hasFile = [...formData.values()].some((v) => v instanceof File && v.size > 0);
@@ -25,8 +31,11 @@ export const uploadWithProgress =
 		const finish = async (result: ActionResult) => {
 			progress(null);
 			if (result.type === 'redirect') {
-				formElement.reset();
-				confirm();
+				// A form that stays on the page (reset false: /admin/settings, whose fields show what is saved)
+				// only lets go of its chosen files, so the next save does not send them again.
+				if (reset) formElement.reset();
+				else for (const file of formElement.querySelectorAll<HTMLInputElement>('input[type="file"]')) file.value = '';
+				await confirm(result.location);
 				await invalidateAll();
 				return;
 			}

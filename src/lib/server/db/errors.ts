@@ -29,6 +29,13 @@ const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53...)$/;
 /** True when `err` is SQLSTATE class 53: the database is out of disk, memory or connections. */
 export const isOutOfResources = (err: unknown): boolean => sqlState(err)?.startsWith('53') ?? false;
 
+/**
+ * True when `err` is SQLSTATE 57014 (query_canceled): on a Postgres server, a statement that ran past the
+ * connection's `statement_timeout` (10 s, db/client.ts). The database is up but did not answer in time:
+ * a request gets the outage's 503, not a 500 (platform/runtime.ts withDatabase).
+ */
+export const isStatementTimeout = (err: unknown): boolean => sqlState(err) === '57014';
+
 /** True when `err` (or an error it wraps) says the database could not be reached. */
 export function isDatabaseUnavailable(err: unknown): boolean {
 	for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {

@@ -18,7 +18,7 @@ import { community } from '$lib/branding/community';
 import { brandingIn, type SavedCommunity } from '$lib/branding/saved';
 import { isolate } from '$lib/notifications/isolate';
 import type { Markup, PlaceholderValues } from '$lib/notifications/markup';
-import { eventOf, renderTemplate, type Template } from './templates';
+import { defaultTemplate, eventOf, renderTemplate, type Template } from './templates';
 import { noteOutboxRows } from '../outbox/written';
 import type { OutboxTargets } from '../platform/outbox-targets';
 import {
@@ -209,4 +209,62 @@ export async function recordNotifications(
 			as r(recipient text, application_id uuid, kind text, title text, body text, markup jsonb, held_round_id integer)
 		returning id, recipient_address, held_round_id)${push}${email}
 		select 1`);
+}
+
+/**
+ * At a release of a round whose decisions go out together (programs/release.ts), in its transaction and
+ * before its held rows are let go: each application's decision is told as the community's
+ * `decisions.released` message (docs/decisions/0051-a-release-tells-each-decision-once.md). The first held
+ * inbox row of each application (its approve or reject: nothing is held before one) is rewritten in that
+ * message's words, in its recipient's language as it is now, from the template saved for that language
+ * else the portal's own, its placeholders filled from the decision (`{reason}`, `{reapplyAfter}`) and the
+ * application. Its push and e-mail rows read the row when they are sent, so each channel says it once;
+ * later held moves (the allowlist, tokens) go in their own words. Two statements. Returns how many.
+ */
+export async function tellReleasedDecisions(tx: Pick<Database, 'execute'>, roundId: number): Promise<number> {
+	const held = rowsOf<{
+		id: number;
+		recipient: string;
+		application_id: string;
+		review: string;
+		reason: string | null;
+		reapply_after: string | null;
+	}>(
+		await tx.execute(sql`select distinct on (n.application_id) n.id, n.recipient_address as recipient,
+				n.application_id, a.review, a.reapply_after,
+				(select e.reason from application_events e where e.application_id = a.id and e.field = 'review'
+					order by e.id desc limit 1) as reason
+			from ${notifications} n join ${applications} a on a.id = n.application_id
+			where n.held_round_id = ${roundId} and a.review in ('approved', 'rejected')
+			order by n.application_id, n.id`)
+	);
+	if (held.length === 0) return 0;
+	const found = await recipientsAndPrograms(
+		tx,
+		held.map((h) => h.recipient),
+		held.map((h) => h.application_id)
+	);
+	const rows = JSON.stringify(
+		held.map((h) => {
+			const locale = found.localeOf(h.recipient);
+			const change: NotificationChange = {
+				kind: 'application.transitioned',
+				field: 'review',
+				to: h.review,
+				reason: h.reason,
+				reapplyAfter: h.review === 'rejected' && h.reapply_after ? new Date(h.reapply_after) : null
+			};
+			const template = found.templateOf('decisions.released', locale) ?? defaultTemplate('decisions.released', locale);
+			const { title, body, markup } = renderTemplate(
+				template,
+				valuesOf(change, found.appOf(h.application_id), locale, found.communityOf(locale)),
+				localizedPath('/apply', locale)
+			);
+			return { id: Number(h.id), title, body, markup };
+		})
+	);
+	await tx.execute(sql`update ${notifications} n set title = r.title, body = r.body, markup = r.markup
+		from jsonb_to_recordset(${rows}::jsonb) as r(id bigint, title text, body text, markup jsonb)
+		where n.id = r.id`);
+	return held.length;
 }

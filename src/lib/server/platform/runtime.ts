@@ -1,7 +1,14 @@
 import { error } from '@sveltejs/kit';
 import { loadConfig, type Config } from './config';
 import { createDb, type Database, type DatabaseHandle } from '../db/client';
-import { SchemaNotMigratedError, isDatabaseUnavailable, isOutOfResources, sqlState } from '../db/errors';
+import {
+	SchemaNotMigratedError,
+	faultForLog,
+	isDatabaseUnavailable,
+	isOutOfResources,
+	isStatementTimeout,
+	sqlState
+} from '../db/errors';
 import { noteOutOfResources } from '../db/health';
 import { createSessionCodec, type SessionCodec } from '../auth/session';
 import { setTxCheckEndpoint } from '../applications/tx-verify';
@@ -80,8 +87,8 @@ export function warnOutOfResources(state: string | null): void {
 
 /**
  * Runs `work` against the database once it answers with a current schema. The one place where an
- * outage becomes SvelteKit's 503 database_unavailable (pages render it; JSON routes answer it
- * through jsonErrorFrom), never a 500 or a hang. Every other error keeps its own meaning.
+ * outage (or a statement cancelled by the statement timeout, SQLSTATE 57014) becomes SvelteKit's 503
+ * database_unavailable (pages render it; JSON routes answer it through jsonErrorFrom), never a 500 or a hang. Every other error keeps its own meaning.
  */
 export async function withDatabase<T>(work: (db: Database, handle: DatabaseHandle) => Promise<T>): Promise<T> {
 	const { database } = runtime();
@@ -95,6 +102,15 @@ export async function withDatabase<T>(work: (db: Database, handle: DatabaseHandl
 			warnOutOfResources(sqlState(err));
 		}
 		if (isDatabaseUnavailable(err) || err instanceof SchemaNotMigratedError) error(503, DATABASE_UNAVAILABLE);
+		// A statement cancelled by the statement timeout: the database did not answer in time, as in an
+		// outage; the 503 is expected (no error log of its own), so the slow statement is said here.
+		if (isStatementTimeout(err)) {
+			serverLog('warn', 'A statement ran past the statement timeout: the request answers 503', {
+				sqlstate: '57014',
+				fault: faultForLog(err).split('\n')[0]
+			});
+			error(503, DATABASE_UNAVAILABLE);
+		}
 		throw err;
 	}
 }

@@ -6,6 +6,7 @@ import { rowsOf } from '../db/rows';
 import { applications, notifications, rounds, webhookDeliveries } from '../db/schema';
 import { fieldError, conflict, type Outcome } from '../platform/outcome';
 import { noteOutboxRows } from '../outbox/written';
+import { tellReleasedDecisions } from '../notifications/record';
 import { m } from '$lib/paraglide/messages';
 
 /**
@@ -32,6 +33,8 @@ type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 /** Clears the round's held rows, in the transaction that set its released_at (also saveRound's, on a switch to `immediate`). */
 export async function unhold(tx: Tx, roundId: number): Promise<Pick<Release, 'notifications' | 'deliveries'>> {
+	// Each decision is told once, as the community's `decisions.released` message, before its rows go.
+	await tellReleasedDecisions(tx, roundId);
 	// The event reaches its receiver when it is released: its timestamp and its retry window start now.
 	const deliveries = await tx
 		.update(webhookDeliveries)
