@@ -54,7 +54,7 @@ try {
 		});
 		if (r.status !== 303) throw new Error(`POST /apply ${r.status}`);
 	}
-	/** @param {string} label @param {() => Promise<{ status: number }>} send @param {number} warm */
+	/** @param {string} label @param {() => Promise<{ status: number, text: string }>} send @param {number} warm */
 	const show = async (label, send, warm) => {
 		for (let i = 0; i < warm; i++) await send();
 		await new Promise((r) => setTimeout(r, 200)); // background statements of the previous request settle
@@ -62,7 +62,8 @@ try {
 		const before = proxy.counter.statements;
 		const r = await send();
 		await new Promise((r) => setTimeout(r, 200));
-		console.log(`${label}: ${r.status}, ${proxy.counter.statements - before} statements`);
+		console.log(`${label}: ${r.status}, ${Buffer.byteLength(r.text)} bytes, ${proxy.counter.statements - before} statements`);
+		if (process.env.STATEMENTS_BODY) console.log(r.text);
 		for (const t of proxy.counter.texts) console.log(`  - ${t.replace(/\s+/g, ' ').slice(0, 400)}`);
 	};
 	await show(

@@ -79,38 +79,70 @@ const fileColumns = {
 	bytes: applicationFiles.bytes
 };
 
+function buildApplications(db: Database) {
+	return (
+		db
+			.select({
+				...applicantColumns,
+				staged: stagedColumn,
+				events: sql<unknown>`(select coalesce(json_agg(e order by e.id), '[]'::json) from ${applicationEvents} e
+					where e.application_id = ${applications.id})`,
+				files: sql<unknown>`(select coalesce(json_agg(f), '[]'::json) from ${applicationFiles} f
+					where f.application_id = ${applications.id})`,
+				voted:
+					sql<boolean>`exists (select 1 from ${applicationVotes} v where v.application_id = ${applications.id})`.mapWith(
+						flag
+					),
+				roundName: rounds.name,
+				roundOpen:
+					sql<boolean>`(${rounds.opensAt} <= now() and (${rounds.closesAt} is null or ${rounds.closesAt} > now()))`.mapWith(
+						flag
+					),
+				placeNamed: placeNamedSql(applications.programId, applications.roundId),
+				programSlug: programs.slug,
+				programName: programs.name,
+				programTranslations: programs.translations,
+				programArchivedAt: programs.archivedAt,
+				questions: applicationForms.questions
+			})
+			.from(applications)
+			.innerJoin(programs, eq(programs.id, applications.programId))
+			.innerJoin(rounds, eq(rounds.id, applications.roundId))
+			.leftJoin(applicationForms, eq(applicationForms.id, applications.formId))
+			.where(eq(applications.applicantAddress, sql.placeholder('address')))
+			.orderBy(newestFirst, asc(applications.id))
+			// Prepared on a Postgres server (db/prepared.ts): every /apply load runs it.
+			.prepare('member_applications')
+	);
+}
+
+function buildDrafts(db: Database) {
+	return db
+		.select({
+			programId: applicationDrafts.programId,
+			fields: applicationDrafts.fields,
+			updatedAt: applicationDrafts.updatedAt
+		})
+		.from(applicationDrafts)
+		.where(eq(applicationDrafts.memberAddress, sql.placeholder('address')))
+		.prepare('member_drafts');
+}
+
+// Built once per database handle, as upsertMember's (auth/members.ts): building these statements' text
+// (drizzle's query builder) on every load was a part of /apply's CPU (bench/README.md "Mixed traffic").
+const reads = new WeakMap<
+	Database,
+	{ applications: ReturnType<typeof buildApplications>; drafts: ReturnType<typeof buildDrafts> }
+>();
+const readsOf = (db: Database) => {
+	let built = reads.get(db);
+	if (!built) reads.set(db, (built = { applications: buildApplications(db), drafts: buildDrafts(db) }));
+	return built;
+};
+
 /** The member's applications with their facts: one statement (each part an indexed look-up per application). */
 async function applicationsWithFacts(db: Database, address: string): Promise<MemberRecord['applications']> {
-	const rows = await db
-		.select({
-			...applicantColumns,
-			staged: stagedColumn,
-			events: sql<unknown>`(select coalesce(json_agg(e order by e.id), '[]'::json) from ${applicationEvents} e
-				where e.application_id = ${applications.id})`,
-			files: sql<unknown>`(select coalesce(json_agg(f), '[]'::json) from ${applicationFiles} f
-				where f.application_id = ${applications.id})`,
-			voted:
-				sql<boolean>`exists (select 1 from ${applicationVotes} v where v.application_id = ${applications.id})`.mapWith(
-					flag
-				),
-			roundName: rounds.name,
-			roundOpen:
-				sql<boolean>`(${rounds.opensAt} <= now() and (${rounds.closesAt} is null or ${rounds.closesAt} > now()))`.mapWith(
-					flag
-				),
-			placeNamed: placeNamedSql(applications.programId, applications.roundId),
-			programSlug: programs.slug,
-			programName: programs.name,
-			programTranslations: programs.translations,
-			programArchivedAt: programs.archivedAt,
-			questions: applicationForms.questions
-		})
-		.from(applications)
-		.innerJoin(programs, eq(programs.id, applications.programId))
-		.innerJoin(rounds, eq(rounds.id, applications.roundId))
-		.leftJoin(applicationForms, eq(applicationForms.id, applications.formId))
-		.where(eq(applications.applicantAddress, address.toLowerCase()))
-		.orderBy(newestFirst, asc(applications.id));
+	const rows = await readsOf(db).applications.execute({ address: address.toLowerCase() });
 	return rows.map((r) => {
 		const {
 			staged,
@@ -155,14 +187,7 @@ async function applicationsWithFacts(db: Database, address: string): Promise<Mem
 
 /** The member's drafts, every programme's (a member has one per programme at most). */
 async function draftsOf(db: Database, address: string): Promise<MemberRecord['drafts']> {
-	const rows = await db
-		.select({
-			programId: applicationDrafts.programId,
-			fields: applicationDrafts.fields,
-			updatedAt: applicationDrafts.updatedAt
-		})
-		.from(applicationDrafts)
-		.where(eq(applicationDrafts.memberAddress, address));
+	const rows = await readsOf(db).drafts.execute({ address });
 	return new Map(rows.map(({ programId, ...draft }) => [programId, draft]));
 }
 
