@@ -1,6 +1,6 @@
 // @ts-check
 // Mixed traffic, A/B: this checkout's build against another checkout's (a `git worktree` of an earlier
-// commit, built there), each on its own migrated database, in alternating rounds (bench/README.md, "Mixed traffic").
+// commit, built there), each on its own migrated database, in alternating rounds (bench/README.md, "Other bench commands").
 //
 //   node bench/soak.js --baseline /tmp/base [--seconds 45] [--rounds 2] [--members 16] [--sequential 40] [--cpu 300]
 //

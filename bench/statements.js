@@ -1,6 +1,6 @@
 // @ts-check
 // The statements one request sends, with their texts: the built portal of a checkout behind the bench's
-// counting proxy, on a fresh migrated database (bench/README.md, "Mixed traffic").
+// counting proxy, on a fresh migrated database (bench/README.md, "Other bench commands").
 //
 //   node bench/statements.js [--cwd <checkout>] [--path /apply] [--apply]
 //

@@ -27,7 +27,7 @@ async function programOrNotFound(slug: string) {
 export async function loadApply({ locals }: Pick<RequestEvent, 'locals'>) {
 	const member = requireMember({ locals });
 	return withDatabase(async (db) => {
-		// The programmes and what the member sent, together: one round trip (issue 60, bench/README.md "Mixed traffic").
+		// The programmes and what the member sent, together: one round trip (issue 60, bench/README.md "Figures behind the code").
 		const [standings, record] = await Promise.all([programStandings(db), memberRecord(db, member.address)]);
 		const open = standings.filter((s) => s.round !== null);
 		if (open.length > 1) return applyListData(member, record, open, zone());

@@ -25,7 +25,7 @@ import { isMove } from './own';
  * applications with everything the pages show beside each, in one statement, and their drafts in a
  * second sent with it. Before issue 60 the page read the applications, then their history, files, the
  * round names, the other programmes' names, the edit lock and the draft, one statement each (7 against
- * 2 at 8334614: bench/README.md "Mixed traffic").
+ * 2 at 8334614: bench/README.md "Figures behind the code").
  */
 
 /** An application's facts the page needs beside it, read with it (never sent to the browser as they are). */
@@ -129,7 +129,7 @@ function buildDrafts(db: Database) {
 }
 
 // Built once per database handle, as upsertMember's (auth/members.ts): building these statements' text
-// (drizzle's query builder) on every load was a part of /apply's CPU (bench/README.md "Mixed traffic").
+// (drizzle's query builder) on every load was a part of /apply's CPU (bench/README.md "Figures behind the code").
 const reads = new WeakMap<
 	Database,
 	{ applications: ReturnType<typeof buildApplications>; drafts: ReturnType<typeof buildDrafts> }

@@ -98,7 +98,7 @@ function buildStandings(db: Reader) {
 }
 
 // Built once per database handle, as upsertMember's (auth/members.ts): building the statement's text was a
-// part of /apply's CPU (issue 60, bench/README.md "Mixed traffic").
+// part of /apply's CPU (issue 60, bench/README.md "Figures behind the code").
 const standingReads = new WeakMap<Reader, ReturnType<typeof buildStandings>>();
 
 /**
