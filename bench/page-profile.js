@@ -67,7 +67,9 @@ try {
 			}
 		})
 	);
-	console.log(`${dir} GET ${values.path}: ${((treeCpuMs(portal.pid) - before) / REQUESTS).toFixed(2)} CPU ms per request`);
+	console.log(
+		`${dir} GET ${values.path}: ${((treeCpuMs(portal.pid) - before) / REQUESTS).toFixed(2)} CPU ms per request`
+	);
 } finally {
 	http.close();
 	await portal.stop();

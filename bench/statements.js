@@ -62,7 +62,9 @@ try {
 		const before = proxy.counter.statements;
 		const r = await send();
 		await new Promise((r) => setTimeout(r, 200));
-		console.log(`${label}: ${r.status}, ${Buffer.byteLength(r.text)} bytes, ${proxy.counter.statements - before} statements`);
+		console.log(
+			`${label}: ${r.status}, ${Buffer.byteLength(r.text)} bytes, ${proxy.counter.statements - before} statements`
+		);
 		if (process.env.STATEMENTS_BODY) console.log(r.text);
 		for (const t of proxy.counter.texts) console.log(`  - ${t.replace(/\s+/g, ' ').slice(0, 400)}`);
 	};
