@@ -351,12 +351,14 @@ export function quantile(values, q) {
  * (extended protocol) and every simple Query message of the frontend stream. Statements whose text
  * matches `ignore` (e.g. a background worker's) are counted in `counter.ignored` instead.
  * `noDelay: false` restores the proxy as it was before the stall was found (only `stall.js` asks for it).
+ * `texts: true` keeps each counted statement's text in `counter.texts` (`statements.js`).
  * @param {string} databaseUrl
- * @param {{ ignore?: RegExp | null, noDelay?: boolean }} [options]
+ * @param {{ ignore?: RegExp | null, noDelay?: boolean, texts?: boolean }} [options]
  */
-export async function countingProxy(databaseUrl, { ignore = null, noDelay = true } = {}) {
+export async function countingProxy(databaseUrl, { ignore = null, noDelay = true, texts = false } = {}) {
 	const target = new URL(databaseUrl);
-	const counter = { statements: 0, ignored: 0 };
+	/** @type {{ statements: number, ignored: number, texts: string[] }} `texts`: each counted statement's text, when asked for */
+	const counter = { statements: 0, ignored: 0, texts: [] };
 	/** @type {Set<import('node:net').Socket>} */
 	const clients = new Set();
 	// noDelay on both sides, as Postgres and Node's HTTP server and client set it on theirs. Without it the
@@ -388,7 +390,7 @@ export async function countingProxy(databaseUrl, { ignore = null, noDelay = true
 				const length = buffer.readInt32BE(1);
 				if (buffer.length < 1 + length) break;
 				const type = String.fromCharCode(buffer[0] ?? 0);
-				if (ignore) {
+				if (ignore || texts) {
 					const cstrings = buffer
 						.subarray(5, 1 + length)
 						.toString('utf8')
@@ -398,7 +400,10 @@ export async function countingProxy(databaseUrl, { ignore = null, noDelay = true
 				}
 				const text = type === 'Q' ? buffer.subarray(5, length).toString('utf8') : bound;
 				if ((type === 'E' || type === 'Q') && ignore?.test(text)) counter.ignored++;
-				else if (type === 'E' || type === 'Q') counter.statements++;
+				else if (type === 'E' || type === 'Q') {
+					counter.statements++;
+					if (texts) counter.texts.push(text);
+				}
 				buffer = buffer.subarray(1 + length);
 			}
 		});

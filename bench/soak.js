@@ -1,8 +1,8 @@
 // @ts-check
 // Mixed traffic, A/B: this checkout's build against another checkout's (a `git worktree` of an earlier
-// commit, built there), each on its own migrated database, in alternating rounds (bench/README.md, "Mixed traffic").
+// commit, built there), each on its own migrated database, in alternating rounds (bench/README.md, "Other bench commands").
 //
-//   node bench/soak.js --baseline /tmp/base [--seconds 45] [--rounds 2] [--members 16] [--sequential 40]
+//   node bench/soak.js --baseline /tmp/base [--seconds 45] [--rounds 2] [--members 16] [--sequential 40] [--cpu 300]
 //
 // Each side: `--members` members sign in through the real endpoints and apply once (POST /apply, the
 // built-in questions), and an admin (ADMIN_ADDRESSES) signs in. A soak round: every member loops
@@ -10,7 +10,9 @@
 // are spent: both are answers) and GET /api/community-pulse every 5th; the admin loops
 // GET /admin?review=pending. Pages are asked as a browser asks them (Sec-Fetch-Site same-origin; a
 // post with the portal's Origin). Then, per side, the sequential medians of POST /checkin (fresh
-// members, so each is a 303) and GET /apply, alternating request by request between the sides.
+// members, so each is a 303) and GET /apply, alternating request by request between the sides. The
+// server's CPU per request (/proc, user + system) is printed for each round and, `--cpu` requests each,
+// for each kind of request alone: the figure the machine's other load changes least.
 import os from 'node:os';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
@@ -20,7 +22,7 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createServerDatabase } from '../tests/helpers/postgres.js';
-import { httpClient, quantile, signIn, startPortal } from './harness.js';
+import { httpClient, quantile, signIn, startPortal, treeCpuMs } from './harness.js';
 
 const { values } = parseArgs({
 	options: {
@@ -28,7 +30,8 @@ const { values } = parseArgs({
 		seconds: { type: 'string', default: '45' },
 		rounds: { type: 'string', default: '2' },
 		members: { type: 'string', default: '16' },
-		sequential: { type: 'string', default: '40' }
+		sequential: { type: 'string', default: '40' },
+		cpu: { type: 'string', default: '300' }
 	}
 });
 if (!values.baseline) throw new Error('--baseline <checkout with a build/> is required');
@@ -42,6 +45,7 @@ const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const MEMBERS = Number(values.members);
 const SEQUENTIAL = Number(values.sequential);
+const CPU_REQUESTS = Number(values.cpu);
 const adminUrl =
 	process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -120,6 +124,7 @@ async function soak(side, secondsOf = seconds) {
 		statuses[key] = (statuses[key] ?? 0) + 1;
 	};
 	const started = performance.now();
+	const cpuBefore = treeCpuMs(side.portal.pid);
 	await Promise.all([
 		...side.members.map(async (cookie, m) => {
 			for (let round = 1; performance.now() < deadline; round++) {
@@ -137,9 +142,12 @@ async function soak(side, secondsOf = seconds) {
 		})()
 	]);
 	const wall = (performance.now() - started) / 1000;
+	const cpuMs = treeCpuMs(side.portal.pid) - cpuBefore;
 	latencies.sort((a, b) => a - b);
 	return {
 		rps: latencies.length / wall,
+		// The server's CPU (user + system) per request: what the machine's other load does not change much.
+		cpuPerRequest: cpuMs / latencies.length,
 		p50: quantile(latencies, 0.5),
 		p99: quantile(latencies, 0.99),
 		statuses,
@@ -174,6 +182,34 @@ try {
 			if (side) results[i]?.push(await soak(side));
 		}
 	}
+	// The server's CPU per request of each kind, sides alternating kind by kind: CPU_REQUESTS requests, 4 at a time.
+	/** @type {Record<string, number>[]} */
+	const cpuByKind = prepared.map(() => ({}));
+	/** @type {[string, (side: Side, n: number) => Promise<{ status: number }>][]} */
+	const kinds = [
+		[
+			'me',
+			(side, n) => side.client.request('GET', '/api/auth/me', { headers: { cookie: side.members[n % MEMBERS] ?? '' } })
+		],
+		['apply', (side, n) => side.page('/apply', side.members[n % MEMBERS] ?? '')],
+		['admin', (side) => side.page('/admin?review=pending', side.adminCookie)],
+		['pulse', (side) => side.client.request('GET', '/api/community-pulse')]
+	];
+	if (CPU_REQUESTS > 0)
+		for (const [kind, send] of kinds)
+			for (const i of [0, 1]) {
+				const side = /** @type {Side} */ (prepared[i]);
+				const before = treeCpuMs(side.portal.pid);
+				let next = 0;
+				await Promise.all(
+					[0, 1, 2, 3].map(async () => {
+						for (let n = next++; n < CPU_REQUESTS; n = next++) await send(side, n);
+					})
+				);
+				/** @type {Record<string, number>} */ (cpuByKind[i])[kind] = Number(
+					((treeCpuMs(side.portal.pid) - before) / CPU_REQUESTS).toFixed(2)
+				);
+			}
 	// Sequential: one request at a time, alternating between the sides request by request.
 	/** @type {{ checkin: number[], apply: number[] }[]} */
 	const sequential = prepared.map(() => ({ checkin: [], apply: [] }));
@@ -210,10 +246,14 @@ try {
 		const b = theirs[r];
 		if (!a || !b) continue;
 		console.log(
-			`round ${r + 1}: this ${a.rps.toFixed(0)} req/s (p50 ${a.p50.toFixed(1)}, p99 ${a.p99.toFixed(1)} ms; ${JSON.stringify(a.statuses)}; medians ${JSON.stringify(a.medians)}), ` +
-				`baseline ${b.rps.toFixed(0)} req/s (p50 ${b.p50.toFixed(1)}, p99 ${b.p99.toFixed(1)} ms; ${JSON.stringify(b.statuses)}; medians ${JSON.stringify(b.medians)}); ratio ${(a.rps / b.rps).toFixed(2)}`
+			`round ${r + 1}: this ${a.rps.toFixed(0)} req/s (${a.cpuPerRequest.toFixed(2)} CPU ms/request; p50 ${a.p50.toFixed(1)}, p99 ${a.p99.toFixed(1)} ms; ${JSON.stringify(a.statuses)}; medians ${JSON.stringify(a.medians)}), ` +
+				`baseline ${b.rps.toFixed(0)} req/s (${b.cpuPerRequest.toFixed(2)} CPU ms/request; p50 ${b.p50.toFixed(1)}, p99 ${b.p99.toFixed(1)} ms; ${JSON.stringify(b.statuses)}; medians ${JSON.stringify(b.medians)}); ratio ${(a.rps / b.rps).toFixed(2)}`
 		);
 	}
+	if (CPU_REQUESTS > 0)
+		console.log(
+			`server CPU ms per request, ${CPU_REQUESTS} each, 4 at a time: this ${JSON.stringify(cpuByKind[0])}, baseline ${JSON.stringify(cpuByKind[1])}`
+		);
 	const [s0, s1] = sequential;
 	if (s0 && s1)
 		console.log(

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applicationsOf, submitApplication } from '../../src/lib/server/applications/submit';
+import { submitApplication } from '../../src/lib/server/applications/submit';
+import { applicationsOf } from '../../src/lib/server/applications/record';
 import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { createTestDatabase, engines, serverUrl, type TestDatabase } from '../helpers/db';
 import { OUTBOX_OFF } from '../helpers/outbox';

@@ -1,5 +1,5 @@
 // The hot paths' statements are prepared on a Postgres server (docs/decisions/0031-prepared-statements-and-the-hot-path.md):
-// after a sign-in's upsert, a limit, a check-in, a review page and a single transition, the one
+// after a sign-in's upsert, a limit, a check-in, a review page, a single transition and /apply's reads, the one
 // connection of a pool of one holds each of them in pg_prepared_statements, and running them again
 // gives the same answers as the first time (a prepared statement is bound to new values, not reused stale).
 import { sql } from 'drizzle-orm';
@@ -8,6 +8,8 @@ import { upsertMember } from '../../src/lib/server/auth/members';
 import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { parseTableQuery, reviewTable } from '../../src/lib/server/applications/review-table';
 import { checkin } from '../../src/lib/server/checkins/checkins';
+import { memberRecord } from '../../src/lib/server/applications/record';
+import { programStandings } from '../../src/lib/server/programs/rounds';
 import { rowsOf } from '../../src/lib/server/db/rows';
 import { consume } from '../../src/lib/server/platform/rate-limit';
 import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/db';
@@ -69,6 +71,13 @@ describe.runIf(serverUrl)('prepared statements on the Postgres server', () => {
 		expect(pages[0]!.counts).toMatchObject({ all: 2, approved: 2, pending: 0 });
 		expect(pages[1]!.rows.map((r) => r.id).sort()).toEqual([a.id, b.id].sort());
 
+		// /apply's reads (issue 60), twice: the second answers with its own values.
+		for (const who of [applicant.address, address]) {
+			const [standings, record] = await Promise.all([programStandings(t.db), memberRecord(t.db, who)]);
+			expect(standings.map((s) => s.program.slug)).toContain('membership');
+			expect(record.applications.map((r) => r.id)).toEqual(who === applicant.address ? [a.id] : []);
+		}
+
 		const statements = await prepared();
 		for (const fragment of [
 			'insert into "members"',
@@ -77,7 +86,10 @@ describe.runIf(serverUrl)('prepared statements on the Postgres server', () => {
 			'from "applications" where "applications"."id" in ($1) for no key update',
 			'update "applications" set "review"',
 			'array(select r.reviewer_address from review_assignments as r',
-			'from (select 1) as one'
+			'from (select 1) as one',
+			'from "programs" left join "rounds"',
+			'where "applications"."applicant_address" = $1',
+			'from "application_drafts" where "application_drafts"."member_address" = $1'
 		]) {
 			expect(
 				statements.some((s) => s.includes(fragment)),

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { applyMoves, transitionApplication } from '../../src/lib/server/applications/moves';
-import { applicationsOf } from '../../src/lib/server/applications/submit';
+import { applicationsOf } from '../../src/lib/server/applications/record';
 import { applyStanding } from '../../src/lib/server/applications/may-apply';
 import {
 	applications,

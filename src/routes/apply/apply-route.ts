@@ -1,6 +1,7 @@
 import { error, redirect, type RequestEvent } from '@sveltejs/kit';
 import { APPLICATION_FIELDS, formQuestionsFor, submitApplication } from '$lib/server/applications/submit';
 import { applyFormData, applyListData } from '$lib/server/applications/apply-page';
+import { memberRecord } from '$lib/server/applications/record';
 import { formInput, refuse, typedValues } from '$lib/server/platform/forms';
 import { requireMember } from '$lib/server/auth/guards';
 import { answersInput, typedAnswers } from '$lib/server/forms/answers';
@@ -26,10 +27,11 @@ async function programOrNotFound(slug: string) {
 export async function loadApply({ locals }: Pick<RequestEvent, 'locals'>) {
 	const member = requireMember({ locals });
 	return withDatabase(async (db) => {
-		const standings = await programStandings(db);
+		// The programmes and what the member sent, together: one round trip (issue 60, bench/README.md "Figures behind the code").
+		const [standings, record] = await Promise.all([programStandings(db), memberRecord(db, member.address)]);
 		const open = standings.filter((s) => s.round !== null);
-		if (open.length > 1) return await applyListData(db, member, open, zone());
-		return await applyFormData(db, member, applyProgramOf(standings), zone());
+		if (open.length > 1) return applyListData(member, record, open, zone());
+		return await applyFormData(db, member, record, applyProgramOf(standings), zone());
 	});
 }
 
@@ -37,7 +39,7 @@ export async function loadApply({ locals }: Pick<RequestEvent, 'locals'>) {
 export async function loadProgramApply({ locals, params }: Pick<RequestEvent<{ slug: string }>, 'locals' | 'params'>) {
 	const target = await programOrNotFound(params.slug);
 	const member = requireMember({ locals });
-	return withDatabase((db) => applyFormData(db, member, target, zone()));
+	return withDatabase(async (db) => applyFormData(db, member, await memberRecord(db, member.address), target, zone()));
 }
 
 /**

@@ -1,19 +1,16 @@
-import { inArray } from 'drizzle-orm';
-import { filesOf } from '../files/access';
 import type { Database } from '../db/client';
-import { programs } from '../db/schema';
 import type { SignedInMember } from '../auth/guards';
-import { currentForm, formVersions } from '../forms/versions';
+import type { StoredFile } from '../files/access';
+import { currentForm } from '../forms/versions';
 import { eligibilityBanner } from '../eligibility/banner';
 import type { ProgramStanding } from '../programs/rounds';
 import { roundClosedNotice, roundTimeText } from '../programs/community-zone';
-import { placeIsNamed, roundsOf } from '../programs/place';
-import { PROGRAM_NAMING } from '../programs/choices';
+import type { Question } from '$lib/forms/questions';
 import { asSeenByApplicant, type ApplicantApplication } from './history';
 import { applyStanding } from './may-apply';
-import { applicationsOf } from './submit';
-import { draftAnswers, draftOf, draftText } from './drafts';
-import { editLockOf, lockWords } from './own';
+import { draftAnswers, draftText } from './drafts';
+import { editLock, LIVE_REVIEW_STATES, lockWords } from './own';
+import type { MemberRecord } from './record';
 
 /**
  * What the apply pages show (docs/pages-and-forms.md "/apply"): one programme's form with the member's
@@ -32,69 +29,73 @@ export interface OtherApplication {
 	archived: boolean;
 }
 
-/** The newest application to each programme but `except`, the programmes named (two queries at most). */
-async function othersOf(
-	db: Database,
-	mine: ApplicantApplication[],
-	except: number | null
-): Promise<OtherApplication[]> {
-	const newest = new Map<number, ApplicantApplication>();
+type Sent = MemberRecord['applications'][number];
+
+/** The newest application to each programme but `except`, its programme named (from the record: no statement). */
+function othersOf(mine: readonly Sent[], except: number | null): OtherApplication[] {
+	const newest = new Map<number, Sent>();
 	for (const a of mine) if (a.programId !== except && !newest.has(a.programId)) newest.set(a.programId, a);
-	if (!newest.size) return [];
-	const named = await db
-		.select(PROGRAM_NAMING)
-		.from(programs)
-		.where(inArray(programs.id, [...newest.keys()]))
-		.orderBy(programs.id);
-	return named.map(({ id, archivedAt, ...program }) => ({
-		program,
-		review: newest.get(id)!.review,
-		archived: archivedAt !== null
-	}));
+	return [...newest.entries()]
+		.sort(([a], [b]) => a - b)
+		.map(([, a]) => ({
+			program: { slug: a.facts.program.slug, name: a.facts.program.name, translations: a.facts.program.translations },
+			review: a.review,
+			archived: a.facts.program.archived
+		}));
 }
 
 /**
  * The rounds of `mine` (one programme's applications) by id, for their histories to name: only when the portal
- * has another programme or this one another round (placeIsNamed); as the migration leaves it, nothing.
+ * has another programme or this one another round (placeNamedSql); as the migration leaves it, nothing.
  */
-async function namesOfRounds(db: Database, mine: ApplicantApplication[]): Promise<Record<number, string>> {
-	const first = mine[0];
-	if (!first || !(await placeIsNamed(db, first.programId, first.roundId))) return {};
-	const places = await roundsOf(
-		db,
-		mine.map((a) => a.roundId)
-	);
-	return Object.fromEntries([...places].map(([id, place]) => [id, place.round.name]));
+function namesOfRounds(mine: readonly Sent[]): Record<number, string> {
+	if (!mine[0]?.facts.placeNamed) return {};
+	return Object.fromEntries(mine.map((a) => [a.roundId, a.facts.roundName]));
 }
 
-/** One programme's apply form, the member's standing in it, and their applications to it (newest first). */
+/** The questions of the versions `mine` answered, by version id (the member's answers are shown with their labels). */
+function versionsOf(mine: readonly Sent[]): Record<number, Question[]> {
+	const versions: Record<number, Question[]> = {};
+	for (const a of mine) if (a.formId !== null && a.facts.questions) versions[a.formId] = a.facts.questions;
+	return versions;
+}
+
+/** The files of `mine`'s `file` answers (issue 58), by id. */
+function filesOf(mine: readonly Sent[]): Record<string, StoredFile> {
+	return Object.fromEntries(mine.flatMap((a) => a.facts.files.map((f) => [f.id, f])));
+}
+
+/** The applications as their applicant reads them: without the facts read beside them (record.ts). */
+const asSent = (mine: readonly Sent[], address: string) =>
+	asSeenByApplicant(
+		mine.map(({ facts: _facts, ...application }) => application),
+		address
+	);
+
+/**
+ * Whether the member may edit their live application to the programme now, and why not: the rule of
+ * own.ts (editLock) on the facts read with the applications.
+ */
+function lockOf(mine: readonly Sent[]) {
+	const live = mine.find((a) => LIVE_REVIEW_STATES.includes(a.facts.review));
+	return editLock(live ? live.facts : null);
+}
+
+/**
+ * One programme's apply form, the member's standing in it, and their applications to it (newest first),
+ * from `record` (memberRecord): no statement of its own but the current form's (cached for a second).
+ */
 export async function applyFormData(
 	db: Database,
 	member: SignedInMember,
+	record: MemberRecord,
 	target: ProgramStanding | null,
 	timeZone: string
 ) {
-	const all = asSeenByApplicant(await applicationsOf(db, member.address), member.address);
 	const programId = target?.program.id ?? null;
-	const applications = all.filter((a) => a.programId === programId);
-	// The reads below need only the applications: sent together, so the page waits for one round trip of
-	// them rather than one after another (issue 60, bench/README.md "Figures behind the code").
-	const [form, roundNames, versions, others, files, own] = await Promise.all([
-		currentForm(db, target?.program.id),
-		namesOfRounds(db, applications),
-		// The member's own answers are shown with the labels of the version they answered.
-		formVersions(
-			db,
-			applications.map((a) => a.formId)
-		),
-		othersOf(db, all, programId),
-		// The files of the member's own `file` answers (issue 58), by id.
-		filesOf(
-			db,
-			applications.map((a) => a.id)
-		),
-		ownData(db, member, programId)
-	]);
+	const mine = record.applications.filter((a) => a.programId === programId);
+	const applications = asSent(mine, member.address);
+	const form = await currentForm(db, target?.program.id);
 	// Whether the member qualifies, before they write anything (only when a form could be shown to them).
 	// The rule submitApplication applies (may-apply.ts); a rejection that named a day shows that day.
 	const standing = applyStanding(applications);
@@ -117,11 +118,11 @@ export async function applyFormData(
 		address: member.address,
 		applications,
 		questions: form.questions,
-		askedBy: Object.fromEntries(versions),
-		roundNames,
-		others,
-		files,
-		...own
+		askedBy: versionsOf(mine),
+		roundNames: namesOfRounds(mine),
+		others: othersOf(record.applications, programId),
+		files: filesOf(mine),
+		...ownData(record, mine, programId)
 	};
 }
 
@@ -129,12 +130,10 @@ export async function applyFormData(
  * The applicant's own application (issue 58): their draft for the programme (only theirs, never anyone
  * else's page), and whether they may edit their application now (`editLocked`: why not, in words).
  */
-async function ownData(db: Database, member: SignedInMember, programId: number | null) {
+function ownData(record: MemberRecord, mine: readonly Sent[], programId: number | null) {
 	if (programId === null) return { draft: null, editable: false, editLocked: null };
-	const [lock, draft] = await Promise.all([
-		editLockOf(db, member.address, programId),
-		draftOf(db, member.address, programId)
-	]);
+	const lock = lockOf(mine);
+	const draft = record.drafts.get(programId) ?? null;
 	return {
 		draft: draft && {
 			fields: {
@@ -160,13 +159,13 @@ export interface OpenProgram {
 }
 
 /** `/apply` while several programmes are open (`open`, programStandings' open ones): the list, and the member's applications to the others. */
-export async function applyListData(
-	db: Database,
+export function applyListData(
 	member: SignedInMember,
+	record: MemberRecord,
 	open: readonly ProgramStanding[],
 	timeZone: string
 ) {
-	const all = asSeenByApplicant(await applicationsOf(db, member.address), member.address);
+	const all = record.applications;
 	const latest = (programId: number) => all.find((a) => a.programId === programId)?.review ?? null;
 	const openIds = new Set(open.map((s) => s.program.id));
 	return {
@@ -182,8 +181,7 @@ export async function applyListData(
 			closes: round?.closesAt ? roundTimeText(round.closesAt, timeZone) : null,
 			review: latest(program.id)
 		})),
-		others: await othersOf(
-			db,
+		others: othersOf(
 			all.filter((a) => !openIds.has(a.programId)),
 			null
 		)

@@ -1,12 +1,6 @@
-import { asc, getTableColumns, inArray, sql } from 'drizzle-orm';
+import { getTableColumns, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import {
-	applicationEvents,
-	applicationRevisions,
-	applications,
-	type Application,
-	type ApplicationEvent
-} from '../db/schema';
+import { applicationRevisions, applications, type Application, type ApplicationEvent } from '../db/schema';
 
 /**
  * An application as its applicant may read it: every column but the tally of the reviewers' votes
@@ -36,19 +30,6 @@ export interface ApplicationWithHistory extends ApplicantRow {
 
 // Newest first; a member has few applications, read through applications_applicant_idx.
 export const newestFirst = sql`${applications.createdAt} desc nulls last`;
-
-/** The audit rows of `ids`, oldest first, in one query. */
-export async function historyOf(db: Database, ids: string[]): Promise<Map<string, ApplicationEvent[]>> {
-	const history = new Map<string, ApplicationEvent[]>(ids.map((id) => [id, []]));
-	if (ids.length === 0) return history;
-	const rows = await db
-		.select()
-		.from(applicationEvents)
-		.where(inArray(applicationEvents.applicationId, ids))
-		.orderBy(asc(applicationEvents.applicationId), asc(applicationEvents.id));
-	for (const row of rows) history.get(row.applicationId)?.push(row);
-	return history;
-}
 
 /** An audit row as its applicant sees it: who moved it is a role, never a reviewer's address. */
 export type ApplicantEvent = Omit<ApplicationEvent, 'executorAddress'> & { executor: 'you' | 'reviewer' };

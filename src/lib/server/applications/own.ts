@@ -31,7 +31,7 @@ import { keepRevision } from './history';
 /** Why an application may not be edited now; null when it may. */
 export type EditLock = 'none' | 'state' | 'voted' | 'moved' | 'round_closed';
 
-/** What decides whether the applicant may edit, read in one statement (`editFacts`). */
+/** What decides whether the applicant may edit, read in one statement (`factColumns` here, or with the applications: record.ts). */
 interface EditFacts {
 	review: string;
 	staged: boolean;
@@ -62,6 +62,13 @@ export const lockWords = (lock: EditLock): string =>
 
 // An audit row that is an edit: the applicant's own, not a move.
 const EDIT_REASON = 'edited';
+
+/** Whether an audit row moved the application (anything but the applicant's own edit): the `moved` fact. */
+export const isMove = (e: { field: string; fromState: string; toState: string; reason: string | null }) =>
+	!(e.field === 'review' && e.fromState === 'pending' && e.toState === 'pending' && e.reason === EDIT_REASON);
+
+/** The review states of a live application (one per programme and member: drizzle/0026). */
+export const LIVE_REVIEW_STATES: readonly string[] = ['pending', 'needs_info', 'approved'];
 
 const factColumns = {
 	review: applications.review,
@@ -94,11 +101,6 @@ async function liveOf(db: Pick<Database, 'select'>, address: string, programId: 
 		.limit(1);
 	const [row] = await (lock ? query.for('update', { of: applications }) : query);
 	return row ?? null;
-}
-
-/** Whether the member may edit their application to the programme now, and why not (for the page). */
-export async function editLockOf(db: Database, address: string, programId: number): Promise<EditLock | null> {
-	return editLock(await liveOf(db, address, programId));
 }
 
 /** The programme a post to `/apply` (null) or `/apply/<slug>` acts on, or null when none. */

@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import { dayText, isoDay } from '$lib/applications/asks';
 import * as v from 'valibot';
 import { LENGTHS } from '$lib/platform/limits';
@@ -19,7 +19,7 @@ import type { SignedInMember } from '../auth/guards';
 import { answersToCurrentForm } from '../forms/answers';
 import { currentForm } from '../forms/versions';
 import { eligibilityAtSubmission } from '../eligibility/submission';
-import { applicantColumns, historyOf, keepRevision, newestFirst, type ApplicationWithHistory } from './history';
+import { keepRevision } from './history';
 import { applyStanding, type ApplyStanding } from './may-apply';
 import { consume } from '../platform/rate-limit';
 import { assignOnSubmit } from '../reviews/assignment';
@@ -30,7 +30,7 @@ import { m } from '$lib/paraglide/messages';
 import { applyProgram, nextRoundOf, programBySlug, roundForSubmission, type ProgramStanding } from '../programs/rounds';
 import { roundClosedNotice } from '../programs/community-zone';
 import { roundsOf } from '../programs/place';
-import { eventsBeforeStaged, maskStaged, stagedColumn } from './staged';
+import { maskStaged, stagedColumn } from './staged';
 import { deleteDraft } from './drafts';
 import { inspectUploads, keptFiles, recordUploads, withKeptUploads, type Upload } from '../files/uploads';
 import type { BlobStore } from '../files/store';
@@ -247,24 +247,3 @@ function refusal(standing: Extract<ApplyStanding<unknown>, { may: 'not' }>): Fai
 
 /** The 409 of a second application while one is under review (its message in the request's locale). */
 const alreadyActive = () => conflict(m.application_already_active());
-
-/**
- * A member's applications, newest first, each with its audit history (two queries), as the member may
- * read them: a decision held for its round's release shows as still in review.
- */
-export async function applicationsOf(db: Database, address: string): Promise<ApplicationWithHistory[]> {
-	const rows = await db
-		.select({ ...applicantColumns, staged: stagedColumn })
-		.from(applications)
-		.where(eq(applications.applicantAddress, address.toLowerCase()))
-		.orderBy(newestFirst, asc(applications.id));
-	const history = await historyOf(
-		db,
-		rows.map((r) => r.id)
-	);
-	// A decision held for its round's release is not the applicant's to read yet: "in review" (staged.ts).
-	return rows.map(({ staged, ...r }) => {
-		const events = history.get(r.id) ?? [];
-		return staged ? { ...maskStaged(r), events: eventsBeforeStaged(events) } : { ...r, events };
-	});
-}

@@ -1,4 +1,4 @@
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { eq, inArray, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { applications, programs, rounds } from '../db/schema';
 import type { ProgramTranslations } from '$lib/programs/programs';
@@ -74,19 +74,17 @@ export async function placeOfApplication(db: Reader, applicationId: string): Pro
 /**
  * Whether pages name an application's programme and round: the portal holds another programme, or its
  * programme another round. As the migration leaves it (one programme, one open round) nothing is named,
- * and every page reads as before programmes. One query.
+ * and every page reads as before programmes. An SQL condition on a programme and a round (columns of an
+ * outer query, or values), for a query that reads the application anyway (applications/record.ts).
  */
+export const placeNamedSql = (programId: SQLWrapper | number, roundId: SQLWrapper | number) =>
+	sql<boolean>`(exists (select 1 from ${programs} p where p.id <> ${programId})
+		or exists (select 1 from ${rounds} r where r.program_id = ${programId} and r.id <> ${roundId}))`.mapWith(
+		(x: unknown) => x === true || x === 't'
+	);
+
+/** placeIsNamed for one programme and round, in one query. */
 export async function placeIsNamed(db: Reader, programId: number, roundId: number): Promise<boolean> {
-	const [row] = await db
-		.select({
-			named: sql<boolean>`exists (${db
-				.select({ one: sql`1` })
-				.from(programs)
-				.where(ne(programs.id, programId))}) or exists (${db
-				.select({ one: sql`1` })
-				.from(rounds)
-				.where(and(eq(rounds.programId, programId), ne(rounds.id, roundId)))})`
-		})
-		.from(sql`(select 1) as one`);
+	const [row] = await db.select({ named: placeNamedSql(programId, roundId) }).from(sql`(select 1) as one`);
 	return row?.named === true;
 }

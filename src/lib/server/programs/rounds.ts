@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, lte, or } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { programs, rounds, type Program } from '../db/schema';
 import { MEMBERSHIP_SLUG, PROGRAM_SLUG } from '$lib/programs/programs';
@@ -80,19 +80,36 @@ const programColumns = {
 	translations: programs.translations
 };
 
+function buildStandings(db: Reader) {
+	return (
+		db
+			.select({ program: programColumns, round: windowColumns })
+			.from(programs)
+			// Each programme's rounds that are open or still to open (few: rounds end), soonest first.
+			.leftJoin(
+				rounds,
+				and(eq(rounds.programId, programs.id), or(isNull(rounds.closesAt), gt(rounds.closesAt, sql.placeholder('now'))))
+			)
+			.where(isNull(programs.archivedAt))
+			.orderBy(asc(programs.id), asc(rounds.opensAt), asc(rounds.id))
+			// Prepared on a Postgres server (db/prepared.ts): every /apply load and submission reads it.
+			.prepare('program_standings')
+	);
+}
+
+// Built once per database handle, as upsertMember's (auth/members.ts): building the statement's text was a
+// part of /apply's CPU (issue 60, bench/README.md "Figures behind the code").
+const standingReads = new WeakMap<Reader, ReturnType<typeof buildStandings>>();
+
 /**
  * Every programme that is not archived, oldest first, each with its open and next round: one query (the
  * programmes joined to their rounds that are open or still to open), as every /apply load reads it
  * (issue 60: the page's statements, bench/README.md "Figures behind the code").
  */
 export async function programStandings(db: Reader, now = new Date()): Promise<ProgramStanding[]> {
-	const rows = await db
-		.select({ program: programColumns, round: windowColumns })
-		.from(programs)
-		// Each programme's rounds that are open or still to open (few: rounds end), soonest first.
-		.leftJoin(rounds, and(eq(rounds.programId, programs.id), or(isNull(rounds.closesAt), gt(rounds.closesAt, now))))
-		.where(isNull(programs.archivedAt))
-		.orderBy(asc(programs.id), asc(rounds.opensAt), asc(rounds.id));
+	let read = standingReads.get(db);
+	if (!read) standingReads.set(db, (read = buildStandings(db)));
+	const rows = await read.execute({ now: now.toISOString() });
 	const standings: ProgramStanding[] = [];
 	let last: ProgramStanding | undefined;
 	for (const { program, round } of rows) {

@@ -1,0 +1,82 @@
+// @ts-check
+// The statements one request sends, with their texts: the built portal of a checkout behind the bench's
+// counting proxy, on a fresh migrated database (bench/README.md, "Other bench commands").
+//
+//   node bench/statements.js [--cwd <checkout>] [--path /apply] [--apply]
+//
+// One member signs in (and with --apply applies once, the built-in questions), then GETs `--path` three
+// times as a browser would; the statements of the third (caches warm, as in a soak) are printed.
+// Also POST /checkin (a 303) twice, the statements of the second.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import { migrate } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createServerDatabase } from '../tests/helpers/postgres.js';
+import { countingProxy, httpClient, signIn, startPortal } from './harness.js';
+
+const { values } = parseArgs({
+	options: {
+		cwd: { type: 'string', default: '.' },
+		path: { type: 'string', default: '/apply' },
+		apply: { type: 'boolean', default: false }
+	}
+});
+const dir = path.resolve(values.cwd);
+const adminUrl =
+	process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const database = await createServerDatabase(adminUrl, { prefix: 'portal_statements', migrate: false });
+const client = postgres(database.url, { max: 1, onnotice: () => {} });
+await migrate(drizzle(client), { migrationsFolder: path.join(dir, 'drizzle') });
+await client.end();
+const proxy = await countingProxy(database.url, { texts: true });
+const portal = await startPortal({ DATABASE_URL: proxy.url }, { cwd: dir, profile: false });
+const http = httpClient(portal.url, 2);
+try {
+	const cookie = await signIn(portal.url, /** @type {any} */ (privateKeyToAccount(generatePrivateKey())));
+	/** @param {string} p @param {Record<string, string>} form */
+	const post = (p, form) =>
+		http.request('POST', p, {
+			headers: {
+				cookie,
+				origin: portal.url,
+				accept: 'text/html',
+				'content-type': 'application/x-www-form-urlencoded'
+			},
+			body: new URLSearchParams(form).toString()
+		});
+	if (values.apply) {
+		const r = await post('/apply', {
+			displayName: 'Member',
+			motivation: 'I would like to join because '.repeat(8),
+			contact: '@member'
+		});
+		if (r.status !== 303) throw new Error(`POST /apply ${r.status}`);
+	}
+	/** @param {string} label @param {() => Promise<{ status: number, text: string }>} send @param {number} warm */
+	const show = async (label, send, warm) => {
+		for (let i = 0; i < warm; i++) await send();
+		await new Promise((r) => setTimeout(r, 200)); // background statements of the previous request settle
+		proxy.counter.texts.length = 0;
+		const before = proxy.counter.statements;
+		const r = await send();
+		await new Promise((r) => setTimeout(r, 200));
+		console.log(
+			`${label}: ${r.status}, ${Buffer.byteLength(r.text)} bytes, ${proxy.counter.statements - before} statements`
+		);
+		if (process.env.STATEMENTS_BODY) console.log(r.text);
+		for (const t of proxy.counter.texts) console.log(`  - ${t.replace(/\s+/g, ' ').slice(0, 400)}`);
+	};
+	await show(
+		`GET ${values.path}`,
+		() => http.request('GET', values.path, { headers: { cookie, 'sec-fetch-site': 'same-origin' } }),
+		2
+	);
+	await show('POST /checkin', () => post('/checkin', { note: 'statements' }), 1);
+} finally {
+	http.close();
+	await portal.stop();
+	await proxy.close();
+	await database.drop();
+}

@@ -1,0 +1,105 @@
+// What /apply reads (issue 60, docs/pages-and-forms.md "/apply"): the programmes, and what the member sent
+// with everything the page shows beside it (history, files, the versions answered, round and programme
+// names, the edit lock's facts, the draft), in three statements sent together, whatever the member has
+// sent; the page's facts never reach the browser's data.
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { eq } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/pglite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyFormData } from '../../src/lib/server/applications/apply-page';
+import { lockWords } from '../../src/lib/server/applications/own';
+import { memberRecord } from '../../src/lib/server/applications/record';
+import type { Database } from '../../src/lib/server/db/client';
+import { applyMigrations } from '../../src/lib/server/db/migrate';
+import * as schema from '../../src/lib/server/db/schema';
+import { applyProgramOf, programStandings } from '../../src/lib/server/programs/rounds';
+import { addMember, eventsOf, seedApplication } from '../helpers/members';
+
+describe('/apply reads what the member sent in few statements', () => {
+	const client = new PGlite('memory://', { extensions: { pg_trgm } });
+	let statements = 0;
+	const db = drizzle(client, { schema, logger: { logQuery: () => void statements++ } }) as unknown as Database;
+	beforeAll(() => applyMigrations(db, 'pglite', 'drizzle'), 60_000);
+	afterAll(() => client.close());
+
+	it('answers the page from three statements (seven before) and keeps every part of it', async () => {
+		const member = await addMember(db);
+		const [membership] = await db.select().from(schema.programs).where(eq(schema.programs.slug, 'membership'));
+		const questions = [{ key: 'cv', label: 'CV', type: 'file', required: false }];
+		const [version] = await db
+			.insert(schema.applicationForms)
+			.values({ programId: membership!.id, createdBy: '0x1', questions: questions as never })
+			.returning();
+		// Another programme, open, that the member applied to first: rounds and programmes are named.
+		const [grants] = await db.insert(schema.programs).values({ slug: 'grants', name: 'Grants' }).returning();
+		const [grantsRound] = await db
+			.insert(schema.rounds)
+			.values({ programId: grants!.id, name: 'Spring', opensAt: new Date(Date.now() - 60_000) })
+			.returning();
+		await db.insert(schema.applications).values({
+			applicantAddress: member.address,
+			displayName: 'Ada',
+			motivation: 'Grants, please.',
+			programId: grants!.id,
+			roundId: grantsRound!.id
+		});
+		const sent = await seedApplication(db, member.address);
+		await db.update(schema.applications).set({ formId: version!.id }).where(eq(schema.applications.id, sent.id));
+		const [file] = await db
+			.insert(schema.applicationFiles)
+			.values({
+				applicationId: sent.id,
+				questionKey: 'cv',
+				name: 'cv.pdf',
+				contentType: 'application/pdf',
+				bytes: 1234,
+				sha256: 'a'.repeat(64)
+			})
+			.returning();
+		// Their own edit is not a move; a reviewer's vote locks editing.
+		await db.insert(schema.applicationEvents).values({
+			applicationId: sent.id,
+			executorAddress: member.address,
+			field: 'review',
+			fromState: 'pending',
+			toState: 'pending',
+			reason: 'edited'
+		});
+		await db
+			.insert(schema.applicationVotes)
+			.values({ applicationId: sent.id, reviewerAddress: '0x2', vote: 'approve' });
+		await db
+			.insert(schema.applicationDrafts)
+			.values({ memberAddress: member.address, programId: membership!.id, fields: { displayName: 'Ada again' } });
+
+		const page = async () => {
+			const [standings, record] = await Promise.all([programStandings(db), memberRecord(db, member.address)]);
+			return applyFormData(db, member, record, applyProgramOf(standings), 'UTC');
+		};
+		await page(); // the current form is cached for a second (forms/versions.ts)
+		statements = 0;
+		const data = await page();
+		expect(statements).toBe(3);
+
+		const [event] = await eventsOf(db, sent.id);
+		const { executorAddress: _who, ...seen } = event!;
+		expect(data.applications.map((a) => a.id)).toEqual([sent.id]);
+		expect(data.applications[0]!.events).toEqual([{ ...seen, executor: 'you' }]);
+		expect(data.applications[0]!.events[0]!.createdAt).toBeInstanceOf(Date);
+		expect(data.applications[0]).not.toHaveProperty('facts');
+		expect(data.applications[0]).not.toHaveProperty('votesApprove');
+		expect(data.files).toEqual({
+			[file!.id]: { id: file!.id, name: 'cv.pdf', contentType: 'application/pdf', bytes: 1234 }
+		});
+		expect(data.askedBy).toEqual({ [version!.id]: questions });
+		const [round] = await db.select().from(schema.rounds).where(eq(schema.rounds.id, sent.roundId));
+		expect(data.roundNames).toEqual({ [sent.roundId]: round!.name });
+		expect(data.others).toEqual([
+			{ program: { slug: 'grants', name: 'Grants', translations: {} }, review: 'pending', archived: false }
+		]);
+		expect(data.editable).toBe(false);
+		expect(data.editLocked).toBe(lockWords('voted'));
+		expect(data.draft?.fields.displayName).toBe('Ada again');
+	}, 60_000);
+});
