@@ -41,10 +41,10 @@ describe('the cron endpoint on the Node server', () => {
 		}
 	});
 
-	it('with the secret: 200 and what the run did (nothing here: WEBHOOK_URLS is unset)', async () => {
-		const response = await fetch(`${withSecret.url}/api/cron/webhooks`, {
-			headers: { authorization: `Bearer ${CRON_SECRET}` }
-		});
+	it('with the secret: 200 and what the run did (nothing here: WEBHOOK_URLS is unset); the file sweep once an hour', async () => {
+		const run = () =>
+			fetch(`${withSecret.url}/api/cron/webhooks`, { headers: { authorization: `Bearer ${CRON_SECRET}` } });
+		const response = await run();
 		expect(response.status).toBe(200);
 		expect(response.headers.get('cache-control')).toBe('no-store');
 		expect(await readJson(response)).toEqual({
@@ -53,7 +53,11 @@ describe('the cron endpoint on the Node server', () => {
 			delivered: 0,
 			notDelivered: 0,
 			budgetSpent: false,
-			durationMs: 0
+			durationMs: 0,
+			// The first run of the hour swept the file store (nothing in it to remove).
+			files: { files: 0, temporaries: 0 }
 		});
+		// The next run, a minute later on Vercel: the hour's sweep is done.
+		expect(await readJson(await run())).toMatchObject({ claimed: 0, files: null });
 	});
 });

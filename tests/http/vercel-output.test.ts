@@ -2,7 +2,17 @@
 // and config.json's routes and headers; each request's function in a fresh process that ends after it,
 // so no worker lives between requests), with the contract checks that matter there. Webhooks reach a
 // receiver on loopback through the first attempt after a response (waitUntil) and the cron endpoint.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import {
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	readdirSync,
+	rmSync,
+	utimesSync,
+	writeFileSync
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
@@ -78,6 +88,7 @@ describe.runIf(serverUrl)('the Vercel build on a Postgres server', { timeout: 12
 	let receiver: Receiver;
 	let output: VercelOutput;
 	let cookie: string;
+	const filesDir = mkdtempSync(path.join(tmpdir(), 'portal-vercel-files-'));
 
 	beforeAll(async () => {
 		database = await createServerDatabase(serverUrl!);
@@ -92,7 +103,8 @@ describe.runIf(serverUrl)('the Vercel build on a Postgres server', { timeout: 12
 			WEBHOOK_URLS: receiver.url,
 			WEBHOOK_SECRET: secret,
 			WEBHOOK_TIMEOUT_SECONDS: '2',
-			CRON_SECRET
+			CRON_SECRET,
+			FILES_DIR: filesDir
 		};
 	}, 60_000);
 	afterAll(async () => {
@@ -100,6 +112,7 @@ describe.runIf(serverUrl)('the Vercel build on a Postgres server', { timeout: 12
 		await receiver?.stop();
 		await sql?.end();
 		await database?.drop();
+		rmSync(filesDir, { recursive: true, force: true });
 	});
 
 	it('pages carry the security headers (each rendered per request: the community’s look is read each time)', async () => {
@@ -180,5 +193,43 @@ describe.runIf(serverUrl)('the Vercel build on a Postgres server', { timeout: 12
 		const [delivered] = await sql<{ status: string }[]>`
 			select status from webhook_deliveries where event_type = 'checkin.created'`;
 		expect(delivered?.status).toBe('delivered');
+	});
+
+	it('the cron endpoint sweeps orphaned files once an hour, however many runs overlap', async () => {
+		// Bytes no row references, written two hours ago (a crash between them and their row), a temporary of
+		// an upload cut off as long ago, and bytes just written (an upload under way): only the old two go.
+		const hours = (n: number) => new Date(Date.now() - n * 60 * 60 * 1000);
+		const stored = (sha256: string, when: Date) => {
+			const file = path.join(filesDir, sha256.slice(0, 2), sha256);
+			mkdirSync(path.dirname(file), { recursive: true });
+			writeFileSync(file, 'orphan');
+			utimesSync(file, when, when);
+			return file;
+		};
+		const old = stored('a'.repeat(64), hours(2));
+		const fresh = stored('b'.repeat(64), new Date());
+		const temporary = path.join(filesDir, '.incoming', 'c'.repeat(24));
+		mkdirSync(path.dirname(temporary), { recursive: true });
+		writeFileSync(temporary, 'cut off');
+		utimesSync(temporary, hours(2), hours(2));
+
+		const run = () =>
+			fetch(`${output.url}/api/cron/webhooks`, { headers: { authorization: `Bearer ${CRON_SECRET}` } }).then(
+				async (r) => ({ status: r.status, body: await readJson<{ files: unknown }>(r) })
+			);
+		// The runs of the test above swept this hour already (nothing there then): as if that hour had passed.
+		await sql`delete from rate_limit_counters where subject = 'portal' and action = 'files-sweep'`;
+		// Two runs at once (Vercel may start a run while the last one goes on): exactly one sweeps.
+		const runs = await Promise.all([run(), run()]);
+		expect(runs.map((r) => r.status)).toEqual([200, 200]);
+		expect(runs.map((r) => r.body.files).sort()).toEqual([{ files: 1, temporaries: 1 }, null]);
+		expect([existsSync(old), existsSync(temporary), existsSync(fresh)]).toEqual([false, false, true]);
+		// Within the hour, no run sweeps again, even with old orphans back.
+		stored('d'.repeat(64), hours(2));
+		expect((await run()).body.files).toBeNull();
+		expect(existsSync(path.join(filesDir, 'dd', 'd'.repeat(64)))).toBe(true);
+		// The hour over (its claim in the database expired): the next run sweeps.
+		await sql`update rate_limit_counters set window_ends_at = now() where subject = 'portal' and action = 'files-sweep'`;
+		expect((await run()).body.files).toEqual({ files: 1, temporaries: 0 });
 	});
 });

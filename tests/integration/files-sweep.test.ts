@@ -6,7 +6,9 @@ import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applicationFiles } from '../../src/lib/server/db/schema';
 import { diskStore, s3Store, type BlobStore, type StoredEntry } from '../../src/lib/server/files/store';
-import { SWEEP_GRACE_MS, sweepOrphans } from '../../src/lib/server/files/sweep';
+import { sql } from 'drizzle-orm';
+import type { DatabaseHandle } from '../../src/lib/server/db/client';
+import { SWEEP_GRACE_MS, sweepIfDue, sweepOrphans } from '../../src/lib/server/files/sweep';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { addMember, seedApplication } from '../helpers/members';
 
@@ -117,6 +119,33 @@ describe.each(engines)('the orphan sweep, on %s', (engine) => {
 			// Kept, its row not yet written (the transaction under way): still new, so it stays.
 			expect(await sweepOrphans(t.db, store())).toEqual({ files: 0, temporaries: 0 });
 			expect(await held(store(), sha(bytes))).toBe(true);
+		});
+
+		it('the cron run’s sweep (Vercel): one an hour however many runs overlap, and it stops when its budget is spent', async () => {
+			const orphan = pdf();
+			await store().put(sha(orphan), orphan);
+			// A deadline already past: nothing looked at, nothing removed, and it says it stopped short.
+			expect(await sweepOrphans(t.db, store(), { now: later(), deadline: Date.now() })).toEqual({
+				files: 0,
+				temporaries: 0,
+				cutShort: true
+			});
+			expect(await held(store(), sha(orphan))).toBe(true);
+
+			await t.db.execute(sql`delete from rate_limit_counters where action = 'files-sweep'`);
+			const handle = { kind: engine, db: t.db, ready: () => Promise.resolve() } as unknown as DatabaseHandle;
+			// A grace in the future: everything stored counts as old.
+			const run = () => sweepIfDue(handle, store(), { graceMs: -60_000 });
+			const runs = await Promise.all([run(), run(), run()]);
+			expect(runs.filter((r) => r === null)).toHaveLength(2);
+			expect(runs.find((r) => r !== null)?.files).toBeGreaterThanOrEqual(1);
+			expect(await held(store(), sha(orphan))).toBe(false);
+			// Within the hour, the next run sweeps nothing, an orphan there or not.
+			const again = pdf();
+			await store().put(sha(again), again);
+			expect(await run()).toBeNull();
+			expect(await held(store(), sha(again))).toBe(true);
+			await store().remove(sha(again));
 		});
 	});
 

@@ -1,7 +1,11 @@
 import type { StoredFile } from './access';
 
-/** The types a reviewer's page previews (an image, or a PDF in a sandboxed frame). */
-export const PREVIEW_TYPES = new Set(['application/pdf', 'image/png', 'image/jpeg', 'image/webp']);
+/**
+ * The types served inline for a reviewer's page (`?preview`): images, for an `<img>`. A PDF is never
+ * inline: the page fetches it as an attachment and hands its bytes to a sandboxed frame that draws it
+ * (docs/decisions/0052-pdf-previews-drawn-in-an-opaque-frame.md).
+ */
+export const PREVIEW_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp']);
 
 /** RFC 6266 / 8187: an ASCII fallback and the UTF-8 name. */
 function disposition(kind: 'attachment' | 'inline', name: string): string {
@@ -11,7 +15,7 @@ function disposition(kind: 'attachment' | 'inline', name: string): string {
 
 /**
  * The headers a stored file is sent with (the contract's, docs/security.md "Files"): never run or rendered
- * as the portal's page. A preview is inline but still sandboxed, and may be framed by the portal only.
+ * as the portal's page. A preview (an image) is inline but still sandboxed, and may be framed by the portal only.
  */
 export function fileHeaders(file: StoredFile, preview: boolean): Record<string, string> {
 	return {

@@ -1,8 +1,11 @@
-import { inArray } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import type { Database, DatabaseHandle } from '../db/client';
 import { applicationFiles } from '../db/schema';
 import { isDatabaseUnavailable } from '../db/errors';
+import { executePrepared } from '../db/prepared';
+import { rowsOf } from '../db/rows';
 import { logger } from '../platform/observability';
+import { consumeCall, type CountedRow } from '../platform/rate-limit';
 import type { BlobStore, StoredEntry } from './store';
 
 /**
@@ -12,7 +15,7 @@ import type { BlobStore, StoredEntry } from './store';
  * anew) makes them new again (store.ts), so bytes an upload is about to reference are never old.
  */
 export const SWEEP_GRACE_MS = 60 * 60 * 1000;
-/** How often the server's own sweep runs (hooks.server.ts). */
+/** How often the server's own sweep runs (hooks.server.ts), and the cron run's at most (sweepIfDue). */
 export const SWEEP_EVERY_MS = 60 * 60 * 1000;
 
 /** What a sweep removed. */
@@ -21,6 +24,8 @@ export interface Swept {
 	files: number;
 	/** Temporaries (an upload or a put a crash cut off; an S3 multipart upload left open). */
 	temporaries: number;
+	/** Set when the deadline ended the sweep before it had looked at every entry: the next one starts over. */
+	cutShort?: true;
 }
 
 /** Hashes looked up in the database at once. */
@@ -35,7 +40,16 @@ const BATCH = 500;
 export async function sweepOrphans(
 	db: Database,
 	store: BlobStore,
-	{ now = new Date(), graceMs = SWEEP_GRACE_MS }: { now?: Date; graceMs?: number } = {}
+	{
+		now = new Date(),
+		graceMs = SWEEP_GRACE_MS,
+		deadline = Infinity
+	}: {
+		now?: Date;
+		graceMs?: number;
+		/** Date.now() past which no more entries are looked at. */
+		deadline?: number;
+	} = {}
 ): Promise<Swept> {
 	const olderThan = new Date(now.getTime() - graceMs);
 	const swept: Swept = { files: 0, temporaries: 0 };
@@ -63,6 +77,10 @@ export async function sweepOrphans(
 		for (const sha256 of hashes) if (!used.has(sha256)) await remove({ kind: 'file', sha256, modified: olderThan });
 	};
 	for await (const entry of store.entries()) {
+		if (Date.now() >= deadline) {
+			swept.cutShort = true;
+			break;
+		}
 		if (entry.modified >= olderThan) continue;
 		if (entry.kind === 'temporary') await remove(entry);
 		else {
@@ -72,6 +90,48 @@ export async function sweepOrphans(
 	}
 	await flush();
 	return swept;
+}
+
+const logSwept = (swept: Swept) => {
+	if (swept.files || swept.temporaries)
+		logger.info(
+			`files: the sweep removed ${swept.files} stored files no row references and ${swept.temporaries} temporaries`
+		);
+};
+
+/** How long the cron run's sweep may look at entries (the function's limit is 60 s; deliveries run beside it). */
+export const CRON_SWEEP_BUDGET_MS = 20_000;
+
+/**
+ * The sweep of a run without a long-lived process (the cron endpoint, on Vercel): at most one an hour
+ * across every instance and overlapping invocation, and at most `budgetMs` of looking at entries.
+ * The hour is claimed in the database first, through consume_rate_limit() (one statement on a row lock:
+ * of two runs at once, exactly one gets it); the others, and every run until the hour has passed, sweep
+ * nothing and answer null. A sweep cut short by its budget starts over next hour. Never throws: a
+ * database or store away is logged, and the run's other work goes on.
+ */
+export async function sweepIfDue(
+	database: DatabaseHandle,
+	store: BlobStore,
+	{ budgetMs = CRON_SWEEP_BUDGET_MS, graceMs = SWEEP_GRACE_MS, everyMs = SWEEP_EVERY_MS } = {}
+): Promise<Swept | null> {
+	try {
+		await database.ready();
+		const claim = consumeCall('portal', 'files-sweep', { limit: 1, windowSeconds: everyMs / 1000, counts: 'sweeps' });
+		const result = await executePrepared(
+			database.db,
+			'files_sweep_claim',
+			sql`select allowed, used, reset_at::text as reset_at from ${claim}`
+		);
+		if (!rowsOf<CountedRow>(result)[0]?.allowed) return null;
+		const swept = await sweepOrphans(database.db, store, { graceMs, deadline: Date.now() + budgetMs });
+		logSwept(swept);
+		return swept;
+	} catch (err) {
+		if (!isDatabaseUnavailable(err))
+			logger.error(`files: the sweep failed: ${err instanceof Error ? err.message : String(err)}`);
+		return null;
+	}
 }
 
 /**
@@ -90,11 +150,7 @@ export function startFileSweep(
 	const tick = async () => {
 		try {
 			await database.ready();
-			const swept = await sweepOrphans(database.db, store, { graceMs });
-			if (swept.files || swept.temporaries)
-				logger.info(
-					`files: the sweep removed ${swept.files} stored files no row references and ${swept.temporaries} temporaries`
-				);
+			logSwept(await sweepOrphans(database.db, store, { graceMs }));
 		} catch (err) {
 			if (!isDatabaseUnavailable(err))
 				logger.error(`files: the sweep failed: ${err instanceof Error ? err.message : String(err)}`);

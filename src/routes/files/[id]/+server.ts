@@ -9,7 +9,7 @@ import type { RequestHandler } from './$types';
 
 /**
  * GET /files/<id> (docs/http.md): a stored file, to its applicant, admins and reviewers only, always as an
- * attachment in a sandbox; `?preview` (images and PDFs) inline, for the reviewers' sandboxed frame. Anyone
+ * attachment in a sandbox; `?preview` (images only) inline, for the reviewers' `<img>`. Anyone
  * else, and an unknown id, gets what an unknown path answers.
  */
 export const GET: RequestHandler = async ({ params, locals, url, request, fetch }) => {
