@@ -346,8 +346,11 @@ describe('versions, resubmission, search and CSV', () => {
 });
 
 /** The error summary's entries for question 1: the id its link points at (after `field-questions-0-`), its text, the message. */
+/** The summary's entries for question 1: the field's id, the link's words and what follows the link. */
 const summaryOf = (body: string) =>
-	[...body.matchAll(/<li><a href="#field-questions-0-([^"]+)">([^<]*)<\/a>: ([^<]*)<\/li>/g)].map((e) => e.slice(1));
+	[...body.matchAll(/<li><a href="#field-questions-0-([^"]+)">([^<]*)<\/a>(?:: )?([^<]*)<\/li>/g)].map((e) =>
+		e.slice(1)
+	);
 
 describe('the community’s own words in the applicant’s language (docs/translations.md)', () => {
 	const TRANSLATED: Q = {
@@ -362,19 +365,21 @@ describe('the community’s own words in the applicant’s language (docs/transl
 		const refused = await saveForm([{ ...TRANSLATED, translations: { es: { options: 'Documentación' } } }]);
 		expect(refused.status).toBe(400);
 		expect(refused.body).toMatch(/name="questions\.0\.translations\.es\.options"[^>]*aria-invalid="true"/);
+		// The message names its field, so the entry is one link: the question, then the message (issue 61).
 		expect(summaryOf(refused.body)).toEqual([
-			['translations-es-options', 'Question 1: Options (Español)', expect.stringMatching(/give 3 lines/)]
+			['translations-es-options', expect.stringMatching(/^Question 1: Options \(Español\): give 3 lines/), '']
 		]);
-		// Two problems of one question: each summary entry names the question once, then the field, then the
-		// field's own message (issue 61).
+		// Two problems of one question: each summary entry names the question once and the field once: in the
+		// link, or in the message after it (issue 61).
 		const two = await saveForm([{ ...TRANSLATED, key: 'Group', translations: { es: { label: 'x'.repeat(201) } } }]);
 		expect(two.status).toBe(400);
 		const entries = summaryOf(two.body);
-		expect(entries.map(([id, label]) => [id, label])).toEqual([
-			['key', 'Question 1: Key'],
-			['translations-es-label', 'Question 1: Label (Español)']
-		]);
-		for (const [, , message] of [...entries, ...summaryOf(refused.body)]) expect(message).not.toMatch(/Question \d/);
+		expect(entries.map(([id]) => id)).toEqual(['key', 'translations-es-label']);
+		for (const [, link, rest] of [...entries, ...summaryOf(refused.body)]) {
+			const said = `${link}: ${rest}`;
+			expect(said.match(/Question \d/g)).toHaveLength(1);
+			expect(said.match(/Key|Label \(Español\)|Options \(Español\)/g), said).toHaveLength(1);
+		}
 		expect(await currentVersion()).toBe(before);
 	});
 
@@ -407,7 +412,7 @@ describe('the community’s own words in the applicant’s language (docs/transl
 		const editor = await getPage(`${base}/admin/form`, await login(admin));
 		expect(editor.body).toMatch(/name="questions\.0\.translations\.es\.label"[^>]*value="¿Qué grupo de trabajo\?"/);
 		// On the Arabic builder the words an admin writes, in any language, keep their own direction (issue 61);
-		// the key does not take it.
+		// the key, a code of Latin letters and digits, reads left to right.
 		const arabic = (await getPage(`${base}/ar/admin/form`, await login(admin))).body;
 		const field = (name: string) =>
 			new RegExp(`<(?:input|textarea)[^>]*name="${name.replaceAll('.', '\\.')}"[^>]*>`).exec(arabic)?.[0] ?? '';
@@ -422,7 +427,7 @@ describe('the community’s own words in the applicant’s language (docs/transl
 		])
 			expect(field(name), name).toContain('dir="auto"');
 		expect(field('questions.0.key')).toMatch(/^<input/);
-		expect(field('questions.0.key')).not.toContain('dir=');
+		expect(field('questions.0.key')).toContain('dir="ltr"');
 
 		const member = newAccount();
 		const cookie = await login(member);
@@ -433,9 +438,9 @@ describe('the community’s own words in the applicant’s language (docs/transl
 		expect(text).toContain('Elige uno.');
 		expect(text).toContain('Documentación');
 		expect(text).not.toContain('Which working group?');
-		// Each radio reads the Spanish text but sends the original option.
+		// Each radio reads the Spanish text (isolated in its own direction) but sends the original option.
 		expect(spanish.body).toMatch(
-			/<input[^>]*type="radio"[^>]*name="answers\.group"[^>]*value="Docs"[^>]*>\s*Documentación/
+			/<input[^>]*type="radio"[^>]*name="answers\.group"[^>]*value="Docs"[^>]*>\s*(?:<!--[^>]*-->)*<bdi>Documentación<\/bdi>/
 		);
 		// A question without a translation reads as written.
 		expect(text).toContain('Have you read the code of conduct?');
