@@ -1,7 +1,6 @@
 import * as v from 'valibot';
+import { refusal, rowsInOrder, type Checked, type FieldErrors, type Refused } from './editor-post';
 import { editor_at_most_here } from '$lib/paraglide/messages/editor_at_most_here.js';
-import { editor_fields_need_attention } from '$lib/paraglide/messages/editor_fields_need_attention.js';
-import { editor_form_incomplete } from '$lib/paraglide/messages/editor_form_incomplete.js';
 import { editor_question_duplicate_key } from '$lib/paraglide/messages/editor_question_duplicate_key.js';
 import { editor_question_n } from '$lib/paraglide/messages/editor_question_n.js';
 import { editor_remove_control_characters } from '$lib/paraglide/messages/editor_remove_control_characters.js';
@@ -37,10 +36,6 @@ import { equalsText, showIfCandidate } from './show-if';
  * the server reads and checks a post with these, the browser edits and previews with the same ones.
  */
 
-type FieldErrors = Record<string, string>;
-// The shape of the server's 400 (platform/outcome.ts), so a route can answer it as it is.
-type Refused = { ok: false; status: 400; code: 'invalid_request'; message: string; errors: FieldErrors };
-type Checked<T> = { ok: true; value: T } | Refused;
 /** A refused read of the editor's post; `draft`: the questions as posted, when they could be read as text. */
 type ReadRefused = Refused & { draft?: DraftQuestion[] };
 
@@ -109,6 +104,14 @@ export const blankQuestion = (type: string): DraftQuestion => ({
 	type: (QUESTION_TYPES as readonly string[]).includes(type) ? type : 'short_text'
 });
 
+/** The editor's list in a post: its rows' field, the count it sends of them, and how many it may hold. */
+const QUESTIONS_POSTED = {
+	field: 'questions',
+	countField: 'questionCount',
+	max: LIMITS.maxQuestions,
+	tooMany: (max: number) => question_too_many({ max })
+};
+
 /**
  * The editor's posted questions (`questions.<i>.<field>`, in index order; other names ignored), or a
  * 400 when a field is not one piece of text or there are more questions than a form may hold. A text
@@ -151,29 +154,25 @@ export function readQuestionsDraft(form: {
 		fields[match![2]!] = value;
 		byIndex.set(index, fields);
 	}
-	if (byIndex.size > LIMITS.maxQuestions)
-		return refusal({ questions: question_too_many({ max: LIMITS.maxQuestions }) });
 	// The editor says how many questions it sends, so a post that lost its fields never saves an empty form.
-	const count = form.getAll('questionCount');
-	if (count.length !== 1 || count[0] !== String(byIndex.size)) return refusal({ questions: editor_form_incomplete() });
-	const draft = [...byIndex.entries()]
-		.sort(([a], [b]) => a - b)
-		.map(([i, f]) => ({
-			key: f.key ?? '',
-			label: f.label ?? '',
-			help: f.help ?? '',
-			type: f.type ?? '',
-			required: f.required === 'on',
-			options: f.options ?? '',
-			min: f.min ?? '',
-			max: f.max ?? '',
-			accept: f.accept ?? '',
-			files: f.files ?? '',
-			size: f.size ?? '',
-			translations: translated.get(i),
-			showIfKey: f.showIfKey ?? '',
-			showIfEquals: f.showIfEquals ?? ''
-		}));
+	const rows = rowsInOrder(form, byIndex, QUESTIONS_POSTED);
+	if (!rows.ok) return rows;
+	const draft = rows.value.map(([i, f]) => ({
+		key: f.key ?? '',
+		label: f.label ?? '',
+		help: f.help ?? '',
+		type: f.type ?? '',
+		required: f.required === 'on',
+		options: f.options ?? '',
+		min: f.min ?? '',
+		max: f.max ?? '',
+		accept: f.accept ?? '',
+		files: f.files ?? '',
+		size: f.size ?? '',
+		translations: translated.get(i),
+		showIfKey: f.showIfKey ?? '',
+		showIfEquals: f.showIfEquals ?? ''
+	}));
 	if (Object.keys(problems).length) return { ...refusal(problems), draft };
 	return { ok: true, value: draft };
 }
@@ -208,14 +207,6 @@ function rawProblem(field: string, value: string): string | null {
 	if ([...value.trim()].length > max) return editor_at_most_here({ max });
 	return null;
 }
-
-const refusal = (errors: FieldErrors): Refused => ({
-	ok: false,
-	status: 400,
-	code: 'invalid_request',
-	message: editor_fields_need_attention(),
-	errors
-});
 
 const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 const bound = (s: string) => (s.trim() === '' ? undefined : DECIMAL.test(s.trim()) ? Number(s.trim()) : NaN);

@@ -1,7 +1,6 @@
 import * as v from 'valibot';
+import { refusal, rowsInOrder, type Checked, type FieldErrors, type Refused } from '../forms/editor-post';
 import { editor_at_most_here } from '$lib/paraglide/messages/editor_at_most_here.js';
-import { editor_fields_need_attention } from '$lib/paraglide/messages/editor_fields_need_attention.js';
-import { editor_form_incomplete } from '$lib/paraglide/messages/editor_form_incomplete.js';
 import { editor_remove_control_characters } from '$lib/paraglide/messages/editor_remove_control_characters.js';
 import { editor_rubric_duplicate_key } from '$lib/paraglide/messages/editor_rubric_duplicate_key.js';
 import { editor_rubric_help_max } from '$lib/paraglide/messages/editor_rubric_help_max.js';
@@ -114,19 +113,6 @@ export function rubricOf(stored: unknown): Criterion[] {
 	return parsed.success ? parsed.output : [];
 }
 
-type FieldErrors = Record<string, string>;
-// The shape of the server's 400 (platform/outcome.ts), so a route can answer it as it is.
-type Refused = { ok: false; status: 400; code: 'invalid_request'; message: string; errors: FieldErrors };
-type Checked<T> = { ok: true; value: T } | Refused;
-
-const refusal = (errors: FieldErrors): Refused => ({
-	ok: false,
-	status: 400,
-	code: 'invalid_request',
-	message: editor_fields_need_attention(),
-	errors
-});
-
 /** A criterion as the editor's fields hold it (text as typed, so a refused save shows it back). */
 export interface DraftCriterion {
 	key: string;
@@ -152,6 +138,14 @@ const RAW_MAX = { key: 200, label: 1000, help: 2000 } as const;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 /* eslint-enable no-control-regex */
+
+/** The editor's list in a post: its rows' field, the count it sends of them, and how many it may hold. */
+const CRITERIA_POSTED = {
+	field: 'criteria',
+	countField: 'criterionCount',
+	max: RUBRIC_LIMITS.maxCriteria,
+	tooMany: (max: number) => editor_rubric_too_many({ max })
+};
 
 /**
  * The rubric editor's posted criteria (`criteria.<i>.<field>` in index order, other names ignored) and
@@ -189,18 +183,14 @@ export function readRubricDraft(form: {
 		} else fields[field] = value;
 		byIndex.set(index, fields);
 	}
-	if (byIndex.size > RUBRIC_LIMITS.maxCriteria)
-		return refusal({ criteria: editor_rubric_too_many({ max: RUBRIC_LIMITS.maxCriteria }) });
-	const count = form.getAll('criterionCount');
-	if (count.length !== 1 || count[0] !== String(byIndex.size)) return refusal({ criteria: editor_form_incomplete() });
-	const draft = [...byIndex.entries()]
-		.sort(([a], [b]) => a - b)
-		.map(([i, f]) => ({
-			key: f.key ?? '',
-			label: f.label ?? '',
-			help: f.help ?? '',
-			translations: translated.get(i)
-		}));
+	const rows = rowsInOrder(form, byIndex, CRITERIA_POSTED);
+	if (!rows.ok) return rows;
+	const draft = rows.value.map(([i, f]) => ({
+		key: f.key ?? '',
+		label: f.label ?? '',
+		help: f.help ?? '',
+		translations: translated.get(i)
+	}));
 	if (Object.keys(problems).length) return { ...refusal(problems), draft };
 	return { ok: true, value: draft };
 }
