@@ -48,6 +48,12 @@ function sign(key, message) {
 	const { signature, recoveryId } = secp256k1.signRecoverable(hashMessage(message, 'bytes'), key);
 	return `${bytesToHex(signature)}${(27 + recoveryId).toString(16)}`;
 }
+/** @param {string} text the body of GET /api/auth/nonce */
+const nonceOf = (text) => {
+	/** @type {unknown} */
+	const parsed = JSON.parse(text);
+	return /** @type {{ nonce: string }} */ (parsed).nonce;
+};
 /** @param {import('./harness.js').Answer} r */
 const cookieOf = (r) => String(r.headers['set-cookie']?.[0]).split(';')[0] ?? '';
 
@@ -103,7 +109,7 @@ async function side(name, dir) {
 			async (account) => {
 				const r = await http.request('GET', '/api/auth/nonce');
 				if (r.status !== 200) throw new Error(`${name}: nonce ${r.status}`);
-				const message = siweMessage(portal.url, account.address, JSON.parse(r.text).nonce);
+				const message = siweMessage(portal.url, account.address, nonceOf(r.text));
 				return {
 					account,
 					cookie: cookieOf(r),

@@ -32,7 +32,10 @@ if (values.windows) {
 	profile.samples.forEach((id, i) => {
 		const delta = profile.timeDeltas[i] ?? 0;
 		at += delta;
-		if (spans.some(([from = 0, to = 0]) => at >= from && at <= to)) (samples.push(id), deltas.push(delta));
+		if (spans.some(([from = 0, to = 0]) => at >= from && at <= to)) {
+			samples.push(id);
+			deltas.push(delta);
+		}
 	});
 	profile.samples = samples;
 	profile.timeDeltas = deltas;

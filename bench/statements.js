@@ -52,6 +52,12 @@ const counted = async (label, send) => {
 	for (const t of proxy.counter.texts) console.log(`  - ${t.replace(/\s+/g, ' ').slice(0, 400)}`);
 	return r;
 };
+/** @param {string} text the body of GET /api/auth/nonce */
+const nonceOf = (text) => {
+	/** @type {unknown} */
+	const parsed = JSON.parse(text);
+	return /** @type {{ nonce: string }} */ (parsed).nonce;
+};
 /** A launch-day member (bench/launch.js) on this portal; `show` prints each request's statements. @param {boolean} show */
 const journey = async (show) => {
 	const account = privateKeyToAccount(generatePrivateKey());
@@ -59,7 +65,7 @@ const journey = async (show) => {
 		? counted
 		: (/** @type {string} */ _, /** @type {() => Promise<import('./harness.js').Answer>} */ send) => send();
 	const nonce = await run('GET /api/auth/nonce', () => http.request('GET', '/api/auth/nonce'));
-	const message = siweMessage(portal.url, account.address, JSON.parse(nonce.text).nonce);
+	const message = siweMessage(portal.url, account.address, nonceOf(nonce.text));
 	const body = JSON.stringify({ message, signature: await account.signMessage({ message }) });
 	const verify = await run('POST /api/auth/verify', () =>
 		http.request('POST', '/api/auth/verify', {
