@@ -7,9 +7,11 @@
 // verify and apply, errors, and CPU ms per member (portals' process trees and the database's
 // backends, read from /proc) and the load generator's own (it shares the cores), with the load average. A first step of sign-ins only at the
 // starting rate splits a member's CPU into its sign-in and its application.
-// Usage: node bench/launch.js [--start 10] [--factor 1.5] [--step-seconds 10] [--max-rate 600] [--no-build]
+// Usage: node bench/launch.js [--start 10] [--factor 1.5] [--step-seconds 10] [--max-rate 600] [--no-build] [--cwd <checkout>]
+// --cwd runs another checkout's build (its migrations must be this one's: the database is migrated from here).
 import { execSync } from 'node:child_process';
 import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import * as secp256k1 from 'tiny-secp256k1';
@@ -32,7 +34,8 @@ const { values } = parseArgs({
 		'step-seconds': { type: 'string', default: '10' },
 		'max-rate': { type: 'string', default: '600' },
 		portals: { type: 'string', default: '3' },
-		'no-build': { type: 'boolean', default: false }
+		'no-build': { type: 'boolean', default: false },
+		cwd: { type: 'string' }
 	}
 });
 const STEP_MS = Number(values['step-seconds']) * 1000;
@@ -45,7 +48,8 @@ const database = await createBenchDatabase(adminUrl);
 const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
 /** @type {import('./harness.js').Portal[]} */
 const portals = [];
-for (let i = 0; i < PORTALS; i++) portals.push(await startPortal({ DATABASE_URL: database.url }));
+for (let i = 0; i < PORTALS; i++)
+	portals.push(await startPortal({ DATABASE_URL: database.url }, { cwd: values.cwd && path.resolve(values.cwd) }));
 const clients = portals.map((p) => ({ base: p.url, http: httpClient(p.url, 256) }));
 
 /**

@@ -1,18 +1,20 @@
 // @ts-check
 // Summarises a V8 .cpuprofile (from BENCH_CPU_PROF=<dir> npm run bench -- --only <scenario>):
 // top functions by self time, and self time per package or build file.
-//   node bench/profile.js <file.cpuprofile> [--top 25]
+//   node bench/profile.js <file.cpuprofile> [--top 25] [--windows <from>-<to>,...]
+// --windows: only the samples taken within these spans (microseconds of CLOCK_MONOTONIC, the clock of
+// the profile's timestamps and of process.hrtime; bench/journey-cpu.js prints each phase's span).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 const { values, positionals } = parseArgs({
 	allowPositionals: true,
-	options: { top: { type: 'string', default: '25' } }
+	options: { top: { type: 'string', default: '25' }, windows: { type: 'string' } }
 });
 /**
  * The parts of V8's .cpuprofile format read here.
  * @typedef {{ id: number, children?: number[], callFrame: { functionName: string, url: string, lineNumber: number } }} ProfileNode
- * @typedef {{ nodes: ProfileNode[], samples: number[], timeDeltas: number[] }} Profile
+ * @typedef {{ nodes: ProfileNode[], samples: number[], timeDeltas: number[], startTime: number }} Profile
  */
 
 const file = positionals[0];
@@ -20,6 +22,24 @@ if (!file) throw new Error('usage: node bench/profile.js <file.cpuprofile> [--to
 /** @type {unknown} */
 const json = JSON.parse(readFileSync(file, 'utf8'));
 const profile = /** @type {Profile} */ (json);
+if (values.windows) {
+	const spans = values.windows.split(',').map((w) => w.split('-').map(Number));
+	/** @type {number[]} */
+	const samples = [];
+	/** @type {number[]} */
+	const deltas = [];
+	let at = profile.startTime;
+	profile.samples.forEach((id, i) => {
+		const delta = profile.timeDeltas[i] ?? 0;
+		at += delta;
+		if (spans.some(([from = 0, to = 0]) => at >= from && at <= to)) {
+			samples.push(id);
+			deltas.push(delta);
+		}
+	});
+	profile.samples = samples;
+	profile.timeDeltas = deltas;
+}
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 /** @param {number} id */
 const nodeOf = (id) => /** @type {ProfileNode} */ (byId.get(id));

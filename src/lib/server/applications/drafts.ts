@@ -89,7 +89,9 @@ export async function draftOf(
 export async function deleteDraft(db: Pick<Database, 'delete'>, address: string, programId: number) {
 	await db
 		.delete(applicationDrafts)
-		.where(and(eq(applicationDrafts.memberAddress, address), eq(applicationDrafts.programId, programId)));
+		.where(and(eq(applicationDrafts.memberAddress, address), eq(applicationDrafts.programId, programId)))
+		.prepare('delete_draft')
+		.execute();
 }
 
 /** The draft's answers by question key, as the form's question fields take them. */

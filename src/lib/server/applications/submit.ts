@@ -128,7 +128,17 @@ export async function submitApplication(
 	const fields = { ...parsed.value, formId: answered.formId, answers: answered.answers, eligibility };
 	// The files' bytes first, then their rows in the transaction; a refusal or a fault removes the bytes again.
 	return withKeptUploads(db, files, uploads, () =>
-		submitInTransaction(db, outbox, member, target, fields, uploads, timeZone, keptFrom?.id ?? null)
+		submitInTransaction(
+			db,
+			outbox,
+			member,
+			target,
+			fields,
+			uploads,
+			timeZone,
+			keptFrom?.id ?? null,
+			before.may === 'apply'
+		)
 	);
 }
 
@@ -141,12 +151,20 @@ async function submitInTransaction(
 	fields: Omit<typeof applications.$inferInsert, 'applicantAddress' | 'programId' | 'roundId'>,
 	uploads: readonly Upload[],
 	timeZone: string,
-	keptFrom: string | null
+	keptFrom: string | null,
+	/** The first look found no application in the way: the round is read with the standing. */
+	newApplication: boolean
 ): Promise<Outcome<{ application: Application; resubmitted: boolean }>> {
 	const programId = target.program.id;
 	try {
 		return await db.transaction(async (tx): Promise<Outcome<{ application: Application; resubmitted: boolean }>> => {
-			const standing = applyStanding(await standingRows(tx, member.address, programId));
+			// A new application (as the first look found) reads its standing and its round together: the
+			// statements go to the transaction's connection in one write, in this order (issue 60).
+			const [rows, opening] = await Promise.all([
+				standingRows(tx, member.address, programId),
+				keptFrom === null && newApplication ? roundForSubmission(tx, programId) : null
+			]);
+			const standing = applyStanding(rows);
 			if (standing.may === 'not') return refusal(standing);
 			// Files kept from the application read first are only ever that application's: if it is no longer
 			// the one being resubmitted (withdrawn meanwhile), nothing is written.
@@ -155,21 +173,26 @@ async function submitInTransaction(
 			if (standing.may === 'apply') {
 				// "Open" at the moment of writing: a round that closed since the first look refuses it, and a
 				// programme archived since is the 404 (an archive under way waits for this one, then counts it).
-				const round = await roundForSubmission(tx, programId);
+				const round = opening ?? (await roundForSubmission(tx, programId));
 				if (round === 'archived') return notFound('No such programme.');
 				if (!round) return await roundClosed(tx, target, timeZone);
 				const [application] = await tx
 					.insert(applications)
 					.values({ applicantAddress: member.address, programId, roundId: round.id, ...fields })
-					.returning();
+					.returning()
+					.prepare('insert_application')
+					.execute();
 				const place = { program: target.program, round };
-				await enqueueWebhookEvent(tx, outbox, applicationSubmitted(application!, place));
-				await recordNotifications(tx, outbox, [
-					{ recipient: member.address, applicationId: application!.id, change: { kind: 'application.submitted' } }
+				// What the new row brings with it, each independent of the others: sent together, one write.
+				await Promise.all([
+					enqueueWebhookEvent(tx, outbox, applicationSubmitted(application!, place)),
+					recordNotifications(tx, outbox, [
+						{ recipient: member.address, applicationId: application!.id, change: { kind: 'application.submitted' } }
+					]),
+					assignOnSubmit(tx, application!.id),
+					deleteDraft(tx, member.address, programId),
+					recordUploads(tx, application!.id, uploads)
 				]);
-				await assignOnSubmit(tx, application!.id);
-				await deleteDraft(tx, member.address, programId);
-				await recordUploads(tx, application!.id, uploads);
 				return { ok: true, value: { application: application!, resubmitted: false } };
 			}
 			const active = standing.application;
@@ -214,6 +237,9 @@ const standingRows = async (db: Pick<Database, 'select'>, address: string, progr
 			.select({ ...getTableColumns(applications), staged: stagedColumn })
 			.from(applications)
 			.where(and(eq(applications.applicantAddress, address), eq(applications.programId, programId)))
+			// Prepared (db/prepared.ts): each submission reads it twice; one round trip each, not two.
+			.prepare('standing_rows')
+			.execute()
 	).map(({ staged, ...row }) => (staged ? maskStaged(row) : row));
 
 /** The 409 of a new application while the programme has no open round, naming its next opening if any. */

@@ -9,6 +9,7 @@ function buildUpsert(db: Database) {
 			.insert(members)
 			.values({ address: sql.placeholder('address') })
 			.onConflictDoUpdate({ target: members.address, set: { lastSignedInAt: sql`now()` } })
+			.returning({ locale: members.locale })
 			// Prepared on a Postgres server: every sign-in runs it (db/prepared.ts).
 			.prepare('upsert_member')
 	);
@@ -18,16 +19,22 @@ function buildUpsert(db: Database) {
 // sign-in was a measurable part of its CPU (bench/README.md "Figures behind the code").
 const upserts = new WeakMap<Database, ReturnType<typeof buildUpsert>>();
 
-/** Creates the member on first sign-in, or records the sign-in time of a returning one (by lowercase address). */
+/**
+ * Creates the member on first sign-in, or records the sign-in time of a returning one (by lowercase
+ * address). The statement returns the locale the row holds, which this process then takes as recorded
+ * (recordMemberLocale): the first page or form the member sends in that locale after signing in writes
+ * nothing, where it was one more statement on each new member's first request (issue 60).
+ */
 export async function upsertMember(db: Database, address: string): Promise<void> {
 	let upsert = upserts.get(db);
 	if (!upsert) {
 		upsert = buildUpsert(db);
 		upserts.set(db, upsert);
 	}
-	await upsert.execute({ address: address.toLowerCase() });
-	// A member row made again (a reset database) starts from the default locale: record the next visit's.
-	recordedLocales.get(db)?.delete(address.toLowerCase());
+	const lower = address.toLowerCase();
+	const [row] = await upsert.execute({ address: lower });
+	if (row) localesOf(db).set(lower, row.locale);
+	else localesOf(db).delete(lower);
 }
 
 /**
@@ -37,23 +44,27 @@ export async function upsertMember(db: Database, address: string): Promise<void>
  */
 export const LOCALE_RECORDED_MS = 60_000;
 
-// Per database handle, as the upserts above: address → the locale last recorded for it.
+// Per database handle, as the upserts above: address → the locale last recorded for it (or read at sign-in).
 const recordedLocales = new WeakMap<Database, LRUCache<string, string>>();
-
-/**
- * Records the locale of a signed-in member's page visit (their notifications speak it); writes only when
- * it changed, so a visit in the same locale as the last is one index read, and none at all while this
- * process recorded that locale less than LOCALE_RECORDED_MS ago: every signed-in page and form post
- * calls this, and the statement on each was a part of what mixed traffic lost (issue 60, bench/README.md
- * "Figures behind the code").
- */
-export async function recordMemberLocale(db: Database, address: string, locale: string): Promise<void> {
-	const lower = address.toLowerCase();
+function localesOf(db: Database): LRUCache<string, string> {
 	let recorded = recordedLocales.get(db);
 	if (!recorded) {
 		recorded = new LRUCache<string, string>({ max: 10_000, ttl: LOCALE_RECORDED_MS });
 		recordedLocales.set(db, recorded);
 	}
+	return recorded;
+}
+
+/**
+ * Records the locale of a signed-in member's page visit (their notifications speak it); writes only when
+ * it changed, so a visit in the same locale as the last is one index read, and none at all while this
+ * process recorded that locale (or read it at the member's sign-in) less than LOCALE_RECORDED_MS ago: every signed-in page and form post
+ * calls this, and the statement on each was a part of what mixed traffic lost (issue 60, bench/README.md
+ * "Figures behind the code").
+ */
+export async function recordMemberLocale(db: Database, address: string, locale: string): Promise<void> {
+	const lower = address.toLowerCase();
+	const recorded = localesOf(db);
 	if (recorded.get(lower) === locale) return;
 	await db
 		.update(members)

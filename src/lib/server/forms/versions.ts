@@ -48,7 +48,9 @@ export async function currentForm(db: Database, programId?: number, now = Date.n
 			)
 		)
 		.orderBy(desc(applicationForms.id))
-		.limit(1);
+		.limit(1)
+		.prepare('current_form')
+		.execute();
 	const form: CurrentForm = row ? { ...row, eligibility: row.eligibility ?? null } : BUILT_IN;
 	forms.set(key, { form, at: now });
 	return form;

@@ -13,6 +13,7 @@ import {
 	webhookDeliveries as w
 } from '../db/schema';
 import { rowsOf } from '../db/rows';
+import { executePrepared } from '../db/prepared';
 import { baseLocale, isLocale, localizedPath, type Locale } from '$lib/i18n/locales';
 import { community } from '$lib/branding/community';
 import { brandingIn, type SavedCommunity } from '$lib/branding/saved';
@@ -53,7 +54,7 @@ export interface NotificationFor {
  * in one statement in the change's transaction.
  */
 async function recipientsAndPrograms(
-	tx: Pick<Database, 'execute'>,
+	tx: Pick<Database, '_'>,
 	addresses: readonly string[],
 	applicationIds: readonly string[]
 ) {
@@ -64,7 +65,11 @@ async function recipientsAndPrograms(
 		templates: Record<string, Template> | null;
 		saved: SavedCommunity | null;
 	}>(
-		await tx.execute(sql`select
+		// Prepared (db/prepared.ts), as the insert below: each is one round trip, not two, on every change told.
+		await executePrepared(
+			tx,
+			'notification_recipients',
+			sql`select
 			(select jsonb_object_agg(address, locale) from ${members}
 				where address in (select jsonb_array_elements_text(${JSON.stringify([...new Set(addresses)])}::jsonb))) as locales,
 			(select jsonb_object_agg(a.id, jsonb_build_object('displayName', a.display_name, 'name', p.name,
@@ -76,7 +81,8 @@ async function recipientsAndPrograms(
 				from ${messageTemplates}) as templates,
 			(select jsonb_build_object('name', name, 'description', description, 'links', links, 'accent', accent,
 					'translations', translations, 'logoSha256', logo_sha256)
-				from ${communitySettings} where id = 1) as saved`)
+				from ${communitySettings} where id = 1) as saved`
+		)
 	);
 	const locales = found?.locales ?? {};
 	const apps = found?.apps ?? {};
@@ -166,7 +172,7 @@ export function noteNotificationRows(on: NotificationTargets, count: number) {
  * e-mail all show these same words, as a letter is written once in the language of the one it is for.
  */
 export async function recordNotifications(
-	tx: Pick<Database, 'execute'>,
+	tx: Pick<Database, '_'>,
 	on: NotificationTargets,
 	items: readonly NotificationFor[]
 ) {
@@ -202,13 +208,17 @@ export async function recordNotifications(
 			select gen_random_uuid(), 'notification.email', jsonb_build_object('notificationId', n.id), 'email', n.held_round_id
 			from n join ${memberEmails} e on e.address = n.recipient_address and e.verified_at is not null)`
 		: sql``;
-	await tx.execute(sql`with n as (
+	await executePrepared(
+		tx,
+		'record_notifications',
+		sql`with n as (
 		insert into ${notifications} (recipient_address, application_id, kind, title, body, markup, held_round_id)
 		select r.recipient, r.application_id, r.kind, r.title, r.body, r.markup, r.held_round_id
 		from jsonb_to_recordset(${rows}::jsonb)
 			as r(recipient text, application_id uuid, kind text, title text, body text, markup jsonb, held_round_id integer)
 		returning id, recipient_address, held_round_id)${push}${email}
-		select 1`);
+		select 1`
+	);
 }
 
 /**
@@ -221,7 +231,7 @@ export async function recordNotifications(
  * application. Its push and e-mail rows read the row when they are sent, so each channel says it once;
  * later held moves (the allowlist, tokens) go in their own words. Two statements. Returns how many.
  */
-export async function tellReleasedDecisions(tx: Pick<Database, 'execute'>, roundId: number): Promise<number> {
+export async function tellReleasedDecisions(tx: Pick<Database, 'execute' | '_'>, roundId: number): Promise<number> {
 	const held = rowsOf<{
 		id: number;
 		recipient: string;

@@ -44,13 +44,27 @@ export async function roundForSubmission(
 	programId: number,
 	now = new Date()
 ): Promise<RoundWindow | null | 'archived'> {
-	const [program] = await db
-		.select({ archivedAt: programs.archivedAt })
+	// One statement (issue 60): the row locked, and beside it its open round, read as openRoundOf reads it.
+	const open = db
+		.select(windowColumns)
+		.from(rounds)
+		.where(and(eq(rounds.programId, programs.id), openAt(now)))
+		.orderBy(asc(rounds.opensAt), asc(rounds.id))
+		.limit(1)
+		.as('open_round');
+	const [row] = await db
+		.select({
+			archivedAt: programs.archivedAt,
+			round: { id: open.id, name: open.name, opensAt: open.opensAt, closesAt: open.closesAt }
+		})
 		.from(programs)
+		.leftJoinLateral(open, sql`true`)
 		.where(eq(programs.id, programId))
-		.for('share');
-	if (!program || program.archivedAt !== null) return 'archived';
-	return openRoundOf(db, programId, now);
+		.for('share', { of: programs })
+		.prepare('round_for_submission')
+		.execute();
+	if (!row || row.archivedAt !== null) return 'archived';
+	return row.round;
 }
 
 /** The programme's next round to open after `now`, or null. */
