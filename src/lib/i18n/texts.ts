@@ -6,13 +6,21 @@
  * `textsOf` (src/lib/server/i18n/texts.ts).
  */
 
-/** The root layout's own words: the header and the language switcher. */
+/**
+ * The root layout's own words: the header and the language switcher; and the root error page's, which
+ * SvelteKit's client loads on every page (src/routes/+error.svelte).
+ */
 export const LAYOUT_TEXTS = [
 	'common_apply',
 	'common_check_in',
 	'common_review',
 	'common_sign_in',
 	'common_signed_in_as',
+	'error_go_home',
+	'error_not_found',
+	'error_not_found_text',
+	'error_try_later',
+	'error_went_wrong',
 	'layout_dismiss_notice',
 	'layout_nav_admin',
 	'layout_nav_inbox',
