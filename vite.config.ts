@@ -90,6 +90,9 @@ function chunkGroups(): Plugin {
 	const SHARED =
 		/[\\/](?:src[\\/]routes[\\/]\+layout\.svelte|@sveltejs[\\/]kit[\\/]src[\\/]runtime[\\/]client[\\/]entry\.js|svelte[\\/]src[\\/](?:internal[\\/]client[\\/]index|index-client)\.js)$|^\0vite\/preload-helper/;
 	const WALLET = /[\\/]src[\\/]lib[\\/](?:wallet[\\/]wallet\.svelte\.ts|components[\\/]sign-in[\\/]SignIn\.svelte)$/;
+	// Paraglide's runtime, which every message imports (and no file the root layout loads): a chunk of its
+	// own, not the wallet's, which would otherwise capture it with the sign-in's messages.
+	const PARAGLIDE_RUNTIME = /[\\/]src[\\/]lib[\\/]paraglide[\\/]runtime\.js$/;
 	const SAFE = /[\\/]src[\\/]lib[\\/]wallet[\\/]connectors[\\/]safe\.ts$/;
 	// What /setup itself imports and the wallet flow imports too (chain values, the public env) goes in a
 	// chunk of its own, not the wallet's: a browser with no wallet must not download the wallet library.
@@ -124,6 +127,7 @@ function chunkGroups(): Plugin {
 			if (name !== 'client') return;
 			const groups = [
 				{ name: 'shared', test: (id: string) => shared.has(id) },
+				{ name: 'paraglide', test: (id: string) => PARAGLIDE_RUNTIME.test(id) },
 				// Before the wallet group, which would otherwise capture them with its dependencies.
 				{ name: 'setup', test: (id: string) => wallet.has(id) && setup.has(id) },
 				{ name: 'wallet', test: (id: string) => wallet.has(id) && !safe.has(id) && !setup.has(id) }

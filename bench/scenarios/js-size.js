@@ -23,11 +23,13 @@ const WALLETCONNECT_ENTRY = 'Could not reach WalletConnect';
 // loaded only inside a frame, measured on their own.
 // The last is the id of SignIn's Safe notice (src/lib/components/sign-in/SafeNotice.svelte), loaded only for a Safe.
 const SAFE_MARKERS = ['getSafeInfo', 'unstable_getInfoTimeout', 'safe-cannot-sign-in'];
-// Strings only src/lib/components/sign-in/NoWallet.svelte (a computer's browser) and NoWalletPhone.svelte
-// carry (their English messages): loaded only when no wallet is found, each on its own kind of device.
-// The computer's is measured (as tests/e2e/setup-no-wallet.spec.ts does); neither counts in the wallet flow.
-const NO_WALLET_ENTRY = 'No wallet found in this browser';
-const NO_WALLET_PHONE_ENTRY = 'There is no wallet in this browser';
+// Strings only the chunks of src/lib/components/sign-in/NoWallet.svelte (a computer's browser: a wallet's
+// download page, src/lib/components/sign-in/wallets.ts) and NoWalletPhone.svelte (a wallet app's link,
+// src/lib/wallet/deep-links.ts) carry; their words come with /setup's data. Loaded only when no wallet is
+// found, each on its own kind of device. The computer's is measured (as tests/e2e/setup-no-wallet.spec.ts
+// does); neither counts in the wallet flow.
+const NO_WALLET_ENTRY = 'metamask.io/download';
+const NO_WALLET_PHONE_ENTRY = 'link.trustwallet.com';
 
 /**
  * Every module reachable from `start` through static imports (and dynamic ones when `dynamic`), except

@@ -3,9 +3,17 @@
  * spelled exactly as here (`/es/apply`, `/zh-Hans/setup`). Only pages are localized: a prefixed API,
  * file or operator path is no route at all (src/hooks.ts).
  */
-import { baseLocale, getLocale, locales, type Locale } from '$lib/paraglide/runtime';
+import type { Locale } from '$lib/paraglide/runtime';
 
-export { baseLocale, locales, type Locale };
+export type { Locale };
+
+/**
+ * project.inlang's locales and base locale, as Paraglide's runtime has them (locales.test.ts checks that they
+ * are the same): written here so that the code every page loads does not import the runtime, whose locale
+ * resolution the browser does not need (`currentLocale`; issue 61).
+ */
+export const baseLocale = 'en' satisfies Locale;
+export const locales = ['en', 'es', 'pt-BR', 'zh-Hans', 'ar'] as const satisfies readonly Locale[];
 
 /** Written right to left. */
 const RIGHT_TO_LEFT: ReadonlySet<Locale> = new Set(['ar']);
@@ -55,5 +63,27 @@ export function localizedPath(href: string, locale: Locale): string {
 	return (path === '/' ? `/${locale}` : `/${locale}${path}`) + rest;
 }
 
+let requestLocale: () => Locale = () => baseLocale;
+
+/**
+ * How the server reads the request's locale: Paraglide's `getLocale`, which src/lib/server/i18n/localize.ts
+ * hands here. This module does not import Paraglide's runtime itself: the code every page loads would then
+ * carry the runtime's locale resolution, which the browser does not need (issue 61).
+ */
+export function readRequestLocaleWith(read: () => Locale): void {
+	requestLocale = read;
+}
+
+/**
+ * The locale of the page being shown. On the server, the request's; in the browser, the `<html lang>` the
+ * server wrote (a change of locale loads the page anew).
+ */
+export const currentLocale = (): Locale => {
+	// Vite's compile-time flag: the browser's build keeps only the second branch.
+	if (import.meta.env.SSR) return requestLocale();
+	const lang = document.documentElement.lang;
+	return isLocale(lang) ? lang : baseLocale;
+};
+
 /** A page path in the locale of the page being shown (every internal link and redirect goes through it). */
-export const localHref = (href: string): string => localizedPath(href, getLocale());
+export const localHref = (href: string): string => localizedPath(href, currentLocale());

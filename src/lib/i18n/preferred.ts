@@ -1,4 +1,4 @@
-import { locales, type Locale } from '$lib/paraglide/runtime';
+import { locales, type Locale } from './locales';
 
 /**
  * The first of a browser's languages (navigator.languages, most wanted first) the portal speaks, or null:

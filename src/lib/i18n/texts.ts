@@ -6,13 +6,21 @@
  * `textsOf` (src/lib/server/i18n/texts.ts).
  */
 
-/** The root layout's own words: the header and the language switcher. */
+/**
+ * The root layout's own words: the header and the language switcher; and the root error page's, which
+ * SvelteKit's client loads on every page (src/routes/+error.svelte).
+ */
 export const LAYOUT_TEXTS = [
 	'common_apply',
 	'common_check_in',
 	'common_review',
 	'common_sign_in',
 	'common_signed_in_as',
+	'error_go_home',
+	'error_not_found',
+	'error_not_found_text',
+	'error_try_later',
+	'error_went_wrong',
 	'layout_dismiss_notice',
 	'layout_nav_admin',
 	'layout_nav_inbox',
@@ -58,3 +66,26 @@ export type Texts<K extends string> = Readonly<Record<K, string>>;
 export type LayoutTexts = Texts<(typeof LAYOUT_TEXTS)[number]>;
 export type ProgramsNowTexts = Texts<(typeof PROGRAMS_NOW_TEXTS)[number]>;
 export type PulseTexts = Texts<(typeof PULSE_TEXTS)[number]>;
+
+/**
+ * /setup's no-wallet help, a computer's (NoWallet.svelte) and a phone's (NoWalletPhone.svelte): sent with
+ * /setup's data, so that the help's code, loaded only for a browser with no wallet, carries no messages.
+ */
+export const NO_WALLET_TEXTS = [
+	'common_opens_in_new_tab',
+	'signin_installed_reload',
+	'signin_no_wallet',
+	'signin_no_wallet_phone',
+	'signin_or_connect_app',
+	'signin_or_scan',
+	'signin_wallet_app',
+	'signin_wallet_apps',
+	'signin_wallet_extension',
+	'signin_wallet_extensions'
+] as const;
+
+/** The no-wallet help's words, with "Get <wallet>" and "Open in <wallet app>" written out for each wallet it names. */
+export type NoWalletTexts = Texts<(typeof NO_WALLET_TEXTS)[number]> & {
+	readonly getWallet: Readonly<Record<string, string>>;
+	readonly openIn: Readonly<Record<string, string>>;
+};

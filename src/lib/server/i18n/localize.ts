@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Handle } from '@sveltejs/kit';
 import { building } from '$app/environment';
-import { overwriteServerAsyncLocalStorage, type Locale } from '$lib/paraglide/runtime';
-import { splitLocalePath, textDirection } from '$lib/i18n/locales';
+import { getLocale, overwriteServerAsyncLocalStorage, type Locale } from '$lib/paraglide/runtime';
+import { readRequestLocaleWith, splitLocalePath, textDirection } from '$lib/i18n/locales';
 import { isApiPath, routedPath } from '../platform/http';
 import { recordMemberLocale } from '../auth/members';
 import { runtime } from '../platform/runtime';
@@ -12,6 +12,8 @@ type Store = { locale?: Locale; origin?: string; messageCalls?: Set<string> };
 const storage = new AsyncLocalStorage<Store>();
 // Paraglide's getLocale() reads the request's locale from here while a page renders on the server.
 overwriteServerAsyncLocalStorage(storage);
+// And localHref (src/lib/i18n/locales.ts) through Paraglide's getLocale.
+readRequestLocaleWith(getLocale);
 
 /**
  * The page's locale comes from its path (src/lib/i18n/locales.ts): messages render in it, `<html>` gets
