@@ -117,6 +117,30 @@ test('the switcher by keyboard: same page in another language, written in its di
 	await expect(page.locator('html')).toHaveAttribute('dir', 'ltr');
 });
 
+test("the community's English description on /ar reads left to right, its last word and full stop at the right", async ({
+	page
+}) => {
+	await page.setViewportSize({ width: 390, height: 800 });
+	await page.goto(`${server.url}/ar`);
+	await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
+	const lead = page.locator('section.intro p.lead');
+	await expect(lead).toHaveText(/\.$/);
+	expect(await lead.evaluate((el) => getComputedStyle(el).direction)).toBe('ltr');
+	// The paragraph's last line ends at the right: its full stop is right of every other character on that line.
+	const ends = await lead.evaluate((el) => {
+		const text = el.firstChild!;
+		const range = document.createRange();
+		const n = text.textContent!.length;
+		range.setStart(text, n - 1);
+		range.setEnd(text, n);
+		const stop = range.getBoundingClientRect();
+		range.setStart(text, 0);
+		const lines = [...range.getClientRects()].filter((r) => Math.abs(r.top - stop.top) < 2);
+		return { stop: stop.right, line: Math.max(...lines.map((r) => r.right)) };
+	});
+	expect(ends.stop).toBeGreaterThanOrEqual(ends.line - 1);
+});
+
 test('a browser that prefers Spanish is offered Spanish, in Spanish, and not asked again once it says no', async ({
 	browser
 }) => {
