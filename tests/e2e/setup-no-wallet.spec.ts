@@ -28,9 +28,10 @@ const WALLET_MARKERS = ['wagmi.sh', '@wagmi/core@', 'viem@', 'SiweMessage'];
 // session's other branches merged (issues 58, 59, 61), 262 bytes over, not traced yet: 48.2 kB. 41,151 on
 // 2026-12-04 (issue 61): the route table stays on the server, the layout and the root error page (which
 // SvelteKit's client loads on every page) import no message and no Paraglide runtime, the no-wallet help's
-// words come with the page: 41.2 kB (bench/README.md, "Without the rewriting plugins"). Issue 61's 40 kB is
-// the target, not met yet.
-const LIMIT_GZIP_BYTES = 41_200;
+// words come with the page: 41.2 kB (bench/README.md, "Without the rewriting plugins"). The route table
+// came back the same day (`router.resolution: 'server'` made a hidden section's 404 name its route): 44,328,
+// so 44.4 kB. Issue 61's 40 kB is the target, not met yet.
+const LIMIT_GZIP_BYTES = 44_400;
 const NO_WALLET: Record<string, string> = {
 	'': 'No wallet found in this browser. Install a wallet extension',
 	'/ar': 'لم يُعثر على محفظة في هذا المتصفح',
