@@ -8,10 +8,11 @@ export default defineConfig({
 	outputDir: 'test-results',
 	// Long journeys (many pages, screenshots, axe) passed 60 s on a loaded 2-core CI run; a stuck test still ends.
 	timeout: 120_000,
-	// One spec file at a time. Each file starts its own server on its own database (fixtures.ts, startPortal), so
-	// E2E_WORKERS=2 runs two at once, but on two cores Chromium is the bound: 2026-12-02 both ran ~17-18 s per
-	// test of wall time, and two workers took the load to 10-12 (bench/README.md, CI time).
-	workers: Number(process.env.E2E_WORKERS ?? 1),
+	// Two spec files at a time, each with its own server on its own database (fixtures.ts, startPortal). With one
+	// worker about one core of the two was busy: its specs cost about 820 CPU seconds measured file by file (test
+	// process, server and Chromium; 201 tests in 36 files, 2026-12-05), while CI's e2e part took 624-960 s of wall
+	// time (bench/README.md, CI time). E2E_WORKERS=1 runs them one at a time.
+	workers: Number(process.env.E2E_WORKERS ?? 2),
 	// In CI a test that timed out on the shared cores runs once more, and the report names it flaky; a real
 	// failure fails twice.
 	retries: process.env.CI ? 1 : 0,

@@ -7,8 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { drizzle } from 'drizzle-orm/pglite';
-import { migrate } from 'drizzle-orm/pglite/migrator';
+import { migratedDataFolder } from './server';
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 const id = (n: number) => `00000000-0000-4000-8000-${n.toString().padStart(12, '0')}`;
@@ -100,18 +99,14 @@ const folder = (dir: string): VisualDatabase => ({
 });
 
 /**
- * Two migrated PGlite folders: a new, empty community and a copy holding the seed (migrated once:
- * the migrations are the slow part). Playwright cannot load the server's JSON import, so the
- * committed migrations are applied here as the server applies them.
+ * Two migrated PGlite folders: a new, empty community and a copy holding the seed, both copies of the data
+ * folder the built server migrated once for the run (tests/helpers/server.ts): migrating here again, in
+ * each Playwright worker, made visual.spec.ts cost 88 CPU seconds against 72 (bench/README.md, CI time).
  */
 export async function visualDatabases(cast: VisualCast): Promise<{ seeded: VisualDatabase; new: VisualDatabase }> {
+	const migrated = await migratedDataFolder();
 	const fresh = mkdtempSync(path.join(tmpdir(), 'portal-visual-'));
-	const empty = new PGlite(fresh, { extensions: { pg_trgm } });
-	try {
-		await migrate(drizzle(empty), { migrationsFolder: 'drizzle' });
-	} finally {
-		await empty.close();
-	}
+	cpSync(migrated, fresh, { recursive: true });
 	const seededDir = mkdtempSync(path.join(tmpdir(), 'portal-visual-'));
 	cpSync(fresh, seededDir, { recursive: true });
 	const seeded = new PGlite(seededDir, { extensions: { pg_trgm } });

@@ -1,4 +1,7 @@
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+
+// undici is 110 modules: loaded with the first delivery, not at every server start (bench/README.md, CI time).
+let undici: Promise<typeof import('undici')> | null = null;
 
 /** An attempt that got no answer within its time. */
 export class AttemptTimeout extends Error {}
@@ -20,7 +23,12 @@ export class OriginPools {
 	/** One POST within the timeout (else AttemptTimeout): the status, and a reader of the answer's headers. */
 	async post(target: URL, headers: Record<string, string>, body: string | Buffer) {
 		let pool = this.pools.get(target.origin);
-		if (!pool) this.pools.set(target.origin, (pool = new Pool(target.origin, { connections: this.connections })));
+		if (!pool) {
+			const { Pool } = await (undici ??= import('undici'));
+			// Another POST to the same origin may have made it while this one waited for the module.
+			pool = this.pools.get(target.origin) ?? new Pool(target.origin, { connections: this.connections });
+			this.pools.set(target.origin, pool);
+		}
 		const abort = new AbortController();
 		const timer = setTimeout(() => abort.abort(new AttemptTimeout()), this.timeoutMs);
 		try {
