@@ -299,7 +299,7 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		const again = await submitApplication(t.db, OUTBOX_OFF, member, good);
 		expect(again.ok ? 200 : again.status).toBe(409);
 		expect(proxy.counts.size).toBe(0);
-		await transitionApplication(t.db, OUTBOX_OFF, admin, {
+		await transitionApplication(t.db, OUTBOX_OFF, null, admin, {
 			applicationId: first.value.application.id,
 			field: 'review',
 			to: 'needs_info',

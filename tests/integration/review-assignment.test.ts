@@ -201,7 +201,7 @@ describe.each(engines)('review assignment on %s', (engine) => {
 		await clear();
 		const applicant = await addMember(t.db);
 		const app = await submit(applicant);
-		const moved = await transitionApplication(t.db, OUTBOX_OFF, admin, {
+		const moved = await transitionApplication(t.db, OUTBOX_OFF, null, admin, {
 			applicationId: app.id,
 			field: 'review',
 			to: 'needs_info',

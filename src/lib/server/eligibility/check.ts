@@ -9,7 +9,8 @@ import {
 	type EligibilityRules,
 	type TokenDetails
 } from '$lib/eligibility/rules';
-import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
+import { polygonRpc } from '../chain/polygon';
+import { RPC_TIMEOUT_MS } from '../platform/endpoints';
 import {
 	ChainUnavailableError,
 	decodeDetails,

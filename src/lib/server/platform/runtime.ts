@@ -11,10 +11,10 @@ import {
 } from '../db/errors';
 import { noteOutOfResources } from '../db/health';
 import { createSessionCodec, type SessionCodec } from '../auth/session';
-import { setTxCheckEndpoint } from '../applications/tx-verify';
 import { setEligibilityEndpoint } from '../eligibility/check';
 import { outboxTargets } from './deliveries';
 import type { OutboxTargets } from './outbox-targets';
+import { rpcEndpoint, type ChainEndpoints } from './endpoints';
 import { singleton } from '$lib/platform/singleton';
 import { logger } from './observability';
 import type { Log } from '../db/log';
@@ -29,6 +29,8 @@ export interface Runtime {
 	sessions: SessionCodec;
 	/** The outbox rows a change writes with it (webhook endpoints, push, e-mail); routes pass it to the operation. */
 	outbox: OutboxTargets;
+	/** The chain endpoints (POLYGON_RPC_URL, ENS_RPC_URL); routes pass the one an operation needs to it. */
+	chain: ChainEndpoints;
 }
 
 const current = singleton<Runtime | null>('runtime', () => null);
@@ -39,7 +41,6 @@ const current = singleton<Runtime | null>('runtime', () => null);
  */
 export async function startRuntime(env: Record<string, string | undefined>): Promise<Runtime> {
 	const config = loadConfig(env);
-	setTxCheckEndpoint(config.polygonRpcUrl);
 	setEligibilityEndpoint(config.polygonRpcUrl);
 	setConfiguredReviewers(config.reviewerAddresses);
 	setConfiguredOwners(config.adminAddresses);
@@ -48,7 +49,8 @@ export async function startRuntime(env: Record<string, string | undefined>): Pro
 		config,
 		database: createDb(config, { log: serverLog }),
 		sessions: await createSessionCodec(config),
-		outbox: outboxTargets(config)
+		outbox: outboxTargets(config),
+		chain: { polygon: rpcEndpoint(config.polygonRpcUrl), ens: rpcEndpoint(config.ensRpcUrl) }
 	});
 }
 

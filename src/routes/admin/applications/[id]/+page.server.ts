@@ -89,7 +89,9 @@ export const actions: Actions = {
 			const { field, to, reason, txHash, from, reapplyAfter } = parsed.value;
 			return { confirm: { field, to, reason, txHash, from, reapplyAfter } };
 		}
-		const outcome = await withDatabase((db) => transitionApplication(db, runtime().outbox, admin, input));
+		const outcome = await withDatabase((db) =>
+			transitionApplication(db, runtime().outbox, runtime().chain.polygon, admin, input)
+		);
 		if (!outcome.ok) {
 			// The comments typed on answers go back into their boxes, by key.
 			const values = typedValues(input);
