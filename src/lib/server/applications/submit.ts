@@ -26,6 +26,7 @@ import { assignOnSubmit } from '../reviews/assignment';
 import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } from '../webhooks/events';
 import { recordNotifications } from '../notifications/record';
 import type { OutboxTargets } from '../platform/outbox-targets';
+import type { RpcEndpoint } from '../platform/endpoints';
 import { m } from '$lib/paraglide/messages';
 import { applyProgram, nextRoundOf, programBySlug, roundForSubmission, type ProgramStanding } from '../programs/rounds';
 import { roundClosedNotice } from '../programs/community-zone';
@@ -55,6 +56,11 @@ export interface ApplyTarget {
 	timeZone?: string;
 	/** Where the files of `file` answers go (server/files); required only by a form that asks for files. */
 	files?: BlobStore;
+	/**
+	 * POLYGON_RPC_URL (runtime().chain.polygon), where the form's requirements are checked; required only
+	 * by a form with requirements (without it, such a form answers 503, as with no POLYGON_RPC_URL).
+	 */
+	polygon?: RpcEndpoint | null;
 }
 
 /**
@@ -82,7 +88,7 @@ export async function submitApplication(
 	member: SignedInMember,
 	input: unknown,
 	sentAnswers: Readonly<Record<string, unknown>> = {},
-	{ program = null, timeZone = 'UTC', files }: ApplyTarget = {}
+	{ program = null, timeZone = 'UTC', files, polygon = null }: ApplyTarget = {}
 ): Promise<Outcome<{ application: Application; resubmitted: boolean }>> {
 	const limit = await consume(db, member.address, 'submitApplication');
 	if (!limit.ok) return rateLimited(limit);
@@ -121,7 +127,7 @@ export async function submitApplication(
 	let eligibility = null;
 	if (form.eligibility !== null) {
 		if (before.may === 'not') return refusal(before);
-		const checked = await eligibilityAtSubmission(form.eligibility, member.address);
+		const checked = await eligibilityAtSubmission(polygon, form.eligibility, member.address);
 		if (!checked.ok) return checked;
 		eligibility = checked.value;
 	}

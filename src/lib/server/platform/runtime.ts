@@ -11,7 +11,6 @@ import {
 } from '../db/errors';
 import { noteOutOfResources } from '../db/health';
 import { createSessionCodec, type SessionCodec } from '../auth/session';
-import { setEligibilityEndpoint } from '../eligibility/check';
 import { outboxTargets } from './deliveries';
 import type { OutboxTargets } from './outbox-targets';
 import { rpcEndpoint, type ChainEndpoints } from './endpoints';
@@ -41,7 +40,6 @@ const current = singleton<Runtime | null>('runtime', () => null);
  */
 export async function startRuntime(env: Record<string, string | undefined>): Promise<Runtime> {
 	const config = loadConfig(env);
-	setEligibilityEndpoint(config.polygonRpcUrl);
 	setConfiguredReviewers(config.reviewerAddresses);
 	setConfiguredOwners(config.adminAddresses);
 	setEnsEndpoint(config.ensRpcUrl);

@@ -24,7 +24,7 @@ export const load: PageServerLoad = async ({ locals, params, url }) => {
 	const detail = await withDatabase((db) => reviewDetail(db, reviewer, params.id));
 	if (!detail) error(404, 'Not Found');
 	// What the applicant held at submission, when their form version had requirements (docs/eligibility.md).
-	const eligibility = await withDatabase((db) => evidenceOf(db, detail.application));
+	const eligibility = await withDatabase((db) => evidenceOf(db, runtime().chain.polygon, detail.application));
 	const voted = url.searchParams.has('voted');
 	// After a vote, the next application waiting for this reviewer (longest waiting first), so a review is no dead end.
 	const next = voted

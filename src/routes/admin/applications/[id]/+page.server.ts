@@ -48,7 +48,7 @@ export const load: PageServerLoad = async ({ locals, url, params }) => {
 		return { ...read, votes: read.votes.map((v) => ({ ...v, formerReviewer: former.has(v.reviewerAddress) })) };
 	});
 	const reviewing = await withDatabase((db) => reviewersOf(db, params.id, detail.application.applicantAddress));
-	const eligibility = await withDatabase((db) => evidenceOf(db, detail.application));
+	const eligibility = await withDatabase((db) => evidenceOf(db, runtime().chain.polygon, detail.application));
 	// Reviewers, admins and note authors by the names they gave when they applied (issue 61).
 	const names = await withDatabase((db) =>
 		displayNames(db, [
@@ -137,7 +137,7 @@ export const actions: Actions = {
 	eligibility: async ({ locals, url, params, setHeaders }) => {
 		await adminFor({ locals, url }, params.id);
 		if (!UUID.test(params.id)) error(404, 'Not Found');
-		const outcome = await withDatabase((db) => checkEligibilityAgain(db, params.id));
+		const outcome = await withDatabase((db) => checkEligibilityAgain(db, runtime().chain.polygon, params.id));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { field: 'eligibility' });
 		return { eligibilityNow: outcome.value.now };
 	}
