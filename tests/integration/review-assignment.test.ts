@@ -26,7 +26,7 @@ describe.each(engines)('review assignment on %s', (engine) => {
 		t = await createTestDatabase(engine, { max: 25 });
 		pool = await Promise.all(Array.from({ length: 5 }, async () => ({ ...(await addMember(t.db)), isReviewer: true })));
 		for (const r of pool)
-			expect((await addTeamMember(t.db, admin, { address: r.address, role: 'reviewer' })).ok).toBe(true);
+			expect((await addTeamMember(t.db, null, admin, { address: r.address, role: 'reviewer' })).ok).toBe(true);
 		expect((await saveReviewSettings(t.db, admin, { perApplication: '2' })).ok).toBe(true);
 	});
 	afterAll(() => t?.drop());
@@ -173,7 +173,7 @@ describe.each(engines)('review assignment on %s', (engine) => {
 	it('a removed reviewer’s votes stay and count; their open assignments pass on', async () => {
 		await clear();
 		const extra = { ...(await addMember(t.db)), isReviewer: true };
-		await addTeamMember(t.db, admin, { address: extra.address, role: 'reviewer' });
+		await addTeamMember(t.db, null, admin, { address: extra.address, role: 'reviewer' });
 		const voted = await submit();
 		expect((await castVote(t.db, OUTBOX_OFF, extra, voted.id, { vote: 'approve' })).ok).toBe(true);
 		// The next application's second reviewer is the extra one.

@@ -38,7 +38,7 @@ describe.each(engines)('the team on %s', (engine) => {
 		});
 		expect(await count()).toBe(before);
 		const second = randomAddress();
-		expect((await addTeamMember(t.db, owner(first), { address: second, role: 'owner' })).ok).toBe(true);
+		expect((await addTeamMember(t.db, null, owner(first), { address: second, role: 'owner' })).ok).toBe(true);
 		expect((await removeTeamMember(t.db, owner(second), { address: first, role: 'owner' })).ok).toBe(true);
 		expect(await removeTeamMember(t.db, owner(second), { address: second, role: 'owner' })).toMatchObject({
 			status: 409

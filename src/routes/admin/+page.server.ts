@@ -44,6 +44,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 	const names = await withDatabase((db) =>
 		displayNames(
 			db,
+			runtime().chain.ens,
 			table.rows.flatMap((r) => r.assigned)
 		)
 	);

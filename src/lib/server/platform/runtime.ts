@@ -19,7 +19,6 @@ import { logger } from './observability';
 import type { Log } from '../db/log';
 import { setConfiguredReviewers } from '../reviews/roster';
 import { setConfiguredOwners } from '../team/team';
-import { setEnsEndpoint } from '../team/ens';
 
 /** The process's configuration and shared resources, made once at start-up. */
 export interface Runtime {
@@ -42,7 +41,6 @@ export async function startRuntime(env: Record<string, string | undefined>): Pro
 	const config = loadConfig(env);
 	setConfiguredReviewers(config.reviewerAddresses);
 	setConfiguredOwners(config.adminAddresses);
-	setEnsEndpoint(config.ensRpcUrl);
 	return current.set({
 		config,
 		database: createDb(config, { log: serverLog }),

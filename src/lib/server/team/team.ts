@@ -11,6 +11,7 @@ import { configuredReviewers, forgetReviewers } from '../reviews/roster';
 import { singleton } from '$lib/platform/singleton';
 import { m } from '$lib/paraglide/messages';
 import { addressOfEnsName, type EnsAddress } from './ens';
+import type { RpcEndpoint } from '../platform/endpoints';
 import { effectiveMember, TEAM_ROLES, type TeamGrant } from './roles';
 
 /** How long a read of the team is used before the next: a change shows on every process's next request within it. */
@@ -66,16 +67,21 @@ const ENS_REFUSAL: Record<Exclude<EnsAddress, { ok: true }>['reason'], (name: st
 
 /**
  * The fields checked: a wallet address, or an ENS name where ENS_RPC_URL is set (resolved forward now; the
- * address is what is written); a role that exists; a programme by its slug. `ens` only for adding.
+ * address is what is written); a role that exists; a programme by its slug. `byName` only for adding: an
+ * ENS name is then resolved through its `ens` endpoint (null: ENS_RPC_URL unset, refused saying so).
  */
-async function parseChange(db: Database, input: Record<string, unknown>, ens = false): Promise<Outcome<Change>> {
+async function parseChange(
+	db: Database,
+	input: Record<string, unknown>,
+	byName: { ens: RpcEndpoint | null } | null = null
+): Promise<Outcome<Change>> {
 	const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 	const errors: Record<string, string> = {};
 	let address = text(input.address);
 	if (!ADDRESS.test(address)) {
-		if (!ens || !address.includes('.')) errors.address = m.team_address_invalid();
+		if (!byName || !address.includes('.')) errors.address = m.team_address_invalid();
 		else {
-			const found = await addressOfEnsName(address);
+			const found = await addressOfEnsName(byName.ens, address);
 			if (found.ok) address = found.address;
 			else errors.address = ENS_REFUSAL[found.reason](address.slice(0, 80));
 		}
@@ -110,15 +116,19 @@ function mayChange(actor: SignedInMember, change: Change): Outcome<true> {
 // Every change of the team takes this lock first, so that two removals never both count the other owner.
 const TEAM_LOCK = 440_059;
 
-/** Adds a role (one already held is left as it is, and no event written); the team_events row in the same transaction. */
+/**
+ * Adds a role (one already held is left as it is, and no event written); the team_events row in the same
+ * transaction. `ens`: ENS_RPC_URL (runtime().chain.ens), through which an address typed as a name resolves.
+ */
 export async function addTeamMember(
 	db: Database,
+	ens: RpcEndpoint | null,
 	actor: SignedInMember,
 	input: Record<string, unknown>
 ): Promise<Outcome<Change & { added: boolean }>> {
 	const limit = await consume(db, actor.address, 'teamChange');
 	if (!limit.ok) return rateLimited(limit);
-	const parsed = await parseChange(db, input, true);
+	const parsed = await parseChange(db, input, { ens });
 	if (!parsed.ok) return parsed;
 	const change = parsed.value;
 	const may = mayChange(actor, change);

@@ -35,6 +35,7 @@ export const load: PageServerLoad = async ({ locals, params, url }) => {
 	const names = await withDatabase((db) =>
 		displayNames(
 			db,
+			runtime().chain.ens,
 			(detail.others ?? []).map((v) => v.reviewerAddress)
 		)
 	);

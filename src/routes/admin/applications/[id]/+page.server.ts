@@ -51,7 +51,7 @@ export const load: PageServerLoad = async ({ locals, url, params }) => {
 	const eligibility = await withDatabase((db) => evidenceOf(db, runtime().chain.polygon, detail.application));
 	// Reviewers, admins and note authors by the names they gave when they applied (issue 61).
 	const names = await withDatabase((db) =>
-		displayNames(db, [
+		displayNames(db, runtime().chain.ens, [
 			...votes.votes.map((v) => v.reviewerAddress),
 			...detail.events.map((e) => e.executorAddress),
 			...detail.notes.map((n) => n.authorAddress),
