@@ -69,7 +69,8 @@ export async function submitTo(
 				program: slug,
 				timeZone: zone(),
 				files,
-				polygon: runtime().chain.polygon
+				polygon: runtime().chain.polygon,
+				roster: runtime().roster
 			})
 		);
 		// Archived between the look above and the submission: the same 404.

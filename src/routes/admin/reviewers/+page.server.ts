@@ -23,7 +23,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 	requireWholeAdmin({ locals, url });
 	return withDatabase(async (db) => {
 		const [reviewers, n, programs] = await Promise.all([
-			listReviewers(db),
+			listReviewers(db, runtime().roster),
 			perApplication(db),
 			programsPerApplication(db)
 		]);
@@ -72,7 +72,7 @@ export const actions: Actions = {
 		const admin = requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), REVIEWER_FIELDS);
 		const outcome = await withDatabase((db) =>
-			removeTeamMember(db, admin, { address: input.address, role: 'reviewer' })
+			removeTeamMember(db, runtime().roster, admin, { address: input.address, role: 'reviewer' })
 		);
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'remove' });
 		redirect(303, localHref('/admin/reviewers?done=removed'));

@@ -16,7 +16,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 	const member = requireAdmin({ locals, url });
 	return withDatabase(async (db) => {
 		const [team, events, programs, own] = await Promise.all([
-			listTeam(db),
+			listTeam(db, runtime().roster),
 			recentTeamEvents(db),
 			programChoices(db, getLocale()),
 			teamNamesOf(db, [member.address])
@@ -65,7 +65,7 @@ export const actions: Actions = {
 	remove: async ({ locals, request, url, setHeaders }) => {
 		const actor = requireAdmin({ locals, url });
 		const input = formInput(await readForm(request), TEAM_FIELDS);
-		const outcome = await withDatabase((db) => removeTeamMember(db, actor, input));
+		const outcome = await withDatabase((db) => removeTeamMember(db, runtime().roster, actor, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'remove' });
 		redirect(303, localHref('/admin/team?done=removed'));
 	},
@@ -73,7 +73,7 @@ export const actions: Actions = {
 	name: async ({ locals, request, url, setHeaders }) => {
 		const actor = requireAdmin({ locals, url });
 		const input = formInput(await readForm(request), TEAM_NAME_FIELDS);
-		const outcome = await withDatabase((db) => setTeamName(db, actor, input));
+		const outcome = await withDatabase((db) => setTeamName(db, runtime().roster, actor, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'name' });
 		redirect(303, localHref(`/admin/team?done=${outcome.value.displayName === null ? 'name-cleared' : 'named'}`));
 	}

@@ -65,7 +65,7 @@ export const actions: Actions = {
 		if (!UUID.test(params.id)) error(404, 'Not Found');
 		await withDatabase((db) => requireInScope(db, reviewer, [params.id]));
 		const input = formInput(await readForm(request), CONFLICT_FIELDS);
-		const outcome = await withDatabase((db) => declareConflict(db, reviewer, params.id, input));
+		const outcome = await withDatabase((db) => declareConflict(db, runtime().roster, reviewer, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), conflictForm: true });
 		redirect(303, localHref(`/review/${params.id}#vote-heading`));
 	}

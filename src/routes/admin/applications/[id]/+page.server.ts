@@ -41,13 +41,16 @@ export const load: PageServerLoad = async ({ locals, url, params }) => {
 		const former = new Set(
 			await formerReviewers(
 				db,
+				runtime().roster,
 				read.votes.map((v) => v.reviewerAddress),
 				detail.application.programId
 			)
 		);
 		return { ...read, votes: read.votes.map((v) => ({ ...v, formerReviewer: former.has(v.reviewerAddress) })) };
 	});
-	const reviewing = await withDatabase((db) => reviewersOf(db, params.id, detail.application.applicantAddress));
+	const reviewing = await withDatabase((db) =>
+		reviewersOf(db, runtime().roster, params.id, detail.application.applicantAddress)
+	);
 	const eligibility = await withDatabase((db) => evidenceOf(db, runtime().chain.polygon, detail.application));
 	// Reviewers, admins and note authors by the names they gave when they applied (issue 61).
 	const names = await withDatabase((db) =>
@@ -118,7 +121,7 @@ export const actions: Actions = {
 		const admin = await adminFor({ locals, url }, params.id);
 		if (!UUID.test(params.id)) error(404, 'Not Found');
 		const input = formInput(await readForm(request), ASSIGN_FIELDS);
-		const outcome = await withDatabase((db) => assignReviewer(db, admin, params.id, input));
+		const outcome = await withDatabase((db) => assignReviewer(db, runtime().roster, admin, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'reviewer' });
 		redirect(303, localHref(`/admin/applications/${params.id}#reviewers`));
 	},
