@@ -42,12 +42,18 @@ export const SERVER_MAY_IMPORT = {
 };
 
 /**
- * Files that may import more than their folder, each with its reason. `platform/runtime.ts` is the
- * composition root: it starts the process and hands each domain its configuration, so it alone imports
- * them; `platform/deliveries.ts` is the outbox's part of it, the one assembly of its channels (webhooks,
- * push, e-mail) from the configuration.
+ * Files that may import more than their folder, each with the server folders (or modules) it may import.
+ * `platform/runtime.ts` is the composition root: it builds what the routes pass down (the outbox targets,
+ * the chain endpoints, the roster) from platform's own types, and imports no domain but the session codec
+ * it creates (`auth/session.ts`); `platform/deliveries.ts` is the outbox's part of it, the one assembly of
+ * its channels (webhooks, push, e-mail) from the configuration, so it imports those domains.
+ * @type {Record<string, string[] | 'any'>}
  */
-export const BOUNDARY_EXCEPTIONS = ['src/lib/server/platform/runtime.ts', 'src/lib/server/platform/deliveries.ts'];
+export const FILE_MAY_IMPORT = {
+	'src/lib/server/platform/runtime.ts': ['db', 'auth/session'],
+	'src/lib/server/platform/deliveries.ts': 'any'
+};
+export const BOUNDARY_EXCEPTIONS = Object.keys(FILE_MAY_IMPORT);
 
 const TESTS = ['**/*.test.ts', '**/test-doubles.ts'];
 
@@ -59,15 +65,26 @@ const spellings = (target) => [`../${target}`, `../${target}/*`, `$lib/server/${
 
 /**
  * @param {string} folder
+ * @param {string[]} may
+ * @param {string[]} files
+ * @param {string[]} ignores
+ * @param {string[]} folders the server folders refused unless `may` names them
+ * @param {string} who how a refusal names the importer
  * @returns {import('eslint').Linter.Config}
  */
-function serverRule(folder) {
-	const may = SERVER_MAY_IMPORT[folder] ?? [];
+function importRule(
+	folder,
+	may,
+	files,
+	ignores,
+	folders = Object.keys(SERVER_MAY_IMPORT),
+	who = `src/lib/server/${folder}/`
+) {
 	/** @type {{ group: string[]; message: string; allowTypeImports?: boolean }[]} */
 	const patterns = [];
-	for (const other of Object.keys(SERVER_MAY_IMPORT)) {
+	for (const other of folders) {
 		if (other === folder || may.includes(other)) continue;
-		const message = `src/lib/server/${folder}/ may not import ${other}/ (its README, eslint.boundaries.js).`;
+		const message = `${who} may not import ${other}/ (its README, eslint.boundaries.js).`;
 		const onlyTypes = may.includes(`${other}:types`);
 		const oneModule = may.find((m) => m.startsWith(`${other}/`));
 		// A folder excluded as a whole cannot have one file let back in (gitignore's rule): name its files.
@@ -76,12 +93,24 @@ function serverRule(folder) {
 			: spellings(other);
 		patterns.push({ group, message, ...(onlyTypes ? { allowTypeImports: true } : {}) });
 	}
-	return {
-		files: [`src/lib/server/${folder}/**/*.ts`],
-		ignores: [...TESTS, ...BOUNDARY_EXCEPTIONS],
-		rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] }
-	};
+	return { files, ignores, rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] } };
 }
+
+/** @param {string} folder */
+const serverRule = (folder) =>
+	importRule(
+		folder,
+		SERVER_MAY_IMPORT[folder] ?? [],
+		[`src/lib/server/${folder}/**/*.ts`],
+		[...TESTS, ...BOUNDARY_EXCEPTIONS]
+	);
+
+/** The files of FILE_MAY_IMPORT that name what they may import, held to it (team/ too, which has no row above). */
+const fileRules = Object.entries(FILE_MAY_IMPORT).flatMap(([file, may]) =>
+	may === 'any'
+		? []
+		: [importRule(file.split('/')[3] ?? '', may, [file], [], [...Object.keys(SERVER_MAY_IMPORT), 'team'], file)]
+);
 
 /**
  * What the browser may load never imports the server's code.
@@ -107,4 +136,4 @@ const shared = {
 };
 
 /** @type {import('eslint').Linter.Config[]} */
-export const boundaries = [...Object.keys(SERVER_MAY_IMPORT).map(serverRule), shared];
+export const boundaries = [...Object.keys(SERVER_MAY_IMPORT).map(serverRule), ...fileRules, shared];

@@ -8,7 +8,8 @@ import { submitApplication } from '../src/lib/server/applications/submit';
 import { createDb } from '../src/lib/server/db/client';
 import { members } from '../src/lib/server/db/schema';
 import { writeFormVersion } from '../src/lib/server/forms/save-version';
-import { checkEligibility, forgetEligibilityCaches, setEligibilityEndpoint } from '../src/lib/server/eligibility/check';
+import { checkEligibility, forgetEligibilityCaches } from '../src/lib/server/eligibility/check';
+import { rpcEndpoint } from '../src/lib/server/platform/endpoints';
 import type { EligibilityRules } from '../src/lib/eligibility/rules';
 import { startEligibilityChain } from '../tests/helpers/eligibility-chain';
 import { OUTBOX_OFF } from '../tests/helpers/outbox';
@@ -19,7 +20,7 @@ const handle = createDb({ databaseUrl: null, pgliteDataDir: 'memory://' });
 await handle.ready();
 const evm = await startEligibilityChain();
 const rpc = await startRpcProxy(evm.chain.url);
-setEligibilityEndpoint(rpc.url);
+const polygon = rpcEndpoint(rpc.url);
 const admin = { address: '0x' + 'ad'.repeat(20), isAdmin: true };
 const lower = (a: string) => a.toLowerCase() as `0x${string}`;
 
@@ -85,8 +86,8 @@ describe('eligibility on chain: JSON-RPC requests', () => {
 		async () => {
 			await evm.setMulticall3(true);
 			forgetEligibilityCaches();
-			await measure('five rules, Multicall3, cold', 1, () => checkEligibility(evm.safe, five));
-			await measure('five rules, Multicall3, warm', ROUNDS, () => checkEligibility(evm.safe, five));
+			await measure('five rules, Multicall3, cold', 1, () => checkEligibility(polygon, evm.safe, five));
+			await measure('five rules, Multicall3, warm', ROUNDS, () => checkEligibility(polygon, evm.safe, five));
 		},
 		once
 	);
@@ -95,8 +96,8 @@ describe('eligibility on chain: JSON-RPC requests', () => {
 		async () => {
 			await evm.setMulticall3(false);
 			forgetEligibilityCaches();
-			await checkEligibility(evm.safe, five); // learns there is no Multicall3 and the token's details
-			await measure('five rules, parallel at one block, warm', ROUNDS, () => checkEligibility(evm.safe, five));
+			await checkEligibility(polygon, evm.safe, five); // learns there is no Multicall3 and the token's details
+			await measure('five rules, parallel at one block, warm', ROUNDS, () => checkEligibility(polygon, evm.safe, five));
 			await evm.setMulticall3(true);
 			forgetEligibilityCaches();
 		},
@@ -116,14 +117,14 @@ describe('eligibility on chain: JSON-RPC requests', () => {
 				const a = await measure(
 					'submit without rules',
 					4,
-					() => submitApplication(handle.db, OUTBOX_OFF, member, good),
+					() => submitApplication(handle.db, OUTBOX_OFF, member, good, {}, { polygon }),
 					next
 				);
 				await writeFormVersion(handle.db, admin, { eligibility: issueRules });
 				const b = await measure(
 					'submit with two rules',
 					4,
-					() => submitApplication(handle.db, OUTBOX_OFF, member, good),
+					() => submitApplication(handle.db, OUTBOX_OFF, member, good, {}, { polygon }),
 					next
 				);
 				rows.without.push(a.msPerCall);

@@ -118,7 +118,7 @@ describe('reconcile: 1,000 waiting, 100,000 blocks', () => {
 			await seedSql`update applications set distribution = 'pending' where id in ${seedSql(baselineIds.slice(0, SETTLED))}`;
 			await measure(
 				'bulk',
-				() => moveInBulk(handle.db, outbox, admin, move.value),
+				() => moveInBulk(handle.db, outbox, null, admin, move.value),
 				(r) => (r.ok ? r.value.count : 0)
 			);
 		},

@@ -25,7 +25,7 @@ describe.each(engines)('the page of one application on %s', (engine) => {
 		return result.value.application;
 	};
 	const ask = (id: string) =>
-		transitionApplication(t.db, OUTBOX_OFF, adminMember(), {
+		transitionApplication(t.db, OUTBOX_OFF, null, adminMember(), {
 			applicationId: id,
 			field: 'review',
 			to: 'needs_info',
@@ -35,7 +35,7 @@ describe.each(engines)('the page of one application on %s', (engine) => {
 	it('keeps every earlier version on resubmission, the member’s other applications, history and check-ins', async () => {
 		const member = await addMember(t.db);
 		const earlier = await submit(member, 'Grace', 'Old one');
-		await transitionApplication(t.db, OUTBOX_OFF, adminMember(), {
+		await transitionApplication(t.db, OUTBOX_OFF, null, adminMember(), {
 			applicationId: earlier.id,
 			field: 'review',
 			to: 'rejected',

@@ -36,13 +36,13 @@ describe.each(engines)('the review table on %s', (engine) => {
 			ids.push(app.id);
 			addresses.push(member.address);
 		}
-		await transitionApplication(t.db, OUTBOX_OFF, admin, {
+		await transitionApplication(t.db, OUTBOX_OFF, null, admin, {
 			applicationId: ids[3],
 			field: 'allowlist',
 			to: 'added',
 			txHash: randomTxHash()
 		});
-		await transitionApplication(t.db, OUTBOX_OFF, admin, {
+		await transitionApplication(t.db, OUTBOX_OFF, null, admin, {
 			applicationId: ids[6],
 			field: 'allowlist',
 			to: 'failed',
@@ -175,13 +175,13 @@ describe.each(engines)('the applications CSV on %s', (engine) => {
 		);
 		const other = await seedApplication(t.db, (await addMember(t.db)).address);
 		const hash = randomTxHash();
-		await transitionApplication(t.db, OUTBOX_OFF, admin, {
+		await transitionApplication(t.db, OUTBOX_OFF, null, admin, {
 			applicationId: evil.id,
 			field: 'allowlist',
 			to: 'failed',
 			reason: 'x'
 		});
-		await transitionApplication(t.db, OUTBOX_OFF, admin, {
+		await transitionApplication(t.db, OUTBOX_OFF, null, admin, {
 			applicationId: evil.id,
 			field: 'allowlist',
 			to: 'added',

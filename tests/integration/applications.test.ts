@@ -66,7 +66,7 @@ describe.each(engines)('submitApplication on %s', (engine) => {
 		if (!first.ok) throw new Error('first submission refused');
 		const admin = adminMember();
 		expect(
-			await transitionApplication(t.db, OUTBOX_OFF, admin, {
+			await transitionApplication(t.db, OUTBOX_OFF, null, admin, {
 				applicationId: first.value.application.id,
 				field: 'review',
 				to: 'rejected',
@@ -181,8 +181,8 @@ describe.runIf(serverUrl)('submitApplication and transitionApplication concurren
 			const app = await seedApplication(t.db, member.address);
 			const [a, b] = [adminMember(), adminMember()];
 			const results = await Promise.all([
-				transitionApplication(t.db, OUTBOX_OFF, a, { applicationId: app.id, field: 'review', to: 'approved' }),
-				transitionApplication(t.db, OUTBOX_OFF, b, {
+				transitionApplication(t.db, OUTBOX_OFF, null, a, { applicationId: app.id, field: 'review', to: 'approved' }),
+				transitionApplication(t.db, OUTBOX_OFF, null, b, {
 					applicationId: app.id,
 					field: 'review',
 					to: 'rejected',

@@ -75,7 +75,7 @@ describe('/apply reads what the member sent in few statements', () => {
 
 		const page = async () => {
 			const [standings, record] = await Promise.all([programStandings(db), memberRecord(db, member.address)]);
-			return applyFormData(db, member, record, applyProgramOf(standings), 'UTC');
+			return applyFormData(db, member, record, applyProgramOf(standings), 'UTC', null);
 		};
 		await page(); // the current form is cached for a second (forms/versions.ts)
 		statements = 0;

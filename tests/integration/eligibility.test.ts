@@ -8,12 +8,8 @@ import { writeFormVersion } from '../../src/lib/server/forms/save-version';
 import { forgetCurrentForm } from '../../src/lib/server/forms/versions';
 import { saveEligibility } from '../../src/lib/server/eligibility/save-rules';
 import { checkEligibilityAgain } from '../../src/lib/server/eligibility/evidence';
-import {
-	checkEligibility,
-	forgetEligibilityCaches,
-	previewEligibility,
-	setEligibilityEndpoint
-} from '../../src/lib/server/eligibility/check';
+import { checkEligibility, forgetEligibilityCaches, previewEligibility } from '../../src/lib/server/eligibility/check';
+import { rpcEndpoint } from '../../src/lib/server/platform/endpoints';
 import { parseTableQuery, reviewTable } from '../../src/lib/server/applications/review-table';
 import { eligibilityStartProblem } from '../../src/lib/server/eligibility/startup';
 import { emptyRule, type DraftEligibility } from '../../src/lib/eligibility/draft';
@@ -42,11 +38,11 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		proxy = await startRpcProxy(evm.chain.url);
 	}, 120_000);
 	afterAll(async () => {
-		setEligibilityEndpoint(null);
 		await Promise.all([t?.drop(), proxy?.close(), evm?.close()]);
 	});
+	/** POLYGON_RPC_URL through the counting proxy, as startRuntime builds it (runtime().chain.polygon), with a 2 s budget. */
+	const chain = () => rpcEndpoint(proxy.url, 2_000);
 	beforeEach(async () => {
-		setEligibilityEndpoint(proxy.url, 2_000);
 		forgetEligibilityCaches();
 		await evm.setMulticall3(true);
 	});
@@ -77,7 +73,7 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		const member = await addMember(t.db);
 		await evm.giveCoin(member.address as `0x${string}`, 150n * COMM);
 		const head = await evm.chain.client.getBlockNumber({ cacheTime: 0 });
-		const result = await submitApplication(t.db, OUTBOX_OFF, member, good);
+		const result = await submitApplication(t.db, OUTBOX_OFF, member, good, {}, { polygon: chain() });
 		expect(result.ok).toBe(true);
 		if (!result.ok) return;
 		const row = (await applicationById(t.db, result.value.application.id))!;
@@ -97,7 +93,7 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		const member = await addMember(t.db);
 		await evm.giveCoin(member.address as `0x${string}`, 12n * COMM);
 		const before = await countRows(t.db, 'applications');
-		const result = await submitApplication(t.db, OUTBOX_OFF, member, good);
+		const result = await submitApplication(t.db, OUTBOX_OFF, member, good, {}, { polygon: chain() });
 		expect(result.ok).toBe(false);
 		if (result.ok || result.code !== 'not_eligible') throw new Error(`expected 403, got ${JSON.stringify(result)}`);
 		expect(result.code).toBe('not_eligible');
@@ -118,10 +114,10 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		const nftOnly = await addMember(t.db);
 		await evm.mintNft(nftOnly.address as `0x${string}`);
 		await requireCommOrNft('all');
-		const refused = await submitApplication(t.db, OUTBOX_OFF, nftOnly, good);
+		const refused = await submitApplication(t.db, OUTBOX_OFF, nftOnly, good, {}, { polygon: chain() });
 		expect(refused.ok ? 200 : refused.status).toBe(403);
 		await requireCommOrNft('any');
-		const taken = await submitApplication(t.db, OUTBOX_OFF, nftOnly, good);
+		const taken = await submitApplication(t.db, OUTBOX_OFF, nftOnly, good, {}, { polygon: chain() });
 		expect(taken.ok).toBe(true);
 	});
 
@@ -133,7 +129,7 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		const holder = randomAddress();
 		await evm.mintBadge(holder as `0x${string}`, 7n, 2n);
 		await evm.mintBadge(holder as `0x${string}`, 8n, 5n);
-		const answer = await checkEligibility(holder, rules);
+		const answer = await checkEligibility(chain(), holder, rules);
 		expect(answer.ok && answer.evidence.results).toEqual([{ rule: 0, held: '2', ok: true }]);
 	});
 
@@ -141,7 +137,7 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		await requireCommOrNft();
 		await evm.giveCoin(evm.safe, 100n * COMM);
 		const safeMember = await addMember(t.db, evm.safe.toLowerCase());
-		const result = await submitApplication(t.db, OUTBOX_OFF, safeMember, good);
+		const result = await submitApplication(t.db, OUTBOX_OFF, safeMember, good, {}, { polygon: chain() });
 		expect(result.ok).toBe(true);
 		if (result.ok)
 			expect(result.value.application.eligibility?.results[0]).toEqual({
@@ -164,18 +160,18 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		};
 		const holder = randomAddress();
 		proxy.reset();
-		const cold = await checkEligibility(holder, five);
+		const cold = await checkEligibility(chain(), holder, five);
 		expect(cold.ok).toBe(true);
 		// Cold: the chain id, the block and the token's decimals and symbol ride in the same eth_call.
 		expect(Object.fromEntries(proxy.counts)).toEqual({ eth_call: 1 });
 		proxy.reset();
-		await checkEligibility(holder, five);
+		await checkEligibility(chain(), holder, five);
 		expect(Object.fromEntries(proxy.counts)).toEqual({ eth_call: 1 });
 
 		await evm.setMulticall3(false);
 		forgetEligibilityCaches();
 		proxy.reset();
-		const fallback = await checkEligibility(holder, five);
+		const fallback = await checkEligibility(chain(), holder, five);
 		expect(fallback.ok).toBe(true);
 		// The failed Multicall3 try, then eth_blockNumber, then the five calls and the token's two details, in parallel.
 		expect(proxy.counts.get('eth_blockNumber')).toBe(1);
@@ -187,10 +183,16 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		const member = await addMember(t.db);
 		await evm.giveCoin(member.address as `0x${string}`, 100n * COMM);
 		const down = await startRpcProxy(evm.chain.url);
-		setEligibilityEndpoint(down.url, 2_000);
 		await down.close();
 		const before = await countRows(t.db, 'applications');
-		const result = await submitApplication(t.db, OUTBOX_OFF, member, good);
+		const result = await submitApplication(
+			t.db,
+			OUTBOX_OFF,
+			member,
+			good,
+			{},
+			{ polygon: rpcEndpoint(down.url, 2_000) }
+		);
 		expect(result.ok ? 200 : [result.status, result.code]).toEqual([503, 'eligibility_unavailable']);
 		expect(await countRows(t.db, 'applications')).toBe(before);
 		expect(await rowCount(member.address)).toBe(0);
@@ -201,9 +203,15 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		const member = await addMember(t.db);
 		const silent = await startFakeRpc();
 		silent.silent = true;
-		setEligibilityEndpoint(silent.url, 500);
 		const started = Date.now();
-		const result = await submitApplication(t.db, OUTBOX_OFF, member, good);
+		const result = await submitApplication(
+			t.db,
+			OUTBOX_OFF,
+			member,
+			good,
+			{},
+			{ polygon: rpcEndpoint(silent.url, 500) }
+		);
 		expect(result.ok ? 200 : result.status).toBe(503);
 		expect(Date.now() - started).toBeLessThan(4_000);
 		await silent.close();
@@ -211,12 +219,11 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 
 	it('an RPC that answers another chain id is refused at save and at start', async () => {
 		const mainnet = await startFakeRpc({ chainId: 1 });
-		setEligibilityEndpoint(mainnet.url, 2_000);
 		const draft: DraftEligibility = {
 			mode: 'all',
 			rules: [{ ...emptyRule(), kind: 'erc20', contract: evm.coin, min: '100', unit: 'token' }]
 		};
-		const saved = await saveEligibility(t.db, admin, draft);
+		const saved = await saveEligibility(t.db, rpcEndpoint(mainnet.url, 2_000), admin, draft);
 		expect(saved.ok ? 200 : saved.status).toBe(400);
 		if (!saved.ok && saved.status === 400) expect(saved.errors.rules).toMatch(/POLYGON_RPC_URL/);
 
@@ -237,12 +244,10 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 				{ ...emptyRule(), kind: 'erc721', contract: evm.nft, min: '1' }
 			]
 		};
-		setEligibilityEndpoint(null);
-		const refused = await saveEligibility(t.db, admin, draft);
+		const refused = await saveEligibility(t.db, null, admin, draft);
 		expect(!refused.ok && refused.status === 400 && refused.errors.rules).toMatch(/POLYGON_RPC_URL/);
 
-		setEligibilityEndpoint(proxy.url, 2_000);
-		const saved = await saveEligibility(t.db, admin, draft);
+		const saved = await saveEligibility(t.db, chain(), admin, draft);
 		expect(saved.ok && saved.value.rules).toEqual({
 			mode: 'any',
 			rules: [
@@ -251,7 +256,7 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 			]
 		});
 		// An address with no token behind it is refused on its own field.
-		const wrong = await saveEligibility(t.db, admin, {
+		const wrong = await saveEligibility(t.db, chain(), admin, {
 			mode: 'all',
 			rules: [{ ...emptyRule(), kind: 'erc721', contract: randomAddress(), min: '1' }]
 		});
@@ -263,11 +268,11 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		const key = privateKeyToAccount(generatePrivateKey());
 		const member = await addMember(t.db, key.address.toLowerCase());
 		await evm.giveCoin(key.address, 100n * COMM);
-		const result = await submitApplication(t.db, OUTBOX_OFF, member, good);
+		const result = await submitApplication(t.db, OUTBOX_OFF, member, good, {}, { polygon: chain() });
 		if (!result.ok) throw new Error(result.message);
 		// After submitting, the member sends 60 COMM away.
 		await evm.sendCoinFrom(key, randomAddress() as `0x${string}`, 60n * COMM);
-		const again = await checkEligibilityAgain(t.db, result.value.application.id);
+		const again = await checkEligibilityAgain(t.db, chain(), result.value.application.id);
 		if (!again.ok) throw new Error(again.message);
 		expect(again.value.view.submitted?.results[0]?.held).toBe(String(100n * COMM));
 		expect(again.value.now.results[0]).toEqual({ rule: 0, held: String(40n * COMM), ok: false });
@@ -283,8 +288,11 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		const rules = await requireCommOrNft();
 		const holder = randomAddress();
 		proxy.reset();
-		const [a, b] = await Promise.all([previewEligibility(holder, 1, rules), previewEligibility(holder, 1, rules)]);
-		await previewEligibility(holder, 1, rules);
+		const [a, b] = await Promise.all([
+			previewEligibility(chain(), holder, 1, rules),
+			previewEligibility(chain(), holder, 1, rules)
+		]);
+		await previewEligibility(chain(), holder, 1, rules);
 		expect(a).toBe(b);
 		expect(proxy.counts.get('eth_call')).toBe(1);
 	});
@@ -293,19 +301,26 @@ describe.each(engines)('eligibility on chain on %s', (engine) => {
 		await requireCommOrNft();
 		const member = await addMember(t.db);
 		await evm.mintNft(member.address as `0x${string}`);
-		const first = await submitApplication(t.db, OUTBOX_OFF, member, good);
+		const first = await submitApplication(t.db, OUTBOX_OFF, member, good, {}, { polygon: chain() });
 		if (!first.ok) throw new Error(first.message);
 		proxy.reset();
-		const again = await submitApplication(t.db, OUTBOX_OFF, member, good);
+		const again = await submitApplication(t.db, OUTBOX_OFF, member, good, {}, { polygon: chain() });
 		expect(again.ok ? 200 : again.status).toBe(409);
 		expect(proxy.counts.size).toBe(0);
-		await transitionApplication(t.db, OUTBOX_OFF, admin, {
+		await transitionApplication(t.db, OUTBOX_OFF, null, admin, {
 			applicationId: first.value.application.id,
 			field: 'review',
 			to: 'needs_info',
 			reason: 'More please'
 		});
-		const resubmitted = await submitApplication(t.db, OUTBOX_OFF, member, { ...good, motivation: 'More.' });
+		const resubmitted = await submitApplication(
+			t.db,
+			OUTBOX_OFF,
+			member,
+			{ ...good, motivation: 'More.' },
+			{},
+			{ polygon: chain() }
+		);
 		expect(resubmitted.ok && resubmitted.value.resubmitted).toBe(true);
 		if (resubmitted.ok)
 			expect(resubmitted.value.application.eligibility?.results[1]).toEqual({ rule: 1, held: '1', ok: true });

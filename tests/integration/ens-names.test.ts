@@ -4,7 +4,9 @@
 import { createServer, type Server } from 'node:http';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensNames, setEnsEndpoint } from '../../src/lib/server/team/ens';
+import { ensNames } from '../../src/lib/server/team/ens';
+import { rpcEndpoint } from '../../src/lib/server/platform/endpoints';
+import { resetSingletons } from '../../src/lib/platform/singleton';
 import { startEnsChain, type EnsChain } from '../helpers/ens-chain';
 
 const account = () => privateKeyToAccount(generatePrivateKey()).address;
@@ -18,7 +20,6 @@ describe('ENS names', () => {
 		chain = await startEnsChain();
 	}, 60_000);
 	afterAll(async () => {
-		setEnsEndpoint(null);
 		await chain?.close();
 	});
 
@@ -30,8 +31,7 @@ describe('ENS names', () => {
 		await chain.setAddress('alice.eth', alice);
 		// The impostor's reverse record claims alice.eth, which resolves to Alice.
 		await chain.setName(impostor, 'alice.eth');
-		setEnsEndpoint(chain.url);
-		expect(await ensNames([lower(alice), lower(impostor), lower(nobody)], WAIT)).toEqual({
+		expect(await ensNames(rpcEndpoint(chain.url), [lower(alice), lower(impostor), lower(nobody)], WAIT)).toEqual({
 			[lower(alice)]: 'alice.eth'
 		});
 	});
@@ -40,20 +40,18 @@ describe('ENS names', () => {
 		const bob = account();
 		await chain.setName(bob, 'bob.eth');
 		await chain.setAddress('bob.eth', bob);
-		setEnsEndpoint(chain.url);
-		expect(await ensNames([lower(bob)], WAIT)).toEqual({ [lower(bob)]: 'bob.eth' });
+		expect(await ensNames(rpcEndpoint(chain.url), [lower(bob)], WAIT)).toEqual({ [lower(bob)]: 'bob.eth' });
 		await chain.setName(bob, '');
-		expect(await ensNames([lower(bob)], WAIT)).toEqual({ [lower(bob)]: 'bob.eth' });
-		setEnsEndpoint(chain.url); // a restart forgets
-		expect(await ensNames([lower(bob)], WAIT)).toEqual({});
+		expect(await ensNames(rpcEndpoint(chain.url), [lower(bob)], WAIT)).toEqual({ [lower(bob)]: 'bob.eth' });
+		resetSingletons(); // a restart forgets
+		expect(await ensNames(rpcEndpoint(chain.url), [lower(bob)], WAIT)).toEqual({});
 	});
 
 	it('without ENS_RPC_URL: no names, and nothing asked', async () => {
 		const carol = account();
 		await chain.setName(carol, 'carol.eth');
 		await chain.setAddress('carol.eth', carol);
-		setEnsEndpoint(null);
-		expect(await ensNames([lower(carol)], WAIT)).toEqual({});
+		expect(await ensNames(null, [lower(carol)], WAIT)).toEqual({});
 	});
 
 	it('an endpoint that never answers holds the page at most the wait, and the address stands alone', async () => {
@@ -62,12 +60,16 @@ describe('ENS names', () => {
 		silent.on('connection', (s) => sockets.add(s));
 		await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
 		try {
-			setEnsEndpoint(`http://127.0.0.1:${(silent.address() as { port: number }).port}`);
 			const started = Date.now();
-			expect(await ensNames([lower(account())], 300)).toEqual({});
+			expect(
+				await ensNames(
+					rpcEndpoint(`http://127.0.0.1:${(silent.address() as { port: number }).port}`),
+					[lower(account())],
+					300
+				)
+			).toEqual({});
 			expect(Date.now() - started).toBeLessThan(1000);
 		} finally {
-			setEnsEndpoint(null);
 			for (const s of sockets) s.destroy();
 			await new Promise((resolve) => silent.close(resolve));
 		}

@@ -46,7 +46,7 @@ describe.each(engines)('fulfilment without a key on %s', (engine) => {
 	async function approved(address = privateKeyToAccount(generatePrivateKey()).address.toLowerCase()) {
 		const member = await addMember(t.db, address);
 		const app = await seedApplication(t.db, member.address);
-		const moved = await transitionApplication(t.db, outbox, admin, {
+		const moved = await transitionApplication(t.db, outbox, null, admin, {
 			applicationId: app.id,
 			field: 'review',
 			to: 'approved'
@@ -74,7 +74,7 @@ describe.each(engines)('fulfilment without a key on %s', (engine) => {
 		const apps = [await approved(), await approved(), await approved()];
 		const ids = apps.map((a) => a.id);
 		// One was recorded failed by hand before (a first attempt): found on chain, it still moves to added.
-		await transitionApplication(t.db, outbox, admin, {
+		await transitionApplication(t.db, outbox, null, admin, {
 			applicationId: ids[2],
 			field: 'allowlist',
 			to: 'failed',
@@ -174,7 +174,7 @@ describe.each(engines)('fulfilment without a key on %s', (engine) => {
 		const [byHand, other] = [await approved(), await approved()];
 		const waiting = await waitingFor(t.db, 'allowlist', { ids: [byHand.id, other.id] });
 		const hash = `0x${'ab'.repeat(32)}` as const;
-		await transitionApplication(t.db, outbox, admin, {
+		await transitionApplication(t.db, outbox, null, admin, {
 			applicationId: byHand.id,
 			field: 'allowlist',
 			to: 'added',

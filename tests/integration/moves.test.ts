@@ -53,11 +53,17 @@ describe.each(engines)('applyMoves on %s', (engine) => {
 	it('all or nothing: one that cannot move refuses them all with 409 naming it, and writes nothing', async () => {
 		const ok = await approved();
 		const pending = await seedApplication(t.db, (await addMember(t.db)).address);
-		const outcome = await applyMoves(t.db, outbox, adminMember(), {
-			...move,
-			applicationIds: [ok.id, pending.id],
-			txHash: randomTxHash()
-		});
+		const outcome = await applyMoves(
+			t.db,
+			outbox,
+			adminMember(),
+			{
+				...move,
+				applicationIds: [ok.id, pending.id],
+				txHash: randomTxHash()
+			},
+			{ txCheck: null }
+		);
 		expect(outcome).toMatchObject({ ok: false, status: 409, refused: [{ id: pending.id }] });
 		expect(await applicationById(t.db, ok.id)).toEqual(ok);
 		expect(await eventsOf(t.db, ok.id)).toEqual([]);
@@ -72,7 +78,7 @@ describe.each(engines)('applyMoves on %s', (engine) => {
 				outbox,
 				adminMember(),
 				{ ...move, applicationIds: [missing], txHash: randomTxHash() },
-				{ answer: 'one' }
+				{ answer: 'one', txCheck: null }
 			)
 		).toMatchObject({ ok: false, status: 400, errors: { applicationId: 'No application has this id.' } });
 		const stale = await applyMoves(
@@ -80,7 +86,7 @@ describe.each(engines)('applyMoves on %s', (engine) => {
 			outbox,
 			adminMember(),
 			{ ...move, applicationIds: [app.id], txHash: randomTxHash(), from: 'failed' },
-			{ answer: 'one' }
+			{ answer: 'one', txCheck: null }
 		);
 		expect(stale).toMatchObject({ ok: false, status: 409 });
 		expect(stale.ok === false && stale.message).toMatch(/changed meanwhile and is now/);

@@ -43,14 +43,20 @@ describe.each(engines)('notifications on %s', (engine) => {
 			{ address: members[2]!.address, email: 'two@example.test' }
 		]);
 		const ids = apps.map((a) => a.id);
-		const outcome = await applyMoves(t.db, outbox, adminMember(), {
-			applicationIds: ids,
-			field: 'review',
-			to: 'needs_info',
-			reason: 'Please link your project.',
-			txHash: '',
-			from: ''
-		});
+		const outcome = await applyMoves(
+			t.db,
+			outbox,
+			adminMember(),
+			{
+				applicationIds: ids,
+				field: 'review',
+				to: 'needs_info',
+				reason: 'Please link your project.',
+				txHash: '',
+				from: ''
+			},
+			{ txCheck: null }
+		);
 		expect(outcome.ok).toBe(true);
 		const rows = await notificationsOf(ids);
 		expect(rows).toHaveLength(5);
@@ -107,14 +113,20 @@ describe.each(engines)('notifications on %s', (engine) => {
 		const [alice, bob] = [await addMember(t.db), await addMember(t.db)];
 		const [a, b] = [await seedApplication(t.db, alice.address), await seedApplication(t.db, bob.address)];
 		for (const app of [a, b])
-			await applyMoves(t.db, outbox, adminMember(), {
-				applicationIds: [app.id],
-				field: 'review',
-				to: 'approved',
-				reason: '',
-				txHash: '',
-				from: ''
-			});
+			await applyMoves(
+				t.db,
+				outbox,
+				adminMember(),
+				{
+					applicationIds: [app.id],
+					field: 'review',
+					to: 'approved',
+					reason: '',
+					txHash: '',
+					from: ''
+				},
+				{ txCheck: null }
+			);
 		const mine = await inboxOf(t.db, alice.address);
 		expect(mine.map((n) => n.title)).toEqual(['Your application was approved']);
 		const bobs = (await inboxOf(t.db, bob.address))[0]!;
@@ -135,15 +147,21 @@ describe.each(engines)('notifications on %s', (engine) => {
 		// The third never visited a page in another language: the default, English.
 		const apps = await Promise.all([es, ar, en].map((m) => seedApplication(t.db, m.address)));
 		const ids = apps.map((a) => a.id);
-		const outcome = await applyMoves(t.db, outbox, adminMember(), {
-			applicationIds: ids,
-			field: 'review',
-			to: 'needs_info',
-			reason: 'Link your project.',
-			txHash: '',
-			from: '',
-			asks: { motivation: 'Say more.' }
-		});
+		const outcome = await applyMoves(
+			t.db,
+			outbox,
+			adminMember(),
+			{
+				applicationIds: ids,
+				field: 'review',
+				to: 'needs_info',
+				reason: 'Link your project.',
+				txHash: '',
+				from: '',
+				asks: { motivation: 'Say more.' }
+			},
+			{ txCheck: null }
+		);
 		expect(outcome.ok).toBe(true);
 		const rows = await notificationsOf(ids);
 		const of = (id: string) => rows.find((r) => r.applicationId === id)!;
@@ -183,14 +201,20 @@ describe.each(engines)('notifications on %s', (engine) => {
 		);
 		const inMembership = await seedApplication(t.db, (await addMember(t.db)).address);
 		const ids = [...inBuilders, inMembership].map((a) => a.id);
-		const outcome = await applyMoves(t.db, outbox, adminMember(), {
-			applicationIds: ids,
-			field: 'review',
-			to: 'needs_info',
-			reason: 'Link your project.',
-			txHash: '',
-			from: ''
-		});
+		const outcome = await applyMoves(
+			t.db,
+			outbox,
+			adminMember(),
+			{
+				applicationIds: ids,
+				field: 'review',
+				to: 'needs_info',
+				reason: 'Link your project.',
+				txHash: '',
+				from: ''
+			},
+			{ txCheck: null }
+		);
 		expect(outcome.ok).toBe(true);
 		const rows = await notificationsOf(ids);
 		const titleOf = (id: string) => rows.find((r) => r.applicationId === id)!.title;

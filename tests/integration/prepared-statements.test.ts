@@ -53,7 +53,7 @@ describe.runIf(serverUrl)('prepared statements on the Postgres server', () => {
 		];
 		const admin = adminMember();
 		for (const id of [a.id, b.id]) {
-			const moved = await transitionApplication(t.db, OUTBOX_OFF, admin, {
+			const moved = await transitionApplication(t.db, OUTBOX_OFF, null, admin, {
 				applicationId: id,
 				field: 'review',
 				to: 'approved',

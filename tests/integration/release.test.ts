@@ -81,7 +81,7 @@ describe.each(engines)('rounds released together on %s', (engine) => {
 	};
 
 	const move = (applicationId: string, to: string, reason = to === 'approved' ? '' : 'Not this time.') =>
-		transitionApplication(t.db, OUTBOX, admin, { applicationId, field: 'review', to, reason });
+		transitionApplication(t.db, OUTBOX, null, admin, { applicationId, field: 'review', to, reason });
 
 	/** Every due row claimed now (each claim leases what it takes: a second claim gets none of them). */
 	const claim = () => claimDue(t.db, QUEUES, 1000, 60_000);
@@ -168,14 +168,20 @@ describe.each(engines)('rounds released together on %s', (engine) => {
 		const round = await newRound('together');
 		const { member, id } = await applicant(round.id);
 		expect(await move(id, 'approved')).toMatchObject({ ok: true });
-		const allowlisted = await applyMoves(t.db, OUTBOX, admin, {
-			applicationIds: [id],
-			field: 'allowlist',
-			to: 'failed',
-			reason: 'Out of gas',
-			txHash: '',
-			from: ''
-		});
+		const allowlisted = await applyMoves(
+			t.db,
+			OUTBOX,
+			admin,
+			{
+				applicationIds: [id],
+				field: 'allowlist',
+				to: 'failed',
+				reason: 'Out of gas',
+				txHash: '',
+				from: ''
+			},
+			{ txCheck: null }
+		);
 		expect(allowlisted).toMatchObject({ ok: true });
 		expect(await claim()).toEqual([]);
 		expect((await applicationsOf(t.db, member.address))[0]).toMatchObject({ review: 'pending', allowlist: 'pending' });

@@ -6,6 +6,7 @@ import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { saveReviewSettings } from '../../src/lib/server/reviews/roster';
 import { addTeamMember, removeTeamMember } from '../../src/lib/server/team/team';
 import { declareConflict } from '../../src/lib/server/reviews/conflicts';
+import { NO_ROSTER } from '../../src/lib/server/platform/roster';
 import { castVote } from '../../src/lib/server/reviews/votes';
 import { reviewDetail } from '../../src/lib/server/reviews/reviewer-detail';
 import { assignedTo, reviewQueue } from '../../src/lib/server/reviews/queue';
@@ -26,7 +27,7 @@ describe.each(engines)('review assignment on %s', (engine) => {
 		t = await createTestDatabase(engine, { max: 25 });
 		pool = await Promise.all(Array.from({ length: 5 }, async () => ({ ...(await addMember(t.db)), isReviewer: true })));
 		for (const r of pool)
-			expect((await addTeamMember(t.db, admin, { address: r.address, role: 'reviewer' })).ok).toBe(true);
+			expect((await addTeamMember(t.db, null, admin, { address: r.address, role: 'reviewer' })).ok).toBe(true);
 		expect((await saveReviewSettings(t.db, admin, { perApplication: '2' })).ok).toBe(true);
 	});
 	afterAll(() => t?.drop());
@@ -133,7 +134,7 @@ describe.each(engines)('review assignment on %s', (engine) => {
 		// The assigned application is not repeated in the rest of the queue.
 		expect((await reviewQueue(t.db, r1.address, { tab: 'queue' })).rows.map((r) => r.id)).not.toContain(app.id);
 		expect((await castVote(t.db, OUTBOX_OFF, r2, app.id, { vote: 'approve' })).ok).toBe(true);
-		expect((await declareConflict(t.db, r1, app.id, { reason: 'My brother' })).ok).toBe(true);
+		expect((await declareConflict(t.db, NO_ROSTER, r1, app.id, { reason: 'My brother' })).ok).toBe(true);
 		const now = await assigned(app.id);
 		expect(now).toHaveLength(2);
 		expect(now).not.toContain(r1.address);
@@ -143,8 +144,11 @@ describe.each(engines)('review assignment on %s', (engine) => {
 		expect(seen?.others).toBeNull();
 		expect(seen?.conflict?.reason).toBe('My brother');
 		expect((await reviewQueue(t.db, r1.address, { tab: 'queue' })).rows.map((r) => r.id)).not.toContain(app.id);
-		expect(await declareConflict(t.db, r1, app.id, { reason: '' })).toMatchObject({ ok: false, status: 400 });
-		expect(await declareConflict(t.db, r1, app.id, { reason: 'x'.repeat(501) })).toMatchObject({
+		expect(await declareConflict(t.db, NO_ROSTER, r1, app.id, { reason: '' })).toMatchObject({
+			ok: false,
+			status: 400
+		});
+		expect(await declareConflict(t.db, NO_ROSTER, r1, app.id, { reason: 'x'.repeat(501) })).toMatchObject({
 			ok: false,
 			status: 400
 		});
@@ -173,7 +177,7 @@ describe.each(engines)('review assignment on %s', (engine) => {
 	it('a removed reviewer’s votes stay and count; their open assignments pass on', async () => {
 		await clear();
 		const extra = { ...(await addMember(t.db)), isReviewer: true };
-		await addTeamMember(t.db, admin, { address: extra.address, role: 'reviewer' });
+		await addTeamMember(t.db, null, admin, { address: extra.address, role: 'reviewer' });
 		const voted = await submit();
 		expect((await castVote(t.db, OUTBOX_OFF, extra, voted.id, { vote: 'approve' })).ok).toBe(true);
 		// The next application's second reviewer is the extra one.
@@ -186,12 +190,14 @@ describe.each(engines)('review assignment on %s', (engine) => {
 			sql`insert into review_assignments (application_id, reviewer_address, assigned_by) values (${next.id}, ${extra.address}, 'auto') on conflict do nothing`
 		);
 		expect(await assigned(next.id)).toContain(extra.address);
-		expect((await removeTeamMember(t.db, admin, { address: extra.address, role: 'reviewer' })).ok).toBe(true);
+		expect((await removeTeamMember(t.db, NO_ROSTER, admin, { address: extra.address, role: 'reviewer' })).ok).toBe(
+			true
+		);
 		expect(await t.db.select().from(reviewers).where(eq(reviewers.address, extra.address))).toEqual([]);
 		expect(await assigned(next.id)).toHaveLength(2);
 		expect(await assigned(next.id)).not.toContain(extra.address);
 		expect((await tallyFor(t.db, voted.id)).approve).toBe(1);
-		expect(await removeTeamMember(t.db, admin, { address: extra.address, role: 'reviewer' })).toMatchObject({
+		expect(await removeTeamMember(t.db, NO_ROSTER, admin, { address: extra.address, role: 'reviewer' })).toMatchObject({
 			ok: false,
 			status: 404
 		});
@@ -201,7 +207,7 @@ describe.each(engines)('review assignment on %s', (engine) => {
 		await clear();
 		const applicant = await addMember(t.db);
 		const app = await submit(applicant);
-		const moved = await transitionApplication(t.db, OUTBOX_OFF, admin, {
+		const moved = await transitionApplication(t.db, OUTBOX_OFF, null, admin, {
 			applicationId: app.id,
 			field: 'review',
 			to: 'needs_info',

@@ -5,8 +5,9 @@ import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import { pgliteOptions } from '../../src/lib/server/db/embedded.js';
 import { migrationsBefore } from '../helpers/migrations-before';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addTeamMember, removeTeamMember, setConfiguredOwners, teamGrants } from '../../src/lib/server/team/team';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addTeamMember, removeTeamMember, teamGrants } from '../../src/lib/server/team/team';
+import { NO_ROSTER } from '../../src/lib/server/platform/roster';
 import { effectiveMember } from '../../src/lib/server/team/roles';
 import { rowsOf } from '../../src/lib/server/db/rows';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
@@ -19,10 +20,8 @@ describe.each(engines)('the team on %s', (engine) => {
 	let t: TestDatabase;
 	beforeAll(async () => {
 		t = await createTestDatabase(engine);
-		setConfiguredOwners(new Set());
 	});
 	afterAll(() => t?.drop());
-	afterEach(() => setConfiguredOwners(new Set()));
 
 	const owner = (address: string): SignedInMember => ({ address, isAdmin: true, isReviewer: true, role: 'owner' });
 
@@ -32,15 +31,15 @@ describe.each(engines)('the team on %s', (engine) => {
 		const count = async () =>
 			rowsOf<{ n: number }>(await t.db.execute(sql`select count(*)::int as n from team_events`))[0]!.n;
 		const before = await count();
-		expect(await removeTeamMember(t.db, owner(first), { address: first, role: 'owner' })).toMatchObject({
+		expect(await removeTeamMember(t.db, NO_ROSTER, owner(first), { address: first, role: 'owner' })).toMatchObject({
 			ok: false,
 			status: 409
 		});
 		expect(await count()).toBe(before);
 		const second = randomAddress();
-		expect((await addTeamMember(t.db, owner(first), { address: second, role: 'owner' })).ok).toBe(true);
-		expect((await removeTeamMember(t.db, owner(second), { address: first, role: 'owner' })).ok).toBe(true);
-		expect(await removeTeamMember(t.db, owner(second), { address: second, role: 'owner' })).toMatchObject({
+		expect((await addTeamMember(t.db, null, owner(first), { address: second, role: 'owner' })).ok).toBe(true);
+		expect((await removeTeamMember(t.db, NO_ROSTER, owner(second), { address: first, role: 'owner' })).ok).toBe(true);
+		expect(await removeTeamMember(t.db, NO_ROSTER, owner(second), { address: second, role: 'owner' })).toMatchObject({
 			status: 409
 		});
 		expect(await count()).toBe(before + 2);

@@ -35,7 +35,7 @@ describe.each(engines)('transitionApplication on %s', (engine) => {
 			const admin = adminMember();
 			const txHash = needs.txHash ? randomTxHash().toUpperCase().replace('0X', '0x') : '';
 			const reason = needs.reason ? 'Documented in the forum thread.' : '';
-			const result = await transitionApplication(t.db, OUTBOX_OFF, admin, {
+			const result = await transitionApplication(t.db, OUTBOX_OFF, null, admin, {
 				applicationId: app.id,
 				field,
 				to,
@@ -64,7 +64,7 @@ describe.each(engines)('transitionApplication on %s', (engine) => {
 	it('permits needs_info → pending only by the applicant re-submitting (executor = applicant, reason resubmitted)', async () => {
 		const member = await addMember(t.db);
 		const app = await seedApplication(t.db, member.address, { review: 'needs_info' });
-		const byAdmin = await transitionApplication(t.db, OUTBOX_OFF, adminMember(), {
+		const byAdmin = await transitionApplication(t.db, OUTBOX_OFF, null, adminMember(), {
 			applicationId: app.id,
 			field: 'review',
 			to: 'pending'
@@ -205,7 +205,7 @@ describe.each(engines)('transitionApplication on %s', (engine) => {
 		'refuses %s and leaves the application and the audit log unchanged',
 		async (_, states, move, status, errorField) => {
 			const app = await appIn(states);
-			const result = await transitionApplication(t.db, OUTBOX_OFF, adminMember(), {
+			const result = await transitionApplication(t.db, OUTBOX_OFF, null, adminMember(), {
 				applicationId: app.id,
 				reason: '',
 				txHash: '',
@@ -220,7 +220,7 @@ describe.each(engines)('transitionApplication on %s', (engine) => {
 
 	it('refuses a move whose from-state is not the one the admin saw (409)', async () => {
 		const app = await appIn({ review: 'needs_info' });
-		const result = await transitionApplication(t.db, OUTBOX_OFF, adminMember(), {
+		const result = await transitionApplication(t.db, OUTBOX_OFF, null, adminMember(), {
 			applicationId: app.id,
 			field: 'review',
 			to: 'approved',
@@ -280,7 +280,7 @@ describe.each(engines)('transitionApplication on %s', (engine) => {
 						}
 					} else {
 						const txHash = s.txHash ? randomTxHash() : '';
-						const result = await transitionApplication(t.db, OUTBOX_OFF, admin, {
+						const result = await transitionApplication(t.db, OUTBOX_OFF, null, admin, {
 							applicationId: id,
 							field: s.field,
 							to: s.to,

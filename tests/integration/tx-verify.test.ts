@@ -4,7 +4,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { transitionApplication } from '../../src/lib/server/applications/moves';
 import { applicationEvents, webhookDeliveries } from '../../src/lib/server/db/schema';
-import { REVERTED_TX, UNKNOWN_TX, setTxCheckEndpoint, verifyTxHash } from '../../src/lib/server/applications/tx-verify';
+import { REVERTED_TX, UNKNOWN_TX, verifyTxHash } from '../../src/lib/server/applications/tx-verify';
+import { rpcEndpoint } from '../../src/lib/server/platform/endpoints';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
 import { webhooksTo } from '../helpers/outbox';
 import { addMember, adminMember, applicationById, randomTxHash, seedApplication } from '../helpers/members';
@@ -20,8 +21,9 @@ beforeAll(async () => {
 });
 afterEach(() => {
 	rpc.silent = false;
-	setTxCheckEndpoint(null);
 });
+/** POLYGON_RPC_URL on the fake chain, as startRuntime builds it (runtime().chain.polygon). */
+const chain137 = () => rpcEndpoint(rpc.url);
 afterAll(() => rpc?.close());
 
 const lookups = (hash: string) =>
@@ -30,7 +32,7 @@ const lookups = (hash: string) =>
 describe('verifyTxHash', () => {
 	it('without POLYGON_RPC_URL looks nothing up: not verified, not refused', async () => {
 		const before = rpc.calls.length;
-		expect(await verifyTxHash(hashes.unknown)).toEqual({
+		expect(await verifyTxHash(null, hashes.unknown)).toEqual({
 			ok: true,
 			value: { verified: null, unverified: 'not_configured' }
 		});
@@ -38,35 +40,41 @@ describe('verifyTxHash', () => {
 	});
 
 	it('a successful transaction is verified by its receipt alone', async () => {
-		setTxCheckEndpoint(rpc.url);
-		expect(await verifyTxHash(hashes.success)).toEqual({ ok: true, value: { verified: true } });
+		expect(await verifyTxHash(chain137(), hashes.success)).toEqual({ ok: true, value: { verified: true } });
 		expect(lookups(hashes.success)).toEqual(['eth_getTransactionReceipt']);
 		expect(rpc.calls.some((c) => c.method === 'eth_chainId')).toBe(true);
 	});
 
 	it('a reverted transaction is refused, saying it reverted', async () => {
-		setTxCheckEndpoint(rpc.url);
-		expect(await verifyTxHash(hashes.reverted)).toEqual({ ok: false, code: 'tx_reverted', message: REVERTED_TX });
+		expect(await verifyTxHash(chain137(), hashes.reverted)).toEqual({
+			ok: false,
+			code: 'tx_reverted',
+			message: REVERTED_TX
+		});
 		expect(REVERTED_TX).toMatch(/reverted on chain 137/);
 	});
 
 	it('a hash the chain does not know (no receipt, no transaction) is refused, saying so', async () => {
-		setTxCheckEndpoint(rpc.url);
-		expect(await verifyTxHash(hashes.unknown)).toEqual({ ok: false, code: 'tx_unknown', message: UNKNOWN_TX });
+		expect(await verifyTxHash(chain137(), hashes.unknown)).toEqual({
+			ok: false,
+			code: 'tx_unknown',
+			message: UNKNOWN_TX
+		});
 		expect(lookups(hashes.unknown)).toEqual(['eth_getTransactionReceipt', 'eth_getTransactionByHash']);
 		expect(UNKNOWN_TX).toMatch(/does not know this transaction hash/);
 	});
 
 	it('a known transaction without a receipt yet (pending) is recorded unverified', async () => {
-		setTxCheckEndpoint(rpc.url);
-		expect(await verifyTxHash(hashes.pending)).toEqual({ ok: true, value: { verified: null, unverified: 'pending' } });
+		expect(await verifyTxHash(chain137(), hashes.pending)).toEqual({
+			ok: true,
+			value: { verified: null, unverified: 'pending' }
+		});
 	});
 
 	it('an endpoint that never answers: unverified after 5 seconds, not before, not much later', async () => {
-		setTxCheckEndpoint(rpc.url);
 		rpc.silent = true;
 		const started = Date.now();
-		expect(await verifyTxHash(hashes.success)).toEqual({
+		expect(await verifyTxHash(chain137(), hashes.success)).toEqual({
 			ok: true,
 			value: { verified: null, unverified: 'no_answer' }
 		});
@@ -79,9 +87,10 @@ describe('verifyTxHash', () => {
 		const broken = createServer((_, res) => res.writeHead(502).end('bad gateway'));
 		await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
 		try {
-			setTxCheckEndpoint(`http://127.0.0.1:${(broken.address() as AddressInfo).port}`);
 			const started = Date.now();
-			expect(await verifyTxHash(hashes.unknown)).toEqual({
+			expect(
+				await verifyTxHash(rpcEndpoint(`http://127.0.0.1:${(broken.address() as AddressInfo).port}`), hashes.unknown)
+			).toEqual({
 				ok: true,
 				value: { verified: null, unverified: 'no_answer' }
 			});
@@ -94,8 +103,7 @@ describe('verifyTxHash', () => {
 	it('an endpoint that serves another chain is not asked about the hash: unverified, never refused', async () => {
 		const mainnet = await startFakeRpc({ chainId: 1 });
 		try {
-			setTxCheckEndpoint(mainnet.url);
-			expect(await verifyTxHash(hashes.unknown)).toEqual({
+			expect(await verifyTxHash(rpcEndpoint(mainnet.url), hashes.unknown)).toEqual({
 				ok: true,
 				value: { verified: null, unverified: 'no_answer' }
 			});
@@ -125,9 +133,8 @@ describe.each(engines)('transitionApplication with tx checks on %s', (engine) =>
 	const auditOf = (id: string) => t.db.select().from(applicationEvents).where(eq(applicationEvents.applicationId, id));
 
 	it('added with a successful transaction: recorded with tx_verified true', async () => {
-		setTxCheckEndpoint(rpc.url);
 		const app = await approved();
-		const result = await transitionApplication(t.db, outbox, adminMember(), {
+		const result = await transitionApplication(t.db, outbox, chain137(), adminMember(), {
 			applicationId: app.id,
 			field: 'allowlist',
 			to: 'added',
@@ -141,10 +148,9 @@ describe.each(engines)('transitionApplication with tx checks on %s', (engine) =>
 		['reverted', REVERTED_TX],
 		['unknown', UNKNOWN_TX]
 	] as const)('sent with a %s transaction: 400 on txHash, nothing written', async (kind, message) => {
-		setTxCheckEndpoint(rpc.url);
 		const app = await approved();
 		const before = await outboxRows();
-		const result = await transitionApplication(t.db, outbox, adminMember(), {
+		const result = await transitionApplication(t.db, outbox, chain137(), adminMember(), {
 			applicationId: app.id,
 			field: 'distribution',
 			to: 'sent',
@@ -163,20 +169,18 @@ describe.each(engines)('transitionApplication with tx checks on %s', (engine) =>
 	});
 
 	it('a pending transaction, or no POLYGON_RPC_URL: recorded with tx_verified null', async () => {
-		setTxCheckEndpoint(rpc.url);
 		const pending = await approved();
 		expect(
-			await transitionApplication(t.db, outbox, adminMember(), {
+			await transitionApplication(t.db, outbox, chain137(), adminMember(), {
 				applicationId: pending.id,
 				field: 'distribution',
 				to: 'sent',
 				txHash: hashes.pending
 			})
 		).toMatchObject({ ok: true });
-		setTxCheckEndpoint(null);
 		const unchecked = await approved();
 		expect(
-			await transitionApplication(t.db, outbox, adminMember(), {
+			await transitionApplication(t.db, outbox, null, adminMember(), {
 				applicationId: unchecked.id,
 				field: 'allowlist',
 				to: 'added',
@@ -188,10 +192,9 @@ describe.each(engines)('transitionApplication with tx checks on %s', (engine) =>
 	});
 
 	it('a move to failed records its tx hash (if any) unchecked: a failed step may well have reverted', async () => {
-		setTxCheckEndpoint(rpc.url);
 		const app = await approved();
 		const before = rpc.calls.length;
-		const result = await transitionApplication(t.db, outbox, adminMember(), {
+		const result = await transitionApplication(t.db, outbox, chain137(), adminMember(), {
 			applicationId: app.id,
 			field: 'allowlist',
 			to: 'failed',

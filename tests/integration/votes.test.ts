@@ -52,7 +52,7 @@ describe.each(engines)('reviewer votes on %s', (engine) => {
 
 	it('refuses a decided application (409), the reviewer’s own (403) and an unknown id (404), writing nothing', async () => {
 		const app = await pending();
-		const moved = await transitionApplication(t.db, OUTBOX_OFF, admin, {
+		const moved = await transitionApplication(t.db, OUTBOX_OFF, null, admin, {
 			applicationId: app.id,
 			field: 'review',
 			to: 'approved'

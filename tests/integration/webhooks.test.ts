@@ -94,7 +94,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		);
 		if (!submitted.ok) throw new Error('submit failed');
 		const id = submitted.value.application.id;
-		const asked = await transitionApplication(t.db, outbox, admin, {
+		const asked = await transitionApplication(t.db, outbox, null, admin, {
 			applicationId: id,
 			field: 'review',
 			to: 'needs_info',
@@ -189,7 +189,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		const app = await seedApplication(t.db, member.address, { review: 'approved' });
 		// Refused by the transitions table.
 		expect(
-			await transitionApplication(t.db, outbox, adminMember(), {
+			await transitionApplication(t.db, outbox, null, adminMember(), {
 				applicationId: app.id,
 				field: 'review',
 				to: 'rejected',
@@ -198,7 +198,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		).toMatchObject({ status: 409 });
 		// A stale from-state (another admin moved it first).
 		expect(
-			await transitionApplication(t.db, outbox, adminMember(), {
+			await transitionApplication(t.db, outbox, null, adminMember(), {
 				applicationId: app.id,
 				field: 'allowlist',
 				to: 'added',
@@ -302,8 +302,12 @@ describe.each(engines)('webhooks on %s', (engine) => {
 		const member = await addMember(t.db);
 		const app = await seedApplication(t.db, member.address);
 		const moves = await Promise.all([
-			transitionApplication(t.db, outbox, adminMember(), { applicationId: app.id, field: 'review', to: 'approved' }),
-			transitionApplication(t.db, outbox, adminMember(), {
+			transitionApplication(t.db, outbox, null, adminMember(), {
+				applicationId: app.id,
+				field: 'review',
+				to: 'approved'
+			}),
+			transitionApplication(t.db, outbox, null, adminMember(), {
 				applicationId: app.id,
 				field: 'review',
 				to: 'rejected',

@@ -37,6 +37,18 @@ describe('import boundaries', () => {
 		).toHaveLength(1);
 	});
 
+	it('hold the composition root (platform/runtime.ts) to the session codec: configuration goes down as arguments, no domain is handed it', async () => {
+		const runtimeFile = 'src/lib/server/platform/runtime.ts';
+		expect(await refusals(runtimeFile, "import { createSessionCodec } from '../auth/session';")).toEqual([]);
+		expect(await refusals(runtimeFile, "import { createDb } from '../db/client';")).toEqual([]);
+		expect(await refusals(runtimeFile, "import { reviewerSet } from '../reviews/roster';")).toEqual([
+			expect.stringMatching(/runtime\.ts may not import reviews\//)
+		]);
+		expect(await refusals(runtimeFile, "import { listTeam } from '$lib/server/team/team';")).toHaveLength(1);
+		expect(await refusals(runtimeFile, "import { verifyTxHash } from '../applications/tx-verify';")).toHaveLength(1);
+		expect(await refusals(runtimeFile, "import { memberOf } from '../auth/member-of';")).toHaveLength(1);
+	});
+
 	it('keep the outbox below its channels: it imports neither webhooks/ nor notifications/, and they import its types from it, not from each other', async () => {
 		expect(
 			await refusals('src/lib/server/outbox/new.ts', "import { WebhookSender } from '../webhooks/deliver';")

@@ -1,7 +1,7 @@
 /**
- * The one way the server holds a value for the whole process: the runtime, configured endpoints,
- * shared clients, caches. Values live in this module's storage, never on globalThis, and
- * `resetSingletons()` forgets them all, so a test starts as a fresh process would
+ * The one way the server holds a value for the whole process: the runtime, shared clients, caches
+ * (configuration is not one: it goes down as arguments from runtime()). Values live in this module's
+ * storage, never on globalThis, and `resetSingletons()` forgets them all, so a test starts as a fresh process would
  * (tests/helpers/fresh-process.ts does it before every test file). The browser's page-wide wallet
  * and WalletConnect connector stay module variables: a page load starts them fresh, and the wallet
  * chunk is held to a size budget.

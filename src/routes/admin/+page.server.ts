@@ -44,6 +44,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 	const names = await withDatabase((db) =>
 		displayNames(
 			db,
+			runtime().chain.ens,
 			table.rows.flatMap((r) => r.assigned)
 		)
 	);
@@ -96,7 +97,9 @@ export const actions: Actions = {
 		const input = { ...formInput(form, MOVE_FIELDS), asks: asksInput(form) };
 		// Another programme's application: 404 to an admin of some programmes only (issue 59).
 		await withDatabase((db) => requireInScope(db, admin, [(input as Record<string, unknown>).applicationId]));
-		const outcome = await withDatabase((db) => transitionApplication(db, runtime().outbox, admin, input));
+		const outcome = await withDatabase((db) =>
+			transitionApplication(db, runtime().outbox, runtime().chain.polygon, admin, input)
+		);
 		if (!outcome.ok) {
 			const values = typedValues(input);
 			return refuse(setHeaders, outcome, { values, applicationId: values.applicationId ?? null });
@@ -122,7 +125,7 @@ export const actions: Actions = {
 			if (!preview.ok) return refuse(setHeaders, preview, { values, bulk: true as const, refused: refusedOf(preview) });
 			return { confirm: { ...move, applications: preview.value } };
 		}
-		const outcome = await withDatabase((db) => moveInBulk(db, runtime().outbox, admin, move));
+		const outcome = await withDatabase((db) => moveInBulk(db, runtime().outbox, runtime().chain.polygon, admin, move));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values, bulk: true as const, refused: refusedOf(outcome) });
 		// Back to the same table page (filters and cursor), saying what was done.
 		const back = new URLSearchParams(url.searchParams);

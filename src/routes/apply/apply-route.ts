@@ -31,7 +31,7 @@ export async function loadApply({ locals }: Pick<RequestEvent, 'locals'>) {
 		const [standings, record] = await Promise.all([programStandings(db), memberRecord(db, member.address)]);
 		const open = standings.filter((s) => s.round !== null);
 		if (open.length > 1) return applyListData(member, record, open, zone());
-		return await applyFormData(db, member, record, applyProgramOf(standings), zone());
+		return await applyFormData(db, member, record, applyProgramOf(standings), zone(), runtime().chain.polygon);
 	});
 }
 
@@ -39,7 +39,9 @@ export async function loadApply({ locals }: Pick<RequestEvent, 'locals'>) {
 export async function loadProgramApply({ locals, params }: Pick<RequestEvent<{ slug: string }>, 'locals' | 'params'>) {
 	const target = await programOrNotFound(params.slug);
 	const member = requireMember({ locals });
-	return withDatabase(async (db) => applyFormData(db, member, await memberRecord(db, member.address), target, zone()));
+	return withDatabase(async (db) =>
+		applyFormData(db, member, await memberRecord(db, member.address), target, zone(), runtime().chain.polygon)
+	);
 }
 
 /**
@@ -63,7 +65,13 @@ export async function submitTo(
 		const typed = { values: typedValues(input), answers: typedAnswers(answers) };
 		if (received.storeFailed) return refuse(setHeaders, filesUnavailable(), typed);
 		const outcome = await withDatabase((db) =>
-			submitApplication(db, runtime().outbox, member, input, answers, { program: slug, timeZone: zone(), files })
+			submitApplication(db, runtime().outbox, member, input, answers, {
+				program: slug,
+				timeZone: zone(),
+				files,
+				polygon: runtime().chain.polygon,
+				roster: runtime().roster
+			})
 		);
 		// Archived between the look above and the submission: the same 404.
 		if (!outcome.ok && outcome.status === 404) error(404, 'Not Found');

@@ -3,6 +3,7 @@ import type { SignedInMember } from '../auth/guards';
 import type { StoredFile } from '../files/access';
 import { currentForm } from '../forms/versions';
 import { eligibilityBanner } from '../eligibility/banner';
+import type { RpcEndpoint } from '../platform/endpoints';
 import type { ProgramStanding } from '../programs/rounds';
 import { roundClosedNotice, roundTimeText } from '../programs/community-zone';
 import type { Question } from '$lib/forms/questions';
@@ -90,7 +91,8 @@ export async function applyFormData(
 	member: SignedInMember,
 	record: MemberRecord,
 	target: ProgramStanding | null,
-	timeZone: string
+	timeZone: string,
+	polygon: RpcEndpoint | null
 ) {
 	const programId = target?.program.id ?? null;
 	const mine = record.applications.filter((a) => a.programId === programId);
@@ -114,7 +116,7 @@ export async function applyFormData(
 		reapplyFrom,
 		mayApply: closed ? ('not' as const) : standing.may,
 		closed,
-		eligibility: standing.may !== 'not' ? await eligibilityBanner(form, member.address) : null,
+		eligibility: standing.may !== 'not' ? await eligibilityBanner(polygon, form, member.address) : null,
 		address: member.address,
 		applications,
 		questions: form.questions,

@@ -8,6 +8,7 @@ import { rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { consumeCost } from '../platform/rate-limit';
 import type { OutboxTargets } from '../platform/outbox-targets';
+import type { RpcEndpoint } from '../platform/endpoints';
 import { applyMoves, checkAsks, checkMoves, type BulkApplication } from './moves';
 import { m } from '$lib/paraglide/messages';
 
@@ -80,6 +81,7 @@ export async function bulkPreview(db: Database, move: BulkMove): Promise<Outcome
 export async function moveInBulk(
 	db: Database,
 	outbox: OutboxTargets,
+	txCheck: RpcEndpoint | null,
 	admin: SignedInMember,
 	move: BulkMove
 ): Promise<Outcome<{ count: number; applications: BulkApplication[] }>> {
@@ -93,7 +95,7 @@ export async function moveInBulk(
 			message: m.admin_bulk_rate_limited({ message: refused.message, needed: ids.length, count: left })
 		};
 	}
-	const outcome = await applyMoves(db, outbox, admin, move);
+	const outcome = await applyMoves(db, outbox, admin, move, { txCheck });
 	if (!outcome.ok) return outcome;
 	const moved = outcome.value.applications;
 	return {

@@ -15,6 +15,7 @@ import { verifyTxHash } from './tx-verify';
 import { applicationTransitioned, insertAuditWithEvents } from '../webhooks/events';
 import { recordNotifications } from '../notifications/record';
 import type { OutboxTargets } from '../platform/outbox-targets';
+import type { RpcEndpoint } from '../platform/endpoints';
 import { heldFor, roundsOf } from '../programs/place';
 
 /** One move (one field to one state, with its reason and tx hash) for one or more applications. */
@@ -34,15 +35,18 @@ export interface Moves {
 	reapplyAfter?: string;
 }
 
-export interface MoveOptions {
+/**
+ * How a move's tx hash is checked, which the caller always says: `txCheck`, the endpoint to look it up
+ * on (`runtime().chain.polygon`, passed down from the route; null: no POLYGON_RPC_URL, recorded
+ * unverified), or `txVerified`, what chain 137 already said (a move found on chain: no lookup).
+ */
+export type MoveOptions = {
 	/**
 	 * How a refusal reads: 'one' as a single move's (errors on `applicationId`, "changed meanwhile"),
 	 * 'many' (the default) naming every application that cannot make the move (BulkConflict).
 	 */
 	answer?: 'one' | 'many';
-	/** What chain 137 already said about the tx hash (a move found on chain): skips the lookup. */
-	txVerified?: true | null;
-}
+} & ({ txCheck: RpcEndpoint | null } | { txVerified: true | null });
 
 /** One application of a bulk, by the name the admin knows it by. */
 export interface BulkApplication {
@@ -79,13 +83,13 @@ export async function applyMoves(
 	outbox: OutboxTargets,
 	executor: SignedInMember,
 	moves: Moves,
-	options: MoveOptions = {}
+	options: MoveOptions
 ): Promise<Outcome<Moved>> {
 	const { applicationIds: ids, field, to } = moves;
 	const txHash = moves.txHash || null;
-	let txVerified = options.txVerified ?? null;
-	if (options.txVerified === undefined && needsOf(field, to).txHash && txHash) {
-		const checked = await verifyTxHash(txHash);
+	let txVerified = 'txVerified' in options ? options.txVerified : null;
+	if ('txCheck' in options && needsOf(field, to).txHash && txHash) {
+		const checked = await verifyTxHash(options.txCheck, txHash);
 		if (!checked.ok) return fieldError('txHash', checked.message);
 		txVerified = checked.value.verified;
 	}
@@ -272,6 +276,7 @@ export const stale = (field: Field, now: string) =>
 export async function transitionApplication(
 	db: Database,
 	outbox: OutboxTargets,
+	txCheck: RpcEndpoint | null,
 	admin: SignedInMember,
 	input: unknown
 ): Promise<Outcome<{ application: Application; event: ApplicationEvent }>> {
@@ -280,7 +285,13 @@ export async function transitionApplication(
 	const parsed = parseSingleMove(input);
 	if (!parsed.ok) return parsed;
 	const { applicationId, ...move } = parsed.value;
-	const outcome = await applyMoves(db, outbox, admin, { ...move, applicationIds: [applicationId] }, { answer: 'one' });
+	const outcome = await applyMoves(
+		db,
+		outbox,
+		admin,
+		{ ...move, applicationIds: [applicationId] },
+		{ answer: 'one', txCheck }
+	);
 	if (!outcome.ok) return outcome;
 	return { ok: true, value: { application: outcome.value.applications[0]!, event: outcome.value.events[0]! } };
 }

@@ -26,6 +26,8 @@ import { assignOnSubmit } from '../reviews/assignment';
 import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } from '../webhooks/events';
 import { recordNotifications } from '../notifications/record';
 import type { OutboxTargets } from '../platform/outbox-targets';
+import type { RpcEndpoint } from '../platform/endpoints';
+import { NO_ROSTER, type Roster } from '../platform/roster';
 import { m } from '$lib/paraglide/messages';
 import { applyProgram, nextRoundOf, programBySlug, roundForSubmission, type ProgramStanding } from '../programs/rounds';
 import { roundClosedNotice } from '../programs/community-zone';
@@ -55,6 +57,13 @@ export interface ApplyTarget {
 	timeZone?: string;
 	/** Where the files of `file` answers go (server/files); required only by a form that asks for files. */
 	files?: BlobStore;
+	/**
+	 * POLYGON_RPC_URL (runtime().chain.polygon), where the form's requirements are checked; required only
+	 * by a form with requirements (without it, such a form answers 503, as with no POLYGON_RPC_URL).
+	 */
+	polygon?: RpcEndpoint | null;
+	/** The configured reviewers (runtime().roster), among whom the new application is assigned; none when left out. */
+	roster?: Roster;
 }
 
 /**
@@ -82,7 +91,7 @@ export async function submitApplication(
 	member: SignedInMember,
 	input: unknown,
 	sentAnswers: Readonly<Record<string, unknown>> = {},
-	{ program = null, timeZone = 'UTC', files }: ApplyTarget = {}
+	{ program = null, timeZone = 'UTC', files, polygon = null, roster = NO_ROSTER }: ApplyTarget = {}
 ): Promise<Outcome<{ application: Application; resubmitted: boolean }>> {
 	const limit = await consume(db, member.address, 'submitApplication');
 	if (!limit.ok) return rateLimited(limit);
@@ -121,7 +130,7 @@ export async function submitApplication(
 	let eligibility = null;
 	if (form.eligibility !== null) {
 		if (before.may === 'not') return refusal(before);
-		const checked = await eligibilityAtSubmission(form.eligibility, member.address);
+		const checked = await eligibilityAtSubmission(polygon, form.eligibility, member.address);
 		if (!checked.ok) return checked;
 		eligibility = checked.value;
 	}
@@ -131,6 +140,7 @@ export async function submitApplication(
 		submitInTransaction(
 			db,
 			outbox,
+			roster,
 			member,
 			target,
 			fields,
@@ -146,6 +156,7 @@ export async function submitApplication(
 async function submitInTransaction(
 	db: Database,
 	outbox: OutboxTargets,
+	roster: Roster,
 	member: SignedInMember,
 	target: ProgramStanding,
 	fields: Omit<typeof applications.$inferInsert, 'applicantAddress' | 'programId' | 'roundId'>,
@@ -189,7 +200,7 @@ async function submitInTransaction(
 					recordNotifications(tx, outbox, [
 						{ recipient: member.address, applicationId: application!.id, change: { kind: 'application.submitted' } }
 					]),
-					assignOnSubmit(tx, application!.id),
+					assignOnSubmit(tx, roster, application!.id),
 					deleteDraft(tx, member.address, programId),
 					recordUploads(tx, application!.id, uploads)
 				]);
@@ -217,7 +228,7 @@ async function submitInTransaction(
 				{ recipient: member.address, applicationId: application.id, change: { kind: 'application.resubmitted' } }
 			]);
 			// Topped up to N: reviewers removed or conflicted since are replaced.
-			await assignOnSubmit(tx, application.id);
+			await assignOnSubmit(tx, roster, application.id);
 			await deleteDraft(tx, member.address, programId);
 			await recordUploads(tx, application.id, uploads);
 			return { ok: true, value: { application, resubmitted: true } };

@@ -1,7 +1,7 @@
 import { TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex } from 'viem';
-import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
+import { polygonRpc } from '../chain/polygon';
+import type { RpcEndpoint } from '../platform/endpoints';
 import { ok, type Failed, type Result } from '$lib/platform/result';
-import { singleton } from '$lib/platform/singleton';
 import { m } from '$lib/paraglide/messages';
 
 /**
@@ -13,14 +13,6 @@ export type TxCheck = Result<TxVerdict, Failed<'tx_unknown' | 'tx_reverted'>>;
 /** `verified: null` records the move unverified; `unverified` says why, for the admin's message. */
 export type TxVerdict = { verified: true } | { verified: null; unverified: 'not_configured' | 'pending' | 'no_answer' };
 
-// Set once at start-up (startRuntime) from POLYGON_RPC_URL; null: nothing is looked up.
-const endpoint = singleton<{ url: string; timeoutMs: number } | null>('tx check endpoint', () => null);
-
-/** The endpoint verifyTxHash asks; `timeoutMs` is the whole lookup's budget (5 s; tests may shorten it). */
-export function setTxCheckEndpoint(url: string | null, timeoutMs = RPC_TIMEOUT_MS): void {
-	endpoint.set(url ? { url, timeoutMs } : null);
-}
-
 /** The refusals in English (the API's words); a page gets them in its locale (m.admin_tx_unknown, m.admin_tx_reverted). */
 export const UNKNOWN_TX =
 	'Chain 137 (Polygon) does not know this transaction hash. Check that it is the hash of the Polygon transaction, copied in full.';
@@ -28,16 +20,16 @@ export const REVERTED_TX =
 	'This transaction reverted on chain 137 (Polygon): the on-chain step did not happen. Record the hash of a transaction that succeeded.';
 
 /**
- * Looks `hash` (0x + 64 hex) up on chain 137 through POLYGON_RPC_URL: a receipt with status success
+ * Looks `hash` (0x + 64 hex) up on chain 137 through `polygon` (POLYGON_RPC_URL): a receipt with status success
  * verifies it, a reverted one or a hash the chain does not know at all is refused, and a known
  * transaction without a receipt yet (pending), an endpoint that serves another chain, an RPC error
- * or no answer within 5 s leave it unverified. Never throws. Call it outside any database
+ * or no answer within the endpoint's budget (5 s) leave it unverified; without an endpoint (no
+ * POLYGON_RPC_URL: `polygon` null) nothing is looked up. Never throws. Call it outside any database
  * transaction: it waits on the network.
  */
-export async function verifyTxHash(hash: string): Promise<TxCheck> {
-	const configured = endpoint.get();
-	if (!configured) return ok({ verified: null, unverified: 'not_configured' });
-	const { url, timeoutMs } = configured;
+export async function verifyTxHash(polygon: RpcEndpoint | null, hash: string): Promise<TxCheck> {
+	if (!polygon) return ok({ verified: null, unverified: 'not_configured' });
+	const { url, timeoutMs } = polygon;
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	const deadline = new Promise<TxCheck>((resolve) => {
 		timer = setTimeout(() => resolve(noAnswer), timeoutMs);

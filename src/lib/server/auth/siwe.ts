@@ -3,7 +3,8 @@ import type { Address, Hex } from 'viem';
 import { MAX_MESSAGE_VALIDITY_MS, REQUIRED_CHAIN_ID } from '$lib/chain/chain';
 import { ok, type Failed, type Result } from '$lib/platform/result';
 import { SIGN_IN_FAILURE_MESSAGES, domainRefusal, type SignInFailureCode } from '$lib/auth/sign-in-failures';
-import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
+import { polygonRpc } from '../chain/polygon';
+import { RPC_TIMEOUT_MS } from '../platform/endpoints';
 import { recoverSigner } from './recover';
 // Bounds the reference parser's work on every message it parses, before any parse.
 import './siwe-parse-budget';

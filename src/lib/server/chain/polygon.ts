@@ -3,9 +3,7 @@ import { polygon } from 'viem/chains';
 import { REQUIRED_CHAIN_ID } from '$lib/chain/chain';
 import { singleton } from '$lib/platform/singleton';
 import { logger } from '../platform/observability';
-
-/** How long one request to POLYGON_RPC_URL may take. */
-export const RPC_TIMEOUT_MS = 5_000;
+import { RPC_TIMEOUT_MS } from '../platform/endpoints';
 
 /** A public client on POLYGON_RPC_URL, and whether that endpoint really serves chain 137. */
 export interface PolygonRpc {

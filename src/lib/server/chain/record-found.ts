@@ -65,9 +65,7 @@ async function moveAllStillWaiting(
 			outbox,
 			admin,
 			{ ...move, applicationIds: left.map((s) => s.applicationId) },
-			{
-				txVerified: true
-			}
+			{ txVerified: true }
 		);
 		if (outcome.ok) return left;
 		// Applications are never deleted, and the move was built by code: only a 409 can be expected here.

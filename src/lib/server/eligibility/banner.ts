@@ -1,6 +1,7 @@
 import { ruleContract, ruleLines, ruleNeed, type EligibilityRefusal } from '$lib/eligibility/rules';
 import type { CurrentForm } from '../forms/versions';
 import { previewEligibility, tokenDetails } from './check';
+import type { RpcEndpoint } from '../platform/endpoints';
 import { storedRules } from './rules-schema';
 
 /** What /apply says before the form: whether the member qualifies and what they hold, or that it cannot be told now. */
@@ -10,15 +11,20 @@ export type EligibilityBanner =
 
 /**
  * The /apply banner (docs/eligibility.md): looked up at most once a minute per address and form version;
- * null when the form has no requirements. Never throws: a chain that cannot answer says so.
+ * null when the form has no requirements. Never throws: a chain that cannot answer says so. `polygon`:
+ * POLYGON_RPC_URL (runtime().chain.polygon), passed down by the route.
  */
-export async function eligibilityBanner(form: CurrentForm, address: string): Promise<EligibilityBanner | null> {
+export async function eligibilityBanner(
+	polygon: RpcEndpoint | null,
+	form: CurrentForm,
+	address: string
+): Promise<EligibilityBanner | null> {
 	const rules = storedRules(form.eligibility);
 	if (rules === null) return null;
 	if (rules === 'invalid') return { state: 'unavailable', mode: 'all', needs: [] };
-	const answer = await previewEligibility(address, form.id, rules);
+	const answer = await previewEligibility(polygon, address, form.id, rules);
 	if (!answer.ok) {
-		const details = await tokenDetails(rules);
+		const details = await tokenDetails(polygon, rules);
 		return {
 			state: 'unavailable',
 			mode: rules.mode,

@@ -9,7 +9,8 @@ import {
 	type EligibilityRules,
 	type TokenDetails
 } from '$lib/eligibility/rules';
-import { RPC_TIMEOUT_MS, polygonRpc } from '../chain/polygon';
+import { polygonRpc } from '../chain/polygon';
+import type { RpcEndpoint } from '../platform/endpoints';
 import {
 	ChainUnavailableError,
 	decodeDetails,
@@ -20,15 +21,8 @@ import {
 	type ChainCall
 } from './read-chain';
 
-// Set once at start-up (startRuntime) from POLYGON_RPC_URL; null: rules cannot be checked.
-let endpoint: { url: string; timeoutMs: number } | null = null;
-
-/** The endpoint every check asks; `timeoutMs` is a whole check's budget (5 s; tests may shorten it). */
-export function setEligibilityEndpoint(url: string | null, timeoutMs = RPC_TIMEOUT_MS): void {
-	endpoint = url ? { url, timeoutMs } : null;
-}
-
-export const eligibilityEndpointSet = () => endpoint !== null;
+// Every check asks `polygon`, POLYGON_RPC_URL as startRuntime built it (runtime().chain.polygon), passed down
+// by the caller; its `timeoutMs` is a whole check's budget (5 s; tests may shorten it). null: rules cannot be checked.
 
 /** Why a check has no answer: no POLYGON_RPC_URL, no answer in time, another chain, or a rule's contract that did not answer. */
 export type Unchecked = 'not_configured' | 'no_answer' | 'wrong_chain' | 'contract_failed';
@@ -63,12 +57,13 @@ const erc20Tokens = (rules: readonly EligibilityRule[]) => [
  * (5 s) or not at all; never throws.
  */
 export async function checkEligibility(
+	polygon: RpcEndpoint | null,
 	holder: string,
 	rules: EligibilityRules,
 	now: () => Date = () => new Date()
 ): Promise<CheckAnswer> {
-	if (!endpoint) return { ok: false, why: 'not_configured' };
-	const { url, timeoutMs } = endpoint;
+	if (!polygon) return { ok: false, why: 'not_configured' };
+	const { url, timeoutMs } = polygon;
 	const address = holder.toLowerCase() as `0x${string}`;
 	const missing = erc20Tokens(rules.rules).filter((t) => !detailsCache.has(`${url} ${t}`));
 	const calls = [...rules.rules.map((r) => balanceCall(r, address)), ...missing.flatMap(detailCalls)];
@@ -111,9 +106,12 @@ function knownDetails(url: string, rules: readonly EligibilityRule[]): Record<st
  * The ERC-20 details of these rules for display: from this process's memory, the rest read in one
  * round trip; what cannot be read now is left out (amounts then show in base units).
  */
-export async function tokenDetails(rules: EligibilityRules | null): Promise<Record<string, TokenDetails>> {
-	if (!endpoint || !rules) return {};
-	const { url, timeoutMs } = endpoint;
+export async function tokenDetails(
+	polygon: RpcEndpoint | null,
+	rules: EligibilityRules | null
+): Promise<Record<string, TokenDetails>> {
+	if (!polygon || !rules) return {};
+	const { url, timeoutMs } = polygon;
 	const missing = erc20Tokens(rules.rules).filter((t) => !detailsCache.has(`${url} ${t}`));
 	if (missing.length) {
 		const reading = await withinBudget(
@@ -138,8 +136,8 @@ const PROBE = '0x000000000000000000000000000000000000dEaD';
  * The editor's check before saving: every rule's balance call answers on chain 137 (so the address is
  * a contract of that kind there), and the ERC-20 details, read in the same round trip.
  */
-export async function trialCheck(rules: EligibilityRules): Promise<CheckAnswer> {
-	return checkEligibility(PROBE, rules);
+export async function trialCheck(polygon: RpcEndpoint | null, rules: EligibilityRules): Promise<CheckAnswer> {
+	return checkEligibility(polygon, PROBE, rules);
 }
 
 async function withinBudget<T>(
@@ -164,14 +162,15 @@ const previews = new LRUCache<string, Promise<CheckAnswer>>({ max: 10_000, ttl: 
 
 /** The check /apply shows before the form, cached a minute per address and form version. */
 export function previewEligibility(
+	polygon: RpcEndpoint | null,
 	holder: string,
 	formId: number | null,
 	rules: EligibilityRules
 ): Promise<CheckAnswer> {
-	const key = `${endpoint?.url ?? ''} ${formId ?? 0} ${holder.toLowerCase()}`;
+	const key = `${polygon?.url ?? ''} ${formId ?? 0} ${holder.toLowerCase()}`;
 	let answer = previews.get(key);
 	if (!answer) {
-		answer = checkEligibility(holder, rules);
+		answer = checkEligibility(polygon, holder, rules);
 		previews.set(key, answer);
 	}
 	return answer;

@@ -4,6 +4,7 @@ import type { Database } from '../db/client';
 import { applicationForms, applications } from '../db/schema';
 import { notFound, type Outcome } from '../platform/outcome';
 import { checkEligibility, tokenDetails } from './check';
+import type { RpcEndpoint } from '../platform/endpoints';
 import { storedRules } from './rules-schema';
 import { eligibilityUnavailable } from './submission';
 
@@ -29,11 +30,12 @@ async function rulesOf(db: Database, formId: number | null): Promise<Eligibility
 /** The evidence view of an application, or null when its form version had no rules. */
 export async function evidenceOf(
 	db: Database,
+	polygon: RpcEndpoint | null,
 	application: { formId: number | null; eligibility: EligibilityEvidence | null }
 ): Promise<EvidenceView | null> {
 	const rules = await rulesOf(db, application.formId);
 	if (!rules) return null;
-	return { rules, details: await tokenDetails(rules), submitted: application.eligibility };
+	return { rules, details: await tokenDetails(polygon, rules), submitted: application.eligibility };
 }
 
 /**
@@ -42,6 +44,7 @@ export async function evidenceOf(
  */
 export async function checkEligibilityAgain(
 	db: Database,
+	polygon: RpcEndpoint | null,
 	applicationId: string
 ): Promise<Outcome<{ now: EligibilityEvidence; view: EvidenceView }>> {
 	const [app] = await db
@@ -55,7 +58,7 @@ export async function checkEligibilityAgain(
 	if (!app) return notFound('No such application.');
 	const rules = await rulesOf(db, app.formId);
 	if (!rules) return notFound('This application’s form had no requirements to check.');
-	const answer = await checkEligibility(app.address, rules);
+	const answer = await checkEligibility(polygon, app.address, rules);
 	if (!answer.ok) return eligibilityUnavailable(answer.why);
 	return {
 		ok: true,

@@ -5,7 +5,8 @@ import type { Database } from '../db/client';
 import type { SignedInMember } from '../auth/guards';
 import { writeFormVersion } from '../forms/save-version';
 import { invalid, type Outcome } from '../platform/outcome';
-import { eligibilityEndpointSet, trialCheck } from './check';
+import { trialCheck } from './check';
+import type { RpcEndpoint } from '../platform/endpoints';
 import { checkRules } from './rules-schema';
 import { eligibilityUnavailable } from './submission';
 
@@ -19,6 +20,7 @@ const TOKEN_AMOUNT = /^(0|[1-9][0-9]{0,59})(\.[0-9]{1,77})?$/;
  */
 export async function saveEligibility(
 	db: Database,
+	polygon: RpcEndpoint | null,
 	admin: SignedInMember,
 	draft: DraftEligibility,
 	programId?: number
@@ -47,12 +49,12 @@ export async function saveEligibility(
 	const checked = checkRules(shaped);
 	if (!checked.ok) Object.assign(errors, checked.errors, errors);
 	if (!checked.ok || Object.keys(errors).length) return invalid(errors);
-	if (!eligibilityEndpointSet())
+	if (!polygon)
 		return invalid({
 			rules:
 				'Requirements are checked on chain 137 through POLYGON_RPC_URL, which is not set: set it and restart the portal first.'
 		});
-	const trial = await trialCheck(checked.value);
+	const trial = await trialCheck(polygon, checked.value);
 	if (!trial.ok) {
 		if (trial.why === 'wrong_chain')
 			return invalid({

@@ -2,6 +2,7 @@ import { ruleLines, type EligibilityEvidence } from '$lib/eligibility/rules';
 import { m } from '$lib/paraglide/messages';
 import type { FailureOf, Outcome } from '../platform/outcome';
 import { checkEligibility, type Unchecked } from './check';
+import type { RpcEndpoint } from '../platform/endpoints';
 import { storedRules } from './rules-schema';
 import { logger } from '../platform/observability';
 
@@ -27,6 +28,7 @@ export const eligibilityUnavailable = (why: Unchecked | 'invalid_rules'): Failur
  * when it does not; 503 when the chain cannot answer within 5 seconds. Call it before any write.
  */
 export async function eligibilityAtSubmission(
+	polygon: RpcEndpoint | null,
 	formRules: unknown,
 	address: string
 ): Promise<Outcome<EligibilityEvidence | null>> {
@@ -38,7 +40,7 @@ export async function eligibilityAtSubmission(
 		);
 		return eligibilityUnavailable('invalid_rules');
 	}
-	const answer = await checkEligibility(address, rules);
+	const answer = await checkEligibility(polygon, address, rules);
 	if (!answer.ok) return eligibilityUnavailable(answer.why);
 	const { evidence, details } = answer;
 	if (evidence.ok) return { ok: true, value: evidence };

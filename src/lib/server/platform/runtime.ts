@@ -11,16 +11,13 @@ import {
 } from '../db/errors';
 import { noteOutOfResources } from '../db/health';
 import { createSessionCodec, type SessionCodec } from '../auth/session';
-import { setTxCheckEndpoint } from '../applications/tx-verify';
-import { setEligibilityEndpoint } from '../eligibility/check';
 import { outboxTargets } from './deliveries';
 import type { OutboxTargets } from './outbox-targets';
+import { rpcEndpoint, type ChainEndpoints } from './endpoints';
+import type { Roster } from './roster';
 import { singleton } from '$lib/platform/singleton';
 import { logger } from './observability';
 import type { Log } from '../db/log';
-import { setConfiguredReviewers } from '../reviews/roster';
-import { setConfiguredOwners } from '../team/team';
-import { setEnsEndpoint } from '../team/ens';
 
 /** The process's configuration and shared resources, made once at start-up. */
 export interface Runtime {
@@ -29,6 +26,10 @@ export interface Runtime {
 	sessions: SessionCodec;
 	/** The outbox rows a change writes with it (webhook endpoints, push, e-mail); routes pass it to the operation. */
 	outbox: OutboxTargets;
+	/** The chain endpoints (POLYGON_RPC_URL, ENS_RPC_URL); routes pass the one an operation needs to it. */
+	chain: ChainEndpoints;
+	/** The configured owners and reviewers (ADMIN_ADDRESSES, REVIEWER_ADDRESSES); routes pass it down. */
+	roster: Roster;
 }
 
 const current = singleton<Runtime | null>('runtime', () => null);
@@ -39,16 +40,13 @@ const current = singleton<Runtime | null>('runtime', () => null);
  */
 export async function startRuntime(env: Record<string, string | undefined>): Promise<Runtime> {
 	const config = loadConfig(env);
-	setTxCheckEndpoint(config.polygonRpcUrl);
-	setEligibilityEndpoint(config.polygonRpcUrl);
-	setConfiguredReviewers(config.reviewerAddresses);
-	setConfiguredOwners(config.adminAddresses);
-	setEnsEndpoint(config.ensRpcUrl);
 	return current.set({
 		config,
 		database: createDb(config, { log: serverLog }),
 		sessions: await createSessionCodec(config),
-		outbox: outboxTargets(config)
+		outbox: outboxTargets(config),
+		chain: { polygon: rpcEndpoint(config.polygonRpcUrl), ens: rpcEndpoint(config.ensRpcUrl) },
+		roster: { owners: config.adminAddresses, reviewers: config.reviewerAddresses }
 	});
 }
 

@@ -5,6 +5,7 @@ import type { SignedInMember } from '../auth/guards';
 import { conflict, fieldError, notFound, type Outcome } from '../platform/outcome';
 import { lockAssignments } from './assignment';
 import { reviewersForApplication, reviewerSet } from './roster';
+import type { Roster } from '../platform/roster';
 
 export const ASSIGN_FIELDS = ['reviewer'] as const;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -22,6 +23,7 @@ function reviewerOf(input: Record<string, unknown>): Outcome<string> {
  */
 export async function assignReviewer(
 	db: Database,
+	roster: Roster,
 	admin: SignedInMember,
 	applicationId: string,
 	input: Record<string, unknown>
@@ -29,7 +31,7 @@ export async function assignReviewer(
 	const reviewer = reviewerOf(input);
 	if (!reviewer.ok) return reviewer;
 	const address = reviewer.value;
-	const everyone = await reviewerSet(db);
+	const everyone = await reviewerSet(db, roster);
 	return db.transaction(async (tx): Promise<Outcome<{ reviewer: string }>> => {
 		await lockAssignments(tx);
 		const [app] = await tx

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
 import { executePrepared } from '../db/prepared';
-import { singleton } from '$lib/platform/singleton';
+import type { Roster } from '../platform/roster';
 
 /** A transaction (or the database) that runs SQL. */
 type Executor = Pick<Database, 'execute'>;
@@ -11,13 +11,12 @@ type Executor = Pick<Database, 'execute'>;
 // reviewer's load before either wrote (decision 0040); released when the transaction ends.
 const ASSIGNMENT_LOCK = 440_040;
 
-// REVIEWER_ADDRESSES as JSON text, one statement parameter (set at start-up beside the roster's set).
-const configuredJson = singleton<string>('configured reviewers json', () => '[]');
-export const setConfiguredReviewerJson = (set: ReadonlySet<string>) => configuredJson.set(JSON.stringify([...set]));
-
-/** Every reviewer, configured or added here, as a subquery of one column `address`. */
-const pool = () =>
-	sql`(select address from reviewers union select jsonb_array_elements_text(${configuredJson.get()}::jsonb))`;
+/**
+ * Every reviewer, configured (`roster.reviewers`, REVIEWER_ADDRESSES as JSON text: one statement
+ * parameter) or added here, as a subquery of one column `address`.
+ */
+const pool = (roster: Roster) =>
+	sql`(select address from reviewers union select jsonb_array_elements_text(${JSON.stringify([...roster.reviewers])}::jsonb))`;
 
 export const lockAssignments = (tx: Executor) => tx.execute(sql`select pg_advisory_xact_lock(${ASSIGNMENT_LOCK})`);
 
@@ -42,11 +41,11 @@ async function perApplicationIn(tx: Executor, applicationId: string): Promise<nu
  * address; never its applicant, a reviewer with a declared conflict on it, or one already assigned.
  * The caller holds the assignment lock. Returns the addresses assigned.
  */
-export async function topUp(tx: Executor, applicationId: string, n: number): Promise<string[]> {
+export async function topUp(tx: Executor, roster: Roster, applicationId: string, n: number): Promise<string[]> {
 	const result = await tx.execute(sql`
 		with app as (
 			select id, applicant_address, program_id from applications where id = ${applicationId}::uuid and review = 'pending'
-		), reviewer_pool as (select address from ${pool()} as everywhere
+		), reviewer_pool as (select address from ${pool(roster)} as everywhere
 			union select t.address from team_members t join app on t.program_id = app.program_id where t.role = 'reviewer'
 		), current_count as (
 			select count(*)::int as c from review_assignments a
@@ -74,7 +73,11 @@ export async function topUp(tx: Executor, applicationId: string, n: number): Pro
  * is 0). One round trip reads N and, only when it is above 0, takes the assignment lock; topUp's own
  * statement comes after, so its snapshot sees every assignment committed before the lock was ours.
  */
-export async function assignOnSubmit(tx: Executor & Pick<Database, '_'>, applicationId: string): Promise<string[]> {
+export async function assignOnSubmit(
+	tx: Executor & Pick<Database, '_'>,
+	roster: Roster,
+	applicationId: string
+): Promise<string[]> {
 	// Prepared (db/prepared.ts): every submission runs it, one round trip rather than two.
 	const rows = rowsOf<{ n: number }>(
 		await executePrepared(
@@ -86,7 +89,7 @@ export async function assignOnSubmit(tx: Executor & Pick<Database, '_'>, applica
 	);
 	const n = Number(rows[0]?.n ?? 0);
 	if (n === 0) return [];
-	return topUp(tx, applicationId, n);
+	return topUp(tx, roster, applicationId, n);
 }
 
 /**
@@ -96,6 +99,7 @@ export async function assignOnSubmit(tx: Executor & Pick<Database, '_'>, applica
  */
 export async function passOnOpenAssignments(
 	tx: Executor,
+	roster: Roster,
 	reviewer: string,
 	applicationId: string | null,
 	programId: number | null = null
@@ -106,7 +110,7 @@ export async function passOnOpenAssignments(
 			delete from review_assignments a using applications p
 			where p.id = a.application_id and p.review = 'pending' and a.reviewer_address = ${reviewer}
 			${applicationId ? sql`and a.application_id = ${applicationId}::uuid` : sql``}
-			${programId === null ? sql`` : sql`and p.program_id = ${programId}::int and ${reviewer} not in ${pool()}`}
+			${programId === null ? sql`` : sql`and p.program_id = ${programId}::int and ${reviewer} not in ${pool(roster)}`}
 			and not exists (select 1 from application_votes v
 				where v.application_id = a.application_id and v.reviewer_address = a.reviewer_address)
 			returning a.application_id::text`)
@@ -114,6 +118,6 @@ export async function passOnOpenAssignments(
 	// Each application by its own programme's N.
 	for (const { application_id } of released) {
 		const n = await perApplicationIn(tx, application_id);
-		if (n > 0) await topUp(tx, application_id, n);
+		if (n > 0) await topUp(tx, roster, application_id, n);
 	}
 }

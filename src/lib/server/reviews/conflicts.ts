@@ -6,6 +6,7 @@ import type { SignedInMember } from '../auth/guards';
 import { textField, validate } from '../platform/forms';
 import { forbidden, notFound, type Outcome } from '../platform/outcome';
 import { passOnOpenAssignments } from './assignment';
+import type { Roster } from '../platform/roster';
 import { m } from '$lib/paraglide/messages';
 
 export const CONFLICT_FIELDS = ['reason'] as const;
@@ -18,10 +19,12 @@ const conflictSchema = () =>
 /**
  * declareConflict: `reason` 1–500 characters → one transaction that records the declaration (a second
  * one keeps the first) and passes the reviewer's open assignment on by the rule (decision 0040). From
- * then on the reviewer cannot vote on the application (403) nor read its other votes.
+ * then on the reviewer cannot vote on the application (403) nor read its other votes. `roster`: the
+ * configured reviewers (runtime().roster), among whom the assignment passes on.
  */
 export async function declareConflict(
 	db: Database,
+	roster: Roster,
 	reviewer: SignedInMember,
 	applicationId: string,
 	input: Record<string, unknown>
@@ -40,7 +43,7 @@ export async function declareConflict(
 			.insert(reviewConflicts)
 			.values({ applicationId, reviewerAddress: reviewer.address, reason })
 			.onConflictDoNothing();
-		await passOnOpenAssignments(tx, reviewer.address, applicationId);
+		await passOnOpenAssignments(tx, roster, reviewer.address, applicationId);
 		return { ok: true, value: { reason } };
 	});
 }

@@ -1,35 +1,27 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
-import { singleton } from '$lib/platform/singleton';
 import type { Database } from '../db/client';
 import { applications, programs, reviewers, reviewSettings, teamMembers } from '../db/schema';
 import { m } from '$lib/paraglide/messages';
 import type { SignedInMember } from '../auth/guards';
 import { invalid, type Outcome } from '../platform/outcome';
 import { CACHE_MS } from '../forms/versions';
-import { setConfiguredReviewerJson } from './assignment';
-
-// REVIEWER_ADDRESSES, set once at start-up (startRuntime): reviewers without a row, never removable here.
-const configured = singleton<ReadonlySet<string>>('configured reviewers', () => new Set());
-export function setConfiguredReviewers(set: ReadonlySet<string>): void {
-	configured.set(set);
-	setConfiguredReviewerJson(set);
-}
-export const configuredReviewers = () => configured.get();
+import type { Roster } from '../platform/roster';
 
 // The portal's reviewers as this process last read them: the contract allows a list one second old at most.
-const cache = new WeakMap<Database, { set: ReadonlySet<string>; at: number }>();
+const cache = new WeakMap<Database, { rows: readonly string[]; at: number }>();
 
 /**
- * Every reviewer, the configured ones and those added on /admin/reviewers: another process's change
- * or an SQL write takes effect within CACHE_MS, this process's own at once.
+ * Every reviewer, the configured ones (`roster.reviewers`, REVIEWER_ADDRESSES) and those added on
+ * /admin/reviewers: another process's change or an SQL write takes effect within CACHE_MS, this process's own at once.
  */
-export async function reviewerSet(db: Database, now = Date.now()): Promise<ReadonlySet<string>> {
+export async function reviewerSet(db: Database, roster: Roster, now = Date.now()): Promise<ReadonlySet<string>> {
 	const hit = cache.get(db);
-	if (hit && now - hit.at < CACHE_MS && now >= hit.at) return hit.set;
-	const rows = await db.select({ address: reviewers.address }).from(reviewers);
-	const set = rows.length ? new Set([...configured.get(), ...rows.map((r) => r.address)]) : configured.get();
-	cache.set(db, { set, at: now });
-	return set;
+	let rows = hit && now - hit.at < CACHE_MS && now >= hit.at ? hit.rows : null;
+	if (!rows) {
+		rows = (await db.select({ address: reviewers.address }).from(reviewers)).map((r) => r.address);
+		cache.set(db, { rows, at: now });
+	}
+	return rows.length ? new Set([...roster.reviewers, ...rows]) : roster.reviewers;
 }
 
 /**
@@ -58,13 +50,13 @@ export interface ReviewerEntry {
 }
 
 /** /admin/reviewers' list: configured ones first, then the portal's by address. */
-export async function listReviewers(db: Database): Promise<ReviewerEntry[]> {
+export async function listReviewers(db: Database, roster: Roster): Promise<ReviewerEntry[]> {
 	const rows = await db.select().from(reviewers).orderBy(asc(reviewers.address));
-	const fixed = [...configuredReviewers()].sort();
+	const fixed = [...roster.reviewers].sort();
 	return [
 		...fixed.map((address) => ({ address, fromConfiguration: true, addedBy: null, addedAt: null })),
 		...rows
-			.filter((r) => !configured.get().has(r.address))
+			.filter((r) => !roster.reviewers.has(r.address))
 			.map((r) => ({ address: r.address, fromConfiguration: false, addedBy: r.addedBy, addedAt: r.addedAt }))
 	];
 }

@@ -6,6 +6,7 @@ import { currentVotes, type VoteRow } from './votes';
 import { assignmentsOn } from './assigning';
 import { conflictsOn } from './conflicts';
 import { reviewersForApplication, reviewerSet } from './roster';
+import type { Roster } from '../platform/roster';
 
 /** What /admin/applications/[id] shows of the votes: every current vote, the tally, and the rubric's labels. */
 export async function applicationVotes(
@@ -25,11 +26,11 @@ export async function applicationVotes(
  * Who reviews the application: its assignments, declared conflicts, and the reviewers an admin may still
  * assign (of every programme or of the application's own).
  */
-export async function reviewersOf(db: Database, applicationId: string, applicant: string) {
+export async function reviewersOf(db: Database, roster: Roster, applicationId: string, applicant: string) {
 	const [assignments, conflicts, everyone] = await Promise.all([
 		assignmentsOn(db, applicationId),
 		conflictsOn(db, applicationId),
-		reviewerSet(db).then((all) => reviewersForApplication(db, applicationId, all))
+		reviewerSet(db, roster).then((all) => reviewersForApplication(db, applicationId, all))
 	]);
 	const taken = new Set([
 		applicant,

@@ -2,6 +2,7 @@ import { createPublicClient, http, type PublicClient } from 'viem';
 import { mainnet } from 'viem/chains';
 import { normalize } from 'viem/ens';
 import { singleton } from '$lib/platform/singleton';
+import type { RpcEndpoint } from '../platform/endpoints';
 
 /** How long a name looked up (or its absence) is used before it is asked again. */
 export const ENS_CACHE_MS = 24 * 60 * 60 * 1000;
@@ -11,19 +12,27 @@ const FAILED_CACHE_MS = 5 * 60 * 1000;
 export const ENS_WAIT_MS = 1000;
 const MAX_CACHED = 10_000;
 
-const endpoint = singleton<{ client: PublicClient } | null>('ens endpoint', () => null);
-const cache = singleton<Map<string, { name: string | null; until: number }>>('ens names', () => new Map());
-const pending = singleton<Map<string, Promise<void>>>('ens pending', () => new Map());
+/** One ENS endpoint's client, the names it gave (by lower-case address) and the look-ups under way. */
+interface EnsLookups {
+	client: PublicClient;
+	names: Map<string, { name: string | null; until: number }>;
+	pending: Map<string, Promise<void>>;
+}
 
-/** ENS_RPC_URL, set once at start-up (startRuntime): an Ethereum mainnet endpoint, or null for no ENS names. */
-export function setEnsEndpoint(url: string | null) {
-	endpoint.set(
-		url
-			? { client: createPublicClient({ chain: mainnet, transport: http(url, { timeout: 5000, retryCount: 0 }) }) }
-			: null
-	);
-	cache.get().clear();
-	pending.get().clear();
+// Per endpoint, for the whole process (a restart forgets). The endpoint itself is ENS_RPC_URL as
+// startRuntime built it (runtime().chain.ens: Ethereum mainnet, or null for no ENS names), passed in by
+// the caller; nothing here holds it.
+const lookups = singleton('ens lookups', () => new Map<string, EnsLookups>());
+
+function lookupsAt({ url, timeoutMs }: RpcEndpoint): EnsLookups {
+	const key = `${timeoutMs} ${url}`;
+	let at = lookups.get().get(key);
+	if (!at) {
+		const transport = http(url, { timeout: timeoutMs, retryCount: 0 });
+		at = { client: createPublicClient({ chain: mainnet, transport }), names: new Map(), pending: new Map() };
+		lookups.get().set(key, at);
+	}
+	return at;
 }
 
 /**
@@ -44,41 +53,43 @@ async function verifiedName(client: PublicClient, address: `0x${string}`): Promi
 	return forward && forward.toLowerCase() === address.toLowerCase() ? name : null;
 }
 
-function remember(address: string, name: string | null, forMs: number) {
-	const names = cache.get();
+function remember(names: EnsLookups['names'], address: string, name: string | null, forMs: number) {
 	if (names.size >= MAX_CACHED) names.delete(names.keys().next().value!);
 	names.set(address, { name, until: Date.now() + forMs });
 }
 
 /**
- * The verified ENS names of these lower-case addresses, where ENS_RPC_URL is set (none otherwise): each
+ * The verified ENS names of these lower-case addresses through `ens` (ENS_RPC_URL; none when null): each
  * cached 24 hours per process; those not yet known are looked up, waited for at most ENS_WAIT_MS, and
  * whatever is still out keeps going and shows on a later request. Never throws.
  */
-export async function ensNames(addresses: readonly string[], waitMs = ENS_WAIT_MS): Promise<Record<string, string>> {
-	const configured = endpoint.get();
-	if (!configured || addresses.length === 0) return {};
-	const names = cache.get();
+export async function ensNames(
+	ens: RpcEndpoint | null,
+	addresses: readonly string[],
+	waitMs = ENS_WAIT_MS
+): Promise<Record<string, string>> {
+	if (!ens || addresses.length === 0) return {};
+	const { client, names, pending } = lookupsAt(ens);
 	const now = Date.now();
-	const lookups: Promise<void>[] = [];
+	const waiting: Promise<void>[] = [];
 	for (const address of addresses) {
 		const hit = names.get(address);
 		if (hit && hit.until > now) continue;
-		let lookup = pending.get().get(address);
+		let lookup = pending.get(address);
 		if (!lookup) {
-			lookup = verifiedName(configured.client, address as `0x${string}`)
+			lookup = verifiedName(client, address as `0x${string}`)
 				.then(
-					(name) => remember(address, name, ENS_CACHE_MS),
-					() => remember(address, null, FAILED_CACHE_MS)
+					(name) => remember(names, address, name, ENS_CACHE_MS),
+					() => remember(names, address, null, FAILED_CACHE_MS)
 				)
-				.finally(() => pending.get().delete(address));
-			pending.get().set(address, lookup);
+				.finally(() => pending.delete(address));
+			pending.set(address, lookup);
 		}
-		lookups.push(lookup);
+		waiting.push(lookup);
 	}
-	if (lookups.length) {
+	if (waiting.length) {
 		let timer: ReturnType<typeof setTimeout> | undefined;
-		await Promise.race([Promise.all(lookups), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+		await Promise.race([Promise.all(waiting), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
 		clearTimeout(timer);
 	}
 	const found: Record<string, string> = {};
@@ -89,9 +100,6 @@ export async function ensNames(addresses: readonly string[], waitMs = ENS_WAIT_M
 	return found;
 }
 
-/** Whether ENS names are looked up here (ENS_RPC_URL set). */
-export const ensEnabled = () => endpoint.get() !== null;
-
 /** The longest ENS name looked up, in characters (DNS's own bound on a name). */
 export const ENS_NAME_MAX = 255;
 
@@ -99,12 +107,12 @@ export type EnsAddress =
 	{ ok: true; address: string } | { ok: false; reason: 'off' | 'invalid' | 'unresolved' | 'unreachable' };
 
 /**
- * The lower-case address an ENS name resolves to now, where ENS_RPC_URL is set: for adding someone to the
- * team by name (issue 59). Never cached (an owner adds whom the name points at when they add). Never throws.
+ * The lower-case address an ENS name resolves to now through `ens` (ENS_RPC_URL; 'off' when null): for
+ * adding someone to the team by name (issue 59). Never cached (an owner adds whom the name points at when
+ * they add). Never throws.
  */
-export async function addressOfEnsName(name: string): Promise<EnsAddress> {
-	const configured = endpoint.get();
-	if (!configured) return { ok: false, reason: 'off' };
+export async function addressOfEnsName(ens: RpcEndpoint | null, name: string): Promise<EnsAddress> {
+	if (!ens) return { ok: false, reason: 'off' };
 	let normalised: string;
 	try {
 		if (name.length > ENS_NAME_MAX) return { ok: false, reason: 'invalid' };
@@ -113,7 +121,7 @@ export async function addressOfEnsName(name: string): Promise<EnsAddress> {
 		return { ok: false, reason: 'invalid' };
 	}
 	try {
-		const address = await configured.client.getEnsAddress({ name: normalised });
+		const address = await lookupsAt(ens).client.getEnsAddress({ name: normalised });
 		return address ? { ok: true, address: address.toLowerCase() } : { ok: false, reason: 'unresolved' };
 	} catch {
 		return { ok: false, reason: 'unreachable' };

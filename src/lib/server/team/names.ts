@@ -6,10 +6,10 @@ import type { SignedInMember } from '../auth/guards';
 import { textField, validate } from '../platform/forms';
 import { forbidden, invalid, notFound, rateLimited, type Outcome } from '../platform/outcome';
 import { consume } from '../platform/rate-limit';
-import { configuredReviewers } from '../reviews/roster';
 import { m } from '$lib/paraglide/messages';
 import { effectiveMember } from './roles';
-import { configuredOwners, teamGrants } from './team';
+import { teamGrants } from './team';
+import type { Roster } from '../platform/roster';
 
 export const TEAM_NAME_FIELDS = ['address', 'displayName'] as const;
 /** The longest display name, in characters. */
@@ -19,9 +19,9 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const nameSchema = v.object({ displayName: textField(() => m.team_name_label(), { max: TEAM_NAME_MAX }) });
 
 /** The member an address makes in the team now, or null when it holds no role there. */
-async function teamMemberOf(db: Database, address: string): Promise<SignedInMember | null> {
+async function teamMemberOf(db: Database, roster: Roster, address: string): Promise<SignedInMember | null> {
 	const grants = (await teamGrants(db)).get(address) ?? [];
-	const member = effectiveMember(address, configuredOwners(), configuredReviewers(), grants);
+	const member = effectiveMember(address, roster.owners, roster.reviewers, grants);
 	return member.role ? member : null;
 }
 
@@ -44,6 +44,7 @@ function mayName(actor: SignedInMember, target: SignedInMember): Outcome<true> {
  */
 export async function setTeamName(
 	db: Database,
+	roster: Roster,
 	actor: SignedInMember,
 	input: Record<string, unknown>
 ): Promise<Outcome<{ address: string; displayName: string | null }>> {
@@ -56,7 +57,7 @@ export async function setTeamName(
 	if (!parsed.ok) Object.assign(errors, parsed.errors);
 	if (Object.keys(errors).length || !parsed.ok) return invalid(errors);
 	const address = typed ? typed.toLowerCase() : actor.address;
-	const target = await teamMemberOf(db, address);
+	const target = await teamMemberOf(db, roster, address);
 	if (!target) return notFound(m.team_name_not_member());
 	const may = mayName(actor, target);
 	if (!may.ok) return may;

@@ -7,19 +7,15 @@ import { conflict, forbidden, invalid, notFound, rateLimited, type Outcome } fro
 import { consume } from '../platform/rate-limit';
 import { transactionOutcome } from '../platform/transaction';
 import { passOnOpenAssignments } from '../reviews/assignment';
-import { configuredReviewers, forgetReviewers } from '../reviews/roster';
-import { singleton } from '$lib/platform/singleton';
+import { forgetReviewers } from '../reviews/roster';
+import type { Roster } from '../platform/roster';
 import { m } from '$lib/paraglide/messages';
 import { addressOfEnsName, type EnsAddress } from './ens';
+import type { RpcEndpoint } from '../platform/endpoints';
 import { effectiveMember, TEAM_ROLES, type TeamGrant } from './roles';
 
 /** How long a read of the team is used before the next: a change shows on every process's next request within it. */
 export const TEAM_CACHE_MS = 1000;
-
-// ADMIN_ADDRESSES, set once at start-up (startRuntime): owners without a row, never removable here.
-const configuredOwnerSet = singleton<ReadonlySet<string>>('configured owners', () => new Set());
-export const setConfiguredOwners = (set: ReadonlySet<string>) => configuredOwnerSet.set(set);
-export const configuredOwners = () => configuredOwnerSet.get();
 
 type Grants = ReadonlyMap<string, readonly TeamGrant[]>;
 const cache = new WeakMap<Database, { grants: Grants; at: number }>();
@@ -66,16 +62,21 @@ const ENS_REFUSAL: Record<Exclude<EnsAddress, { ok: true }>['reason'], (name: st
 
 /**
  * The fields checked: a wallet address, or an ENS name where ENS_RPC_URL is set (resolved forward now; the
- * address is what is written); a role that exists; a programme by its slug. `ens` only for adding.
+ * address is what is written); a role that exists; a programme by its slug. `byName` only for adding: an
+ * ENS name is then resolved through its `ens` endpoint (null: ENS_RPC_URL unset, refused saying so).
  */
-async function parseChange(db: Database, input: Record<string, unknown>, ens = false): Promise<Outcome<Change>> {
+async function parseChange(
+	db: Database,
+	input: Record<string, unknown>,
+	byName: { ens: RpcEndpoint | null } | null = null
+): Promise<Outcome<Change>> {
 	const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 	const errors: Record<string, string> = {};
 	let address = text(input.address);
 	if (!ADDRESS.test(address)) {
-		if (!ens || !address.includes('.')) errors.address = m.team_address_invalid();
+		if (!byName || !address.includes('.')) errors.address = m.team_address_invalid();
 		else {
-			const found = await addressOfEnsName(address);
+			const found = await addressOfEnsName(byName.ens, address);
 			if (found.ok) address = found.address;
 			else errors.address = ENS_REFUSAL[found.reason](address.slice(0, 80));
 		}
@@ -110,15 +111,19 @@ function mayChange(actor: SignedInMember, change: Change): Outcome<true> {
 // Every change of the team takes this lock first, so that two removals never both count the other owner.
 const TEAM_LOCK = 440_059;
 
-/** Adds a role (one already held is left as it is, and no event written); the team_events row in the same transaction. */
+/**
+ * Adds a role (one already held is left as it is, and no event written); the team_events row in the same
+ * transaction. `ens`: ENS_RPC_URL (runtime().chain.ens), through which an address typed as a name resolves.
+ */
 export async function addTeamMember(
 	db: Database,
+	ens: RpcEndpoint | null,
 	actor: SignedInMember,
 	input: Record<string, unknown>
 ): Promise<Outcome<Change & { added: boolean }>> {
 	const limit = await consume(db, actor.address, 'teamChange');
 	if (!limit.ok) return rateLimited(limit);
-	const parsed = await parseChange(db, input, true);
+	const parsed = await parseChange(db, input, { ens });
 	if (!parsed.ok) return parsed;
 	const change = parsed.value;
 	const may = mayChange(actor, change);
@@ -138,11 +143,13 @@ export async function addTeamMember(
 }
 
 /**
- * Removes a role. The configuration's owners and reviewers are refused (409), as is the last owner; a
- * reviewer's votes stay, and when they review no more, their open assignments pass on (decision 0040).
+ * Removes a role. The configuration's owners and reviewers (`roster`, runtime().roster) are refused
+ * (409), as is the last owner; a reviewer's votes stay, and when they review no more, their open
+ * assignments pass on (decision 0040).
  */
 export async function removeTeamMember(
 	db: Database,
+	roster: Roster,
 	actor: SignedInMember,
 	input: Record<string, unknown>
 ): Promise<Outcome<Change>> {
@@ -153,8 +160,8 @@ export async function removeTeamMember(
 	const change = parsed.value;
 	const may = mayChange(actor, change);
 	if (!may.ok) return may;
-	if (change.role === 'owner' && configuredOwners().has(change.address)) return conflict(m.team_configured_owner());
-	if (change.role === 'reviewer' && change.programId === null && configuredReviewers().has(change.address))
+	if (change.role === 'owner' && roster.owners.has(change.address)) return conflict(m.team_configured_owner());
+	if (change.role === 'reviewer' && change.programId === null && roster.reviewers.has(change.address))
 		return conflict(m.team_configured_reviewer());
 	const outcome = await transactionOutcome(db, async (tx): Promise<Outcome<Change>> => {
 		await tx.execute(sql`select pg_advisory_xact_lock(${TEAM_LOCK})`);
@@ -170,10 +177,10 @@ export async function removeTeamMember(
 				.select({ n: sql<number>`count(*)::int` })
 				.from(teamMembers)
 				.where(eq(teamMembers.role, 'owner'));
-			if (configuredOwners().size === 0 && Number(left?.n ?? 0) === 0) return conflict(m.team_last_owner());
+			if (roster.owners.size === 0 && Number(left?.n ?? 0) === 0) return conflict(m.team_last_owner());
 		}
 		await tx.insert(teamEvents).values({ actor: actor.address, action: 'remove', ...change });
-		if (change.role === 'reviewer') await passOnOpenAssignments(tx, change.address, null, change.programId);
+		if (change.role === 'reviewer') await passOnOpenAssignments(tx, roster, change.address, null, change.programId);
 		return { ok: true as const, value: change };
 	});
 	forget(db);
@@ -193,7 +200,7 @@ export interface TeamEntry {
 const ORDER: Record<TeamRole, number> = { owner: 0, admin: 1, reviewer: 2 };
 
 /** /admin/team's list: owners, admins, reviewers; the configuration's first in each, then by address. */
-export async function listTeam(db: Database): Promise<TeamEntry[]> {
+export async function listTeam(db: Database, roster: Roster): Promise<TeamEntry[]> {
 	const rows = await db
 		.select({
 			address: teamMembers.address,
@@ -210,8 +217,7 @@ export async function listTeam(db: Database): Promise<TeamEntry[]> {
 		[...set]
 			.sort()
 			.map((address) => ({ address, role, program: null, fromConfiguration: true, addedBy: null, addedAt: null }));
-	const owners = configuredOwners();
-	const reviewers = configuredReviewers();
+	const { owners, reviewers } = roster;
 	const entries: TeamEntry[] = [
 		...fixed('owner', owners),
 		...fixed('reviewer', reviewers),
@@ -272,13 +278,14 @@ export async function recentTeamEvents(db: Database, limit = 50): Promise<TeamEv
  */
 export async function formerReviewers(
 	db: Database,
+	roster: Roster,
 	addresses: readonly string[],
 	programId: number
 ): Promise<string[]> {
 	if (!addresses.length) return [];
 	const grants = await teamGrants(db);
 	return [...new Set(addresses)].filter((address) => {
-		const who = effectiveMember(address, configuredOwners(), configuredReviewers(), grants.get(address) ?? []);
+		const who = effectiveMember(address, roster.owners, roster.reviewers, grants.get(address) ?? []);
 		if (!who.isAdmin && !who.isReviewer) return true;
 		return who.programIds !== undefined && !who.programIds.includes(programId);
 	});

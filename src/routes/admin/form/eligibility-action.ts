@@ -2,9 +2,9 @@ import { redirect, type RequestEvent } from '@sveltejs/kit';
 import { readForm, refuse } from '$lib/server/platform/forms';
 import { fieldError } from '$lib/server/platform/outcome';
 import { requireWholeAdmin } from '$lib/server/auth/guards';
-import { withDatabase } from '$lib/server/platform/runtime';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { applyEligibilityStep, draftOfRules, isEligibilityStep, readEligibilityDraft } from '$lib/eligibility/draft';
-import { eligibilityEndpointSet, tokenDetails } from '$lib/server/eligibility/check';
+import { tokenDetails } from '$lib/server/eligibility/check';
 import { storedRules } from '$lib/server/eligibility/rules-schema';
 import { saveEligibility } from '$lib/server/eligibility/save-rules';
 import { localHref } from '$lib/i18n/locales';
@@ -15,10 +15,11 @@ import { editor_choose_a_button } from '$lib/paraglide/messages/editor_choose_a_
 export async function eligibilityEditor(stored: unknown) {
 	const rules = storedRules(stored);
 	const valid = rules === 'invalid' ? null : rules;
+	const { polygon } = runtime().chain;
 	return {
-		draft: draftOfRules(valid, await tokenDetails(valid)),
+		draft: draftOfRules(valid, await tokenDetails(polygon, valid)),
 		stored: rules === 'invalid' ? ('invalid' as const) : rules ? ('rules' as const) : ('none' as const),
-		rpcSet: eligibilityEndpointSet()
+		rpcSet: polygon !== null
 	};
 }
 
@@ -44,7 +45,9 @@ export async function eligibility(
 			eligibilityDraft: read.value
 		});
 	if (op.length === 1) return { eligibilityDraft: applyEligibilityStep(read.value, op[0] as string) };
-	const outcome = await withDatabase((db) => saveEligibility(db, admin, read.value, program?.id));
+	const outcome = await withDatabase((db) =>
+		saveEligibility(db, runtime().chain.polygon, admin, read.value, program?.id)
+	);
 	if (!outcome.ok) return refuse(setHeaders, outcome, { eligibilityDraft: read.value });
 	redirect(
 		303,

@@ -3,7 +3,7 @@ import { error } from '@sveltejs/kit';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { readInsights } from '$lib/server/insights/insights';
 import { displayNames } from '$lib/server/applications/display-names';
-import { withDatabase } from '$lib/server/platform/runtime';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { parseTableQuery } from '$lib/server/applications/review-table';
 import { filterChoices, programChoices } from '$lib/server/programs/choices';
 import type { PageServerLoad } from './$types';
@@ -27,7 +27,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		const read = await readInsights(db, { program, round });
 		const insights = scope ? { ...read, checkInsPerDay: [] } : read;
 		// The votes chart names its reviewers as every admin page does (display name and short address).
-		const names = await displayNames(db, insights.votesPerReviewer?.map((v) => v.reviewer) ?? []);
+		const names = await displayNames(db, runtime().chain.ens, insights.votesPerReviewer?.map((v) => v.reviewer) ?? []);
 		return {
 			insights,
 			names,

@@ -3,7 +3,7 @@ import { programInLocale } from '$lib/programs/programs';
 import { redirect } from '@sveltejs/kit';
 import { requireWholeAdmin } from '$lib/server/auth/guards';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
-import { withDatabase } from '$lib/server/platform/runtime';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import {
 	REVIEWER_FIELDS,
 	SETTINGS_FIELDS,
@@ -23,12 +23,15 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 	requireWholeAdmin({ locals, url });
 	return withDatabase(async (db) => {
 		const [reviewers, n, programs] = await Promise.all([
-			listReviewers(db),
+			listReviewers(db, runtime().roster),
 			perApplication(db),
 			programsPerApplication(db)
 		]);
 		const addresses = reviewers.map((r) => r.address);
-		const [workload, names] = await Promise.all([workloadOf(db, addresses), displayNames(db, addresses)]);
+		const [workload, names] = await Promise.all([
+			workloadOf(db, addresses),
+			displayNames(db, runtime().chain.ens, addresses)
+		]);
 		return {
 			reviewers: reviewers.map((r, i) => ({
 				...r,
@@ -57,7 +60,9 @@ export const actions: Actions = {
 	add: async ({ locals, request, url, setHeaders }) => {
 		const admin = requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), REVIEWER_FIELDS);
-		const outcome = await withDatabase((db) => addTeamMember(db, admin, { address: input.address, role: 'reviewer' }));
+		const outcome = await withDatabase((db) =>
+			addTeamMember(db, runtime().chain.ens, admin, { address: input.address, role: 'reviewer' })
+		);
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'add' });
 		redirect(303, localHref('/admin/reviewers?done=added'));
 	},
@@ -67,7 +72,7 @@ export const actions: Actions = {
 		const admin = requireWholeAdmin({ locals, url });
 		const input = formInput(await readForm(request), REVIEWER_FIELDS);
 		const outcome = await withDatabase((db) =>
-			removeTeamMember(db, admin, { address: input.address, role: 'reviewer' })
+			removeTeamMember(db, runtime().roster, admin, { address: input.address, role: 'reviewer' })
 		);
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'remove' });
 		redirect(303, localHref('/admin/reviewers?done=removed'));

@@ -9,7 +9,7 @@ import {
 	savedCommunity
 } from '$lib/server/branding/settings';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
-import { withDatabase } from '$lib/server/platform/runtime';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { displayNames } from '$lib/server/applications/display-names';
 import { localHref } from '$lib/i18n/locales';
 import type { Actions, PageServerLoad } from './$types';
@@ -41,7 +41,7 @@ export const load: PageServerLoad = async (event) => {
 			defaults: { name: community.name, description: community.description, accent: community.accent },
 			locales: OTHER_LOCALES,
 			events,
-			names: await displayNames(db, [...new Set(events.map((e) => e.actor))]),
+			names: await displayNames(db, runtime().chain.ens, [...new Set(events.map((e) => e.actor))]),
 			done: event.url.searchParams.get('done')
 		};
 	});

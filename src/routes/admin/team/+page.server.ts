@@ -2,10 +2,9 @@ import { getLocale } from '$lib/paraglide/runtime';
 import { redirect } from '@sveltejs/kit';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
-import { withDatabase } from '$lib/server/platform/runtime';
+import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { TEAM_FIELDS, addTeamMember, listTeam, recentTeamEvents, removeTeamMember } from '$lib/server/team/team';
 import { TEAM_NAME_FIELDS, setTeamName, teamNamesOf } from '$lib/server/team/names';
-import { ensEnabled } from '$lib/server/team/ens';
 import { programChoices } from '$lib/server/programs/choices';
 import { displayNames } from '$lib/server/applications/display-names';
 import { localHref } from '$lib/i18n/locales';
@@ -17,7 +16,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 	const member = requireAdmin({ locals, url });
 	return withDatabase(async (db) => {
 		const [team, events, programs, own] = await Promise.all([
-			listTeam(db),
+			listTeam(db, runtime().roster),
 			recentTeamEvents(db),
 			programChoices(db, getLocale()),
 			teamNamesOf(db, [member.address])
@@ -36,7 +35,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 				t.program ? { ...t, program: { ...t.program, name: named(t.program.slug, t.program.name)! } } : t
 			),
 			events: events.map((e) => ({ ...e, program: named(e.programSlug, e.program) })),
-			names: await displayNames(db, addresses),
+			names: await displayNames(db, runtime().chain.ens, addresses),
 			// The signed-in member's own name on the team, for the name form.
 			ownName: own[member.address] ?? '',
 			// An admin of some programmes adds reviewers of those only.
@@ -47,7 +46,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 			limitedToPrograms: !!member.programIds,
 			isOwner: member.role === 'owner',
 			// Whether an ENS name may be typed for the address (ENS_RPC_URL set).
-			ens: ensEnabled(),
+			ens: runtime().chain.ens !== null,
 			done: url.searchParams.get('done')
 		};
 	});
@@ -58,7 +57,7 @@ export const actions: Actions = {
 	add: async ({ locals, request, url, setHeaders }) => {
 		const actor = requireAdmin({ locals, url });
 		const input = formInput(await readForm(request), TEAM_FIELDS);
-		const outcome = await withDatabase((db) => addTeamMember(db, actor, input));
+		const outcome = await withDatabase((db) => addTeamMember(db, runtime().chain.ens, actor, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'add' });
 		redirect(303, localHref(`/admin/team?done=${outcome.value.added ? 'added' : 'unchanged'}`));
 	},
@@ -66,7 +65,7 @@ export const actions: Actions = {
 	remove: async ({ locals, request, url, setHeaders }) => {
 		const actor = requireAdmin({ locals, url });
 		const input = formInput(await readForm(request), TEAM_FIELDS);
-		const outcome = await withDatabase((db) => removeTeamMember(db, actor, input));
+		const outcome = await withDatabase((db) => removeTeamMember(db, runtime().roster, actor, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'remove' });
 		redirect(303, localHref('/admin/team?done=removed'));
 	},
@@ -74,7 +73,7 @@ export const actions: Actions = {
 	name: async ({ locals, request, url, setHeaders }) => {
 		const actor = requireAdmin({ locals, url });
 		const input = formInput(await readForm(request), TEAM_NAME_FIELDS);
-		const outcome = await withDatabase((db) => setTeamName(db, actor, input));
+		const outcome = await withDatabase((db) => setTeamName(db, runtime().roster, actor, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), action: 'name' });
 		redirect(303, localHref(`/admin/team?done=${outcome.value.displayName === null ? 'name-cleared' : 'named'}`));
 	}

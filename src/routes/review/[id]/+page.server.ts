@@ -24,7 +24,7 @@ export const load: PageServerLoad = async ({ locals, params, url }) => {
 	const detail = await withDatabase((db) => reviewDetail(db, reviewer, params.id));
 	if (!detail) error(404, 'Not Found');
 	// What the applicant held at submission, when their form version had requirements (docs/eligibility.md).
-	const eligibility = await withDatabase((db) => evidenceOf(db, detail.application));
+	const eligibility = await withDatabase((db) => evidenceOf(db, runtime().chain.polygon, detail.application));
 	const voted = url.searchParams.has('voted');
 	// After a vote, the next application waiting for this reviewer (longest waiting first), so a review is no dead end.
 	const next = voted
@@ -35,6 +35,7 @@ export const load: PageServerLoad = async ({ locals, params, url }) => {
 	const names = await withDatabase((db) =>
 		displayNames(
 			db,
+			runtime().chain.ens,
 			(detail.others ?? []).map((v) => v.reviewerAddress)
 		)
 	);
@@ -64,7 +65,7 @@ export const actions: Actions = {
 		if (!UUID.test(params.id)) error(404, 'Not Found');
 		await withDatabase((db) => requireInScope(db, reviewer, [params.id]));
 		const input = formInput(await readForm(request), CONFLICT_FIELDS);
-		const outcome = await withDatabase((db) => declareConflict(db, reviewer, params.id, input));
+		const outcome = await withDatabase((db) => declareConflict(db, runtime().roster, reviewer, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), conflictForm: true });
 		redirect(303, localHref(`/review/${params.id}#vote-heading`));
 	}

@@ -41,17 +41,20 @@ export const load: PageServerLoad = async ({ locals, url, params }) => {
 		const former = new Set(
 			await formerReviewers(
 				db,
+				runtime().roster,
 				read.votes.map((v) => v.reviewerAddress),
 				detail.application.programId
 			)
 		);
 		return { ...read, votes: read.votes.map((v) => ({ ...v, formerReviewer: former.has(v.reviewerAddress) })) };
 	});
-	const reviewing = await withDatabase((db) => reviewersOf(db, params.id, detail.application.applicantAddress));
-	const eligibility = await withDatabase((db) => evidenceOf(db, detail.application));
+	const reviewing = await withDatabase((db) =>
+		reviewersOf(db, runtime().roster, params.id, detail.application.applicantAddress)
+	);
+	const eligibility = await withDatabase((db) => evidenceOf(db, runtime().chain.polygon, detail.application));
 	// Reviewers, admins and note authors by the names they gave when they applied (issue 61).
 	const names = await withDatabase((db) =>
-		displayNames(db, [
+		displayNames(db, runtime().chain.ens, [
 			...votes.votes.map((v) => v.reviewerAddress),
 			...detail.events.map((e) => e.executorAddress),
 			...detail.notes.map((n) => n.authorAddress),
@@ -89,7 +92,9 @@ export const actions: Actions = {
 			const { field, to, reason, txHash, from, reapplyAfter } = parsed.value;
 			return { confirm: { field, to, reason, txHash, from, reapplyAfter } };
 		}
-		const outcome = await withDatabase((db) => transitionApplication(db, runtime().outbox, admin, input));
+		const outcome = await withDatabase((db) =>
+			transitionApplication(db, runtime().outbox, runtime().chain.polygon, admin, input)
+		);
 		if (!outcome.ok) {
 			// The comments typed on answers go back into their boxes, by key.
 			const values = typedValues(input);
@@ -116,7 +121,7 @@ export const actions: Actions = {
 		const admin = await adminFor({ locals, url }, params.id);
 		if (!UUID.test(params.id)) error(404, 'Not Found');
 		const input = formInput(await readForm(request), ASSIGN_FIELDS);
-		const outcome = await withDatabase((db) => assignReviewer(db, admin, params.id, input));
+		const outcome = await withDatabase((db) => assignReviewer(db, runtime().roster, admin, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'reviewer' });
 		redirect(303, localHref(`/admin/applications/${params.id}#reviewers`));
 	},
@@ -135,7 +140,7 @@ export const actions: Actions = {
 	eligibility: async ({ locals, url, params, setHeaders }) => {
 		await adminFor({ locals, url }, params.id);
 		if (!UUID.test(params.id)) error(404, 'Not Found');
-		const outcome = await withDatabase((db) => checkEligibilityAgain(db, params.id));
+		const outcome = await withDatabase((db) => checkEligibilityAgain(db, runtime().chain.polygon, params.id));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { field: 'eligibility' });
 		return { eligibilityNow: outcome.value.now };
 	}
