@@ -80,3 +80,28 @@ for (const scripts of ['on', 'off'] as const)
 		await expect(page.getByLabel('Motivation')).toHaveCount(0);
 		await page.context().close();
 	});
+
+// A slow phone: the applicant types before the page's scripts have run. What they typed is still there once
+// the scripts take over, and Enter sends it.
+test('what is typed before the scripts run is kept, and sent', async ({ browser }) => {
+	const applicant = privateKeyToAccount(generatePrivateKey());
+	const page = await pageAs(browser, server, applicant);
+	let release!: () => void;
+	const scriptsHeld = new Promise<void>((resolve) => (release = resolve));
+	await page.route('**/_app/immutable/**', async (route) => {
+		await scriptsHeld;
+		await route.continue();
+	});
+	await page.goto(`${server.url}/apply`, { waitUntil: 'commit' });
+	await page.getByLabel('Motivation').fill('Typed before the scripts ran, EARLY-E2E.');
+	await page.getByLabel('Display name').fill('Ada on a slow phone');
+	release();
+	// The scripts have taken over: the header learned who is signed in (GET /api/auth/me, from the browser).
+	await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+	await expect(page.getByLabel('Display name')).toHaveValue('Ada on a slow phone');
+	await expect(page.getByLabel('Motivation')).toHaveValue('Typed before the scripts ran, EARLY-E2E.');
+	await page.getByLabel('Display name').press('Enter');
+	await expect(page.getByRole('link', { name: 'Edit your application' })).toBeVisible();
+	await expect(page.getByText('EARLY-E2E').first()).toBeVisible();
+	await page.context().close();
+});
