@@ -30,8 +30,10 @@ const WALLET_MARKERS = ['wagmi.sh', '@wagmi/core@', 'viem@', 'SiweMessage'];
 // SvelteKit's client loads on every page) import no message and no Paraglide runtime, the no-wallet help's
 // words come with the page: 41.2 kB (bench/README.md, "Without the rewriting plugins"). The route table
 // came back the same day (`router.resolution: 'server'` made a hidden section's 404 name its route): 44,328,
-// so 44.4 kB. Issue 61's 40 kB is the target, not met yet.
-const LIMIT_GZIP_BYTES = 44_400;
+// so 44.4 kB. 2026-12-05: text fields bind their value, so that what is typed before the scripts run is kept
+// (src/lib/components/controls/TextField.svelte): Svelte's binding code joins the chunk every page loads, 44,541,
+// so 44.6 kB. Issue 61's 40 kB is the target, not met yet.
+const LIMIT_GZIP_BYTES = 44_600;
 const NO_WALLET: Record<string, string> = {
 	'': 'No wallet found in this browser. Install a wallet extension',
 	'/ar': 'لم يُعثر على محفظة في هذا المتصفح',
