@@ -19,6 +19,10 @@ export default defineConfig({
 	reporter: process.env.CI ? 'list' : 'list',
 	use: {
 		browserName: 'chromium',
+		// A click or a wait that cannot happen fails on its own line instead of using up the test's 120 s, so the
+		// report names the step (CI of stop 75: a test timed out with no line named).
+		actionTimeout: 30_000,
+		navigationTimeout: 60_000,
 		// In CI the trace is recorded on the retry only: recording every test (screencast and snapshots)
 		// cost about a third of the suite's CPU (bench/README.md, CI time); a real failure fails twice and
 		// leaves its trace. Locally, the trace of every failure.

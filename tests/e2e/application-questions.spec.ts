@@ -8,6 +8,9 @@ import { admin, expect, pageAs, screenshots, startPortal, tabTo, test } from './
 // answers it, the admin reads the answers; axe on both pages with questions.
 let server: RunningServer;
 
+// The second test edits the form the first one saved: a retry runs both again, on a new server.
+test.describe.configure({ mode: 'serial' });
+
 test.beforeAll(async () => {
 	server = await startPortal({ ADMIN_ADDRESSES: admin.address });
 });
