@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import { sveltekit } from '@sveltejs/kit/vite';
 import { paraglideVitePlugin } from '@inlang/paraglide-js';
 import { loadEnv, type Plugin } from 'vite';
@@ -88,7 +89,12 @@ function isolateWalletConnect(): Plugin {
  */
 function chunkGroups(): Plugin {
 	const SHARED =
-		/[\\/](?:src[\\/]routes[\\/]\+layout\.svelte|@sveltejs[\\/]kit[\\/]src[\\/]runtime[\\/]client[\\/]entry\.js|svelte[\\/]src[\\/](?:internal[\\/]client[\\/]index|index-client)\.js)$|^\0vite\/preload-helper/;
+		/[\\/](?:src[\\/]routes[\\/]\+layout\.svelte|\.svelte-kit[\\/]generated[\\/]root\.svelte|@sveltejs[\\/]kit[\\/]src[\\/]runtime[\\/]client[\\/]entry\.js|svelte[\\/]src[\\/]index-client\.js)$|^\0vite\/preload-helper/;
+	// Svelte's compiled components import its client runtime as one namespace (`import * as $`), a file of
+	// re-exports only. Walked through, it brings every part of Svelte any page uses into what every page
+	// loads; instead, the `shared` walk follows only the parts its own modules name (`$.each`, `$.bind_value`).
+	const SVELTE = /[\\/]node_modules[\\/]svelte[\\/]src[\\/]/;
+	const SVELTE_INTERNAL = /[\\/]svelte[\\/]src[\\/]internal[\\/]client[\\/]index\.js$/;
 	const WALLET = /[\\/]src[\\/]lib[\\/](?:wallet[\\/]wallet\.svelte\.ts|components[\\/]sign-in[\\/]SignIn\.svelte)$/;
 	// Paraglide's runtime, which every message imports (and no file the root layout loads): a chunk of its
 	// own, not the wallet's, which would otherwise capture it with the sign-in's messages.
@@ -108,20 +114,54 @@ function chunkGroups(): Plugin {
 		buildStart() {
 			for (const set of [shared, setup, wallet, safe]) set.clear();
 		},
+		// Svelte's package declares no side effects, so the bundler keeps every part its runtime's barrel
+		// re-exports wherever the barrel is imported. The barrel has no code of its own: said so (its code
+		// unchanged), each page's chunks carry only the parts that page uses.
+		transform(code, id) {
+			if (SVELTE_INTERNAL.test(id)) return { code, map: null, moduleSideEffects: false };
+		},
 		buildEnd() {
 			const ids = [...this.getModuleIds()];
-			const walk = (roots: RegExp, into: Set<string>, except: Set<string>) => {
-				const queue = ids.filter((id) => roots.test(id));
+			const known = new Set(ids);
+			const runtime = ids.find((id) => SVELTE_INTERNAL.test(id));
+			const walk = (roots: string[], into: Set<string>, except: Set<string>) => {
+				const queue = [...roots];
 				for (let id; (id = queue.pop()) !== undefined;) {
-					if (into.has(id) || except.has(id)) continue;
+					// The runtime's barrel joins no group: each walk stops there (the parts come by name, below).
+					if (into.has(id) || except.has(id) || id === runtime) continue;
 					into.add(id);
 					queue.push(...(this.getModuleInfo(id)?.importedIds ?? []));
 				}
 			};
-			walk(SHARED, shared, new Set());
-			walk(SAFE, safe, shared);
-			walk(SETUP, setup, shared);
-			walk(WALLET, wallet, shared);
+			const rootsOf = (pattern: RegExp) => ids.filter((id) => pattern.test(id));
+			walk(rootsOf(SHARED), shared, new Set());
+			if (runtime) {
+				// The runtime's parts by the names it exports them under; then the parts the shared modules name.
+				const parts = new Map<string, string>();
+				const reExports = /export\s*\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g;
+				for (const [, list = '', from = ''] of this.getModuleInfo(runtime)?.code?.matchAll(reExports) ?? []) {
+					const file = path.resolve(path.dirname(runtime), from);
+					for (const item of list.split(',')) {
+						const name = item
+							.trim()
+							.split(/\s+as\s+/)
+							.pop();
+						if (name) parts.set(name, file);
+					}
+				}
+				const named = new Set<string>();
+				for (const id of shared)
+					for (const [, name = ''] of this.getModuleInfo(id)?.code?.matchAll(/\$\.(\w+)/g) ?? []) {
+						const file = parts.get(name);
+						if (file && known.has(file)) named.add(file);
+					}
+				walk([...named], shared, new Set());
+			}
+			// The parts of Svelte no page every visitor sees uses stay in the bundler's own chunks, not the wallet's.
+			const notShared = new Set([...shared, ...ids.filter((id) => SVELTE.test(id))]);
+			walk(rootsOf(SAFE), safe, notShared);
+			walk(rootsOf(SETUP), setup, notShared);
+			walk(rootsOf(WALLET), wallet, notShared);
 		},
 		configEnvironment(name) {
 			if (name !== 'client') return;
@@ -152,6 +192,12 @@ export default defineConfig(({ command, mode }) => ({
 	ssr: command === 'build' ? { noExternal: ['viem', 'ox', /^@noble\//, /^@scure\//, 'abitype', 'drizzle-orm'] } : {},
 	// The version a backup's header names (src/lib/server/db/dump.js): package.json's and the git commit built.
 	define: { __PORTAL_VERSION__: JSON.stringify(portalVersion()) },
+	build: {
+		// A page's code loaded on navigation brings its stylesheets with it, and its scripts through their own
+		// imports: the list of every page's script files is not shipped to every visitor (2 kB gzip of the code
+		// every page loads, bench/README.md "Per-locale JavaScript").
+		modulePreload: { resolveDependencies: (_file, deps) => deps.filter((dep) => dep.endsWith('.css')) }
+	},
 	plugins: [
 		branding(mode),
 		safeAppsProviderInterop(),
