@@ -153,3 +153,41 @@ test('without JavaScript every question is shown, each conditional one with its 
 	await expect(page.getByText('Answer only if your answer to “Your role” is “Student”.')).toBeVisible();
 	await expect(page.getByText('Answer only if your answer to “Your school” is “MIT”.')).toBeVisible();
 });
+
+test('choices, a number and a box answered before the scripts run are kept when they take over, and sent', async ({
+	browser
+}) => {
+	await saveForm(true);
+	const page = await pageAs(browser, server, privateKeyToAccount(generatePrivateKey()));
+	let release!: () => void;
+	const scriptsHeld = new Promise<void>((resolve) => (release = resolve));
+	// Only the scripts are held: the page is drawn with its styles, as on a phone whose scripts are slow.
+	await page.route('**/_app/immutable/**/*.js', async (route) => {
+		await scriptsHeld;
+		await route.continue();
+	});
+	await page.goto(`${server.url}/apply`, { waitUntil: 'commit' });
+	// Before the scripts: every question is shown (as without JavaScript), and answered.
+	await page.getByLabel('Display name').fill('Grace on a slow phone');
+	await page.getByLabel('Motivation').fill('Answered before the scripts ran.');
+	await page.getByRole('radio', { name: 'Student' }).check();
+	await page.locator('[name="answers.school"]').fill('MIT');
+	await page.locator('[name="answers.year"]').fill('3');
+	await page.getByRole('checkbox', { name: 'Have you read the code of conduct?' }).check();
+	release();
+	// The scripts have taken over (the header learned who is signed in): every answer is still there.
+	await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+	await expect(page.getByRole('radio', { name: 'Student' })).toBeChecked();
+	await expect(page.locator('[name="answers.school"]')).toHaveValue('MIT');
+	await expect(page.locator('[name="answers.year"]')).toBeVisible();
+	await expect(page.locator('[name="answers.year"]')).toHaveValue('3');
+	await expect(page.getByRole('checkbox', { name: 'Have you read the code of conduct?' })).toBeChecked();
+	await page.getByRole('button', { name: 'Submit application' }).click();
+	await expect(page.getByText('Thank you: your application was received.')).toBeVisible();
+	const application = page.getByRole('article');
+	await expect(application).toContainText(/Your role\s*Student/);
+	await expect(application).toContainText(/Your school\s*MIT/);
+	await expect(application).toContainText(/Year of study\s*3/);
+	await expect(application).toContainText(/code of conduct\?\s*Yes/);
+	await page.context().close();
+});

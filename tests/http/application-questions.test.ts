@@ -440,7 +440,7 @@ describe('the community’s own words in the applicant’s language (docs/transl
 		expect(text).not.toContain('Which working group?');
 		// Each radio reads the Spanish text (isolated in its own direction) but sends the original option.
 		expect(spanish.body).toMatch(
-			/<input[^>]*type="radio"[^>]*name="answers\.group"[^>]*value="Docs"[^>]*>\s*(?:<!--[^>]*-->)*<bdi>Documentación<\/bdi>/
+			/<input[^>]*type="radio"[^>]*name="answers\.group"[^>]*value="Docs"[^>]*>(?:\s*<!--[^>]*-->)*\s*<bdi>Documentación<\/bdi>/
 		);
 		// A question without a translation reads as written.
 		expect(text).toContain('Have you read the code of conduct?');
