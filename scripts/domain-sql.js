@@ -34,6 +34,16 @@ function newestMigration() {
 }
 
 /**
+ * Applies the domain files, read from the folders, to a migrated database when they changed.
+ * @param {import('../src/lib/server/db/domain-sql.js').Exec} exec
+ * @param {import('../src/lib/server/db/domain-sql.js').InTransaction} inTransaction
+ * @returns {Promise<boolean>} whether they were applied
+ */
+export function applyDomainSqlFromFolders(exec, inTransaction) {
+	return applyDomainSql(readDomainSqlFiles(), newestMigration(), exec, inTransaction);
+}
+
+/**
  * Applies the domain files to the (migrated) database of a postgres.js client when they changed.
  * @param {import('postgres').Sql} client
  * @returns {Promise<boolean>} whether they were applied
@@ -41,9 +51,7 @@ function newestMigration() {
 export function applyDomainSqlWithPostgresJs(client) {
 	/** @param {import('postgres').Sql | import('postgres').TransactionSql} sql */
 	const execOn = (sql) => async (/** @type {string} */ statement) => [...(await sql.unsafe(statement))];
-	return applyDomainSql(
-		readDomainSqlFiles(),
-		newestMigration(),
+	return applyDomainSqlFromFolders(
 		execOn(client),
 		(work) => /** @type {Promise<any>} */ (client.begin((tx) => work(execOn(tx))))
 	);

@@ -254,7 +254,7 @@ describe('an embedded data folder', () => {
 		} finally {
 			await second.close();
 		}
-	});
+	}, 120_000);
 });
 
 describe('only a database at the newest migration gets the files', () => {
@@ -285,7 +285,7 @@ describe('only a database at the newest migration gets the files', () => {
 		} finally {
 			await handle.close();
 		}
-	});
+	}, 120_000);
 
 	it('one ahead of it (a newer version migrated it, an older one starts) keeps its definitions', async () => {
 		const database = await createTestDatabase('pglite');
@@ -304,5 +304,5 @@ describe('only a database at the newest migration gets the files', () => {
 		} finally {
 			await database.drop();
 		}
-	});
+	}, 120_000);
 });

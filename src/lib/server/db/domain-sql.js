@@ -111,17 +111,9 @@ export async function applyDomainSql(files, newestMigration, exec, inTransaction
 
 /** @param {Exec} exec @returns {Promise<string | null>} the hash stored by the last application, if any */
 async function appliedHash(exec) {
-	try {
-		const [row] = await exec(`select hash from ${DOMAIN_SQL_TABLE} where id = 1`);
-		return typeof row?.hash === 'string' ? row.hash : null;
-	} catch (err) {
-		// 42P01: the table does not exist yet (the files were never applied here).
-		if (/** @type {{ code?: string }} */ (err)?.code === '42P01' || causeCode(err) === '42P01') return null;
-		throw err;
-	}
-}
-
-/** @param {unknown} err @returns {string | undefined} the SQLSTATE of an error a driver wrapped */
-function causeCode(err) {
-	return /** @type {{ cause?: { code?: string } }} */ (err)?.cause?.code;
+	// Asked first rather than caught: an error would end the transaction a caller may run this in (db:restore).
+	const [table] = await exec(`select to_regclass('${DOMAIN_SQL_TABLE}') is not null as present`);
+	if (!table?.present) return null;
+	const [row] = await exec(`select hash from ${DOMAIN_SQL_TABLE} where id = 1`);
+	return typeof row?.hash === 'string' ? row.hash : null;
 }
