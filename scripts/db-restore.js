@@ -32,6 +32,7 @@ import { LOCK_FILE, lockDataFolder } from '../src/lib/server/db/data-folder-lock
 import { FILE_LINE, storedFile, tablesInOrder } from '../src/lib/server/db/dump.js';
 import { pgliteOptions } from '../src/lib/server/db/embedded.js';
 import { endWithFailure } from './db-failure.js';
+import { applyDomainSqlFromFolders, applyDomainSqlWithPostgresJs } from './domain-sql.js';
 import { giveBack, ownerToKeep } from './folder-owner.js';
 import { filesFolder, loadDotEnv, portalDataDir } from './portal-env.js';
 
@@ -135,6 +136,7 @@ async function restoreToPostgres(url, file, key, counts, files) {
 			await migratePostgres(drizzlePostgres(/** @type {postgres.Sql} */ (/** @type {unknown} */ (client))), {
 				migrationsFolder: 'drizzle'
 			});
+			await applyDomainSqlWithPostgresJs(/** @type {postgres.Sql} */ (/** @type {unknown} */ (client)));
 			await load(
 				async (text) => /** @type {Record<string, unknown>[]} */ ([...(await tx.unsafe(text))]),
 				file,
@@ -171,6 +173,10 @@ async function restoreToFolder(folder, file, key, counts, files) {
 		const pg = new PGlite(pgliteOptions(building));
 		try {
 			await migratePglite(drizzlePglite(pg), { migrationsFolder: 'drizzle' });
+			/** @param {{ query: PGlite['query'] }} on */
+			const execOn = (on) => async (/** @type {string} */ text) =>
+				/** @type {{ rows: Record<string, unknown>[] }} */ (await on.query(text)).rows;
+			await applyDomainSqlFromFolders(execOn(pg), (work) => pg.transaction((tx) => work(execOn(tx))));
 			await pg.transaction((tx) =>
 				load(
 					async (text) => /** @type {{ rows: Record<string, unknown>[] }} */ (await tx.query(text)).rows,

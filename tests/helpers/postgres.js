@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { applyDomainSqlWithPostgresJs } from '../../scripts/domain-sql.js';
 import { schemaHash } from './schema-hash.js';
 
 /**
@@ -114,13 +115,15 @@ export async function createServerDatabase(adminUrl, options = {}) {
 }
 
 /**
- * Applies the committed migrations in drizzle/ to the database at `url`.
+ * Applies the committed migrations in drizzle/ to the database at `url`, then the domains' functions and
+ * triggers (as `npm run db:migrate` does).
  * @param {string} url
  */
 export async function migrateServerDatabase(url) {
 	const client = postgres(url, { max: 1, onnotice: () => {} });
 	try {
 		await migrate(drizzle(client), { migrationsFolder: 'drizzle' });
+		await applyDomainSqlWithPostgresJs(client);
 	} finally {
 		await client.end();
 	}

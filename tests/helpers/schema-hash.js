@@ -15,6 +15,8 @@ const INPUTS = [
 	{ at: 'drizzle', only: null },
 	{ at: 'src', only: '.sql' },
 	{ at: 'src/lib/server/db/migrate.ts', only: null },
+	{ at: 'src/lib/server/db/domain-sql.js', only: null },
+	{ at: 'scripts/domain-sql.js', only: null },
 	{ at: 'src/lib/server/db/embedded.js', only: null },
 	{ at: 'tests/helpers/postgres.js', only: null },
 	{ at: 'package-lock.json', only: null }
