@@ -33,7 +33,10 @@ const WALLET_MARKERS = ['wagmi.sh', '@wagmi/core@', 'viem@', 'SiweMessage'];
 // so 44.4 kB. 2026-12-05: text fields bind their value, so that what is typed before the scripts run is kept
 // (src/lib/components/controls/TextField.svelte): Svelte's binding code joins the chunk every page loads, 44,541,
 // so 44.6 kB. Issue 61's 40 kB is the target, not met yet.
-const LIMIT_GZIP_BYTES = 44_600;
+// 2026-12-05 (h-home, issue 61): 44,841: the home page no longer hydrates, and the header every other page
+// shares now draws who is signed in from the server's data and the language offer the server decided
+// (before, a chunk loaded after the first paint that this count did not include): 44.9 kB.
+const LIMIT_GZIP_BYTES = 44_900;
 const NO_WALLET: Record<string, string> = {
 	'': 'No wallet found in this browser. Install a wallet extension',
 	'/ar': 'لم يُعثر على محفظة في هذا المتصفح',
