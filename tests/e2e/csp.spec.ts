@@ -22,7 +22,20 @@ const injectInlineScript = (page: Page) =>
 		return (window as unknown as { __injectedRan?: boolean }).__injectedRan === true;
 	});
 
-for (const path of ['/', '/setup', '/apply', '/no-such-page']) {
+// The home page has no scripts at all (issue 61, csr = false): drawn by the server, nothing to start.
+test('/: no script at all, the page drawn by the server, with no violation', async ({ page }) => {
+	const asked: string[] = [];
+	page.on('request', (r) => {
+		if (r.resourceType() === 'script' || new URL(r.url()).pathname === '/api/auth/me') asked.push(r.url());
+	});
+	await page.goto(`${server.url}/`);
+	await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+	expect(await page.locator('script').count()).toBe(0);
+	await page.waitForLoadState('networkidle');
+	expect(asked).toEqual([]);
+});
+
+for (const path of ['/setup', '/apply', '/no-such-page']) {
 	test(`${path}: the page's own inline bootstrap runs under the policy, with no violation`, async ({ page }) => {
 		// The layout asks who is signed in once the app has started in the browser.
 		const started = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/auth/me');

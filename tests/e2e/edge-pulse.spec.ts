@@ -1,5 +1,6 @@
-// The home page behind the shipped nginx limits: when the edge answers 429 on /api/community-pulse,
-// the page says the issues could not be fetched and shows no earlier cards (docs/community-pulse.md).
+// The home page behind the shipped nginx limits. The server draws the feed (issue 61: the home page has no
+// scripts), so the edge's limit on /api/community-pulse no longer reaches the page: once a client has spent
+// the feed's allowance, the feed answers 429 and the page still shows the cards (docs/community-pulse.md).
 import { githubIssue, startFakeGitHub, type FakeGitHub } from '../helpers/fake-github';
 import { NGINX_BIN, NGINX_MISSING_REASON, roomInMinute, startNginx, type RunningNginx } from '../helpers/nginx';
 import { startServer, type RunningServer } from '../helpers/server';
@@ -23,9 +24,7 @@ test.afterAll(async () => {
 	await github?.close();
 });
 
-test('an edge 429 on the community feed empties the cards and says the issues could not be fetched', async ({
-	page
-}) => {
+test("an edge 429 on the community feed's API leaves the home page's cards drawn by the server", async ({ page }) => {
 	// One clock minute (nginx's window) for the whole test.
 	await roomInMinute(40);
 	await page.goto(`${edge!.url}/`);
@@ -40,10 +39,8 @@ test('an edge 429 on the community feed empties the cards and says the issues co
 	}
 	expect(status).toBe(429);
 
-	const answer = page.waitForResponse('**/api/community-pulse');
 	await page.reload();
-	expect((await answer).status()).toBe(429);
-	await expect(page.getByRole('alert').filter({ hasText: 'could not be fetched' })).toBeVisible();
-	await expect(page.getByTestId('pulse-card')).toHaveCount(0);
-	await expect(page.getByText('Welcome new members')).toHaveCount(0);
+	await expect(page.getByTestId('pulse-card')).toHaveCount(1);
+	await expect(page.getByText('Welcome new members')).toBeVisible();
+	await expect(page.getByRole('alert').filter({ hasText: 'could not be fetched' })).toHaveCount(0);
 });

@@ -20,10 +20,10 @@ test('a visitor: the home page says what the community is and how to join, with 
 }, testInfo) => {
 	const consoleErrors: string[] = [];
 	page.on('console', (m) => void (m.type() === 'error' && consoleErrors.push(m.text())));
-	const feed = page.waitForResponse((r) => r.url().endsWith('/api/community-pulse'));
 	await page.goto(`${server.url}/`);
-	// Nothing to show is not a failure: no error status, so the console stays clean (Lighthouse counts it).
-	expect((await feed).status()).toBe(204);
+	// Nothing to show is not a failure: the feed's API says so with 204 (no error status), and the server
+	// draws the page without it (issue 61: the home page has no scripts; the console stays clean).
+	expect((await page.request.get(`${server.url}/api/community-pulse`)).status()).toBe(204);
 	await expect(page).toHaveTitle('Member portal');
 	await expect(page.getByRole('heading', { name: 'Member portal', level: 1 })).toBeVisible();
 	await expect(page.getByRole('heading', { name: 'How membership works' })).toBeVisible();

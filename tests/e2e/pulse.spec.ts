@@ -89,43 +89,45 @@ test('a hostile title and label stay text: no dialog, no img element', async ({ 
 	expect(dialogs).toEqual([]);
 });
 
-test('shows a loading state until the answer arrives', async ({ page }) => {
-	let release!: () => void;
-	const held = new Promise<void>((resolve) => (release = resolve));
-	await page.route('**/api/community-pulse', async (route) => {
-		await held;
-		await route.continue();
-	});
-	await page.goto(server.url + '/');
-	await expect(page.getByRole('status')).toHaveText(/Loading/);
-	await expect(cards(page)).toHaveCount(0);
-	release();
-	await expect(cards(page)).toHaveCount(2);
-	await expect(page.getByRole('status')).toHaveCount(0);
+// The server draws the feed (issue 61: the home page has no scripts): a cold cache GitHub does not answer
+// holds the page for a short bounded wait, then says the issues are not available right now.
+test('a cold cache GitHub does not answer: the page comes within the bounded wait and says so, never hangs', async ({
+	page
+}) => {
+	const silent = await startFakeGitHub({ kind: 'hang' });
+	const cold = await startServer({ env: { COMMUNITY_PULSE_REPO: 'acme/portal', GITHUB_API_URL: silent.url } });
+	try {
+		const started = Date.now();
+		await page.goto(cold.url + '/');
+		await expect(failure(page)).toBeVisible();
+		// PULSE_PAGE_WAIT_MS (1.5 s) and the page's own time, far under GitHub's 5 s timeout.
+		expect(Date.now() - started).toBeLessThan(4_500);
+		await expect(failure(page).getByRole('link')).toHaveAttribute('href', 'https://github.com/acme/portal/issues');
+		await expect(cards(page)).toHaveCount(0);
+		await expect(page.getByRole('status')).toHaveCount(0);
+	} finally {
+		await cold.stop();
+		await silent.close();
+	}
 });
 
-test('an edge 429 (no body) empties the list and still points at the issue list', async ({ browser }) => {
+test('the browser never asks for the feed: a refused /api/community-pulse (an edge 429) leaves the cards drawn', async ({
+	browser
+}) => {
 	const context = await browser.newContext();
 	const page = await context.newPage();
+	const asked: string[] = [];
+	page.on('request', (request) => {
+		if (new URL(request.url()).pathname === '/api/community-pulse') asked.push(request.url());
+	});
+	await page.route('**/api/community-pulse', (route) => route.fulfill({ status: 429, body: '' }));
 	await page.goto(server.url + '/');
 	await expect(cards(page)).toHaveCount(2);
-	await page.route('**/api/community-pulse', (route) => route.fulfill({ status: 429, body: '' }));
+	await expect(failure(page)).toHaveCount(0);
 	await page.reload();
-	await expect(failure(page)).toBeVisible();
-	await expect(cards(page)).toHaveCount(0);
-	// The repository seen earlier in this browser is remembered for the link.
-	await expect(failure(page).getByRole('link')).toHaveAttribute('href', 'https://github.com/acme/portal/issues');
+	await expect(cards(page)).toHaveCount(2);
+	expect(asked).toEqual([]);
 	await context.close();
-
-	// A first visit that meets the edge limit cannot know the repository: it points at GitHub.
-	const fresh = await browser.newContext();
-	const first = await fresh.newPage();
-	await first.route('**/api/community-pulse', (route) => route.fulfill({ status: 429, body: 'Too Many Requests' }));
-	await first.goto(server.url + '/');
-	await expect(failure(first)).toBeVisible();
-	await expect(cards(first)).toHaveCount(0);
-	await expect(failure(first).getByRole('link')).toHaveAttribute('href', 'https://github.com/');
-	await fresh.close();
 });
 
 // Last: the failure it provokes suppresses upstream requests for the next 60 seconds.
@@ -137,9 +139,7 @@ test('a failing feed shows the message and the link to the issue list, and none 
 
 	github.respondWith({ kind: 'status', status: 500 });
 	await page.waitForTimeout(1_200); // past the one-second TTL: the next request goes upstream and fails
-	const answer = page.waitForResponse('**/api/community-pulse');
 	await page.reload();
-	expect((await answer).status()).toBe(503);
 	await expect(failure(page)).toBeVisible();
 	await expect(failure(page).getByRole('link')).toHaveAttribute('href', 'https://github.com/acme/portal/issues');
 	await expect(cards(page)).toHaveCount(0);

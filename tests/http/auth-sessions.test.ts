@@ -67,6 +67,34 @@ describe.each(engines)('sessions on %s', (engine) => {
 		}
 	});
 
+	it("a form's post to /api/auth/logout (no scripts) clears the cookie and goes back to its page: 303 to `next` under its locale, never off the site", async () => {
+		const cases: [string | null, string][] = [
+			['/es?x=1', '/es?x=1'],
+			['/zh-Hans/apply', '/zh-Hans/apply'],
+			['//evil.example/', '/'],
+			['https://evil.example/', '/'],
+			[null, '/']
+		];
+		for (const [next, location] of cases) {
+			const cookie = await signIn(portal.base, member);
+			const response = await fetch(`${portal.base}/api/auth/logout`, {
+				method: 'POST',
+				redirect: 'manual',
+				headers: {
+					cookie,
+					origin: portal.base,
+					'content-type': 'application/x-www-form-urlencoded'
+				},
+				body: next === null ? '' : new URLSearchParams({ next }).toString()
+			});
+			expect(response.status, String(next)).toBe(303);
+			expect(response.headers.get('location'), String(next)).toBe(location);
+			expect(response.headers.get('cache-control')).toBe('no-store');
+			expect(sessionSetCookie(response)).toMatch(/Max-Age=0/);
+			expect(sessionCookieFrom(response)).toBe('');
+		}
+	});
+
 	it('GET /api/auth/me without a session: address null, no-store', async () => {
 		const { body, response } = await me(portal.base);
 		expect(body).toEqual({ address: null, isAdmin: false });

@@ -167,6 +167,7 @@ export const ROUTES: readonly FuzzRoute[] = [
 	{ id: '/api/auth/nonce' },
 	{ id: '/api/auth/verify', json: ['message', 'signature'] },
 	{ id: '/api/auth/logout' },
+	{ id: '/api/locale-offer' },
 	{ id: '/api/auth/me' },
 	{ id: '/api/community-pulse' },
 	{ id: '/api/programs' },

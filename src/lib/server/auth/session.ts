@@ -99,6 +99,11 @@ export function sessionCookieOptions(url: URL, maxAgeSeconds: number, framed = f
 	return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: url.protocol === 'https:', maxAge };
 }
 
+/** Why the browser signed the member out (`account`), read once by the page it goes back to. */
+export const SIGNED_OUT_COOKIE = 'signed-out';
+export const signedOutCookieOptions = (url: URL) =>
+	({ path: '/', httpOnly: true, sameSite: 'lax', secure: url.protocol === 'https:', maxAge: 60 }) as const;
+
 /** A nonce-only cookie lives as long as a signed message may. */
 export const NONCE_TTL_SECONDS = MAX_MESSAGE_VALIDITY_MS / 1000;
 
