@@ -10,8 +10,10 @@ import { DESKTOP, expect, startPortal, test } from './fixtures';
 const WALLET_MARKERS = ['wagmi.sh', '@wagmi/core@', 'viem@', 'SiweMessage'];
 // Issue 61's target is 40 kB; this bound keeps what is shipped from growing while it is not met. Its history, change
 // by change, is in bench/README.md ("Per-locale JavaScript" and what follows). 42,913 B on 2026-12-05, once the
-// chunk every page loads carried only the parts of Svelte the root layout uses, and no list of every page's scripts.
-const LIMIT_GZIP_BYTES = 43_000;
+// chunk every page loads carried only the parts of Svelte the root layout uses, and no list of every page's scripts;
+// 43,273 once the header drew who is signed in and the language offer from the server's data (the home page that
+// does not hydrate; the offer had been a chunk loaded after the first paint, which this count did not see).
+const LIMIT_GZIP_BYTES = 43_300;
 const NO_WALLET: Record<string, string> = {
 	'': 'No wallet found in this browser. Install a wallet extension',
 	'/ar': 'لم يُعثر على محفظة في هذا المتصفح',
