@@ -79,8 +79,9 @@ describe('/apply', () => {
 		// The on-chain steps stay out of sight until the review is approved.
 		expect(text).not.toMatch(/Allowlist/);
 		expect(text).not.toMatch(/Token distribution/);
-		// No form to apply with: the page's one POST form is the withdrawal's (issue 58).
+		// No form to apply with: the page's one POST form is the withdrawal's (issue 58), beside the header's sign-out.
 		expect((page.body.match(/<form method="POST"[^>]*>/g) ?? []).map((f) => /action="([^"]*)"/.exec(f)?.[1])).toEqual([
+			'/api/auth/logout',
 			'?/withdraw'
 		]);
 

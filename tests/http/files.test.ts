@@ -18,6 +18,8 @@ const newAccount = () => privateKeyToAccount(generatePrivateKey());
 
 let portal: OwnDatabasePortal;
 let base: string;
+/** The unknown path's page as `cookie`'s holder sees it (the header draws who is signed in). */
+const unknownTo = async (cookie?: string) => textOf((await getPage(`${base}/no-such-page`, cookie)).body);
 const filesDir = mkdtempSync(path.join(tmpdir(), 'portal-files-'));
 const login = (account: PrivateKeyAccount) => signIn(base, account);
 /** What a submission writes (signing in adds a member row, which is not what these tests look at). */
@@ -514,14 +516,17 @@ describe('GET /files/<id>', { timeout: 120_000 }, () => {
 	});
 
 	it('another member and a visitor get the unknown path’s 404', async () => {
-		const unknown = await fetch(`${base}/no-such-page`, { headers: { accept: 'text/html' } });
-		const other = await get(ids[0]!, await login(newAccount()));
-		const visitor = await get(ids[0]!);
-		const missing = await get('00000000-0000-4000-8000-000000000000', await login(owner));
-		for (const answer of [other, visitor, missing]) {
+		const [other, ownerCookie] = [await login(newAccount()), await login(owner)];
+		const asked: [string, string | undefined][] = [
+			[ids[0]!, other],
+			[ids[0]!, undefined],
+			['00000000-0000-4000-8000-000000000000', ownerCookie]
+		];
+		for (const [id, cookie] of asked) {
+			const answer = await get(id, cookie);
 			expect(answer.status).toBe(404);
 			expect(answer.headers.get('content-disposition')).toBeNull();
-			expect(textOf(await answer.text())).toBe(textOf(await unknown.clone().text()));
+			expect(textOf(await answer.text())).toBe(await unknownTo(cookie));
 		}
 	});
 
@@ -537,14 +542,15 @@ describe('GET /files/<id>', { timeout: 120_000 }, () => {
 			from (values ${[row(otherAdmin, 'admin', false), row(otherReviewer, 'reviewer', false), row(ownAdmin, 'admin', true), row(ownReviewer, 'reviewer', true)].join(', ')}) as g(address, role, own)`);
 		// A change of the team shows within a second.
 		await new Promise((resolve) => setTimeout(resolve, 1100));
-		const unknown = textOf(await (await fetch(`${base}/no-such-page`, { headers: { accept: 'text/html' } })).text());
-		for (const account of [otherAdmin, otherReviewer])
+		for (const account of [otherAdmin, otherReviewer]) {
+			const cookie = await login(account);
 			for (const query of ['', '?preview']) {
-				const answer = await get(ids[1]!, await login(account), query);
+				const answer = await get(ids[1]!, cookie, query);
 				expect(answer.status).toBe(404);
 				expect(answer.headers.get('content-disposition')).toBeNull();
-				expect(textOf(await answer.text())).toBe(unknown);
+				expect(textOf(await answer.text())).toBe(await unknownTo(cookie));
 			}
+		}
 		for (const account of [ownAdmin, ownReviewer]) {
 			const answer = await get(ids[1]!, await login(account));
 			expect(answer.status).toBe(200);
@@ -588,12 +594,11 @@ describe('withdrawing', { timeout: 120_000 }, () => {
 		const withdrawn = await postForm(`${base}/apply?/withdraw`, { reason: 'Changed my mind' }, { cookie });
 		expect(withdrawn.status).toBe(303);
 
-		const unknown = textOf(await (await fetch(`${base}/no-such-page`, { headers: { accept: 'text/html' } })).text());
 		for (const viewer of [cookie, await login(admin), await login(reviewer)])
 			for (const id of ids) {
 				const answer = await get(id, viewer);
 				expect(answer.status).toBe(404);
-				expect(textOf(await answer.text())).toBe(unknown);
+				expect(textOf(await answer.text())).toBe(await unknownTo(viewer));
 			}
 		expect(await portal.query(`select id from application_files where id in ('${ids.join("', '")}')`)).toEqual([]);
 		const stored = storedFiles();

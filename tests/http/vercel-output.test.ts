@@ -119,9 +119,8 @@ describe.runIf(serverUrl)('the Vercel build on a Postgres server', { timeout: 12
 		const home = await fetch(`${output.url}/`);
 		const apply = await getPage(`${output.url}/apply`);
 		expect(home.status).toBe(200);
-		expect(home.headers.get('content-security-policy')).toMatch(
-			/script-src 'self' 'nonce-[^']+'.*frame-ancestors 'none'/
-		);
+		// The home page runs no inline script (it does not hydrate, issue 61): its policy names no nonce, and allows none.
+		expect(home.headers.get('content-security-policy')).toMatch(/script-src 'self';.*frame-ancestors 'none'/);
 		expect(apply.status).toBe(401);
 		expect(apply.headers.get('content-security-policy')).toMatch(/script-src 'self' 'nonce-[^']+'/);
 		expect(apply.headers.get('cache-control')).toBe('private, no-store');
