@@ -1,5 +1,7 @@
 // The folders' import rules (eslint.boundaries.js, each README's "May import") are lint errors: an import
 // that runs back up the layers fails `npm run lint`, and the project's own config applies the rules.
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import ts from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
@@ -112,5 +114,19 @@ describe('import boundaries', () => {
 			rules: Record<string, unknown[]>;
 		};
 		expect(config.rules[RULE]?.[0]).toBe(2);
+	});
+});
+
+// Issue 56: a reader finds what a folder holds and may import in its README; Paraglide's generated folder
+// (not in git) brings its own.
+describe('every folder of src/lib and src/lib/server', () => {
+	const folders = ['src/lib', 'src/lib/server'].flatMap((parent) =>
+		readdirSync(parent, { withFileTypes: true })
+			.filter((entry) => entry.isDirectory() && !(parent === 'src/lib' && ['server', 'paraglide'].includes(entry.name)))
+			.map((entry) => join(parent, entry.name))
+	);
+
+	it.each(folders)('%s has a README', (folder) => {
+		expect(existsSync(join(folder, 'README.md'))).toBe(true);
 	});
 });
