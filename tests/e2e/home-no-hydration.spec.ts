@@ -121,7 +121,7 @@ for (const [browserLocale, prefix] of [
 	['en', '/ar'],
 	['ar', '']
 ] as const)
-	test(`a ${browserLocale} browser on ${prefix || '/'}: "No, thanks" by keyboard hides the offer, here and on the next page`, async ({
+	test(`a browser preferring ${browserLocale} on ${prefix || '/'}: "No, thanks" by keyboard hides the offer, here and on the next page`, async ({
 		browser
 	}) => {
 		const { say } = wordsOf(browserLocale);
