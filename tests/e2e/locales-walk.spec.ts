@@ -5,6 +5,7 @@
 // content outside landmarks. The colours are the English pages' (the
 // visual suite checks them in both schemes), so axe runs in the light scheme here.
 // E2E_SCREENSHOTS=1 also saves each page at the three widths, light and dark, to look at.
+import { DEFAULT_BRANDING } from '../../src/lib/branding/branding';
 import { axeViolations, expect, serious } from './fixtures';
 import { SHOTS, openShot, test } from './visual-community';
 
@@ -69,6 +70,8 @@ for (const [locale, dir] of LOCALES) {
 				return found;
 			}, USER_TEXTS);
 			expect.soft(unisolated, `${name}: user text not isolated (<bdi> or dir)`).toEqual([]);
+			// The portal's own description of a community that wrote none is in the page's language, not English.
+			await expect.soft(page.getByText(DEFAULT_BRANDING.description)).toHaveCount(0);
 			await page.emulateMedia({ colorScheme: 'light' });
 			const found = await axeViolations(page);
 			expect.soft(serious(found), `axe on ${name}`).toEqual([]);
