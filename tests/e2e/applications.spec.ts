@@ -95,6 +95,24 @@ test('a member applies at phone width and an admin approves and records the allo
 	expect(outline).not.toBe('none');
 });
 
+test('without JavaScript, a submitted application is thanked for as the enhanced form thanks it', async ({
+	browser
+}) => {
+	for (const scripts of ['off', 'on'] as const) {
+		const page = await pageAs(browser, server, privateKeyToAccount(generatePrivateKey()), { viewport: PHONE, scripts });
+		await page.goto(`${server.url}/apply`);
+		await page.getByLabel('Display name').fill(`Ida ${scripts}`);
+		await page.getByLabel('Motivation').fill('Sent by a plain form post, then by the enhanced form.');
+		await page.getByRole('button', { name: 'Submit application' }).click();
+		await expect(page.getByRole('heading', { name: `Ida ${scripts}` })).toBeVisible();
+		await expect(
+			page.getByRole('status').filter({ hasText: 'Thank you: your application was received.' })
+		).toBeVisible();
+		// Said once, not by both the page and the form.
+		await expect(page.getByText('Thank you: your application was received.')).toHaveCount(1);
+	}
+});
+
 test('a member checks in with a note, enhanced, and sees it in the recent list', async ({ browser }) => {
 	const page = await pageAs(browser, server, privateKeyToAccount(generatePrivateKey()), { viewport: PHONE });
 	await page.goto(`${server.url}/checkin`);

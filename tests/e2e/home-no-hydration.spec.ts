@@ -6,7 +6,20 @@ import { gzipSync } from 'node:zlib';
 import type { Page } from '@playwright/test';
 import type { RunningServer } from '../helpers/server';
 import { TestWallet } from '../helpers/test-wallet';
-import { DESKTOP, expect, header, member, other, pageAs, serverSession, startPortal, test } from './fixtures';
+import {
+	DESKTOP,
+	PHONE,
+	expect,
+	header,
+	member,
+	other,
+	pageAs,
+	serverSession,
+	startPortal,
+	tabTo,
+	test
+} from './fixtures';
+import { wordsOf } from './words';
 
 const LIMIT_GZIP_BYTES = 40_000;
 const PREFIXES = ['', '/es', '/pt-BR', '/zh-Hans', '/ar'] as const;
@@ -99,3 +112,33 @@ test('without scripts at all: Sign out on / posts, the server signs out and draw
 	expect((await me.json()) as unknown).toEqual({ address: null, isAdmin: false });
 	await page.context().close();
 });
+
+// The language offer's "No, thanks" on the home page, keyboard alone: a form's post (the page has no script),
+// the server remembers the answer and draws the same page again, without the offer, then and on later pages.
+// An English browser on the Arabic home page, and an Arabic browser on the English one (the offer speaks the
+// browser's language, in its direction).
+for (const [browserLocale, prefix] of [
+	['en', '/ar'],
+	['ar', '']
+] as const)
+	test(`a browser preferring ${browserLocale} on ${prefix || '/'}: "No, thanks" by keyboard hides the offer, here and on the next page`, async ({
+		browser
+	}) => {
+		const { say } = wordsOf(browserLocale);
+		const page = await (await browser.newContext({ viewport: PHONE, locale: browserLocale })).newPage();
+		await page.goto(`${server.url}${prefix || '/'}?from=mail`);
+		const offer = page.getByRole('complementary', { name: say('locale_switcher_label') });
+		await expect(offer).toHaveAttribute('dir', browserLocale === 'ar' ? 'rtl' : 'ltr');
+		const dismiss = offer.getByRole('button', { name: say('locale_offer_dismiss') });
+		await tabTo(page, dismiss, 20);
+		// Where the keyboard is can be seen.
+		expect(await dismiss.evaluate((b) => getComputedStyle(b).outlineStyle)).not.toBe('none');
+		await page.keyboard.press('Enter');
+		await expect(page).toHaveURL(`${server.url}${prefix || '/'}?from=mail`);
+		await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+		await expect(offer).toHaveCount(0);
+		await page.goto(`${server.url}${prefix}/setup`);
+		await expect(page.locator('html')).toHaveAttribute('lang', prefix ? 'ar' : 'en');
+		await expect(offer).toHaveCount(0);
+		await page.context().close();
+	});

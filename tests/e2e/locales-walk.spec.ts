@@ -1,9 +1,11 @@
 // Every page of the visual suite (visual-community.ts: each role, state, and a new and a busy community)
 // in each language but English, which the visual suite covers: written in the language and its
-// direction, nothing scrolls sideways at 320, 390 or 1280 px (longer words, the other direction), and
-// axe finds nothing serious nor content outside landmarks. The colours are the English pages' (the
+// direction, nothing scrolls sideways at 320, 390 or 1280 px (longer words, the other direction), the
+// community's and applicants' own text is isolated in its direction, and axe finds nothing serious nor
+// content outside landmarks. The colours are the English pages' (the
 // visual suite checks them in both schemes), so axe runs in the light scheme here.
 // E2E_SCREENSHOTS=1 also saves each page at the three widths, light and dark, to look at.
+import { DEFAULT_BRANDING } from '../../src/lib/branding/branding';
 import { axeViolations, expect, serious } from './fixtures';
 import { SHOTS, openShot, test } from './visual-community';
 
@@ -14,6 +16,22 @@ const LOCALES = [
 	['ar', 'rtl']
 ] as const;
 const WIDTHS = [320, 390, 1280];
+/**
+ * Text the community and its applicants wrote, in English on every page (tests/helpers/visual-seed.ts): a
+ * question, a rubric criterion and its help, a name, a motivation, a note, a vote's comment. On an Arabic
+ * page, text not set apart in its own direction shows its punctuation on the wrong side ("?What do you
+ * mostly do"), so each is inside a <bdi> or an element with its own `dir` (issue 61's walk found some not).
+ */
+const USER_TEXTS = [
+	'What do you mostly do?',
+	'Can you give two hours a week?',
+	'Fit with the community',
+	'What the community gains.',
+	'Grace Hopper',
+	'Compilers, mostly.',
+	'Checked the translation repository',
+	'Active maintainer; clear plan.'
+];
 const SAVE_PICTURES = Boolean(process.env.E2E_SCREENSHOTS);
 
 for (const [locale, dir] of LOCALES) {
@@ -39,6 +57,21 @@ for (const [locale, dir] of LOCALES) {
 					expect.soft(overflow, `${name} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
 				}
 			}
+			const unisolated = await page.evaluate((texts) => {
+				const found: string[] = [];
+				const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+				for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+					const text = node.textContent ?? '';
+					const parent = node.parentElement;
+					if (!parent || parent.closest('option, script, style') || !texts.some((t) => text.includes(t))) continue;
+					const own = parent.closest('bdi, [dir]');
+					if (!own || own === document.documentElement) found.push(`${parent.tagName.toLowerCase()}: ${text.trim()}`);
+				}
+				return found;
+			}, USER_TEXTS);
+			expect.soft(unisolated, `${name}: user text not isolated (<bdi> or dir)`).toEqual([]);
+			// The portal's own description of a community that wrote none is in the page's language, not English.
+			await expect.soft(page.getByText(DEFAULT_BRANDING.description)).toHaveCount(0);
 			await page.emulateMedia({ colorScheme: 'light' });
 			const found = await axeViolations(page);
 			expect.soft(serious(found), `axe on ${name}`).toEqual([]);

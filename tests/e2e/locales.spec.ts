@@ -124,6 +124,13 @@ test("the community's English description on /ar reads left to right, its last w
 	await page.goto(`${server.url}/ar`);
 	await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
 	const lead = page.locator('section.intro p.lead');
+	// A community that wrote no description reads the portal's own, in Arabic; one that wrote it in English
+	// has it drawn in the same paragraph (dir="auto"), as here.
+	await expect(lead).toHaveText(say('ar', 'community_default_description'));
+	await lead.evaluate((el) => {
+		el.textContent =
+			'A community that welcomes members by application: sign in with your wallet, tell us about yourself and check in.';
+	});
 	await expect(lead).toHaveText(/\.$/);
 	expect(await lead.evaluate((el) => getComputedStyle(el).direction)).toBe('ltr');
 	// The paragraph's last line ends at the right: its full stop is right of every other character on that line.

@@ -69,10 +69,14 @@ describe('/apply', () => {
 			{ cookie }
 		);
 		expect(posted.status).toBe(303);
-		expect(posted.location).toBe('/apply');
+		expect(posted.location).toBe('/apply?done=submitted');
+		// Without scripts the page the post is sent back to says it was received, as the enhanced form does.
+		const back = textOf((await getPage(`${base}${posted.location}`, cookie)).body);
+		expect(back).toContain('Thank you: your application was received.');
 
 		const page = await getPage(`${base}/apply`, cookie);
 		const text = textOf(page.body);
+		expect(text).not.toContain('Thank you: your application was received.');
 		expect(text).toContain('Ada Lovelace');
 		expect(text).toContain('Docs & tests.');
 		expect(text).toMatch(/Waiting for review/);

@@ -92,8 +92,8 @@ describe('applying per programme', () => {
 				postForm(`${base}/apply/builders`, FIELDS, { cookie }),
 				postForm(`${base}/apply/stewards`, { ...FIELDS, motivation: 'I keep the lights on' }, { cookie })
 			]);
-			expect([a.status, a.location]).toEqual([303, '/apply/builders']);
-			expect([b.status, b.location]).toEqual([303, '/apply/stewards']);
+			expect([a.status, a.location]).toEqual([303, '/apply/builders?done=submitted']);
+			expect([b.status, b.location]).toEqual([303, '/apply/stewards?done=submitted']);
 			const rows = await portal.query<{ program: string; round: string; motivation: string }>(
 				`select p.slug as program, r.name as round, a.motivation from applications a
 				 join programs p on p.id = a.program_id join rounds r on r.id = a.round_id
@@ -125,7 +125,7 @@ describe('applying per programme', () => {
 	it('JSON clients posting to /apply/<slug> get the answers /apply gives', async () => {
 		const cookie = await login(newAccount());
 		const taken = await postAsJson('/apply/stewards', cookie);
-		expect(await taken.json()).toEqual({ type: 'redirect', status: 303, location: '/apply/stewards' });
+		expect(await taken.json()).toEqual({ type: 'redirect', status: 303, location: '/apply/stewards?done=submitted' });
 		const again = await postAsJson('/apply/stewards', cookie);
 		const body = (await again.json()) as { type: string; status: number; data: string };
 		expect([body.type, body.status]).toEqual(['failure', 409]);

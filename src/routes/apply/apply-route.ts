@@ -76,7 +76,9 @@ export async function submitTo(
 		// Archived between the look above and the submission: the same 404.
 		if (!outcome.ok && outcome.status === 404) error(404, 'Not Found');
 		if (!outcome.ok) return refuse(setHeaders, outcome, typed);
-		redirect(303, localHref(slug === null ? '/apply' : `/apply/${slug}`));
+		// `done=submitted`: the page says the application was received, with scripts or without (the enhanced
+		// form also says so itself; a plain form post only sees the page it is sent back to).
+		redirect(303, `${localHref(slug === null ? '/apply' : `/apply/${slug}`)}?done=submitted`);
 	} finally {
 		await received.dropStaged();
 	}

@@ -1,8 +1,10 @@
-import type { Branding } from '$lib/branding/branding';
+import { DEFAULT_BRANDING, type Branding } from '$lib/branding/branding';
 import { community } from '$lib/branding/community';
 import { brandingIn } from '$lib/branding/saved';
 import { runtime } from '../platform/runtime';
 import { savedCommunity } from './settings';
+import { m } from '$lib/paraglide/messages';
+import type { Locale } from '$lib/paraglide/runtime';
 
 /**
  * The community's branding in `locale` as this request should show it: the saved look (/admin/settings)
@@ -10,5 +12,10 @@ import { savedCommunity } from './settings';
  */
 export async function communityIn(locale: string): Promise<Branding> {
 	const { database } = runtime();
-	return brandingIn(community, await savedCommunity(database.db, { ready: () => database.ready() }), locale);
+	const branding = brandingIn(community, await savedCommunity(database.db, { ready: () => database.ready() }), locale);
+	// A community that wrote no description shows the portal's own, in the page's language (issue 61's walk:
+	// the English default on every locale's home page).
+	if (branding.description === DEFAULT_BRANDING.description)
+		return { ...branding, description: m.community_default_description({}, { locale: locale as Locale }) };
+	return branding;
 }

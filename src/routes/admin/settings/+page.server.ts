@@ -1,5 +1,7 @@
 import { redirect } from '@sveltejs/kit';
+import { DEFAULT_BRANDING } from '$lib/branding/branding';
 import { community } from '$lib/branding/community';
+import { m } from '$lib/paraglide/messages';
 import { requireWholeAdmin } from '$lib/server/auth/guards';
 import {
 	OTHER_LOCALES,
@@ -38,7 +40,15 @@ export const load: PageServerLoad = async (event) => {
 				),
 				logoSha256: saved?.logoSha256 ?? null
 			},
-			defaults: { name: community.name, description: community.description, accent: community.accent },
+			defaults: {
+				name: community.name,
+				// The portal's own description, as the pages show it (server/branding/current.ts): in the page's language.
+				description:
+					community.description === DEFAULT_BRANDING.description
+						? m.community_default_description()
+						: community.description,
+				accent: community.accent
+			},
 			locales: OTHER_LOCALES,
 			events,
 			names: await displayNames(db, runtime().chain.ens, [...new Set(events.map((e) => e.actor))]),
