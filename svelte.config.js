@@ -8,7 +8,7 @@ import { buildDirectives, logoOrigin } from './deploy/security-headers.js';
 const useVercel = process.env.ADAPTER === 'vercel' || (process.env.VERCEL && process.env.ADAPTER !== 'node');
 
 // Where adapter-node writes the server (build/); PORTAL_BUILD_OUT and PORTAL_KIT_OUT make a second build
-// beside the usual one without touching it (tests/http/branding-custom.test.ts).
+// beside the usual one without touching it (scripts/build.js's new folder, tests/helpers/vercel-build.ts).
 const out = process.env.PORTAL_BUILD_OUT ?? 'build';
 
 /** @type {import('@sveltejs/kit').Config} */

@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { schemaHash } from './schema-hash.js';
 
-export const TEST_SESSION_PASSWORD = 'test-session-password-0123456789-abcdef';
+// No digits: the server rates SESSION_PASSWORD with zxcvbn as it starts, and its l33t matcher tries every
+// reading of each digit as a letter. 'test-session-password-0123456789-abcdef' took 0.4-0.7 s of the
+// check, this one 0.02-0.1 s, on every test server's start (bench/README.md, CI time).
+export const TEST_SESSION_PASSWORD = 'test-session-password-hKqzVwPmRtXbJy-abcdef';
 
 export interface RunningServer {
 	url: string;

@@ -4,6 +4,14 @@
 // out, and sign-ins are requested all the way through; none may answer 500, and only the restart itself
 // may refuse a connection. The one expensive test of the suite (a real `npm ci` and `npm run build` in
 // the clone: about 4-6 minutes on 2 shared cores); the first build is the working folder's own, copied.
+//
+// With this version the operator also gives the portal its community's own branding (operating.md,
+// "Your community's name on it"): all five PUBLIC_COMMUNITY_* / PUBLIC_ACCENT_COLOR settings on the
+// build's command line (the README's example, with markup in the name to try the escaping). The branded
+// build is then checked end to end on the restarted server: <title>, the header, the meta description
+// and Open Graph tags, the favicon, the links on the home page, the accent colour, and a CSP that lets
+// the logo load from its site. Those checks had a `vite build` of their own (60-80 CPU seconds, a fifth
+// of a build's share of CI: bench/README.md, CI time); the upgrade's build is the same build.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -19,10 +27,29 @@ const work = mkdtempSync(path.join(tmpdir(), 'portal-upgrade-'));
 const upstream = path.join(work, 'upstream');
 const clone = path.join(work, 'portal');
 
-/** Runs a command as an operator would type it, in `cwd`; resolves with its status and output. */
-function sh(command: string, cwd: string): Promise<{ code: number | null; output: string }> {
+const BRANDING = {
+	PUBLIC_COMMUNITY_NAME: 'Lens <Garden> & "Friends"',
+	PUBLIC_COMMUNITY_DESCRIPTION: 'Gardeners who fund public goods on Polygon. <script>alert(1)</script>',
+	PUBLIC_COMMUNITY_LOGO_URL: 'https://cdn.lens.example/brand/logo.png',
+	PUBLIC_ACCENT_COLOR: '#0a7f5a',
+	PUBLIC_COMMUNITY_LINKS: 'Website=https://lens.example,Discord=https://discord.gg/lensgarden'
+};
+// Svelte escapes `<` and `&` in text (`>` alone opens nothing) and also `"` in attributes.
+const NAME = 'Lens &lt;Garden> &amp; "Friends"';
+const NAME_IN_ATTRIBUTE = 'Lens &lt;Garden> &amp; &quot;Friends&quot;';
+
+/** Runs a command as an operator would type it, in `cwd` (with `env` added); resolves with its status and output. */
+function sh(
+	command: string,
+	cwd: string,
+	env: Record<string, string> = {}
+): Promise<{ code: number | null; output: string }> {
 	return new Promise((resolve) => {
-		const child = spawn('sh', ['-c', command], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn('sh', ['-c', command], {
+			cwd,
+			env: { ...process.env, ...env },
+			stdio: ['ignore', 'pipe', 'pipe']
+		});
 		let output = '';
 		child.stdout.on('data', (c: Buffer) => (output += String(c)));
 		child.stderr.on('data', (c: Buffer) => (output += String(c)));
@@ -131,12 +158,15 @@ describe('the documented upgrade while members use the portal', () => {
 		const ci = await sh('git diff --quiet ORIG_HEAD HEAD -- package-lock.json || npm ci --no-audit --no-fund', clone);
 		expect(ci.output).toMatch(/added \d+ packages/); // it did run: the lockfile changed
 		expect(ci.code).toBe(0);
-		const built = await sh('npm run build', clone);
+		// The community's branding, new with this version: build-time settings (operating.md).
+		const built = await sh('npm run build', clone, BRANDING);
 		expect({ code: built.code, tail: built.output.slice(-400) }).toMatchObject({ code: 0 });
 		expect(built.output).not.toContain('npm run preview');
 		expect(built.output).toContain('Restart the portal to serve it');
 		// Still the old version, still whole, until the restart.
-		expect(await (await fetch(`${url}/`)).text()).not.toContain('upgraded');
+		const before = await (await fetch(`${url}/`)).text();
+		expect(before).not.toContain('upgraded');
+		expect(before).not.toContain('Lens &lt;Garden>');
 
 		const restartAt = Date.now();
 		await server.stop();
@@ -157,4 +187,57 @@ describe('the documented upgrade while members use the portal', () => {
 		expect(oldAssets.length).toBeGreaterThan(assets.length);
 		expect(oldAssets.filter((a) => a.status !== 200)).toEqual([]);
 	}, 1_500_000);
+});
+
+// The restarted server of the test above runs the branded build: the checks of a community's own
+// branding, end to end (they fail with the upgrade when it did not get that far).
+describe('a build with a community’s own branding (the upgraded build)', () => {
+	const get = (p: string) => {
+		if (!server) throw new Error('no upgraded server: the upgrade test above failed');
+		return fetch(`${server.url}${p}`);
+	};
+	const meta = (page: string, key: string) =>
+		new RegExp(`<meta (?:name|property)="${key}" content="([^"]*)"`).exec(page)?.[1];
+
+	it.each([
+		['/', NAME],
+		['/setup', `Sign in · ${NAME}`]
+	])('%s: the name in <title> and the header, the description, preview tags and the logo', async (p, title) => {
+		const response = await get(p);
+		expect(response.status).toBe(200);
+		const page = await response.text();
+		expect(page).toContain(`<title>${title}</title>`);
+		// Markup in a setting is text, never markup.
+		expect(page).not.toContain('<Garden>');
+		expect(page).not.toContain('<script>alert(1)</script>');
+		expect(meta(page, 'description')).toBe(
+			'Gardeners who fund public goods on Polygon. &lt;script>alert(1)&lt;/script>'
+		);
+		expect(meta(page, 'og:site_name')).toBe(NAME_IN_ATTRIBUTE);
+		expect(meta(page, 'og:title')).toBe(title.replace(NAME, NAME_IN_ATTRIBUTE));
+		expect(meta(page, 'og:image')).toBe(BRANDING.PUBLIC_COMMUNITY_LOGO_URL);
+		expect(page).toContain(`<link rel="icon" href="${BRANDING.PUBLIC_COMMUNITY_LOGO_URL}"`);
+		const header = /<header[\s\S]*?<\/header>/.exec(page)?.[0] ?? '';
+		expect(header).toContain(`<img src="${BRANDING.PUBLIC_COMMUNITY_LOGO_URL}"`);
+		expect(header).toContain(`dir="auto">${NAME}</span></a>`);
+		// The logo's site may serve images; nothing else is widened.
+		const policy = response.headers.get('content-security-policy') ?? '';
+		expect(policy).toMatch(/img-src 'self' data: https:\/\/cdn\.lens\.example(;| )/);
+		expect(policy).toMatch(/connect-src 'self'(;|$)/);
+	});
+
+	it('the home page lists the community’s links and uses its accent colour', async () => {
+		const page = await (await get('/')).text();
+		expect(page).toContain('<a href="https://lens.example" rel="noopener"><bdi>Website</bdi></a>');
+		expect(page).toContain('<a href="https://discord.gg/lensgarden" rel="noopener"><bdi>Discord</bdi></a>');
+		const hrefs = [...page.matchAll(/href="([^"]+\.css)"/g)].map((m) => m[1]!);
+		const styles = (await Promise.all(hrefs.map(async (href) => (await get(href)).text()))).join('\n');
+		expect(styles).toContain('--accent:#0a7f5a');
+	});
+
+	it('an unknown path: the 404 page carries the name too', async () => {
+		const response = await get('/no/such/page');
+		expect(response.status).toBe(404);
+		expect(await response.text()).toContain(`<title>Page not found · ${NAME}</title>`);
+	});
 });

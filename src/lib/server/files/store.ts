@@ -3,21 +3,7 @@ import { mkdir, open, readdir, rename, rm, stat, utimes } from 'node:fs/promises
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import {
-	AbortMultipartUploadCommand,
-	CompleteMultipartUploadCommand,
-	CopyObjectCommand,
-	CreateMultipartUploadCommand,
-	DeleteObjectCommand,
-	GetObjectCommand,
-	HeadObjectCommand,
-	ListMultipartUploadsCommand,
-	ListObjectsV2Command,
-	NoSuchKey,
-	PutObjectCommand,
-	S3Client,
-	UploadPartCommand
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { FilesConfig } from '../platform/config';
 
 /**
@@ -171,27 +157,46 @@ export function diskStore(dir: string): BlobStore {
 /** S3's smallest part of a multipart upload (but the last). */
 const PART_BYTES = 5 * 1024 * 1024;
 
+type S3Sdk = typeof import('@aws-sdk/client-s3');
+/**
+ * The AWS SDK, imported with the first S3 request: a static import loaded it at every server start, S3
+ * or not, about 0.3 s of CPU each (bench/README.md, CI time).
+ */
+const s3Sdk = (): Promise<S3Sdk> => import('@aws-sdk/client-s3');
+
 /**
  * An S3-compatible bucket, one object per sha256. Checksums only when the service requires them: the
  * SDK's default streams a body `aws-chunked` with a trailing checksum, which some S3-compatible servers
  * (s3rver 3) store as it arrives, framing included.
  */
 export function s3Store(s3: NonNullable<FilesConfig['s3']>): BlobStore {
-	const client = new S3Client({
-		endpoint: s3.endpoint,
-		region: s3.region,
-		forcePathStyle: true,
-		credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-		requestChecksumCalculation: 'WHEN_REQUIRED',
-		responseChecksumValidation: 'WHEN_REQUIRED'
-	});
+	let connected: Promise<{ client: S3Client; sdk: S3Sdk }> | null = null;
+	/** The SDK and the client, made with the first request. */
+	const connect = () =>
+		(connected ??= s3Sdk()
+			.then((sdk) => ({
+				sdk,
+				client: new sdk.S3Client({
+					endpoint: s3.endpoint,
+					region: s3.region,
+					forcePathStyle: true,
+					credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+					requestChecksumCalculation: 'WHEN_REQUIRED',
+					responseChecksumValidation: 'WHEN_REQUIRED'
+				})
+			}))
+			.catch((err: unknown) => {
+				connected = null;
+				throw err;
+			}));
 	const key = (sha256: string) => `files/${checked(sha256)}`;
 	const temporaryKey = (name: string) => `incoming/${checkedTemporary(name)}`;
 	const Bucket = s3.bucket;
 	/** When `Key` was last written, or null when there is no such object. */
 	const modifiedOf = async (Key: string) => {
+		const { client, sdk } = await connect();
 		try {
-			return (await client.send(new HeadObjectCommand({ Bucket, Key }))).LastModified ?? null;
+			return (await client.send(new sdk.HeadObjectCommand({ Bucket, Key }))).LastModified ?? null;
 		} catch (err) {
 			if ((err as { name?: string }).name === 'NotFound' || (err as { name?: string }).name === 'NoSuchKey')
 				return null;
@@ -201,8 +206,9 @@ export function s3Store(s3: NonNullable<FilesConfig['s3']>): BlobStore {
 
 	return {
 		async put(sha256, body) {
+			const { client, sdk } = await connect();
 			await client.send(
-				new PutObjectCommand({
+				new sdk.PutObjectCommand({
 					Bucket,
 					Key: key(sha256),
 					Body: body,
@@ -215,6 +221,7 @@ export function s3Store(s3: NonNullable<FilesConfig['s3']>): BlobStore {
 		// larger one a multipart upload of PART_BYTES parts (at most one part is held in memory), aborted on a
 		// failure. Under `incoming/`, then copied to its hash's key by `keep`.
 		async stage(chunks) {
+			const { client, sdk } = await connect();
 			const name = temporaryName();
 			const Key = temporaryKey(name);
 			let held: Uint8Array[] = [];
@@ -223,14 +230,16 @@ export function s3Store(s3: NonNullable<FilesConfig['s3']>): BlobStore {
 			const parts: { ETag: string | undefined; PartNumber: number }[] = [];
 			const sendPart = async () => {
 				UploadId ??= (
-					await client.send(new CreateMultipartUploadCommand({ Bucket, Key, ContentType: 'application/octet-stream' }))
+					await client.send(
+						new sdk.CreateMultipartUploadCommand({ Bucket, Key, ContentType: 'application/octet-stream' })
+					)
 				).UploadId;
 				const Body = Buffer.concat(held);
 				held = [];
 				heldBytes = 0;
 				const PartNumber = parts.length + 1;
 				const sent = await client.send(
-					new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body, ContentLength: Body.length })
+					new sdk.UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body, ContentLength: Body.length })
 				);
 				parts.push({ ETag: sent.ETag, PartNumber });
 			};
@@ -243,7 +252,7 @@ export function s3Store(s3: NonNullable<FilesConfig['s3']>): BlobStore {
 				if (UploadId === undefined) {
 					const Body = Buffer.concat(held);
 					await client.send(
-						new PutObjectCommand({
+						new sdk.PutObjectCommand({
 							Bucket,
 							Key,
 							Body,
@@ -254,51 +263,54 @@ export function s3Store(s3: NonNullable<FilesConfig['s3']>): BlobStore {
 				} else {
 					if (heldBytes > 0) await sendPart();
 					await client.send(
-						new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } })
+						new sdk.CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } })
 					);
 				}
 			} catch (err) {
 				held = [];
 				if (UploadId !== undefined)
-					await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {});
+					await client.send(new sdk.AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {});
 				throw err;
 			}
 			return {
 				async keep(sha256) {
 					try {
 						await client.send(
-							new CopyObjectCommand({
+							new sdk.CopyObjectCommand({
 								Bucket,
 								Key: key(sha256),
 								CopySource: `${encodeURIComponent(Bucket)}/${Key}`
 							})
 						);
 					} finally {
-						await client.send(new DeleteObjectCommand({ Bucket, Key })).catch(() => {});
+						await client.send(new sdk.DeleteObjectCommand({ Bucket, Key })).catch(() => {});
 					}
 				},
 				async drop() {
-					await client.send(new DeleteObjectCommand({ Bucket, Key }));
+					await client.send(new sdk.DeleteObjectCommand({ Bucket, Key }));
 				}
 			};
 		},
 		async read(sha256) {
+			const { client, sdk } = await connect();
 			try {
-				const object = await client.send(new GetObjectCommand({ Bucket, Key: key(sha256) }));
+				const object = await client.send(new sdk.GetObjectCommand({ Bucket, Key: key(sha256) }));
 				return object.Body ? (object.Body.transformToWebStream() as ReadableStream<Uint8Array>) : null;
 			} catch (err) {
-				if (err instanceof NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return null;
+				if (err instanceof sdk.NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return null;
 				throw err;
 			}
 		},
 		async remove(sha256) {
-			await client.send(new DeleteObjectCommand({ Bucket, Key: key(sha256) }));
+			const { client, sdk } = await connect();
+			await client.send(new sdk.DeleteObjectCommand({ Bucket, Key: key(sha256) }));
 		},
 		async *entries() {
+			const { client, sdk } = await connect();
 			for (const prefix of ['files/', 'incoming/'] as const) {
 				let ContinuationToken: string | undefined;
 				do {
-					const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken }));
+					const page = await client.send(new sdk.ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken }));
 					for (const object of page.Contents ?? []) {
 						const rest = object.Key?.slice(prefix.length) ?? '';
 						const modified = object.LastModified ?? new Date();
@@ -311,7 +323,7 @@ export function s3Store(s3: NonNullable<FilesConfig['s3']>): BlobStore {
 			// Multipart uploads a crash left open hold no object: aborted here once old (the bucket's own
 			// AbortIncompleteMultipartUpload rule does the same; a server without the call is skipped).
 			const open = await client
-				.send(new ListMultipartUploadsCommand({ Bucket, Prefix: 'incoming/' }))
+				.send(new sdk.ListMultipartUploadsCommand({ Bucket, Prefix: 'incoming/' }))
 				.catch(() => ({ Uploads: [] }));
 			for (const upload of open.Uploads ?? []) {
 				const rest = upload.Key?.slice('incoming/'.length) ?? '';
@@ -320,17 +332,18 @@ export function s3Store(s3: NonNullable<FilesConfig['s3']>): BlobStore {
 			}
 		},
 		async removeOld(entry, olderThan) {
+			const { client, sdk } = await connect();
 			if (entry.kind === 'temporary' && entry.name.includes(':')) {
 				// An open multipart upload: its start is all there is to go by.
 				const [object, UploadId] = entry.name.split(':', 2) as [string, string];
 				if (entry.modified >= olderThan) return false;
-				await client.send(new AbortMultipartUploadCommand({ Bucket, Key: temporaryKey(object), UploadId }));
+				await client.send(new sdk.AbortMultipartUploadCommand({ Bucket, Key: temporaryKey(object), UploadId }));
 				return true;
 			}
 			const Key = entry.kind === 'file' ? key(entry.sha256) : temporaryKey(entry.name);
 			const modified = await modifiedOf(Key);
 			if (!modified || modified >= olderThan) return false;
-			await client.send(new DeleteObjectCommand({ Bucket, Key }));
+			await client.send(new sdk.DeleteObjectCommand({ Bucket, Key }));
 			return true;
 		}
 	};
