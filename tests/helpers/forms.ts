@@ -64,14 +64,18 @@ export async function postForm(
 
 /** The text of an HTML page without tags, with entities decoded enough for assertions. */
 export function textOf(html: string): string {
-	return html
-		.replace(/<script[\s\S]*?<\/script>/g, ' ')
-		.replace(/<style[\s\S]*?<\/style>/g, ' ')
-		.replace(/<[^>]+>/g, ' ')
-		.replace(/&quot;/g, '"')
-		.replace(/&#39;|&#x27;/g, "'")
-		.replace(/&lt;/g, '<')
-		.replace(/&gt;/g, '>')
-		.replace(/&amp;/g, '&')
-		.replace(/\s+/g, ' ');
+	return (
+		html
+			.replace(/<script[\s\S]*?<\/script>/g, ' ')
+			.replace(/<style[\s\S]*?<\/style>/g, ' ')
+			// A name set apart in its direction (<bdi>) is part of the words around it, as a reader sees it.
+			.replace(/<\/?bdi>/g, '')
+			.replace(/<[^>]+>/g, ' ')
+			.replace(/&quot;/g, '"')
+			.replace(/&#39;|&#x27;/g, "'")
+			.replace(/&lt;/g, '<')
+			.replace(/&gt;/g, '>')
+			.replace(/&amp;/g, '&')
+			.replace(/\s+/g, ' ')
+	);
 }

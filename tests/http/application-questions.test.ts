@@ -348,8 +348,8 @@ describe('versions, resubmission, search and CSV', () => {
 /** The error summary's entries for question 1: the id its link points at (after `field-questions-0-`), its text, the message. */
 /** The summary's entries for question 1: the field's id, the link's words and what follows the link. */
 const summaryOf = (body: string) =>
-	[...body.matchAll(/<li><a href="#field-questions-0-([^"]+)">([^<]*)<\/a>(?:: )?([^<]*)<\/li>/g)].map((e) =>
-		e.slice(1)
+	[...body.matchAll(/<li>\s*<a href="#field-questions-0-([^"]+)">([\s\S]*?)<\/a>([\s\S]*?)<\/li>/g)].map(
+		([, id, link, rest]) => [id, textOf(link!).trim(), textOf(rest!).trim().replace(/^: /, '')]
 	);
 
 describe('the community’s own words in the applicant’s language (docs/translations.md)', () => {
@@ -402,7 +402,11 @@ describe('the community’s own words in the applicant’s language (docs/transl
 		);
 		// The summary links the refused field, named by its question and language.
 		const id = 'field-questions-0-translations-es-label';
-		expect(refused.body).toContain(`<a href="#${id}">Question 1: Label (Español)</a>: At most 1000 characters here.`);
+		expect(summaryOf(refused.body)).toContainEqual([
+			'translations-es-label',
+			'Question 1: Label (Español)',
+			'At most 1000 characters here.'
+		]);
 		expect(refused.body).toContain(`id="${id}"`);
 		expect(await currentVersion()).toBe(before);
 	});
@@ -533,7 +537,8 @@ describe('the community’s own words in the applicant’s language (docs/transl
 			['field-answer-link', 'Link to your work'],
 			['field-answer-coc', 'Have you read the code of conduct?']
 		]) {
-			expect(alert, id).toMatch(new RegExp(`<a href="#${id}">${marked(label!)}</a>`));
+			// The field's name set apart in its own direction (<bdi>) inside the link.
+			expect(alert, id).toMatch(new RegExp(`<a href="#${id}"><bdi>${marked(label!)}</bdi></a>`));
 			expect(refused.body, id).toContain(`id="${id}"`);
 		}
 	});
@@ -551,7 +556,7 @@ describe('the community’s own words in the applicant’s language (docs/transl
 		expect(refused.status).toBe(400);
 		const alert = /<div[^>]*role="alert"[^>]*>([\s\S]*?)<\/div>/.exec(refused.body)?.[1] ?? '';
 		expect(alert).toMatch(/<a href="#ask-group">/);
-		expect(alert).toMatch(/<a href="#vote-comment">Comment<\/a>/);
+		expect(alert).toMatch(/<a href="#vote-comment"><bdi>Comment<\/bdi><\/a>/);
 		expect(refused.body).toContain('id="ask-group"');
 		expect(refused.body).toContain('id="vote-comment"');
 	});
