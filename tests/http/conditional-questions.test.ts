@@ -116,7 +116,7 @@ describe('/admin/form: “Show only if”', () => {
 		const refused = await postForm(`${base}/admin/form?/save`, fields, { cookie: await login(admin) });
 		expect(refused.status).toBe(400);
 		const id = 'field-questions-0-translations-es-label';
-		expect(refused.body).toMatch(new RegExp(`<a href="#${id}"[^>]*>[^<]*Question 1: [^<]*Español`));
+		expect(refused.body).toMatch(new RegExp(`<a href="#${id}"[^>]*>(?:<bdi>)?[^<]*Question 1: [^<]*Español`));
 		expect(refused.body).toContain(`id="${id}"`);
 		expect(await currentVersion()).toBe(before);
 	});
