@@ -83,6 +83,33 @@ describe('messages', () => {
 		expect(untranslated).toEqual([]);
 	});
 
+	// Issue 61: an admin (or an applicant) reads what is missing in words; a setting's variable name is only the
+	// detail for whoever runs the portal, after the locale's word for "setting" ("a connection to Polygon (setting
+	// POLYGON_RPC_URL)"), never the message's subject ("POLYGON_RPC_URL is not set"), and never in an applicant's words.
+	const SETTING_WORD: Record<string, RegExp> = {
+		en: /settings? $/,
+		es: /variables? $/,
+		'pt-BR': /variáve(?:l|is) $/,
+		'zh-Hans': /设置项 ?$/,
+		ar: /الإعداد(?:ين)? $/
+	};
+	const VARIABLE = /[A-Z][A-Z0-9]*_[A-Z0-9_]+|\{(?:variable|setting|urls|secret)\}/g;
+	it.each(locales)('%s: a setting\'s variable name comes only as a detail, after the word for "setting"', (locale) => {
+		const word = SETTING_WORD[locale];
+		expect(word, `the word for "setting" in ${locale}`).toBeDefined();
+		const bare: string[] = [];
+		for (const [key, message] of Object.entries(all[locale]!))
+			for (const text of textsOf(message))
+				for (const found of text.matchAll(VARIABLE)) {
+					const applicantReads = /^(?:application_unavailable_|apply_|signin_|checkin_)/.test(key);
+					const before = text.slice(0, found.index);
+					// The second of a pair ("the settings {urls} and {secret}") follows the first.
+					const second = /(?:\{\w+\}|[A-Z][A-Z0-9_]+) ?(?:and|y|e|和|و) ?$/.test(before);
+					if (applicantReads || !(word!.test(before) || second)) bare.push(`${key}: ${found[0]}`);
+				}
+		expect(bare).toEqual([]);
+	});
+
 	it('no key is written twice in a file (JSON keeps the last, so a merge could silently drop a message)', () => {
 		for (const locale of locales) {
 			const keys = [...readFileSync(`messages/${locale}.json`, 'utf8').matchAll(/^\t"([^"]+)":/gm)].map((k) => k[1]);

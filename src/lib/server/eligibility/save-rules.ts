@@ -52,13 +52,14 @@ export async function saveEligibility(
 	if (!polygon)
 		return invalid({
 			rules:
-				'Requirements are checked on chain 137 through POLYGON_RPC_URL, which is not set: set it and restart the portal first.'
+				'The portal is not connected to Polygon (setting POLYGON_RPC_URL), so requirements cannot be checked: ask whoever runs the portal to set it and restart the portal first.'
 		});
 	const trial = await trialCheck(polygon, checked.value);
 	if (!trial.ok) {
 		if (trial.why === 'wrong_chain')
 			return invalid({
-				rules: 'POLYGON_RPC_URL does not serve chain 137 (Polygon): requirements cannot be checked there.'
+				rules:
+					'The portal’s connection to Polygon (setting POLYGON_RPC_URL) answers for another network than chain 137: requirements cannot be checked there.'
 			});
 		if (trial.why === 'contract_failed' && trial.rule !== undefined)
 			return invalid({
