@@ -216,4 +216,32 @@ describe('programmes and rounds', () => {
 		},
 		SLOW
 	);
+
+	it(
+		"the migration's round \"Open\" reads in the page's language in the applicant's history (issue 61)",
+		async () => {
+			// Its history names the round once the programme has another (the earlier tests added Cohort 2): "Open" open
+			// again, Cohort 2 closed, a new application lands in "Open".
+			await portal.query(
+				`update rounds set closes_at = case when name = 'Open' then null else now() end where name in ('Open', 'Cohort 2')`
+			);
+			const account = newAccount();
+			await apply(account);
+			const cookie = await login(account);
+			for (const [prefix, words] of [
+				['', 'Open'],
+				['/es', 'Abierta'],
+				['/pt-BR', 'Aberta'],
+				['/zh-Hans', '开放'],
+				['/ar', 'مفتوحة']
+			] as const) {
+				const page = await getPage(`${base}${prefix}/apply`, cookie);
+				expect(page.status).toBe(200);
+				const text = textOf(page.body);
+				if (prefix) expect(text, prefix).not.toContain('· Open');
+				expect(text, prefix).toContain(`· ${words}`);
+			}
+		},
+		SLOW
+	);
 });

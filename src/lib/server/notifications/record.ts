@@ -31,6 +31,7 @@ import {
 	type NotificationChange
 } from './notification-text';
 import { programInLocale, type ProgramTranslations } from '$lib/programs/programs';
+import { roundInLocale } from '$lib/programs/round-name';
 
 /** The part of the outbox targets (platform/outbox-targets.ts) a notification is written for: push and e-mail, each on or off. */
 export type NotificationTargets = Pick<OutboxTargets, 'push' | 'email'>;
@@ -124,7 +125,7 @@ function valuesOf(
 		name: isolate(app?.displayName ?? ''),
 		community: communityName,
 		program: isolate(app ? programInLocale(app, locale).name : ''),
-		round: isolate(app?.round ?? ''),
+		round: isolate(app?.round ? roundInLocale(app.round, locale) : ''),
 		reason: isolate(change.reason ?? ''),
 		asks: joinSentences(asksInWords(change, locale), locale),
 		reapplyAfter: change.reapplyAfter ? dayInWords(change.reapplyAfter, locale) : ''
