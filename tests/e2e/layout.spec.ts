@@ -278,6 +278,27 @@ for (const locale of LOCALES) {
 				await page.context().close();
 			}
 		}
+		// At 1280 px a signed-in admin's header is one row on a page of the reading width too (it wrapped to two in
+		// Spanish and Arabic on /apply, /admin/batches and an application: the header kept to the reading width).
+		const wide = await open(browser, admin, { locale, viewport: DESKTOP });
+		for (const path of ['/apply', '/admin/batches']) {
+			await wide.goto(`${server.url}${prefix(locale)}${path}`);
+			await wide.waitForLoadState('networkidle');
+			const bar = header(wide);
+			const tops = await Promise.all(
+				[
+					bar.locator('.brand'),
+					bar.getByRole('navigation'),
+					bar.getByRole('button', { name: say(locale, 'layout_sign_out') }),
+					bar.locator('details.locale > summary')
+				].map(async (part) => Math.round((await part.boundingBox())!.y))
+			);
+			expect(
+				Math.max(...tops) - Math.min(...tops),
+				`${path} at 1280 px: one row (tops ${tops.join(', ')})`
+			).toBeLessThanOrEqual(16);
+		}
+		await wide.context().close();
 	});
 }
 
