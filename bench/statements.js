@@ -2,13 +2,14 @@
 // The statements one request sends, with their texts: the built portal of a checkout behind the bench's
 // counting proxy, on a fresh migrated database (bench/README.md, "Other bench commands").
 //
-//   node bench/statements.js [--cwd <checkout>] [--path /apply] [--apply] [--journey]
+//   node bench/statements.js [--cwd <checkout>] [--path /apply] [--apply] [--admin] [--journey]
 //
 // With --journey: a launch-day member's requests instead (bench/launch.js: GET /api/auth/nonce, POST
 // /api/auth/verify, POST /apply), each request's statements, of a second member (the first warms caches).
 //
 // One member signs in (and with --apply applies once, the built-in questions), then GETs `--path` three
-// times as a browser would; the statements of the third (caches warm, as in a soak) are printed.
+// times as a browser would; the statements of the third (caches warm, as in a soak) are printed. With --admin
+// the member is an admin (ADMIN_ADDRESSES), for the admin's pages.
 // Also POST /checkin (a 303) twice, the statements of the second.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,6 +25,7 @@ const { values } = parseArgs({
 		cwd: { type: 'string', default: '.' },
 		path: { type: 'string', default: '/apply' },
 		apply: { type: 'boolean', default: false },
+		admin: { type: 'boolean', default: false },
 		journey: { type: 'boolean', default: false }
 	}
 });
@@ -35,7 +37,11 @@ const client = postgres(database.url, { max: 1, onnotice: () => {} });
 await migrate(drizzle(client), { migrationsFolder: path.join(dir, 'drizzle') });
 await client.end();
 const proxy = await countingProxy(database.url, { texts: true });
-const portal = await startPortal({ DATABASE_URL: proxy.url }, { cwd: dir, profile: false });
+const member = privateKeyToAccount(generatePrivateKey());
+const portal = await startPortal(
+	{ DATABASE_URL: proxy.url, ...(values.admin ? { ADMIN_ADDRESSES: member.address } : {}) },
+	{ cwd: dir, profile: false }
+);
 const http = httpClient(portal.url, 2);
 /** @param {{ headers: import('node:http').IncomingHttpHeaders }} r */
 const cookieOf = (r) => String(r.headers['set-cookie']?.[0]).split(';')[0] ?? '';
@@ -97,7 +103,7 @@ try {
 		await journey(true);
 		process.exitCode = 0;
 	} else {
-		const cookie = await signIn(portal.url, /** @type {any} */ (privateKeyToAccount(generatePrivateKey())));
+		const cookie = await signIn(portal.url, /** @type {any} */ (member));
 		/** @param {string} p @param {Record<string, string>} form */
 		const post = (p, form) =>
 			http.request('POST', p, {
