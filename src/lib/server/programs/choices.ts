@@ -1,7 +1,9 @@
-import { asc } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
+import { executePrepared } from '../db/prepared';
+import { rowsOf } from '../db/rows';
 import { programs, rounds } from '../db/schema';
-import { programInLocale, type ProgramChoice } from '$lib/programs/programs';
+import { programInLocale, type ProgramChoice, type ProgramTranslations } from '$lib/programs/programs';
 
 export type { ProgramChoice };
 
@@ -14,25 +16,31 @@ export const PROGRAM_NAMING = {
 	archivedAt: programs.archivedAt
 };
 
+/** Every programme with its rounds in the order they open, one row a programme (rounds as a JSON array). */
+const CHOICES = sql`select p.id, p.slug, p.name, p.translations, p.archived_at is not null as archived,
+	coalesce((select json_agg(json_build_object('id', r.id, 'name', r.name) order by r.opens_at, r.id)
+		from ${rounds} r where r.program_id = p.id), '[]'::json) as rounds
+	from ${programs} p order by p.id`;
+
+type ChoiceRow = Omit<ProgramChoice, 'rounds'> & {
+	translations: ProgramTranslations;
+	rounds: ProgramChoice['rounds'] | string;
+};
+
 /**
- * Every programme with its rounds, oldest first (two small statements: a community has a few programmes
- * and a round a month at most), for the review table's and insights' programme and round filters, the
- * team and the reviewers' queue. Each named as `locale` reads it (issue 61): the community's translation
- * where it gave one, else the original (`programInLocale`, as the applicant's pages name it).
+ * Every programme with its rounds, oldest first, for the review table's and insights' programme and round
+ * filters, the team, the messages and the reviewers' queue: one prepared statement (it was two, built on
+ * every admin page: bench/statements.js --admin). Each named as `locale` reads it (issue 61): the
+ * community's translation where it gave one, else the original (`programInLocale`, as the applicant's
+ * pages name it).
  */
-export async function programChoices(db: Pick<Database, 'select'>, locale: string): Promise<ProgramChoice[]> {
-	const [all, windows] = await Promise.all([
-		db.select(PROGRAM_NAMING).from(programs).orderBy(asc(programs.id)),
-		db
-			.select({ id: rounds.id, name: rounds.name, programId: rounds.programId })
-			.from(rounds)
-			.orderBy(asc(rounds.opensAt), asc(rounds.id))
-	]);
-	return all.map(({ archivedAt, translations, ...p }) => ({
+export async function programChoices(db: Pick<Database, '_'>, locale: string): Promise<ProgramChoice[]> {
+	const rows = rowsOf<ChoiceRow>(await executePrepared(db, 'program_choices', CHOICES));
+	return rows.map(({ translations, rounds: list, ...p }) => ({
 		...p,
 		name: programInLocale({ name: p.name, translations }, locale).name,
-		archived: archivedAt !== null,
-		rounds: windows.filter((r) => r.programId === p.id).map(({ id, name }) => ({ id, name }))
+		// The JSON column as the driver gives it: parsed (postgres.js, PGlite) or as text.
+		rounds: typeof list === 'string' ? (JSON.parse(list) as ProgramChoice['rounds']) : list
 	}));
 }
 
