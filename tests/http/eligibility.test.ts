@@ -86,6 +86,22 @@ describe('eligibility on chain over HTTP', () => {
 		expect(refused.status).toBe(400);
 		expect(textOf(refused.body)).toContain('The contract must be 0x and 40 hexadecimal characters.');
 		expect(refused.body).toContain('value="0x1234"');
+		// On a translated admin page the refusals are in its language (issue 61), the kind's among them.
+		const es = await postForm(
+			`${base}/es/admin/form?/eligibility`,
+			{ ...ISSUE_RULES(), 'rules.1.contract': '0x1234' },
+			{ cookie }
+		);
+		expect(es.status).toBe(400);
+		expect(textOf(es.body)).toContain('El contrato debe ser 0x y 40 caracteres hexadecimales.');
+		expect(textOf(es.body)).not.toContain('hexadecimal characters');
+		const ar = await postForm(
+			`${base}/ar/admin/form?/eligibility`,
+			{ ...ISSUE_RULES(), 'rules.0.kind': 'erc9' },
+			{ cookie }
+		);
+		expect(ar.status).toBe(400);
+		expect(textOf(ar.body)).toContain('يجب أن يكون النوع ERC-20 أو ERC-721 أو ERC-1155.');
 	});
 
 	it('a non-holder sees before writing that they do not qualify, then 403 with the numbers; nothing is written', async () => {

@@ -248,6 +248,10 @@ describe.each(engines)('the team on %s', (engine) => {
 		const refused = await post(`/admin/applications/${app(1)}?/assign`, { reviewer });
 		expect(refused.status).toBe(400);
 		expect(textOf(refused.body)).toContain('This address is not a reviewer of this programme.');
+		// The same refusal on the Spanish page, in Spanish (issue 61).
+		const refusedEs = await post(`/es/admin/applications/${app(1)}?/assign`, { reviewer });
+		expect(refusedEs.status).toBe(400);
+		expect(textOf(refusedEs.body)).toContain('Esta dirección no es revisora de este programa.');
 		expect(Number(await assigned(app(1)))).toBe(0);
 		// Their own programme's, by the owner and by Builders' admin.
 		expect((await post(`/admin/applications/${app(3)}?/assign`, { reviewer })).status).toBe(303);

@@ -1,5 +1,11 @@
 import { formatUnits } from 'viem';
 import { ELIGIBILITY_LIMITS, RULE_KINDS, type EligibilityRules, type RuleKind, type TokenDetails } from './rules';
+import { form_invalid } from '$lib/paraglide/messages/form_invalid.js';
+import { editor_send_field_once } from '$lib/paraglide/messages/editor_send_field_once.js';
+import { eligibility_error_rule_count } from '$lib/paraglide/messages/eligibility_error_rule_count.js';
+import { eligibility_error_mode } from '$lib/paraglide/messages/eligibility_error_mode.js';
+import { eligibility_error_kind } from '$lib/paraglide/messages/eligibility_error_kind.js';
+import { eligibility_error_unit } from '$lib/paraglide/messages/eligibility_error_unit.js';
 
 /**
  * The eligibility editor's draft on /admin/form (docs/eligibility.md): what the posted fields
@@ -35,7 +41,7 @@ const refused = (field: string, message: string): Read => ({
 	ok: false,
 	status: 400,
 	code: 'invalid_request',
-	message: 'Some fields need attention.',
+	message: form_invalid(),
 	errors: { [field]: message }
 });
 
@@ -49,24 +55,22 @@ export function readEligibilityDraft(form: Pick<FormData, 'getAll'>): Read {
 	};
 	const countText = one('ruleCount') ?? '0';
 	if (countText === null || !/^\d{1,2}$/.test(countText) || Number(countText) > ELIGIBILITY_LIMITS.maxRules)
-		return refused('ruleCount', `The number of rules must be 0 to ${ELIGIBILITY_LIMITS.maxRules}.`);
+		return refused('ruleCount', eligibility_error_rule_count({ max: ELIGIBILITY_LIMITS.maxRules }));
 	const mode = one('mode') ?? 'all';
-	if (mode !== 'all' && mode !== 'any')
-		return refused('mode', 'Choose whether every rule or any one of them is needed.');
+	if (mode !== 'all' && mode !== 'any') return refused('mode', eligibility_error_mode());
 	const rules: DraftRule[] = [];
 	for (let i = 0; i < Number(countText); i++) {
 		const rule = emptyRule();
 		for (const field of RULE_FIELDS) {
 			const value = one(`rules.${i}.${field}`);
-			if (value === null) return refused(`rules.${i}.${field}`, 'Send this field once, as text.');
+			if (value === null) return refused(`rules.${i}.${field}`, editor_send_field_once());
 			if (value === undefined) continue;
 			if (field === 'kind') {
 				if (!(RULE_KINDS as readonly string[]).includes(value))
-					return refused(`rules.${i}.kind`, 'The kind must be ERC-20, ERC-721 or ERC-1155.');
+					return refused(`rules.${i}.kind`, eligibility_error_kind());
 				rule.kind = value as RuleKind;
 			} else if (field === 'unit') {
-				if (value !== 'token' && value !== 'base')
-					return refused(`rules.${i}.unit`, 'The unit must be tokens or base units.');
+				if (value !== 'token' && value !== 'base') return refused(`rules.${i}.unit`, eligibility_error_unit());
 				rule.unit = value;
 			} else rule[field] = value.length > 200 ? value.slice(0, 200) : value;
 		}

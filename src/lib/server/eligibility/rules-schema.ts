@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { m } from '$lib/paraglide/messages';
 import { ELIGIBILITY_LIMITS, type EligibilityRules } from '$lib/eligibility/rules';
 
 /**
@@ -12,34 +13,44 @@ const DECIMAL = /^(0|[1-9][0-9]{0,77})$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-const address = (what: string) =>
+// Each refusal in the reader's locale, said when it is raised (valibot calls a function message then).
+const address = (what: () => string) =>
 	v.pipe(
-		v.string(`${what} must be an address.`),
-		v.regex(ADDRESS, `${what} must be 0x and 40 hexadecimal characters.`),
+		v.string(() => m.eligibility_error_address_text({ what: what() })),
+		v.regex(ADDRESS, () => m.eligibility_error_address({ what: what() })),
 		v.transform((s) => s.toLowerCase() as `0x${string}`)
 	);
 
-const uint256 = (what: string, min: bigint) =>
+const uint256 = (what: () => string, min: bigint) =>
 	v.pipe(
-		v.string(`${what} must be a whole number written in digits.`),
-		v.regex(DECIMAL, `${what} must be a whole number written in digits.`),
-		v.check((s) => BigInt(s) <= UINT256_MAX, `${what} is larger than a uint256 can hold.`),
-		v.check((s) => BigInt(s) >= min, `${what} must be at least ${min}.`)
+		v.string(() => m.eligibility_error_digits({ what: what() })),
+		v.regex(DECIMAL, () => m.eligibility_error_digits({ what: what() })),
+		v.check(
+			(s) => BigInt(s) <= UINT256_MAX,
+			() => m.eligibility_error_uint256({ what: what() })
+		),
+		v.check(
+			(s) => BigInt(s) >= min,
+			() => m.eligibility_error_at_least({ what: what(), min: String(min) })
+		)
 	);
 
 const count = v.pipe(
-	v.number('The minimum must be a whole number.'),
-	v.integer('The minimum must be a whole number.'),
-	v.minValue(1, 'The minimum must be at least 1.'),
-	v.maxValue(1_000_000_000, 'The minimum must be at most 1000000000.')
+	v.number(() => m.eligibility_error_count_whole()),
+	v.integer(() => m.eligibility_error_count_whole()),
+	v.minValue(1, () => m.eligibility_error_at_least({ what: m.eligibility_what_minimum(), min: '1' })),
+	v.maxValue(1_000_000_000, () => m.eligibility_error_count_max({ max: '1000000000' }))
 );
 
 const label = v.optional(
 	v.pipe(
-		v.string('The label must be text.'),
+		v.string(() => m.eligibility_error_label_text()),
 		v.trim(),
-		v.check((s) => !CONTROL.test(s), 'The label must not contain control characters or line breaks.'),
-		v.maxLength(ELIGIBILITY_LIMITS.label, `The label must be at most ${ELIGIBILITY_LIMITS.label} characters.`),
+		v.check(
+			(s) => !CONTROL.test(s),
+			() => m.eligibility_error_label_control()
+		),
+		v.maxLength(ELIGIBILITY_LIMITS.label, () => m.eligibility_error_label_length({ max: ELIGIBILITY_LIMITS.label })),
 		v.transform((s) => s || undefined)
 	)
 );
@@ -47,25 +58,30 @@ const label = v.optional(
 export const ruleSchema = v.variant(
 	'kind',
 	[
-		v.object({ kind: v.literal('erc20'), token: address('The token'), min: uint256('The minimum', 1n), label }),
-		v.object({ kind: v.literal('erc721'), contract: address('The contract'), min: count, label }),
+		v.object({
+			kind: v.literal('erc20'),
+			token: address(m.eligibility_what_token),
+			min: uint256(m.eligibility_what_minimum, 1n),
+			label
+		}),
+		v.object({ kind: v.literal('erc721'), contract: address(m.eligibility_what_contract), min: count, label }),
 		v.object({
 			kind: v.literal('erc1155'),
-			contract: address('The contract'),
-			id: uint256('The token id', 0n),
+			contract: address(m.eligibility_what_contract),
+			id: uint256(m.eligibility_what_token_id, 0n),
 			min: count,
 			label
 		})
 	],
-	'The kind must be ERC-20, ERC-721 or ERC-1155.'
+	() => m.eligibility_error_kind()
 );
 
 export const eligibilitySchema = v.object({
-	mode: v.picklist(['all', 'any'], 'Choose whether every rule or any one of them is needed.'),
+	mode: v.picklist(['all', 'any'], () => m.eligibility_error_mode()),
 	rules: v.pipe(
 		v.array(ruleSchema),
-		v.minLength(1, 'Add a rule, or remove the requirements.'),
-		v.maxLength(ELIGIBILITY_LIMITS.maxRules, `A form has at most ${ELIGIBILITY_LIMITS.maxRules} rules.`)
+		v.minLength(1, () => m.eligibility_error_add_rule()),
+		v.maxLength(ELIGIBILITY_LIMITS.maxRules, () => m.eligibility_error_max_rules({ max: ELIGIBILITY_LIMITS.maxRules }))
 	)
 });
 

@@ -8,6 +8,7 @@ import { invalid, type Outcome } from '../platform/outcome';
 import { trialCheck } from './check';
 import type { RpcEndpoint } from '../platform/endpoints';
 import { checkRules } from './rules-schema';
+import { m } from '$lib/paraglide/messages';
 import { eligibilityUnavailable } from './submission';
 
 const TOKEN_AMOUNT = /^(0|[1-9][0-9]{0,59})(\.[0-9]{1,77})?$/;
@@ -38,7 +39,7 @@ export async function saveEligibility(
 			const base = { kind: r.kind, label: r.label };
 			if (r.kind === 'erc20') {
 				if (r.unit === 'token' && !TOKEN_AMOUNT.test(min))
-					errors[`rules.${i}.min`] = 'The minimum must be an amount of tokens, like 100 or 0.5.';
+					errors[`rules.${i}.min`] = m.eligibility_error_token_amount();
 				return { ...base, token: r.contract.trim(), min: r.unit === 'token' ? '1' : min };
 			}
 			const count = /^[0-9]{1,10}$/.test(min) ? Number(min) : NaN;
@@ -51,20 +52,17 @@ export async function saveEligibility(
 	if (!checked.ok || Object.keys(errors).length) return invalid(errors);
 	if (!polygon)
 		return invalid({
-			rules:
-				'The portal is not connected to Polygon (setting POLYGON_RPC_URL), so requirements cannot be checked: ask whoever runs the portal to set it and restart the portal first.'
+			rules: m.editor_eligibility_no_rpc({ variable: 'POLYGON_RPC_URL' })
 		});
 	const trial = await trialCheck(polygon, checked.value);
 	if (!trial.ok) {
 		if (trial.why === 'wrong_chain')
 			return invalid({
-				rules:
-					'The portal’s connection to Polygon (setting POLYGON_RPC_URL) answers for another network than chain 137: requirements cannot be checked there.'
+				rules: m.eligibility_error_wrong_chain({ variable: 'POLYGON_RPC_URL' })
 			});
 		if (trial.why === 'contract_failed' && trial.rule !== undefined)
 			return invalid({
-				[`rules.${trial.rule}.contract`]:
-					'This address did not answer the balance call of that kind on chain 137: check the address and the kind.'
+				[`rules.${trial.rule}.contract`]: m.eligibility_error_contract_silent()
 			});
 		return eligibilityUnavailable(trial.why);
 	}
@@ -75,12 +73,12 @@ export async function saveEligibility(
 			if (rule.kind !== 'erc20' || typed.unit !== 'token') return rule;
 			const decimals = trial.details[rule.token]?.decimals;
 			if (decimals == null) {
-				errors[`rules.${i}.min`] = 'This token does not say its decimals: give the minimum in base units.';
+				errors[`rules.${i}.min`] = m.eligibility_error_no_decimals();
 				return rule;
 			}
 			const [whole = '', fraction = ''] = typed.min.trim().split('.');
 			if (fraction.replace(/0+$/, '').length > decimals) {
-				errors[`rules.${i}.min`] = `This token has ${decimals} decimals: the minimum cannot be finer than that.`;
+				errors[`rules.${i}.min`] = m.eligibility_error_decimals({ decimals });
 				return rule;
 			}
 			return { ...rule, min: parseUnits(`${whole}.${fraction || '0'}`, decimals).toString() };

@@ -4,6 +4,7 @@ import { applications, reviewAssignments, reviewConflicts } from '../db/schema';
 import type { SignedInMember } from '../auth/guards';
 import { conflict, fieldError, notFound, type Outcome } from '../platform/outcome';
 import { lockAssignments } from './assignment';
+import { m } from '$lib/paraglide/messages';
 import { reviewersForApplication, reviewerSet } from './roster';
 import type { Roster } from '../platform/roster';
 
@@ -13,7 +14,7 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 function reviewerOf(input: Record<string, unknown>): Outcome<string> {
 	const raw = input.reviewer;
 	const text = typeof raw === 'string' ? raw.trim() : '';
-	if (!ADDRESS.test(text)) return fieldError('reviewer', 'Choose a reviewer: 0x and 40 hexadecimal digits.');
+	if (!ADDRESS.test(text)) return fieldError('reviewer', m.assign_error_choose());
 	return { ok: true, value: text.toLowerCase() };
 }
 
@@ -38,16 +39,16 @@ export async function assignReviewer(
 			.select({ applicant: applications.applicantAddress })
 			.from(applications)
 			.where(eq(applications.id, applicationId));
-		if (!app) return notFound('No application has this id.');
+		if (!app) return notFound(m.admin_no_application_id());
 		// A reviewer of every programme or of this application's own (issue 59).
 		if (!(await reviewersForApplication(tx, applicationId, everyone)).has(address))
-			return fieldError('reviewer', 'This address is not a reviewer of this programme.');
-		if (app.applicant === address) return fieldError('reviewer', 'This reviewer is the applicant.');
+			return fieldError('reviewer', m.assign_error_not_reviewer());
+		if (app.applicant === address) return fieldError('reviewer', m.assign_error_applicant());
 		const [declared] = await tx
 			.select({ at: reviewConflicts.createdAt })
 			.from(reviewConflicts)
 			.where(and(eq(reviewConflicts.applicationId, applicationId), eq(reviewConflicts.reviewerAddress, address)));
-		if (declared) return conflict('This reviewer declared a conflict of interest on this application.');
+		if (declared) return conflict(m.assign_error_conflict());
 		await tx
 			.insert(reviewAssignments)
 			.values({ applicationId, reviewerAddress: address, assignedBy: admin.address })
@@ -70,7 +71,7 @@ export async function unassignReviewer(
 			and(eq(reviewAssignments.applicationId, applicationId), eq(reviewAssignments.reviewerAddress, reviewer.value))
 		)
 		.returning();
-	if (!row) return notFound('This reviewer is not assigned to this application.');
+	if (!row) return notFound(m.assign_error_not_assigned());
 	return { ok: true, value: { reviewer: reviewer.value } };
 }
 
