@@ -7,6 +7,7 @@ import { checkEligibility, tokenDetails } from './check';
 import type { RpcEndpoint } from '../platform/endpoints';
 import { storedRules } from './rules-schema';
 import { eligibilityUnavailable } from './submission';
+import { m } from '$lib/paraglide/messages';
 
 /** What reviewers see of an application's eligibility: its form version's rules and the evidence at submission. */
 export interface EvidenceView {
@@ -55,9 +56,9 @@ export async function checkEligibilityAgain(
 		})
 		.from(applications)
 		.where(eq(applications.id, applicationId));
-	if (!app) return notFound('No such application.');
+	if (!app) return notFound(m.admin_no_application_id());
 	const rules = await rulesOf(db, app.formId);
-	if (!rules) return notFound('This application’s form had no requirements to check.');
+	if (!rules) return notFound(m.eligibility_error_no_requirements());
 	const answer = await checkEligibility(polygon, app.address, rules);
 	if (!answer.ok) return eligibilityUnavailable(answer.why);
 	return {
