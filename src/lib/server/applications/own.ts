@@ -130,7 +130,7 @@ export async function editApplication(
 	const limit = await consume(db, member.address, 'editApplication');
 	if (!limit.ok) return rateLimited(limit);
 	const program = await programOf(db, slug);
-	if (!program) return notFound('No such programme.');
+	if (!program) return notFound(m.program_unknown());
 	const current = await liveOf(db, member.address, program.id);
 	const why = editLock(current);
 	if (why) return locked(why);
@@ -212,7 +212,7 @@ export async function withdrawApplication(
 	const limit = await consume(db, member.address, 'withdrawApplication');
 	if (!limit.ok) return rateLimited(limit);
 	const program = await programOf(db, slug);
-	if (!program) return notFound('No such programme.');
+	if (!program) return notFound(m.program_unknown());
 	const parsed = validate(withdrawSchema, input);
 	if (!parsed.ok) return invalid(parsed.errors);
 	const reason = parsed.value.reason || null;

@@ -96,7 +96,7 @@ export async function submitApplication(
 	const limit = await consume(db, member.address, 'submitApplication');
 	if (!limit.ok) return rateLimited(limit);
 	const target = program === null ? await applyProgram(db) : await programBySlug(db, program);
-	if (!target && program !== null) return notFound('No such programme.');
+	if (!target && program !== null) return notFound(m.program_unknown());
 	if (!target) return await roundClosed(db, null, timeZone);
 	const programId = target.program.id;
 	// A closed programme refuses a new application before its fields are read (a resubmission still goes).
@@ -185,7 +185,7 @@ async function submitInTransaction(
 				// "Open" at the moment of writing: a round that closed since the first look refuses it, and a
 				// programme archived since is the 404 (an archive under way waits for this one, then counts it).
 				const round = opening ?? (await roundForSubmission(tx, programId));
-				if (round === 'archived') return notFound('No such programme.');
+				if (round === 'archived') return notFound(m.program_unknown());
 				if (!round) return await roundClosed(tx, target, timeZone);
 				const [application] = await tx
 					.insert(applications)
