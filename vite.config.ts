@@ -89,7 +89,7 @@ function isolateWalletConnect(): Plugin {
  */
 function chunkGroups(): Plugin {
 	const SHARED =
-		/[\\/](?:src[\\/]routes[\\/]\+layout\.svelte|\.svelte-kit[\\/]generated[\\/]root\.(?:svelte|js)|@sveltejs[\\/]kit[\\/]src[\\/]runtime[\\/]client[\\/]entry\.js|svelte[\\/]src[\\/]index-client\.js)$|^\0vite\/preload-helper/;
+		/[\\/](?:src[\\/]routes[\\/]\+(?:layout|error)\.svelte|\.svelte-kit[\\/]generated[\\/]root\.(?:svelte|js)|@sveltejs[\\/]kit[\\/]src[\\/]runtime[\\/]client[\\/]entry\.js|svelte[\\/]src[\\/]index-client\.js)$|^\0vite\/preload-helper/;
 	// Svelte's compiled components import its client runtime as one namespace (`import * as $`), a file of
 	// re-exports only. Walked through, it brings every part of Svelte any page uses into what every page
 	// loads; instead, the `shared` walk follows only the parts its own modules name (`$.each`, `$.bind_value`).
@@ -174,6 +174,7 @@ function chunkGroups(): Plugin {
 				{ name: 'svelte', test: (id: string) => SVELTE.test(id) && !shared.has(id), entriesAware: true },
 				// Before the wallet group, which would otherwise capture them with its dependencies.
 				{ name: 'setup', test: (id: string) => wallet.has(id) && setup.has(id) },
+				{ name: 'setup-page', test: (id: string) => setup.has(id) && !wallet.has(id) },
 				{ name: 'wallet', test: (id: string) => wallet.has(id) && !safe.has(id) && !setup.has(id) }
 			];
 			return { build: { rolldownOptions: { output: { codeSplitting: { groups } } } } };
