@@ -182,9 +182,14 @@ export async function jsSizes(root = path.resolve('build')) {
 	// The /setup page node is the last of the nodes its HTML names (`node_ids`: the layouts', then the page's).
 	// Its code may sit in a chunk of its own, the node re-exporting it (vite.config.ts, the `setup-page` group):
 	// the dynamic imports of the files it loads that the root layout's node does not are the wallet flow.
-	const nodeIds = /node_ids: \[([\d, ]+)\]/.exec(served.get('/setup') ?? '')?.[1]?.split(',').map((n) => n.trim());
+	const nodeIds = /node_ids: \[([\d, ]+)\]/
+		.exec(served.get('/setup') ?? '')?.[1]
+		?.split(',')
+		.map((n) => n.trim());
 	const nodeFile = (/** @type {string | undefined} */ id) =>
-		id === undefined ? undefined : [...setup].find((f) => path.basename(f).startsWith(`${id}.`) && /nodes[/\\]/.test(f));
+		id === undefined
+			? undefined
+			: [...setup].find((f) => path.basename(f).startsWith(`${id}.`) && /nodes[/\\]/.test(f));
 	const setupNode = nodeFile(nodeIds?.at(-1));
 	const layoutNode = nodeFile(nodeIds?.[0]);
 	const layoutFiles = layoutNode ? closure([layoutNode], false) : new Set();
