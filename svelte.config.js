@@ -16,6 +16,9 @@ const config = {
 	// Runes everywhere in this app (Svelte 5): a component without a rune would otherwise compile in
 	// legacy mode, which pulls the legacy flag and code paths into every page's JavaScript.
 	// Libraries' components keep their own mode.
+	// No `window.__svelte.v` registration in every page's JavaScript (the running Svelte version, for tools
+	// that look for it): issue 61's budget (bench/README.md).
+	compilerOptions: { discloseVersion: false },
 	vitePlugin: {
 		dynamicCompileOptions: ({ filename }) => (/[\\/]node_modules[\\/]/.test(filename) ? undefined : { runes: true })
 	},

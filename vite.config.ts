@@ -75,10 +75,13 @@ function isolateWalletConnect(): Plugin {
  * importers its own chunk: a dozen files of a few hundred bytes on the home page and half a dozen in
  * the wallet flow, each compressed on its own. Two groups instead, each everything reachable through
  * static imports from its roots, found once the module graph is known:
- * - `shared`: SvelteKit's client entry, Svelte's client runtime and the root layout (every page loads
- *   all of it);
+ * - `shared`: SvelteKit's client entry and root component, Svelte's client runtime (the parts these use), the
+ *   root layout and the root error page, which SvelteKit's client loads at every start (every page loads all of it);
+ * - `svelte`: the other parts of Svelte's runtime, by the pages that use them (`entriesAware`);
  * - `setup`: what /setup's own page and the wallet flow both import (chain values, the public env),
  *   so that the page never pulls the wallet chunk in statically (a browser with no wallet skips it).
+ * - `setup-page`: the rest of what /setup's page imports (the page, its preview tags, the wallet detection):
+ *   one file instead of three for the wallet-less visit (issue 61's 40 kB, bench/README.md).
  * - `wallet`: the wallet module and the sign-in component (what /setup loads on mount), less what only
  *   the Safe App's connector reaches (through the libraries' index modules), which stays behind the
  *   Safe App's dynamic import. The sign-out triggers, which only the layout of a signed-in member
@@ -89,7 +92,7 @@ function isolateWalletConnect(): Plugin {
  */
 function chunkGroups(): Plugin {
 	const SHARED =
-		/[\\/](?:src[\\/]routes[\\/]\+layout\.svelte|\.svelte-kit[\\/]generated[\\/]root\.svelte|@sveltejs[\\/]kit[\\/]src[\\/]runtime[\\/]client[\\/]entry\.js|svelte[\\/]src[\\/]index-client\.js)$|^\0vite\/preload-helper/;
+		/[\\/](?:src[\\/]routes[\\/]\+(?:layout|error)\.svelte|\.svelte-kit[\\/]generated[\\/]root\.(?:svelte|js)|@sveltejs[\\/]kit[\\/]src[\\/]runtime[\\/]client[\\/]entry\.js|svelte[\\/]src[\\/]index-client\.js)$|^\0vite\/preload-helper/;
 	// Svelte's compiled components import its client runtime as one namespace (`import * as $`), a file of
 	// re-exports only. Walked through, it brings every part of Svelte any page uses into what every page
 	// loads; instead, the `shared` walk follows only the parts its own modules name (`$.each`, `$.bind_value`).
@@ -168,8 +171,15 @@ function chunkGroups(): Plugin {
 			const groups = [
 				{ name: 'shared', test: (id: string) => shared.has(id) },
 				{ name: 'paraglide', test: (id: string) => PARAGLIDE_RUNTIME.test(id) },
+				// The parts of Svelte the chunk every page loads does not hold ({#each}'s list reconciler among them),
+				// by the pages that use them, before the wallet group, which would otherwise capture those its own
+				// components use as their dependencies (rolldown's default), and every page with a list would load it.
+				{ name: 'svelte', test: (id: string) => SVELTE.test(id) && !shared.has(id), entriesAware: true },
 				// Before the wallet group, which would otherwise capture them with its dependencies.
 				{ name: 'setup', test: (id: string) => wallet.has(id) && setup.has(id) },
+				// Apart from the `setup` group: the error pages of /apply, /checkin and /inbox reach the wallet chunk,
+				// and with it the `setup` chunk, and would then load /setup's page too (1.4 kB, bench/README.md).
+				{ name: 'setup-page', test: (id: string) => setup.has(id) && !wallet.has(id) },
 				{ name: 'wallet', test: (id: string) => wallet.has(id) && !safe.has(id) && !setup.has(id) }
 			];
 			return { build: { rolldownOptions: { output: { codeSplitting: { groups } } } } };

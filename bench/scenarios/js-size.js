@@ -179,12 +179,26 @@ export async function jsSizes(root = path.resolve('build')) {
 	const served = await servedPages(root);
 	const home = pageModules(root, served.get('/') ?? '');
 	const setup = pageModules(root, served.get('/setup') ?? '');
-	// The /setup page node is the chunk /setup loads that / does not; its dynamic imports are the wallet flow.
-	const setupNode = [...setup].find((f) => /nodes[/\\]\d+\./.test(f) && !home.has(f));
+	// The /setup page node is the last of the nodes its HTML names (`node_ids`: the layouts', then the page's).
+	// Its code may sit in a chunk of its own, the node re-exporting it (vite.config.ts, the `setup-page` group):
+	// the dynamic imports of the files it loads that the root layout's node does not are the wallet flow.
+	const nodeIds = /node_ids: \[([\d, ]+)\]/
+		.exec(served.get('/setup') ?? '')?.[1]
+		?.split(',')
+		.map((n) => n.trim());
+	const nodeFile = (/** @type {string | undefined} */ id) =>
+		id === undefined
+			? undefined
+			: [...setup].find((f) => path.basename(f).startsWith(`${id}.`) && /nodes[/\\]/.test(f));
+	const setupNode = nodeFile(nodeIds?.at(-1));
+	const layoutNode = nodeFile(nodeIds?.[0]);
+	const layoutFiles = layoutNode ? closure([layoutNode], false) : new Set();
 	const lazy = setupNode
-		? [...readFileSync(setupNode, 'utf8').matchAll(DYNAMIC_IMPORT)].map((m) =>
-				path.resolve(path.dirname(setupNode), m[1] ?? '')
-			)
+		? [...closure([setupNode], false)]
+				.filter((f) => !layoutFiles.has(f))
+				.flatMap((f) =>
+					[...readFileSync(f, 'utf8').matchAll(DYNAMIC_IMPORT)].map((m) => path.resolve(path.dirname(f), m[1] ?? ''))
+				)
 		: [];
 	const isWalletConnect = (/** @type {string} */ code) => code.includes(WALLETCONNECT_ENTRY);
 	const isSafeApp = (/** @type {string} */ code) => SAFE_MARKERS.some((m) => code.includes(m));

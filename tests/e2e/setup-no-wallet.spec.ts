@@ -11,11 +11,14 @@ const WALLET_MARKERS = ['wagmi.sh', '@wagmi/core@', 'viem@', 'SiweMessage'];
 // Issue 61's target is 40 kB; this bound keeps what is shipped from growing while it is not met. Its history, change
 // by change, is in bench/README.md ("Per-locale JavaScript" and what follows). 42,913 B on 2026-12-05, once the
 // chunk every page loads carried only the parts of Svelte the root layout uses, and no list of every page's scripts;
-// 43,273 once the header drew who is signed in and the language offer from the server's data (the home page that
-// does not hydrate; the offer had been a chunk loaded after the first paint, which this count did not see).
-const LIMIT_GZIP_BYTES = 43_300;
+// 43,273 once the header drew who is signed in and the language offer from the server's data; 41,429 once the
+// language switcher and the no-wallet help drew their fixed lists without {#each} (Svelte's list reconciler left the
+// chunk every page loads), the root error page joined that chunk and /setup's own modules one chunk (vite.config.ts).
+const LIMIT_GZIP_BYTES = 41_500;
 const NO_WALLET: Record<string, string> = {
 	'': 'No wallet found in this browser. Install a wallet extension',
+	'/es': 'No se encontró ninguna billetera en este navegador.',
+	'/pt-BR': 'Nenhuma carteira encontrada neste navegador.',
 	'/ar': 'لم يُعثر على محفظة في هذا المتصفح',
 	'/zh-Hans': '此浏览器中未找到钱包。'
 };
