@@ -119,6 +119,10 @@ describe.runIf(serverUrl)('applications on the Postgres server, through HTTP', (
 				expect(textOf(page.body)).toMatch(/database is unavailable/i);
 				expect(Date.now() - started).toBeLessThan(8_000);
 			}
+			// A Spanish page says so in Spanish (issue 61).
+			const es = await getPage(`${server.url}/es/apply`, cookie);
+			expect(es.status).toBe(503);
+			expect(textOf(es.body)).toContain('La base de datos no está disponible. Inténtalo de nuevo en un momento.');
 			// Hidden stays hidden: a member still gets the plain 404 from /admin without touching the database.
 			expect((await getPage(`${server.url}/admin`, cookie)).status).toBe(404);
 		} finally {

@@ -18,6 +18,7 @@ import type { Roster } from './roster';
 import { singleton } from '$lib/platform/singleton';
 import { logger } from './observability';
 import type { Log } from '../db/log';
+import { m } from '$lib/paraglide/messages';
 
 /** The process's configuration and shared resources, made once at start-up. */
 export interface Runtime {
@@ -61,6 +62,9 @@ export const DATABASE_UNAVAILABLE = {
 	message: 'The database is unavailable. Try again in a moment.'
 } as const;
 
+/** The same 503 in the request's language: a page's (the API's is English, as DATABASE_UNAVAILABLE). */
+const databaseUnavailable = () => ({ code: DATABASE_UNAVAILABLE.code, message: m.error_database_unavailable() });
+
 /** The server's log lines outside requests (start-up, migrations, backups, shutdown), as JSON through pino. */
 export const serverLog: Log = (level, msg, fields = {}) => logger[level](fields, msg);
 
@@ -99,7 +103,7 @@ export async function withDatabase<T>(work: (db: Database, handle: DatabaseHandl
 			noteOutOfResources();
 			warnOutOfResources(sqlState(err));
 		}
-		if (isDatabaseUnavailable(err) || err instanceof SchemaNotMigratedError) error(503, DATABASE_UNAVAILABLE);
+		if (isDatabaseUnavailable(err) || err instanceof SchemaNotMigratedError) error(503, databaseUnavailable());
 		// A statement cancelled by the statement timeout: the database did not answer in time, as in an
 		// outage; the 503 is expected (no error log of its own), so the slow statement is said here.
 		if (isStatementTimeout(err)) {
@@ -107,7 +111,7 @@ export async function withDatabase<T>(work: (db: Database, handle: DatabaseHandl
 				sqlstate: '57014',
 				fault: faultForLog(err).split('\n')[0]
 			});
-			error(503, DATABASE_UNAVAILABLE);
+			error(503, databaseUnavailable());
 		}
 		throw err;
 	}
