@@ -51,6 +51,12 @@ describe('signed out', () => {
 		const page = await postForm(base + path, fields);
 		expect(page.status).toBe(401);
 		expect(page.body).toMatch(/href="\/setup(\?next=[^"]*)?"/);
+		expect(textOf(page.body)).toContain('Sign in with your wallet to continue.');
+		// In Arabic on the Arabic page (issue 61), its sign-in link kept under /ar.
+		const ar = await postForm(`${base}/ar${path}`, fields);
+		expect(ar.status).toBe(401);
+		expect(textOf(ar.body)).toContain('سجّل الدخول بمحفظتك للمتابعة.');
+		expect(ar.body).toMatch(/href="\/ar\/setup(\?next=[^"]*)?"/);
 	});
 });
 

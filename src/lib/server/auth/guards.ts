@@ -1,6 +1,7 @@
 import { error, type RequestEvent } from '@sveltejs/kit';
 import type { Role } from '$lib/platform/hidden-sections';
 import { effectiveMember, type TeamGrant } from '../team/roles';
+import { m } from '$lib/paraglide/messages';
 
 /** A role in the team (issue 59): owners (ADMIN_ADDRESSES and the team's) and admins are admins. */
 export type TeamRole = 'owner' | 'admin' | 'reviewer';
@@ -35,7 +36,7 @@ export const isAdminRoute = (routeId: string | null | undefined) =>
  */
 export function requireMember(event: Pick<RequestEvent, 'locals'>): SignedInMember {
 	const member = event.locals.member;
-	if (!member) error(401, { code: 'unauthenticated', message: 'Sign in with your wallet to continue.' });
+	if (!member) error(401, { code: 'unauthenticated', message: m.error_sign_in_to_continue() });
 	return member;
 }
 
@@ -51,7 +52,7 @@ export function requireAdmin(
 	if (member?.isAdmin) return member;
 	if (isAdminRoute(event.route?.id) || isAdminPath(event.url.pathname)) error(404, 'Not Found');
 	requireMember(event);
-	error(403, { code: 'forbidden', message: 'This needs an admin account.' });
+	error(403, { code: 'forbidden', message: m.error_needs_admin() });
 }
 
 /**
