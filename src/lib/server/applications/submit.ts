@@ -3,6 +3,7 @@ import { dayText, isoDay } from '$lib/applications/asks';
 import * as v from 'valibot';
 import { LENGTHS } from '$lib/platform/limits';
 import type { Database } from '../db/client';
+import { builtOnce } from '../db/prepared';
 import { applicationEvents, applications, type Application, type ApplicationEvent } from '../db/schema';
 import { textField, validate } from '../platform/forms';
 import {
@@ -242,16 +243,21 @@ async function submitInTransaction(
 /** The member's applications to one programme, as the may-apply rule reads them (a member has few). */
 // A staged decision reads as the applicant sees it ("in review", applications/staged.ts): a held rejection
 // does not let them apply again before the round is released, which would tell them.
-const standingRows = async (db: Pick<Database, 'select'>, address: string, programId: number) =>
-	(
-		await db
-			.select({ ...getTableColumns(applications), staged: stagedColumn })
-			.from(applications)
-			.where(and(eq(applications.applicantAddress, address), eq(applications.programId, programId)))
-			// Prepared (db/prepared.ts): each submission reads it twice; one round trip each, not two.
-			.prepare('standing_rows')
-			.execute()
-	).map(({ staged, ...row }) => (staged ? maskStaged(row) : row));
+// Prepared and built once (db/prepared.ts): each submission reads it twice; one round trip each, not
+// two, and its 25 columns not turned into text again each time.
+const standingStatement = builtOnce('standing_rows', (db) =>
+	db
+		.select({ ...getTableColumns(applications), staged: stagedColumn })
+		.from(applications)
+		.where(
+			and(
+				eq(applications.applicantAddress, sql.placeholder('address')),
+				eq(applications.programId, sql.placeholder('programId'))
+			)
+		)
+);
+const standingRows = async (db: Database, address: string, programId: number) =>
+	(await standingStatement(db, { address, programId })).map(({ staged, ...row }) => (staged ? maskStaged(row) : row));
 
 /** The 409 of a new application while the programme has no open round, naming its next opening if any. */
 async function roundClosed(
