@@ -188,12 +188,15 @@ async function submitInTransaction(
 				const round = opening ?? (await roundForSubmission(tx, programId));
 				if (round === 'archived') return notFound('No such programme.');
 				if (!round) return await roundClosed(tx, target, timeZone);
-				const [application] = await tx
-					.insert(applications)
-					.values({ applicantAddress: member.address, programId, roundId: round.id, ...fields })
-					.returning()
-					.prepare('insert_application')
-					.execute();
+				const [application] = await insertApplication(tx, {
+					applicantAddress: member.address,
+					programId,
+					roundId: round.id,
+					...fields,
+					// As the columns' encoder writes JSON (a null eligibility stays SQL null).
+					answers: JSON.stringify(fields.answers),
+					eligibility: fields.eligibility === null ? null : JSON.stringify(fields.eligibility)
+				});
 				const place = { program: target.program, round };
 				// What the new row brings with it, each independent of the others: sent together, one write.
 				await Promise.all([
@@ -239,6 +242,25 @@ async function submitInTransaction(
 		return failureOfDatabaseError(err, { unique: alreadyActive(), foreignKey: memberMissing });
 	}
 }
+
+/** A new application's insert, prepared and built once (db/prepared.ts): every submission runs it. */
+const insertApplication = builtOnce('insert_application', (db) =>
+	db
+		.insert(applications)
+		.values({
+			applicantAddress: sql.placeholder('applicantAddress'),
+			programId: sql.placeholder('programId'),
+			roundId: sql.placeholder('roundId'),
+			displayName: sql.placeholder('displayName'),
+			motivation: sql.placeholder('motivation'),
+			contact: sql.placeholder('contact'),
+			formId: sql.placeholder('formId'),
+			// JSON goes as its text: a placeholder given to the column would turn null into JSON's null.
+			answers: sql`${sql.placeholder('answers')}`,
+			eligibility: sql`${sql.placeholder('eligibility')}`
+		})
+		.returning()
+);
 
 /** The member's applications to one programme, as the may-apply rule reads them (a member has few). */
 // A staged decision reads as the applicant sees it ("in review", applications/staged.ts): a held rejection
