@@ -143,7 +143,7 @@ export async function answerVerify(req: IncomingMessage, res: ServerResponse): P
 	const { sessions, config } = runtime();
 	const now = Date.now();
 	const cookie = headers.cookie;
-	let status = 500;
+	let status: number;
 	try {
 		const issued = await sessions.read(cookie ? parse(cookie)[SESSION_COOKIE] : undefined, now);
 		const answer = await verifyAnswer(issued, text, now);

@@ -37,7 +37,7 @@ type PreparedInternals = PgPreparedQuery<PreparedQueryConfig> & {
  * values given as `sql.placeholder(name)`), then run prepared under `name` on whichever handle each
  * call gives: the database or a transaction, on its connection. A builder's `.prepare(name)` builds the
  * statement's text again on every call, which for a wide select was a large share of a submission's
- * CPU (bench/history/2026-12-05-sign-in-node-answers.md). Placeholders pass their values to the driver
+ * CPU (bench/history/2026-12-05-sign-in-answers.md). Placeholders pass their values to the driver
  * as they are: use them only for columns whose driver value is the value itself (text, integers), not
  * for JSON or dates, which the builder would encode.
  */
