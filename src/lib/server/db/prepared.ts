@@ -37,9 +37,10 @@ type PreparedInternals = PgPreparedQuery<PreparedQueryConfig> & {
  * values given as `sql.placeholder(name)`), then run prepared under `name` on whichever handle each
  * call gives: the database or a transaction, on its connection. A builder's `.prepare(name)` builds the
  * statement's text again on every call, which for a wide select was a large share of a submission's
- * CPU (bench/history/2026-12-05-sign-in-answers.md). Placeholders pass their values to the driver
- * as they are: use them only for columns whose driver value is the value itself (text, integers), not
- * for JSON or dates, which the builder would encode.
+ * CPU (bench/history/2026-12-05-sign-in-answers.md). A placeholder compared with a column (`eq`,
+ * `lte`) reaches the driver as given: a date goes as its ISO text, as the column's encoder writes it.
+ * One given as an insert's value goes through the column's encoder, which makes JSON null of a null:
+ * give JSON as its text, inside sql`…`, as the application's insert does (applications/submit.ts).
  */
 export function builtOnce<Result>(
 	name: string,
