@@ -10,7 +10,8 @@
 export const NODE_ANSWERS_EVENT = 'member-portal:node-answers';
 
 /**
- * An answer the Node server gives itself. If it throws or rejects before it has written anything, the
- * server passes the request on to SvelteKit.
- * @typedef {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => Promise<void>} NodeAnswer
+ * An answer the Node server gives itself. If it throws or rejects before it has written anything, or
+ * resolves to `false` (a request it declines, before reading any of its body), the server passes the
+ * request on to SvelteKit.
+ * @typedef {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => Promise<void | boolean>} NodeAnswer
  */

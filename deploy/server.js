@@ -236,12 +236,18 @@ export function startPortalServer(handler, { dir, env = process.env, answers = n
 			const answer = nodeAnswers.size ? nodeAnswers.get(`${req.method} ${req.url}`) : undefined;
 			if (!answer) return handler(req, res, notFound);
 			// A throw, at once or later, is a rejection: before anything was written SvelteKit answers instead.
-			new Promise((resolve) => resolve(answer(req, res))).catch((/** @type {unknown} */ err) => {
-				const reason = err instanceof Error ? err.message : String(err);
-				console.error(`The server's own answer to ${req.method} ${req.url} failed: ${reason}`);
-				if (!res.headersSent) handler(req, res, notFound);
-				else if (!res.writableEnded) res.destroy();
-			});
+			// An answer that declines the request (false, before reading anything) leaves it to SvelteKit too.
+			new Promise((resolve) => resolve(answer(req, res))).then(
+				(taken) => {
+					if (taken === false) handler(req, res, notFound);
+				},
+				(/** @type {unknown} */ err) => {
+					const reason = err instanceof Error ? err.message : String(err);
+					console.error(`The server's own answer to ${req.method} ${req.url} failed: ${reason}`);
+					if (!res.headersSent) handler(req, res, notFound);
+					else if (!res.writableEnded) res.destroy();
+				}
+			);
 		}
 	);
 

@@ -24,6 +24,8 @@ import {
 } from '../deploy/security-headers.js';
 import { SESSION_COOKIE } from '$lib/server/auth/session';
 import { SESSION_CHECK_ROUTE, answerSessionCheck, sessionAndMember } from '$lib/server/auth/session-check';
+import { NONCE_ROUTE, answerNonce } from '$lib/server/auth/nonce';
+import { VERIFY_ROUTE, answerVerify } from '$lib/server/auth/verify';
 import { NODE_ANSWERS_EVENT, type NodeAnswer } from '../deploy/node-answers.js';
 import { fileErrorInWords, startFailed } from '../deploy/start-up.js';
 import { outboxRowsWritten } from '$lib/server/outbox/written';
@@ -148,8 +150,13 @@ export const init: ServerInit = async () => {
 	// The Node server emits sveltekit:shutdown once it has closed (SIGTERM, SIGINT): the database closes
 	// cleanly (the next start needs no recovery) and the process ends (docs/operating.md).
 	process.once('sveltekit:shutdown', () => void shutDown(database, stops, serverLog));
-	// The portal's Node server answers the session check itself (decision 0037); on Vercel nobody listens.
-	const answers: Record<string, NodeAnswer> = { [`GET ${SESSION_CHECK_ROUTE}`]: answerSessionCheck };
+	// The portal's Node server answers the session check (decision 0037), the nonce and a plain JSON
+	// verify (0053) itself; on Vercel nobody listens.
+	const answers: Record<string, NodeAnswer> = {
+		[`GET ${SESSION_CHECK_ROUTE}`]: answerSessionCheck,
+		[`GET ${NONCE_ROUTE}`]: answerNonce,
+		[`POST ${VERIFY_ROUTE}`]: answerVerify
+	};
 	(process.emit as (event: string, ...args: unknown[]) => boolean)(NODE_ANSWERS_EVENT, answers);
 };
 

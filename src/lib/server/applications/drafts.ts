@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Handle } from '@sveltejs/kit';
 import type { Database } from '../db/client';
+import { builtOnce } from '../db/prepared';
 import { applicationDrafts } from '../db/schema';
 import type { FormFields } from '../platform/forms';
 import { rateLimited, type Outcome } from '../platform/outcome';
@@ -86,13 +87,20 @@ export async function draftOf(
 }
 
 /** Deletes the member's draft for the programme: in the transaction of the submission that replaces it. */
-export async function deleteDraft(db: Pick<Database, 'delete'>, address: string, programId: number) {
-	await db
-		.delete(applicationDrafts)
-		.where(and(eq(applicationDrafts.memberAddress, address), eq(applicationDrafts.programId, programId)))
-		.prepare('delete_draft')
-		.execute();
+export async function deleteDraft(db: Database, address: string, programId: number) {
+	await deleteDraftStatement(db, { address, programId });
 }
+// Prepared and built once (db/prepared.ts): every submission runs it.
+const deleteDraftStatement = builtOnce('delete_draft', (db) =>
+	db
+		.delete(applicationDrafts)
+		.where(
+			and(
+				eq(applicationDrafts.memberAddress, sql.placeholder('address')),
+				eq(applicationDrafts.programId, sql.placeholder('programId'))
+			)
+		)
+);
 
 /** The draft's answers by question key, as the form's question fields take them. */
 export function draftAnswers(fields: DraftFields): Record<string, string | string[]> {

@@ -1,4 +1,5 @@
 import Iron from '@hapi/iron';
+import { serialize } from 'cookie';
 import { LRUCache } from 'lru-cache';
 import type { Cookies } from '@sveltejs/kit';
 import { MAX_MESSAGE_VALIDITY_MS } from '$lib/chain/chain';
@@ -93,7 +94,7 @@ function parseSessionData(value: unknown): SessionData | undefined {
  * a cross-site context: SameSite=None, which browsers accept only with Secure, and Partitioned (CHIPS),
  * so that it lives in a jar of its own per top-level site and other sites' pages never send it.
  */
-export function sessionCookieOptions(url: URL, maxAgeSeconds: number, framed = false) {
+export function sessionCookieOptions(url: Pick<URL, 'protocol'>, maxAgeSeconds: number, framed = false) {
 	const maxAge = Math.max(0, Math.floor(maxAgeSeconds));
 	if (framed) return { path: '/', httpOnly: true, sameSite: 'none' as const, secure: true, partitioned: true, maxAge };
 	return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: url.protocol === 'https:', maxAge };
@@ -107,6 +108,29 @@ export const signedOutCookieOptions = (url: URL) =>
 /** A nonce-only cookie lives as long as a signed message may. */
 export const NONCE_TTL_SECONDS = MAX_MESSAGE_VALIDITY_MS / 1000;
 
+/** The Max-Age of `data`'s cookie, or null when there is nothing (left) to keep and the cookie is cleared. */
+function maxAgeOf(data: SessionData | null, now: number): number | null {
+	const maxAgeSeconds = data ? Math.floor((data.expiresAt - now) / 1000) : 0;
+	return !data || maxAgeSeconds <= 0 || (!data.address && !data.nonce) ? null : maxAgeSeconds;
+}
+
+/**
+ * The Set-Cookie header writeSessionCookie has SvelteKit send, for the portal's Node server's own
+ * answers (decision 0053): the same options through the `cookie` package's serialize, which SvelteKit's
+ * `cookies.set` and `cookies.delete` (an empty value, Max-Age 0) use. `protocol`: the request URL's.
+ */
+export async function sessionSetCookie(
+	codec: SessionCodec,
+	data: SessionData | null,
+	now: number,
+	{ protocol, framed }: { protocol: string; framed: boolean }
+): Promise<string> {
+	const maxAge = maxAgeOf(data, now);
+	if (data === null || maxAge === null)
+		return serialize(SESSION_COOKIE, '', sessionCookieOptions({ protocol }, 0, framed));
+	return serialize(SESSION_COOKIE, await codec.seal(data), sessionCookieOptions({ protocol }, maxAge, framed));
+}
+
 /**
  * Writes `data` as the session cookie with Max-Age = the time left until its inner expiresAt, or
  * clears the cookie when there is nothing (left) to keep.
@@ -119,8 +143,8 @@ export async function writeSessionCookie(
 	now: number = Date.now(),
 	framed = false
 ): Promise<void> {
-	const maxAgeSeconds = data ? Math.floor((data.expiresAt - now) / 1000) : 0;
-	if (!data || maxAgeSeconds <= 0 || (!data.address && !data.nonce)) {
+	const maxAgeSeconds = maxAgeOf(data, now);
+	if (data === null || maxAgeSeconds === null) {
 		cookies.delete(SESSION_COOKIE, sessionCookieOptions(url, 0, framed));
 		return;
 	}

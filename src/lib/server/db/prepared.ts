@@ -1,5 +1,5 @@
 import type { SQL } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgPreparedQuery, type PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import type { Database } from './client';
 
 const dialect = new PgDialect();
@@ -14,4 +14,61 @@ const dialect = new PgDialect();
  */
 export function executePrepared(db: Pick<Database, '_'>, name: string, query: SQL): Promise<unknown> {
 	return db._.session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false).execute();
+}
+
+/** What a query builder's prepared statement holds besides its connection: taken once, run on any handle. */
+interface BuiltStatement {
+	query: ReturnType<PgPreparedQuery<PreparedQueryConfig>['getQuery']>;
+	fields: unknown;
+	joinsNotNullableMap: unknown;
+	arrayMode: boolean;
+	mapper: unknown;
+}
+/** The parts of drizzle's prepared query read here (postgres.js's and PGlite's both have them). */
+type PreparedInternals = PgPreparedQuery<PreparedQueryConfig> & {
+	fields?: unknown;
+	customResultMapper?: unknown;
+	joinsNotNullableMap?: unknown;
+	isResponseInArrayMode(): boolean;
+};
+
+/**
+ * A query builder's statement, built once per process (its text, parameters and result mapping; the
+ * values given as `sql.placeholder(name)`), then run prepared under `name` on whichever handle each
+ * call gives: the database or a transaction, on its connection. A builder's `.prepare(name)` builds the
+ * statement's text again on every call, which for a wide select was a large share of a submission's
+ * CPU (bench/history/2026-12-05-sign-in-answers.md). A placeholder compared with a column (`eq`,
+ * `lte`) reaches the driver as given: a date goes as its ISO text, as the column's encoder writes it.
+ * One given as an insert's value goes through the column's encoder, which makes JSON null of a null:
+ * give JSON as its text, inside sql`…`, as the application's insert does (applications/submit.ts).
+ */
+export function builtOnce<Result>(
+	name: string,
+	build: (db: Database) => { prepare(name: string): PgPreparedQuery<PreparedQueryConfig & { execute: Result }> }
+): (db: Database, values: Record<string, unknown>) => Promise<Result> {
+	let built: BuiltStatement | undefined;
+	return (db, values) => {
+		if (!built) {
+			const prepared = build(db).prepare(name) as unknown as PreparedInternals;
+			built = {
+				query: prepared.getQuery(),
+				fields: prepared.fields,
+				joinsNotNullableMap: prepared.joinsNotNullableMap,
+				arrayMode: prepared.isResponseInArrayMode(),
+				mapper: prepared.customResultMapper
+			};
+		}
+		const session = db._.session as unknown as {
+			prepareQuery(
+				query: unknown,
+				fields: unknown,
+				name: string,
+				arrayMode: boolean,
+				mapper: unknown
+			): PreparedInternals;
+		};
+		const query = session.prepareQuery(built.query, built.fields, name, built.arrayMode, built.mapper);
+		query.joinsNotNullableMap = built.joinsNotNullableMap;
+		return query.execute(values) as Promise<Result>;
+	};
 }

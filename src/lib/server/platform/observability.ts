@@ -75,7 +75,12 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 const FORWARDED_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 const SIGN_IN_ROUTE = '/api/auth/verify';
-const SIGN_IN_OUTCOMES = new Set<string>([...SIGN_IN_FAILURE_CODES, 'invalid_request', 'database_unavailable']);
+/** The `signIns` counter's outcomes besides `ok`, `rate_limited` and `other` (also the Node server's answer, auth/verify.ts). */
+export const SIGN_IN_OUTCOMES: ReadonlySet<string> = new Set<string>([
+	...SIGN_IN_FAILURE_CODES,
+	'invalid_request',
+	'database_unavailable'
+]);
 
 /** The id of a request: the proxy's in `forwarded` when it has the right shape, otherwise a new UUID. */
 export function requestIdFrom(forwarded: string | null | undefined): string {

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
+import { builtOnce } from '../db/prepared';
 import { programs, rounds, type Program } from '../db/schema';
 import { MEMBERSHIP_SLUG, PROGRAM_SLUG } from '$lib/programs/programs';
 
@@ -40,32 +41,41 @@ export async function openRoundOf(db: Reader, programId: number, now = new Date(
  * this submission and counts it, or went first and this one reads `archived`. Null: no open round.
  */
 export async function roundForSubmission(
-	db: Reader,
+	db: Database,
 	programId: number,
 	now = new Date()
 ): Promise<RoundWindow | null | 'archived'> {
-	// One statement (issue 60): the row locked, and beside it its open round, read as openRoundOf reads it.
+	const [row] = await roundForSubmissionStatement(db, { programId, now: now.toISOString() });
+	if (!row || row.archivedAt !== null) return 'archived';
+	return row.round;
+}
+
+// One statement (issue 60): the row locked, and beside it its open round, read as openRoundOf reads it.
+// Built once (db/prepared.ts); `now` goes as the text the column's encoder makes of a date.
+const roundForSubmissionStatement = builtOnce('round_for_submission', (db) => {
+	const now = sql.placeholder('now');
 	const open = db
 		.select(windowColumns)
 		.from(rounds)
-		.where(and(eq(rounds.programId, programs.id), openAt(now)))
+		.where(
+			and(
+				eq(rounds.programId, programs.id),
+				and(lte(rounds.opensAt, now), or(isNull(rounds.closesAt), gt(rounds.closesAt, now)))
+			)
+		)
 		.orderBy(asc(rounds.opensAt), asc(rounds.id))
 		.limit(1)
 		.as('open_round');
-	const [row] = await db
+	return db
 		.select({
 			archivedAt: programs.archivedAt,
 			round: { id: open.id, name: open.name, opensAt: open.opensAt, closesAt: open.closesAt }
 		})
 		.from(programs)
 		.leftJoinLateral(open, sql`true`)
-		.where(eq(programs.id, programId))
-		.for('share', { of: programs })
-		.prepare('round_for_submission')
-		.execute();
-	if (!row || row.archivedAt !== null) return 'archived';
-	return row.round;
-}
+		.where(eq(programs.id, sql.placeholder('programId')))
+		.for('share', { of: programs });
+});
 
 /** The programme's next round to open after `now`, or null. */
 export async function nextRoundOf(db: Reader, programId: number, now = new Date()): Promise<RoundWindow | null> {
