@@ -178,3 +178,22 @@ export async function startServer(
 		}
 	};
 }
+
+/**
+ * The request lines `server` logged for requests whose id contains `id`, without their time and duration:
+ * lines are written in batches at least every quarter of a second, so this waits 600 ms first.
+ */
+export async function requestLinesOf(
+	server: Pick<RunningServer, 'output'>,
+	id: string
+): Promise<Record<string, unknown>[]> {
+	await new Promise((resolve) => setTimeout(resolve, 600));
+	return server
+		.output()
+		.split('\n')
+		.filter((line) => line.includes(id))
+		.map((line) => {
+			const { time: _time, durationMs: _ms, ...rest } = JSON.parse(line) as Record<string, unknown>;
+			return rest;
+		});
+}

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionCodec, SessionData } from '../../src/lib/server/auth/session';
 import { member, sessionCodec } from '../helpers/auth';
 import { rawRequest } from '../helpers/raw-http';
-import { startServer, type RunningServer } from '../helpers/server';
+import { requestLinesOf, startServer, type RunningServer } from '../helpers/server';
 
 const NONCE_TTL_MS = 15 * 60_000;
 
@@ -130,14 +130,7 @@ describe('GET /api/auth/nonce from the Node server and from SvelteKit', () => {
 			const response = await fetch(`${server.url}${target}`, { headers: { 'x-request-id': requestId } });
 			expect(response.headers.get('x-request-id')).toBe(requestId);
 		}
-		// Request lines are written in batches, at least every quarter of a second.
-		await new Promise((resolve) => setTimeout(resolve, 600));
-		const lines = server
-			.output()
-			.split('\n')
-			.filter((line) => line.includes(id))
-			.map((line) => JSON.parse(line) as Record<string, unknown>);
-		expect(lines.map(({ time: _time, durationMs: _ms, ...rest }) => rest)).toEqual(
+		expect(await requestLinesOf(server, id)).toEqual(
 			[id, `${id}-kit`].map((requestId) => ({
 				level: 'info',
 				requestId,

@@ -12,7 +12,7 @@ import { NODE_ANSWERS_EVENT, type NodeAnswer } from '../../deploy/node-answers.j
 import { PRERENDERED_POLICIES_FILE, listenForNodeAnswers, startPortalServer } from '../../deploy/server.js';
 import { admin, member, sessionCodec, stranger } from '../helpers/auth';
 import { rawRequest } from '../helpers/raw-http';
-import { TEST_SESSION_PASSWORD, startServer, type RunningServer } from '../helpers/server';
+import { TEST_SESSION_PASSWORD, requestLinesOf, startServer, type RunningServer } from '../helpers/server';
 
 describe('the Node server and the answers the app offers it', () => {
 	const servers: Server[] = [];
@@ -205,14 +205,7 @@ describe('GET /api/auth/me from the Node server and from SvelteKit', () => {
 		const id = 'session-check-node-0001';
 		await answer('/api/auth/me', { 'x-request-id': id });
 		await answer('/api/auth/me?via=sveltekit', { 'x-request-id': `${id}-kit` });
-		// Request lines are written in batches, at least every quarter of a second.
-		await new Promise((resolve) => setTimeout(resolve, 600));
-		const lines = server
-			.output()
-			.split('\n')
-			.filter((line) => line.includes(id))
-			.map((line) => JSON.parse(line) as Record<string, unknown>);
-		expect(lines.map(({ time: _time, durationMs: _ms, ...rest }) => rest)).toEqual(
+		expect(await requestLinesOf(server, id)).toEqual(
 			[id, `${id}-kit`].map((requestId) => ({
 				level: 'info',
 				requestId,
