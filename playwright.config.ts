@@ -11,8 +11,9 @@ export default defineConfig({
 	// Two spec files at a time, each with its own server on its own database (fixtures.ts, startPortal). With one
 	// worker about one core of the two was busy: its specs cost about 820 CPU seconds measured file by file (test
 	// process, server and Chromium; 201 tests in 36 files, 2026-12-05), while CI's e2e part took 624-960 s of wall
-	// time (bench/README.md, CI time). E2E_WORKERS=1 runs them one at a time.
-	workers: Number(process.env.E2E_WORKERS ?? 2),
+	// time (bench/README.md, CI time). With two the CPU was still idle 8-20 % of the e2e phase (vmstat in CI,
+	// 2026-12-05): three. E2E_WORKERS=1 runs them one at a time.
+	workers: Number(process.env.E2E_WORKERS ?? 3),
 	// In CI a test that timed out on the shared cores runs once more, and the report names it flaky; a real
 	// failure fails twice.
 	retries: process.env.CI ? 1 : 0,
