@@ -8,7 +8,7 @@ export default defineConfig({
 	outputDir: 'test-results',
 	// Long journeys (many pages, screenshots, axe) passed 60 s on a loaded 2-core CI run; a stuck test still ends.
 	timeout: 120_000,
-	// Two spec files at a time, each with its own server on its own database (fixtures.ts, startPortal). With one
+	// Spec files side by side, each with its own server on its own database (fixtures.ts, startPortal). With one
 	// worker about one core of the two was busy: its specs cost about 820 CPU seconds measured file by file (test
 	// process, server and Chromium; 201 tests in 36 files, 2026-12-05), while CI's e2e part took 624-960 s of wall
 	// time (bench/README.md, CI time). With two the CPU was still idle 8-20 % of the e2e phase (vmstat in CI,
