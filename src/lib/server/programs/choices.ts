@@ -7,15 +7,6 @@ import { programInLocale, type ProgramChoice, type ProgramTranslations } from '$
 
 export type { ProgramChoice };
 
-/** What a page needs to name a programme in its locale (`programInLocale`) and link to it. */
-export const PROGRAM_NAMING = {
-	id: programs.id,
-	slug: programs.slug,
-	name: programs.name,
-	translations: programs.translations,
-	archivedAt: programs.archivedAt
-};
-
 /** Every programme with its rounds in the order they open, one row a programme (rounds as a JSON array). */
 const CHOICES = sql`select p.id, p.slug, p.name, p.translations, p.archived_at is not null as archived,
 	coalesce((select json_agg(json_build_object('id', r.id, 'name', r.name) order by r.opens_at, r.id)
