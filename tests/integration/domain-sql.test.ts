@@ -48,15 +48,30 @@ async function definitions(db: Database): Promise<Definitions> {
 	};
 }
 
-/** The functions (name/number of arguments) and triggers (name on table) a file's statements create. */
+/**
+ * The functions (name/number of arguments) and triggers (name on table) a file's statements create: a
+ * CREATE OR REPLACE FUNCTION or TRIGGER, or a call of create_statement_triggers (platform/triggers.sql),
+ * which creates a table's four <prefix>_inserted, _updated, _deleted and _truncated triggers.
+ */
 function namedIn(text: string): string[] {
-	return statementsOf(text).map((statement) => {
+	return statementsOf(text).flatMap((statement) => {
 		const body = statement.replace(/^\s*--.*$/gm, '').trim();
 		const fn = /^CREATE OR REPLACE FUNCTION (\w+)\s*\(([^)]*)\)/i.exec(body);
-		if (fn) return `function ${fn[1]}/${fn[2]!.split(',').filter((a) => a.trim()).length}`;
+		if (fn) {
+			const args = fn[2]!.replace(/'[^']*'/g, "''").split(',');
+			return [`function ${fn[1]}/${args.filter((a) => a.trim()).length}`];
+		}
 		const trigger = /^CREATE OR REPLACE TRIGGER "?(\w+)"?[\s\S]*?\bON "?(\w+)"?/i.exec(body);
-		if (trigger) return `trigger ${trigger[1]} on ${trigger[2]}`;
-		throw new Error(`not a CREATE OR REPLACE FUNCTION or TRIGGER: ${body.slice(0, 80)}`);
+		if (trigger) return [`trigger ${trigger[1]} on ${trigger[2]}`];
+		const four =
+			/^SELECT create_statement_triggers\('(\w+)',\s*'(\w+)',\s*'\w+',\s*'\w+'(?:,\s*'\{(\w+),(\w+),(\w+),(\w+)\}')?\);$/i.exec(
+				body
+			);
+		if (four) {
+			const suffixes = four[3] ? four.slice(3, 7) : ['inserted', 'updated', 'deleted', 'truncated'];
+			return suffixes.map((suffix) => `trigger ${four[2]}_${suffix} on ${four[1]}`);
+		}
+		throw new Error(`not a CREATE OR REPLACE FUNCTION or TRIGGER, nor create_statement_triggers: ${body.slice(0, 80)}`);
 	});
 }
 

@@ -163,41 +163,11 @@ BEGIN
 	RETURN NULL;
 END $$;
 --> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_applications_inserted AFTER INSERT ON applications
-REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_applications_changed();
+SELECT create_statement_triggers('applications', 'insights_applications', 'insights_applications_changed', 'insights_truncated');
 --> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_applications_updated AFTER UPDATE ON applications
-REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_applications_changed();
+SELECT create_statement_triggers('application_events', 'insights_events', 'insights_events_changed', 'insights_truncated');
 --> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_applications_deleted AFTER DELETE ON applications
-REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_applications_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_applications_truncated AFTER TRUNCATE ON applications
-FOR EACH STATEMENT EXECUTE FUNCTION insights_truncated();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_events_inserted AFTER INSERT ON application_events
-REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_events_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_events_updated AFTER UPDATE ON application_events
-REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_events_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_events_deleted AFTER DELETE ON application_events
-REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_events_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_events_truncated AFTER TRUNCATE ON application_events
-FOR EACH STATEMENT EXECUTE FUNCTION insights_truncated();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_check_ins_inserted AFTER INSERT ON check_ins
-REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_check_ins_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_check_ins_updated AFTER UPDATE ON check_ins
-REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_check_ins_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_check_ins_deleted AFTER DELETE ON check_ins
-REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_check_ins_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_check_ins_truncated AFTER TRUNCATE ON check_ins
-FOR EACH STATEMENT EXECUTE FUNCTION insights_truncated();
+SELECT create_statement_triggers('check_ins', 'insights_check_ins', 'insights_check_ins_changed', 'insights_truncated');
 --> statement-breakpoint
 -- Ranks for the wait chart's exact percentiles (docs/decisions/0034-insights-wait-ranks.md): how many
 -- first decisions each (week, wait bucket) holds, kept by statement-level triggers on
@@ -278,17 +248,7 @@ BEGIN
 	RETURN NULL;
 END $$;
 --> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_wait_buckets_inserted AFTER INSERT ON insights_first_decisions
-REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_wait_buckets_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_wait_buckets_updated AFTER UPDATE ON insights_first_decisions
-REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_wait_buckets_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_wait_buckets_deleted AFTER DELETE ON insights_first_decisions
-REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_wait_buckets_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER insights_wait_buckets_truncated AFTER TRUNCATE ON insights_first_decisions
-FOR EACH STATEMENT EXECUTE FUNCTION insights_wait_buckets_truncated();
+SELECT create_statement_triggers('insights_first_decisions', 'insights_wait_buckets', 'insights_wait_buckets_changed', 'insights_wait_buckets_truncated');
 --> statement-breakpoint
 -- Reviewer votes: the votes chart of /admin/insights counted each reviewer's current
 -- votes (their newest per application, created_at then id) from every vote, a sort of the whole table
@@ -371,14 +331,5 @@ BEGIN
 	RETURN NULL;
 END $$;
 --> statement-breakpoint
-CREATE OR REPLACE TRIGGER application_votes_reviewers_ins AFTER INSERT ON application_votes
-REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_reviewer_votes_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER application_votes_reviewers_upd AFTER UPDATE ON application_votes
-REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_reviewer_votes_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER application_votes_reviewers_del AFTER DELETE ON application_votes
-REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION insights_reviewer_votes_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER application_votes_reviewers_truncate AFTER TRUNCATE ON application_votes
-FOR EACH STATEMENT EXECUTE FUNCTION insights_reviewer_votes_truncated();
+SELECT create_statement_triggers('application_votes', 'application_votes_reviewers', 'insights_reviewer_votes_changed',
+	'insights_reviewer_votes_truncated', '{ins,upd,del,truncate}');

@@ -1,4 +1,5 @@
--- The platform's database functions: the rate limiter's counter (rate-limit.ts, files/sweep.ts).
+-- The platform's database functions: the rate limiter's counter (rate-limit.ts, files/sweep.ts) and the
+-- statement-level triggers the other domains' rollups declare through it (create_statement_triggers).
 --
 -- The current definition of each function and trigger of this domain, re-applied after the migrations
 -- whenever this file changes (src/lib/server/db/domain-sql.js). Change one here, not in a migration;
@@ -43,3 +44,30 @@ LANGUAGE sql VOLATILE AS $$
 		count = CASE WHEN c.window_ends_at <= now() THEN p_cost ELSE c.count + p_cost END
 	RETURNING c.count <= p_limit, c.count, c.window_ends_at;
 $$;
+--> statement-breakpoint
+-- create_statement_triggers(table, prefix, changed, truncated[, suffixes]): the four statement-level
+-- triggers a rollup keeps on a table, named <prefix>_inserted, _updated, _deleted and _truncated (or the
+-- four suffixes given, in that order). The first three run `changed` with the statement's transition
+-- tables (new_rows, old_rows); a TRUNCATE, which has none, runs `truncated`. Idempotent (CREATE OR
+-- REPLACE TRIGGER), so a domain file calls it with SELECT.
+CREATE OR REPLACE FUNCTION create_statement_triggers(
+	p_table text,
+	p_prefix text,
+	p_changed text,
+	p_truncated text,
+	p_suffixes text[] DEFAULT '{inserted,updated,deleted,truncated}'
+) RETURNS void
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+	EXECUTE format(
+		'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %I REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %I()',
+		p_prefix || '_' || p_suffixes[1], p_table, p_changed);
+	EXECUTE format(
+		'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %I REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %I()',
+		p_prefix || '_' || p_suffixes[2], p_table, p_changed);
+	EXECUTE format(
+		'CREATE OR REPLACE TRIGGER %I AFTER DELETE ON %I REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION %I()',
+		p_prefix || '_' || p_suffixes[3], p_table, p_changed);
+	EXECUTE format('CREATE OR REPLACE TRIGGER %I AFTER TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION %I()',
+		p_prefix || '_' || p_suffixes[4], p_table, p_truncated);
+END $$;

@@ -79,17 +79,17 @@ LANGUAGE plpgsql AS $$
 DECLARE
 	touched uuid[];
 BEGIN
+	-- The ids as the rows hold them: the recount takes each once, and a statement that changed no row
+	-- leaves touched null, which recounts nothing.
 	IF TG_OP = 'INSERT' THEN
-		SELECT array_agg(DISTINCT application_id) INTO touched FROM new_rows;
+		SELECT array_agg(application_id) INTO touched FROM new_rows;
 	ELSIF TG_OP = 'UPDATE' THEN
-		SELECT array_agg(id) INTO touched
-		FROM (SELECT application_id FROM old_rows UNION SELECT application_id FROM new_rows) AS t(id);
+		SELECT array_agg(application_id) INTO touched
+		FROM (SELECT application_id FROM old_rows UNION ALL SELECT application_id FROM new_rows) AS t;
 	ELSE
-		SELECT array_agg(DISTINCT application_id) INTO touched FROM old_rows;
+		SELECT array_agg(application_id) INTO touched FROM old_rows;
 	END IF;
-	IF touched IS NOT NULL THEN
-		PERFORM application_votes_recount(touched);
-	END IF;
+	PERFORM application_votes_recount(touched);
 	RETURN NULL;
 END $$;
 --> statement-breakpoint
@@ -103,17 +103,7 @@ BEGIN
 	RETURN NULL;
 END $$;
 --> statement-breakpoint
-CREATE OR REPLACE TRIGGER application_votes_inserted AFTER INSERT ON application_votes
-REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION application_votes_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER application_votes_updated AFTER UPDATE ON application_votes
-REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION application_votes_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER application_votes_deleted AFTER DELETE ON application_votes
-REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION application_votes_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER application_votes_truncated AFTER TRUNCATE ON application_votes
-FOR EACH STATEMENT EXECUTE FUNCTION application_votes_truncated();
+SELECT create_statement_triggers('application_votes', 'application_votes', 'application_votes_changed', 'application_votes_truncated');
 --> statement-breakpoint
 -- Counting: every change that opens or closes an assignment adds its own +1 or -1 per reviewer. Changes
 -- of who reviews what take the assignment lock (440040, decision 0040) before they write; a vote and a
@@ -220,14 +210,8 @@ BEGIN
 	RETURN NULL;
 END $$;
 --> statement-breakpoint
-CREATE OR REPLACE TRIGGER review_assignments_open_ins AFTER INSERT ON review_assignments
-	REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION review_assignments_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER review_assignments_open_upd AFTER UPDATE ON review_assignments
-	REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION review_assignments_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER review_assignments_open_del AFTER DELETE ON review_assignments
-	REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION review_assignments_changed();
+SELECT create_statement_triggers('review_assignments', 'review_assignments_open', 'review_assignments_changed',
+	'reviewer_open_truncated', '{ins,upd,del,truncate}');
 --> statement-breakpoint
 CREATE OR REPLACE TRIGGER application_votes_open_ins AFTER INSERT ON application_votes
 	REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION application_votes_assignment_changed();
@@ -237,9 +221,6 @@ CREATE OR REPLACE TRIGGER application_votes_open_del AFTER DELETE ON application
 --> statement-breakpoint
 CREATE OR REPLACE TRIGGER applications_open_upd AFTER UPDATE ON applications
 	REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION applications_review_assignment_changed();
---> statement-breakpoint
-CREATE OR REPLACE TRIGGER review_assignments_open_truncate AFTER TRUNCATE ON review_assignments
-	FOR EACH STATEMENT EXECUTE FUNCTION reviewer_open_truncated();
 --> statement-breakpoint
 CREATE OR REPLACE TRIGGER application_votes_open_truncate AFTER TRUNCATE ON application_votes
 	FOR EACH STATEMENT EXECUTE FUNCTION reviewer_open_truncated();
