@@ -8,18 +8,18 @@ CREATE OR REPLACE FUNCTION create_statement_triggers(
 	p_suffixes text[] DEFAULT '{inserted,updated,deleted,truncated}'
 ) RETURNS void
 LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+	events CONSTANT text[] := '{INSERT,UPDATE,DELETE,TRUNCATE}';
+	transitions CONSTANT text[] := ARRAY[
+		'REFERENCING NEW TABLE AS new_rows', 'REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows',
+		'REFERENCING OLD TABLE AS old_rows', ''];
 BEGIN
-	EXECUTE format(
-		'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %I REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %I()',
-		p_prefix || '_' || p_suffixes[1], p_table, p_changed);
-	EXECUTE format(
-		'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %I REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %I()',
-		p_prefix || '_' || p_suffixes[2], p_table, p_changed);
-	EXECUTE format(
-		'CREATE OR REPLACE TRIGGER %I AFTER DELETE ON %I REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION %I()',
-		p_prefix || '_' || p_suffixes[3], p_table, p_changed);
-	EXECUTE format('CREATE OR REPLACE TRIGGER %I AFTER TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION %I()',
-		p_prefix || '_' || p_suffixes[4], p_table, p_truncated);
+	FOR i IN 1..4 LOOP
+		CONTINUE WHEN p_suffixes[i] IS NULL;
+		EXECUTE format('CREATE OR REPLACE TRIGGER %I AFTER %s ON %I %s FOR EACH STATEMENT EXECUTE FUNCTION %I()',
+			p_prefix || '_' || p_suffixes[i], events[i], p_table, transitions[i],
+			CASE WHEN i = 4 THEN p_truncated ELSE p_changed END);
+	END LOOP;
 END $$;
 --> statement-breakpoint
 -- application_votes_changed without its own DISTINCT and null check (application_votes_recount does both).

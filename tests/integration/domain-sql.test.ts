@@ -61,7 +61,9 @@ function namedIn(text: string): string[] {
 			const args = fn[2]!.replace(/'[^']*'/g, "''").split(',');
 			return [`function ${fn[1]}/${args.filter((a) => a.trim()).length}`];
 		}
-		const trigger = /^CREATE OR REPLACE TRIGGER "?(\w+)"?[\s\S]*?\bON "?(\w+)"?/i.exec(body);
+		// A constraint trigger has no CREATE OR REPLACE: the file drops it first (a DROP names nothing).
+		if (/^DROP TRIGGER IF EXISTS \w+ ON \w+;?$/i.test(body)) return [];
+		const trigger = /^CREATE (?:OR REPLACE |CONSTRAINT )TRIGGER "?(\w+)"?[\s\S]*?\bON "?(\w+)"?/i.exec(body);
 		if (trigger) return [`trigger ${trigger[1]} on ${trigger[2]}`];
 		const four =
 			/^SELECT create_statement_triggers\('(\w+)',\s*'(\w+)',\s*'\w+',\s*'\w+'(?:,\s*'\{(\w+),(\w+),(\w+),(\w+)\}')?\);$/i.exec(
@@ -69,7 +71,10 @@ function namedIn(text: string): string[] {
 			);
 		if (four) {
 			const suffixes = four[3] ? four.slice(3, 7) : ['inserted', 'updated', 'deleted', 'truncated'];
-			return suffixes.map((suffix) => `trigger ${four[2]}_${suffix} on ${four[1]}`);
+			// A NULL suffix leaves that trigger to the file (a constraint trigger, below).
+			return suffixes
+				.filter((suffix) => suffix !== 'NULL')
+				.map((suffix) => `trigger ${four[2]}_${suffix} on ${four[1]}`);
 		}
 		throw new Error(`not a CREATE OR REPLACE FUNCTION or TRIGGER, nor create_statement_triggers: ${body.slice(0, 80)}`);
 	});

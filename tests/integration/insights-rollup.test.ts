@@ -333,10 +333,18 @@ describe.each(engines)('the insights rollup on %s', (engine) => {
 		await t.db.execute(sql`delete from insights_first_decisions`);
 		await t.db.execute(sql`delete from insights_check_in_days`);
 		expect((await charts(t.db)).rollup.funnel.submitted).toBe(0);
+		// 0010's backfill of every rollup but insights_applications, which 0034 split into shards and recounts.
 		const migration = readFileSync('drizzle/0010_insights_rollup.sql', 'utf8');
-		const backfill = migration.slice(migration.indexOf('-- Backfill')).split('--> statement-breakpoint');
+		const backfill = migration
+			.slice(migration.indexOf('-- Backfill'))
+			.split('--> statement-breakpoint')
+			.filter((statement) => !statement.includes('insights_applications'));
+		const shards = readFileSync('drizzle/0034_insights_applications_shards.sql', 'utf8')
+			.split('--> statement-breakpoint')
+			.filter((statement) => /^(?:DELETE|INSERT)\b/.test(statement.replace(/^\s*--.*$/gm, '').trim()));
 		expect(backfill.length).toBeGreaterThan(3);
-		for (const statement of backfill) await t.db.execute(sql.raw(statement));
+		expect(shards).toHaveLength(2);
+		for (const statement of [...backfill, ...shards]) await t.db.execute(sql.raw(statement));
 		expect((await charts(t.db)).rollup).toEqual(expected);
 	}, 60_000);
 
@@ -362,6 +370,49 @@ describe.each(engines)('the insights rollup on %s', (engine) => {
 			expect(rollup.checkInsPerDay).toEqual(raw.checkInsPerDay);
 			const today = rollup.checkInsPerDay.at(-1);
 			expect([today?.checkIns, today?.members]).toEqual([36, 25]);
+		},
+		60_000
+	);
+
+	it.runIf(engine === 'postgres' && serverUrl)(
+		'a submission does not wait for another of the same week and shard to commit, and both are counted',
+		async () => {
+			// Two new members whose applications count in the same shard: only the count at commit keeps them apart.
+			const [a, b] = rowsOf<{ address: string }>(
+				await t.db.execute(sql`select address from (
+						select '0x' || lpad(to_hex(12288 + i), 40, '0') as address from generate_series(0, 63) i) m
+					where insights_shard(address) = insights_shard('0x' || lpad(to_hex(12288), 40, '0')) limit 2`)
+			).map((r) => r.address);
+			await t.db.execute(sql`insert into members (address) values (${a}), (${b}) on conflict do nothing`);
+			const submitted = async () => (await funnel(t.db)).submitted;
+			const before = await submitted();
+			const submit = (tx: Pick<Database, 'execute'>, member: string) =>
+				tx.execute(sql`insert into applications (applicant_address, display_name, motivation)
+					values (${member}, 'Concurrent', 'Submitted while another is open')`);
+			let release = () => {};
+			const held = new Promise<void>((resolve) => (release = resolve));
+			let firstInserted = () => {};
+			const inserted = new Promise<void>((resolve) => (firstInserted = resolve));
+			const first = t.db.transaction(async (tx) => {
+				await submit(tx, a!);
+				firstInserted();
+				await held;
+			});
+			await inserted;
+			try {
+				// Counted by the insert itself, this one waited on the first one's row until it committed.
+				await t.db.transaction(async (tx) => {
+					await tx.execute(sql`set local lock_timeout = '2s'`);
+					await submit(tx, b!);
+				});
+				expect(await submitted()).toBe(before + 1);
+			} finally {
+				release();
+				await first;
+			}
+			expect(await submitted()).toBe(before + 2);
+			const { rollup, raw } = await charts(t.db);
+			expect(rollup.funnel).toEqual(raw.funnel);
 		},
 		60_000
 	);

@@ -621,12 +621,17 @@ export const insightsApplications = pgTable(
 	{
 		/** The UTC week (from Monday) of submission. */
 		week: timestamp('week', { withTimezone: true }).notNull(),
+		/**
+		 * One of 16 by applicant (`insights_shard`, drizzle/0034): applications submitted at the same time
+		 * count in different rows, so they do not wait on one another's row lock until commit. Readers sum.
+		 */
+		shard: smallint('shard').notNull(),
 		review: reviewState('review').notNull(),
 		allowlist: allowlistState('allowlist').notNull(),
 		distribution: distributionState('distribution').notNull(),
 		applications: integer('applications').notNull()
 	},
-	(t) => [primaryKey({ columns: [t.week, t.review, t.allowlist, t.distribution] })]
+	(t) => [primaryKey({ columns: [t.week, t.shard, t.review, t.allowlist, t.distribution] })]
 );
 
 /** Each decided application's first decision, by UTC week of submission. */

@@ -17,37 +17,51 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT date_trunc('day', t, 'UTC') $$
 CREATE OR REPLACE FUNCTION insights_shard(member text) RETURNS smallint
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT (hashtext(member) & 15)::smallint $$;
 --> statement-breakpoint
--- Applications: the rows a statement added count +1 in their (week, states) cell, the rows it removed
--- or replaced -1, summed per cell and applied in key order (two statements never lock cells in
--- opposite orders). A changed created_at (never done by the portal) moves the first decision's week.
+-- Applications: a new one counts +1 in its (week, shard, states) cell when its transaction commits
+-- (insights_application_counted, a deferred row trigger), so the cell's row is locked only while that
+-- commit is written, not from the insert to the commit: with the cell locked from the insert, every
+-- submission of a week waited for the one before it to finish its transaction (bench/launch.js: 13 of
+-- 16 inserts waiting at 66 members a second, drizzle/0034). The shard is the applicant's
+-- (insights_shard), so two members committing at once rarely write the same row either. A statement that
+-- changes or removes applications counts the rows it removed or replaced -1 and their new values +1,
+-- summed per cell and applied in key order (two statements never lock cells in opposite orders). A
+-- changed created_at (never done by the portal) moves the first decision's week.
+CREATE OR REPLACE FUNCTION insights_application_counted() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO insights_applications AS r (week, shard, review, allowlist, distribution, applications)
+	VALUES (insights_week(NEW.created_at), insights_shard(NEW.applicant_address), NEW.review, NEW.allowlist,
+		NEW.distribution, 1)
+	ON CONFLICT (week, shard, review, allowlist, distribution)
+	DO UPDATE SET applications = r.applications + 1;
+	RETURN NULL;
+END $$;
+--> statement-breakpoint
 CREATE OR REPLACE FUNCTION insights_applications_changed() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-	IF TG_OP = 'INSERT' THEN
-		INSERT INTO insights_applications AS r (week, review, allowlist, distribution, applications)
-		SELECT insights_week(created_at), review, allowlist, distribution, count(*)
-		FROM new_rows GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-		ON CONFLICT (week, review, allowlist, distribution)
-		DO UPDATE SET applications = r.applications + excluded.applications;
-	ELSIF TG_OP = 'UPDATE' THEN
-		INSERT INTO insights_applications AS r (week, review, allowlist, distribution, applications)
-		SELECT week, review, allowlist, distribution, sum(n) FROM (
-			SELECT insights_week(created_at) AS week, review, allowlist, distribution, 1 AS n FROM new_rows
+	IF TG_OP = 'UPDATE' THEN
+		INSERT INTO insights_applications AS r (week, shard, review, allowlist, distribution, applications)
+		SELECT week, shard, review, allowlist, distribution, sum(n) FROM (
+			SELECT insights_week(created_at) AS week, insights_shard(applicant_address) AS shard, review, allowlist,
+				distribution, 1 AS n
+			FROM new_rows
 			UNION ALL
-			SELECT insights_week(created_at), review, allowlist, distribution, -1 FROM old_rows
+			SELECT insights_week(created_at), insights_shard(applicant_address), review, allowlist, distribution, -1
+			FROM old_rows
 		) delta
-		GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0 ORDER BY 1, 2, 3, 4
-		ON CONFLICT (week, review, allowlist, distribution)
+		GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0 ORDER BY 1, 2, 3, 4, 5
+		ON CONFLICT (week, shard, review, allowlist, distribution)
 		DO UPDATE SET applications = r.applications + excluded.applications;
 		UPDATE insights_first_decisions f
 		SET week = insights_week(n.created_at), seconds = extract(epoch from f.decided_at - n.created_at)
 		FROM new_rows n JOIN old_rows o ON o.id = n.id
 		WHERE f.application_id = n.id AND n.created_at IS DISTINCT FROM o.created_at;
 	ELSE
-		INSERT INTO insights_applications AS r (week, review, allowlist, distribution, applications)
-		SELECT insights_week(created_at), review, allowlist, distribution, -count(*)
-		FROM old_rows GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-		ON CONFLICT (week, review, allowlist, distribution)
+		INSERT INTO insights_applications AS r (week, shard, review, allowlist, distribution, applications)
+		SELECT insights_week(created_at), insights_shard(applicant_address), review, allowlist, distribution, -count(*)
+		FROM old_rows GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+		ON CONFLICT (week, shard, review, allowlist, distribution)
 		DO UPDATE SET applications = r.applications + excluded.applications;
 		DELETE FROM insights_first_decisions WHERE application_id IN (SELECT id FROM old_rows);
 	END IF;
@@ -163,7 +177,14 @@ BEGIN
 	RETURN NULL;
 END $$;
 --> statement-breakpoint
-SELECT create_statement_triggers('applications', 'insights_applications', 'insights_applications_changed', 'insights_truncated');
+SELECT create_statement_triggers('applications', 'insights_applications', 'insights_applications_changed',
+	'insights_truncated', '{NULL,updated,deleted,truncated}');
+--> statement-breakpoint
+-- A constraint trigger, the only kind that waits for the commit, has no CREATE OR REPLACE: dropped first.
+DROP TRIGGER IF EXISTS insights_applications_inserted ON applications;
+--> statement-breakpoint
+CREATE CONSTRAINT TRIGGER insights_applications_inserted AFTER INSERT ON applications
+DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION insights_application_counted();
 --> statement-breakpoint
 SELECT create_statement_triggers('application_events', 'insights_events', 'insights_events_changed', 'insights_truncated');
 --> statement-breakpoint
