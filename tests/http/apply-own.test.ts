@@ -312,3 +312,24 @@ describe('withdrawing', () => {
 		SLOW
 	);
 });
+
+describe('an unknown programme', () => {
+	// Issue 61: a refusal reads in the page's language. An unknown programme is the unknown path's 404
+	// (apply-route.ts), its page in the locale's words; "No such programme." is only the API's and a race's.
+	it.each([
+		['', 'Page not found'],
+		['/es', 'Página no encontrada'],
+		['/ar', 'الصفحة غير موجودة']
+	])('withdrawing from %s/apply/nope: the unknown path\'s 404 ("%s"), nothing written', async (prefix, title) => {
+		const member = newAccount();
+		const cookie = await login(member);
+		const page = await postForm(`${base}${prefix}/apply/nope?/withdraw`, { reason: '' }, { cookie });
+		expect(page.status).toBe(404);
+		expect(textOf(page.body)).toContain(title);
+		expect(textOf(page.body)).not.toContain(prefix === '' ? 'Página' : 'Page not found');
+		const rows = await portal.query<{ n: number }>(
+			`select count(*)::int as n from application_events where executor_address = '${member.address.toLowerCase()}'`
+		);
+		expect(rows[0]!.n).toBe(0);
+	});
+});
