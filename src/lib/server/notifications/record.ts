@@ -49,6 +49,29 @@ export interface NotificationFor {
 }
 
 /**
+ * The recipients' locales, the applications' names and rounds, the templates and the community's saved
+ * branding, in one statement (exported so that tests can EXPLAIN what it reads). The addresses and ids
+ * are matched as `= any (array(...))`: written `in (select ...)`, the planner took the set-returning
+ * function for 100 rows and scanned every member and every application for each change told, up to
+ * tens of thousands of rows (bench/history/2026-12-05-launch-day-rollup-lock.md).
+ */
+export function recipientsStatement(addresses: readonly string[], applicationIds: readonly string[]) {
+	return sql`select
+		(select jsonb_object_agg(address, locale) from ${members}
+			where address = any (array(select jsonb_array_elements_text(${JSON.stringify([...new Set(addresses)])}::jsonb)))) as locales,
+		(select jsonb_object_agg(a.id, jsonb_build_object('displayName', a.display_name, 'name', p.name,
+				'translations', p.translations, 'round', r.name))
+			from ${applications} a join ${programs} p on p.id = a.program_id left join ${rounds} r on r.id = a.round_id
+			where a.id = any (array(select jsonb_array_elements_text(${JSON.stringify([...new Set(applicationIds)])}::jsonb)::uuid))) as apps,
+		exists (select 1 from ${programs} p1 join ${programs} p2 on p2.id <> p1.id) as several,
+		(select jsonb_object_agg(event || '|' || locale, jsonb_build_object('subject', subject, 'body', body))
+			from ${messageTemplates}) as templates,
+		(select jsonb_build_object('name', name, 'description', description, 'links', links, 'accent', accent,
+				'translations', translations, 'logoSha256', logo_sha256)
+			from ${communitySettings} where id = 1) as saved`;
+}
+
+/**
  * Each recipient's locale (members.locale: that of their last signed-in page visit; the base locale for an
  * address that is no member yet), each application's name, programme and round (the programme named in a
  * title while the portal has more than one) and the community's saved message templates, read together
@@ -67,23 +90,7 @@ async function recipientsAndPrograms(
 		saved: SavedCommunity | null;
 	}>(
 		// Prepared (db/prepared.ts), as the insert below: each is one round trip, not two, on every change told.
-		await executePrepared(
-			tx,
-			'notification_recipients',
-			sql`select
-			(select jsonb_object_agg(address, locale) from ${members}
-				where address in (select jsonb_array_elements_text(${JSON.stringify([...new Set(addresses)])}::jsonb))) as locales,
-			(select jsonb_object_agg(a.id, jsonb_build_object('displayName', a.display_name, 'name', p.name,
-					'translations', p.translations, 'round', r.name))
-				from ${applications} a join ${programs} p on p.id = a.program_id left join ${rounds} r on r.id = a.round_id
-				where a.id in (select jsonb_array_elements_text(${JSON.stringify([...new Set(applicationIds)])}::jsonb)::uuid)) as apps,
-			exists (select 1 from ${programs} p1 join ${programs} p2 on p2.id <> p1.id) as several,
-			(select jsonb_object_agg(event || '|' || locale, jsonb_build_object('subject', subject, 'body', body))
-				from ${messageTemplates}) as templates,
-			(select jsonb_build_object('name', name, 'description', description, 'links', links, 'accent', accent,
-					'translations', translations, 'logoSha256', logo_sha256)
-				from ${communitySettings} where id = 1) as saved`
-		)
+		await executePrepared(tx, 'notification_recipients', recipientsStatement(addresses, applicationIds))
 	);
 	const locales = found?.locales ?? {};
 	const apps = found?.apps ?? {};
