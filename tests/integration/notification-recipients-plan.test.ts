@@ -8,15 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/lib/server/db/rows';
 import { recipientsStatement } from '../../src/lib/server/notifications/record';
 import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/db';
-
-interface Plan {
-	'Node Type': string;
-	'Relation Name'?: string;
-	'Actual Rows': number;
-	'Actual Loops': number;
-	Plans?: Plan[];
-}
-const nodes = (plan: Plan): Plan[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+import { nodes, type Plan } from '../helpers/plans';
 
 describe.runIf(serverUrl)('the notifications’ recipients statement on Postgres', () => {
 	let t: TestDatabase;

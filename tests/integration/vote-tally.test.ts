@@ -15,6 +15,7 @@ import { tallyFor, type VoteTally } from '../../src/lib/server/reviews/tally';
 import type { SignedInMember } from '../../src/lib/server/auth/guards';
 import { createTestDatabase, engines, serverUrl, type TestDatabase } from '../helpers/db';
 import { OUTBOX_OFF } from '../helpers/outbox';
+import { nodes, type Plan } from '../helpers/plans';
 import { addMember, adminMember, seedApplication } from '../helpers/members';
 
 const RUBRIC = [
@@ -304,15 +305,6 @@ describe.runIf(serverUrl)('rows a score-sorted page and its counts read on Postg
 		}
 		return plans;
 	}
-	interface Plan {
-		'Node Type': string;
-		'Relation Name'?: string;
-		'Index Name'?: string;
-		'Actual Rows': number;
-		'Actual Loops': number;
-		Plans?: Plan[];
-	}
-	const nodes = (plan: Plan): Plan[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 	/** The statement's own nodes, not those of a per-row subquery (the assigned reviewers' ordered array). */
 	const ownNodes = (plan: Plan): Plan[] => [
 		plan,
