@@ -8,6 +8,7 @@ import { SIGNED_OUT_COOKIE, signedOutCookieOptions } from '$lib/server/auth/sess
 import { unreadCount } from '$lib/server/notifications/inbox';
 import { withDatabase } from '$lib/server/platform/runtime';
 import { m } from '$lib/paraglide/messages';
+import { unreadText } from '$lib/server/i18n/unread';
 import type { LayoutServerLoad } from './$types';
 
 // The community's name, description, links, accent and logo in the page's locale, as /admin/settings saved
@@ -28,7 +29,7 @@ export const load: LayoutServerLoad = async ({ cookies, locals, request, url }) 
 		community: await communityIn(getLocale()),
 		texts: textsOf(LAYOUT_TEXTS),
 		offer: localeOffer(request, cookies, getLocale()),
-		me: { ...sessionCheckBody(member), unread, unreadText: unread ? m.layout_unread({ count: unread }) : null },
+		me: { ...sessionCheckBody(member), unread, unreadText: unread ? unreadText(unread) : null },
 		notice: signedOut === 'account' && !member ? m.signin_signed_out_account() : null
 	};
 };
