@@ -4,7 +4,14 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMoves } from '../../src/lib/server/applications/moves';
-import { memberEmails, notifications, pushSubscriptions, webhookDeliveries } from '../../src/lib/server/db/schema';
+import {
+	memberEmails,
+	messageTemplates,
+	notifications,
+	pushSubscriptions,
+	webhookDeliveries
+} from '../../src/lib/server/db/schema';
+import { submitApplication } from '../../src/lib/server/applications/submit';
 import { inboxOf, markRead, unreadCount } from '../../src/lib/server/notifications/inbox';
 import { rowsOf } from '../../src/lib/server/db/rows';
 import { createTestDatabase, engines, type TestDatabase } from '../helpers/db';
@@ -223,5 +230,29 @@ describe.each(engines)('notifications on %s', (engine) => {
 		expect(titleOf(inBuilders[1]!.id)).toBe(`${isolated('Constructores')}: Los revisores piden más información`);
 		// The programme the portal began with is named too, once there is another.
 		expect(titleOf(inMembership.id)).toMatch(/^\u2068.+\u2069: The reviewers ask for more information$/);
+	});
+	// submitApplication sends the new row's insert and the statement reading what its notification says in one
+	// write (issue 60): the read runs after the insert on the transaction's connection, so it finds the row.
+	it("a submission's own notification reads the row written with it: the community's template names the applicant and round", async () => {
+		await t.db.insert(messageTemplates).values({
+			event: 'application.submitted',
+			locale: 'en',
+			subject: 'Thank you, {name}',
+			body: 'Your application to the round {round} is in.'
+		});
+		try {
+			const member = await addMember(t.db);
+			const result = await submitApplication(t.db, outbox, member, {
+				displayName: 'Grace Hopper',
+				motivation: 'I would like to help with the compiler.',
+				contact: ''
+			});
+			if (!result.ok) throw new Error(result.message);
+			const [told] = await notificationsOf([result.value.application.id]);
+			expect(told).toMatchObject({ kind: 'application.submitted', title: 'Thank you, \u2068Grace Hopper\u2069' });
+			expect(told!.body).toBe('Your application to the round \u2068Open\u2069 is in.');
+		} finally {
+			await t.db.delete(messageTemplates);
+		}
 	});
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import { dayText, isoDay } from '$lib/applications/asks';
 import * as v from 'valibot';
@@ -25,7 +26,7 @@ import { applyStanding, type ApplyStanding } from './may-apply';
 import { consume } from '../platform/rate-limit';
 import { assignOnSubmit } from '../reviews/assignment';
 import { applicationResubmitted, applicationSubmitted, enqueueWebhookEvent } from '../webhooks/events';
-import { recordNotifications } from '../notifications/record';
+import { readRecipients, recordNotifications, writeNotifications } from '../notifications/record';
 import type { OutboxTargets } from '../platform/outbox-targets';
 import type { RpcEndpoint } from '../platform/endpoints';
 import { NO_ROSTER, type Roster } from '../platform/roster';
@@ -101,16 +102,23 @@ export async function submitApplication(
 	if (!target) return await roundClosed(db, null, timeZone);
 	const programId = target.program.id;
 	// A closed programme refuses a new application before its fields are read (a resubmission still goes).
-	const before = applyStanding(await standingRows(db, member.address, programId));
-	if (before.may === 'apply' && !target.round) return await roundClosed(db, target, timeZone);
+	// With a round open, the first look at the member's applications is only needed for what the form asks
+	// before the transaction (files kept from a resubmission, the order of an eligibility refusal): the
+	// transaction reads them again and decides (one statement less on most submissions, issue 60).
+	const standingNow = async () => applyStanding(await standingRows(db, member.address, programId));
+	const closedNow = target.round ? null : await standingNow();
+	if (closedNow?.may === 'apply') return await roundClosed(db, target, timeZone);
 	// The built-in fields and the current form's answers are checked together, so every message shows at once.
 	const parsed = validate(applicationSchema, input);
 	const form = await currentForm(db, programId);
+	const before =
+		closedNow ??
+		(form.eligibility !== null || form.questions.some((q) => q.type === 'file') ? await standingNow() : null);
 	// Files (issue 58): checked from their bytes; each `file` answer becomes the ids its files will have. On a
 	// resubmission a file question left empty keeps the files already sent, as an edit does.
 	const inspected = await inspectUploads(form.questions, sentAnswers);
 	const keptFrom =
-		before.may === 'resubmit' && form.questions.some((q) => q.type === 'file') ? before.application : null;
+		before?.may === 'resubmit' && form.questions.some((q) => q.type === 'file') ? before.application : null;
 	const sent = !inspected.ok
 		? sentAnswers
 		: keptFrom
@@ -130,7 +138,7 @@ export async function submitApplication(
 	// and only for a submission that can be taken (a member the may-apply rule refuses gets its 409 first).
 	let eligibility = null;
 	if (form.eligibility !== null) {
-		if (before.may === 'not') return refusal(before);
+		if (before?.may === 'not') return refusal(before);
 		const checked = await eligibilityAtSubmission(polygon, form.eligibility, member.address);
 		if (!checked.ok) return checked;
 		eligibility = checked.value;
@@ -148,7 +156,8 @@ export async function submitApplication(
 			uploads,
 			timeZone,
 			keptFrom?.id ?? null,
-			before.may === 'apply'
+			// Not looked at (null): most likely a new one; the transaction reads the round with the standing.
+			before === null || before.may === 'apply'
 		)
 	);
 }
@@ -188,25 +197,34 @@ async function submitInTransaction(
 				const round = opening ?? (await roundForSubmission(tx, programId));
 				if (round === 'archived') return notFound(m.program_unknown());
 				if (!round) return await roundClosed(tx, target, timeZone);
-				const [application] = await insertApplication(tx, {
-					applicantAddress: member.address,
-					programId,
-					roundId: round.id,
-					...fields,
-					// As the columns' encoder writes JSON (a null eligibility stays SQL null).
-					answers: JSON.stringify(fields.answers),
-					eligibility: fields.eligibility === null ? null : JSON.stringify(fields.eligibility)
-				});
+				// The row's id is chosen here, so that what the new row brings with it goes in the same write as its
+				// insert, after it (statements on the transaction's connection run in the order sent; a failed insert
+				// fails the rest): the applicant's notification's words read the row, the reviewers' assignment its
+				// programme. Then the notification and the webhook event: one write each step (issue 60).
+				const id = randomUUID();
+				const told = [
+					{ recipient: member.address, applicationId: id, change: { kind: 'application.submitted' } }
+				] as const;
+				const [[application], recipients] = await Promise.all([
+					insertApplication(tx, {
+						id,
+						applicantAddress: member.address,
+						programId,
+						roundId: round.id,
+						...fields,
+						// As the columns' encoder writes JSON (a null eligibility stays SQL null).
+						answers: JSON.stringify(fields.answers),
+						eligibility: fields.eligibility === null ? null : JSON.stringify(fields.eligibility)
+					}),
+					readRecipients(tx, told),
+					assignOnSubmit(tx, roster, id),
+					deleteDraft(tx, member.address, programId),
+					recordUploads(tx, id, uploads)
+				]);
 				const place = { program: target.program, round };
-				// What the new row brings with it, each independent of the others: sent together, one write.
 				await Promise.all([
 					enqueueWebhookEvent(tx, outbox, applicationSubmitted(application!, place)),
-					recordNotifications(tx, outbox, [
-						{ recipient: member.address, applicationId: application!.id, change: { kind: 'application.submitted' } }
-					]),
-					assignOnSubmit(tx, roster, application!.id),
-					deleteDraft(tx, member.address, programId),
-					recordUploads(tx, application!.id, uploads)
+					writeNotifications(tx, outbox, told, recipients)
 				]);
 				return { ok: true, value: { application: application!, resubmitted: false } };
 			}
@@ -248,6 +266,7 @@ const insertApplication = builtOnce('insert_application', (db) =>
 	db
 		.insert(applications)
 		.values({
+			id: sql.placeholder('id'),
 			applicantAddress: sql.placeholder('applicantAddress'),
 			programId: sql.placeholder('programId'),
 			roundId: sql.placeholder('roundId'),

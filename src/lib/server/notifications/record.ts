@@ -141,7 +141,7 @@ function valuesOf(
 
 /** A notification's words: the community's template of its event in the recipient's language, else the portal's. */
 function wordsOf(
-	found: Awaited<ReturnType<typeof recipientsAndPrograms>>,
+	found: Recipients,
 	change: NotificationChange,
 	applicationId: string | null,
 	locale: Locale
@@ -185,11 +185,32 @@ export async function recordNotifications(
 	items: readonly NotificationFor[]
 ) {
 	if (items.length === 0) return;
-	const found = await recipientsAndPrograms(
+	await writeNotifications(tx, on, items, await readRecipients(tx, items));
+}
+
+/** What the notifications of `items` are written from: their recipients' languages, applications and templates. */
+export type Recipients = Awaited<ReturnType<typeof recipientsAndPrograms>>;
+
+/**
+ * recordNotifications' first statement on its own: what its words are made from. A caller that sends it in the
+ * same tick as the statement writing the application it names (a new application, applications/submit.ts) sends
+ * both in one write, and it reads that row: statements on a transaction's connection run in the order sent.
+ */
+export const readRecipients = (tx: Pick<Database, '_'>, items: readonly NotificationFor[]): Promise<Recipients> =>
+	recipientsAndPrograms(
 		tx,
 		items.map((i) => i.recipient.toLowerCase()),
 		items.flatMap((i) => (i.applicationId === null ? [] : [i.applicationId]))
 	);
+
+/** recordNotifications' second statement: the rows of `items`, in words made from `found` (readRecipients). */
+export async function writeNotifications(
+	tx: Pick<Database, '_'>,
+	on: NotificationTargets,
+	items: readonly NotificationFor[],
+	found: Recipients
+) {
+	if (items.length === 0) return;
 	const rows = JSON.stringify(
 		items.map(({ recipient, applicationId, change, heldRoundId }) => {
 			const locale = found.localeOf(recipient.toLowerCase());
