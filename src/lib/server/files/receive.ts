@@ -107,8 +107,10 @@ export async function receiveForm(
 		const fail = (err: unknown) => {
 			if (failure) return;
 			failure = { err };
-			// Every part still streaming ends now, so no task waits on it.
-			for (const stream of open) stream.destroy(err instanceof Error ? err : new Error('form unreadable'));
+			// Every part still streaming ends now, so no task waits on it: with one error for them all (up to
+			// MAX_FORM_FIELDS parts; an Error each, and its stack, held every other request behind this one).
+			const reason = err instanceof Error ? err : new Error('form unreadable');
+			for (const stream of open) stream.destroy(reason);
 			// The rest of the body is read and dropped, not cut: the client then reads the answer (a 413, a
 			// 400) rather than a reset connection. The route's limit still bounds it.
 			source.unpipe(busboy);
@@ -266,8 +268,20 @@ async function rest(chunks: AsyncIterator<Buffer>): Promise<void> {
 const drain = (stream: Readable) => rest(stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>).catch(() => {});
 
 /** A text part's bytes (the body's limit bounds them). */
-async function collect(stream: Readable): Promise<Buffer> {
-	const parts: Buffer[] = [];
-	for await (const chunk of stream) parts.push(chunk as Buffer);
-	return Buffer.concat(parts);
+function collect(stream: Readable): Promise<Buffer> {
+	// Listeners, not `for await`: a form may have MAX_FORM_FIELDS text parts, and an async iterator each (with
+	// its promises) was a large share of what one such post held every other request for (tests/http/fuzz.test.ts).
+	return new Promise((resolve, reject) => {
+		const parts: Buffer[] = [];
+		let ended = false;
+		stream.on('data', (chunk: Buffer) => parts.push(chunk));
+		stream.once('end', () => {
+			ended = true;
+			resolve(Buffer.concat(parts));
+		});
+		stream.once('error', reject);
+		stream.once('close', () => {
+			if (!ended) reject(new Error('form part cut off'));
+		});
+	});
 }
