@@ -43,9 +43,14 @@ const config = {
 		csrf: { trustedOrigins: ['*'] },
 		// Absolute asset paths: a page (the 404 too) reads the same at every depth of path (docs/pages-and-forms.md).
 		paths: { relative: false },
-		// The route table stays in the browser (SvelteKit's default `router.resolution: 'client'`): with 'server',
-		// the 404 of a hidden section's path names its route (`server_route`) and the route endpoint answers for
-		// it, so a hidden section would no longer read as the unknown path (tests/http/admin-programs.test.ts).
+		// The browser asks the server which route a link leads to, so the route table is not in the JavaScript
+		// every page loads (issue 61: about 2.3 kB gzip of /setup, bench/README.md "JavaScript shipped"); a client-side
+		// navigation to a page not seen yet costs a request. A hidden section resolves to no route for anyone without
+		// its role (src/hooks.ts reroute runs for the route endpoint too), and a page's own 404 is replaced by the
+		// unknown path's (src/lib/server/platform/not-found.ts), which would otherwise name its route (`server_route`).
+		// On Vercel it stays in the browser: adapter-vercel answers route resolution from an edge function of its
+		// own, which cannot run the portal's hooks (reroute asks who is calling; Node's crypto and streams).
+		router: { resolution: useVercel ? 'client' : 'server' },
 		// Nothing is prerendered: every page shows the community's look as /admin/settings saved it (issue 59),
 		// read per request (src/routes/+layout.server.ts).
 		prerender: { crawl: false, entries: [], handleHttpError: 'fail' },

@@ -27,6 +27,9 @@ export const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 /** Written by the build next to this file: prerendered path → its Content-Security-Policy header. */
 export const PRERENDERED_POLICIES_FILE = 'prerendered-csp.json';
 
+// The suffix of SvelteKit's route resolution requests (`/apply/__route.js`).
+const ROUTE_RESOLUTION_SUFFIX = '/__route.js';
+
 /** @param {string} file @returns {unknown} */
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 
@@ -228,6 +231,9 @@ export function startPortalServer(handler, { dir, env = process.env, answers = n
 			// Safe{Wallet} reads the Safe App manifest from its own origin (a prerendered file, no `handle`).
 			if (pathname === SAFE_APP_MANIFEST_PATH)
 				for (const [name, value] of Object.entries(SAFE_APP_MANIFEST_HEADERS)) res.setHeader(name, value);
+			// SvelteKit answers which route a path leads to (`router.resolution: 'server'`) before any hook runs, and
+			// the answer depends on who asks (a hidden section is no route to a visitor): no cache may keep it.
+			if (pathname.endsWith(ROUTE_RESOLUTION_SUFFIX)) res.setHeader('Cache-Control', 'private, no-store');
 			if (stopping) res.setHeader('Connection', 'close');
 			survivePipedFileErrors(res);
 			drainUnreadBody(req, res);

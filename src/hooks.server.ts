@@ -39,6 +39,7 @@ import { DataFolderHeldError, DataFolderOpenError } from '$lib/server/db/data-fo
 import { shutDown, startFailureInWords } from '$lib/server/db/lifecycle';
 import { startBackups } from '$lib/server/db/backups';
 import { localize } from '$lib/server/i18n/localize';
+import { notFoundAsUnknownPath } from '$lib/server/platform/not-found';
 import { accentStyle } from '$lib/server/branding/accent-style';
 import { draftAnswers204 } from '$lib/server/applications/drafts';
 import { blobStoreOf } from '$lib/server/files/store';
@@ -248,6 +249,7 @@ const deliverAfterVercelResponse: Handle = ({ event, resolve }) => {
 export const handle = chain(
 	observeRequests,
 	securityHeaders,
+	notFoundAsUnknownPath,
 	apiErrorBodies,
 	refuseCrossSiteForms,
 	limitBodies,

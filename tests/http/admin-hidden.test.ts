@@ -26,6 +26,14 @@ const SPELLINGS: [admin: string, unknown: string][] = [
 		'/nope/applications/00000000-0000-4000-8000-000000000000?/transition'
 	],
 	['/admin/__data.json', '/nope/__data.json'],
+	// The route a link leads to, which the browser asks the server (`router.resolution: 'server'`).
+	['/admin/__route.js', '/nope/__route.js'],
+	['/%61dmin/__route.js', '/%6Eope/__route.js'],
+	['/admin/form/__route.js', '/nope/form/__route.js'],
+	['/ADMIN/__route.js', '/NOPE/__route.js'],
+	['/es/admin/__route.js', '/es/nope/__route.js'],
+	['/ar/review/__route.js', '/ar/nope/__route.js'],
+	['/metrics/__route.js', '/nope/__route.js'],
 	['/%61dmin/__data.json', '/%6Eope/__data.json'],
 	['/admin/__data.json?x-sveltekit-trailing-slash=1', '/nope/__data.json?x-sveltekit-trailing-slash=1'],
 	['/admin/allowlist.csv', '/nope/allowlist.csv'],
@@ -151,6 +159,11 @@ describe('/admin for anyone who is not an admin', () => {
 		const spanish = await sendAsSpelled(base, 'GET', '/es/admin', { cookie: adminCookie });
 		expect(spanish.status).toBe(200);
 		expect(spanish.body).toContain('<html lang="es" dir="ltr">');
+		// The browser's question of which route /admin/form is: answered for an admin, never kept by a cache.
+		const route = await sendAsSpelled(base, 'GET', '/admin/form/__route.js', { cookie: adminCookie });
+		expect(route.status).toBe(200);
+		expect(route.body).toContain('"/admin/form"');
+		expect(route.headers['cache-control']).toBe('private, no-store');
 		const csv = await sendAsSpelled(base, 'GET', '/admin/allowlist.csv', { cookie: adminCookie });
 		expect(csv.status).toBe(200);
 		expect(csv.headers['content-type']).toMatch(/^text\/csv/);

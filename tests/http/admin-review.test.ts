@@ -64,7 +64,9 @@ describe.each(engines)('admin review on %s', (engine) => {
 		// 75 KiB with the community's messages (issue 59): the nav's "Messages" and the "Write to applicants"
 		// form under the table (75,916 bytes here). 76 KiB with issue 61's changes: the header's words sent as
 		// the page's data instead of in its JavaScript, and people's words isolated (bdi, dir=auto): 76,873 bytes.
-		expect(Buffer.byteLength(first.body)).toBeLessThanOrEqual(76 * 1024);
+		// 77 KiB once the page names its route for the browser, which asks the server for routes rather than carry
+		// the route table in every page's JavaScript (router.resolution 'server', issue 61): 78,175 bytes, 374 more.
+		expect(Buffer.byteLength(first.body)).toBeLessThanOrEqual(77 * 1024);
 		const next = /href="(\/admin\?q=Bulkperson&amp;after=[^"]+)" rel="next"/
 			.exec(first.body)![1]!
 			.replace(/&amp;/g, '&');

@@ -1,4 +1,4 @@
-import { error, redirect, type RequestEvent } from '@sveltejs/kit';
+import { redirect, type RequestEvent } from '@sveltejs/kit';
 import { APPLICATION_FIELDS, formQuestionsFor, submitApplication } from '$lib/server/applications/submit';
 import { applyFormData, applyListData } from '$lib/server/applications/apply-page';
 import { memberRecord } from '$lib/server/applications/record';
@@ -11,6 +11,7 @@ import { localHref } from '$lib/i18n/locales';
 import { blobStoreOf } from '$lib/server/files/store';
 import { receiveForm } from '$lib/server/files/receive';
 import { filesUnavailable } from '$lib/server/files/uploads';
+import { unknownPath } from '$lib/server/platform/not-found';
 
 // The two apply routes, /apply and /apply/<slug> (docs/pages-and-forms.md "/apply"): one page, one action.
 
@@ -19,7 +20,7 @@ const zone = () => runtime().config.communityTimeZone;
 /** A programme's page: an unknown or archived slug is the unknown path's 404, for everyone (before the sign-in check). */
 async function programOrNotFound(slug: string) {
 	const target = await withDatabase((db) => programBySlug(db, slug));
-	if (!target) error(404, 'Not Found');
+	if (!target) unknownPath();
 	return target;
 }
 
@@ -74,7 +75,7 @@ export async function submitTo(
 			})
 		);
 		// Archived between the look above and the submission: the same 404.
-		if (!outcome.ok && outcome.status === 404) error(404, 'Not Found');
+		if (!outcome.ok && outcome.status === 404) unknownPath();
 		if (!outcome.ok) return refuse(setHeaders, outcome, typed);
 		// `done=submitted`: the page says the application was received, with scripts or without (the enhanced
 		// form also says so itself; a plain form post only sees the page it is sent back to).

@@ -11,6 +11,7 @@ import { filesUnavailable } from '$lib/server/files/uploads';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { applyProgram, programBySlug } from '$lib/server/programs/rounds';
 import { localHref } from '$lib/i18n/locales';
+import { unknownPath } from '$lib/server/platform/not-found';
 
 // The applicant's own application on either apply route (issue 58, docs/pages-and-forms.md "/apply"):
 // `?/draft`, `?/edit` and `?/withdraw`, beside the routes' default action (the submission).
@@ -22,7 +23,7 @@ const back = (slug: string | null) => localHref(slug === null ? '/apply' : `/app
 /** The programme a post acts on: `slug`'s (unknown or archived: the unknown path's 404, before the sign-in check), or the one `/apply` serves. */
 async function programIdOf(slug: string | null): Promise<number> {
 	const target = await withDatabase((db) => (slug === null ? applyProgram(db) : programBySlug(db, slug)));
-	if (!target) error(404, 'Not Found');
+	if (!target) unknownPath();
 	return target.program.id;
 }
 
@@ -61,7 +62,7 @@ export async function editOf(slug: string | null, { locals, request, setHeaders 
 		const typed = { values: typedValues(input), answers: typedAnswers(answers), editing: true };
 		if (received.storeFailed) return refuse(setHeaders, filesUnavailable(), typed);
 		const outcome = await withDatabase((db) => editApplication(db, member, slug, input, answers, files));
-		if (!outcome.ok && outcome.status === 404) error(404, 'Not Found');
+		if (!outcome.ok && outcome.status === 404) unknownPath();
 		if (!outcome.ok) return refuse(setHeaders, outcome, typed);
 		redirect(303, `${back(slug)}?done=edited`);
 	} finally {
@@ -78,7 +79,7 @@ export async function withdrawOf(slug: string | null, { locals, request, setHead
 	const outcome = await withDatabase((db) =>
 		withdrawApplication(db, runtime().outbox, blobStoreOf(runtime().config.files), member, slug, input)
 	);
-	if (!outcome.ok && outcome.status === 404) error(404, 'Not Found');
+	if (!outcome.ok && outcome.status === 404) unknownPath();
 	if (!outcome.ok) return refuse(setHeaders, outcome, { withdrawValues: typedValues(input), withdrawing: true });
 	redirect(303, `${back(slug)}?done=withdrawn`);
 }

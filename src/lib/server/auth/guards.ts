@@ -2,6 +2,7 @@ import { error, type RequestEvent } from '@sveltejs/kit';
 import type { Role } from '$lib/platform/hidden-sections';
 import { effectiveMember, type TeamGrant } from '../team/roles';
 import { m } from '$lib/paraglide/messages';
+import { unknownPath } from '$lib/server/platform/not-found';
 
 /** A role in the team (issue 59): owners (ADMIN_ADDRESSES and the team's) and admins are admins. */
 export type TeamRole = 'owner' | 'admin' | 'reviewer';
@@ -50,7 +51,7 @@ export function requireAdmin(
 ): SignedInMember {
 	const member = event.locals.member;
 	if (member?.isAdmin) return member;
-	if (isAdminRoute(event.route?.id) || isAdminPath(event.url.pathname)) error(404, 'Not Found');
+	if (isAdminRoute(event.route?.id) || isAdminPath(event.url.pathname)) unknownPath();
 	requireMember(event);
 	error(403, { code: 'forbidden', message: m.error_needs_admin() });
 }
@@ -64,7 +65,7 @@ export function requireWholeAdmin(
 	event: Pick<RequestEvent, 'locals' | 'url'> & { route?: { id: string | null } }
 ): SignedInMember {
 	const member = requireAdmin(event);
-	if (member.programIds) error(404, 'Not Found');
+	if (member.programIds) unknownPath();
 	return member;
 }
 
@@ -78,7 +79,7 @@ export const isOwner = (member: SignedInMember) => member.role === 'owner';
 export function requireReviewer(event: Pick<RequestEvent, 'locals'>): SignedInMember {
 	const member = event.locals.member;
 	if (member && (member.isAdmin || member.isReviewer)) return member;
-	error(404, 'Not Found');
+	unknownPath();
 }
 
 /** The roles a hidden section (src/lib/platform/hidden-sections.ts) may be shown to: none for a visitor. */

@@ -1,7 +1,8 @@
-import { error, json, text, type Handle } from '@sveltejs/kit';
+import { json, text, type Handle } from '@sveltejs/kit';
 import { ownEntry } from '$lib/platform/own-entry';
 import { splitLocalePath } from '$lib/i18n/locales';
 import { isApiPath, jsonError, routedPath } from './http';
+import { unknownPath } from './not-found';
 
 // Content types a browser form can send across origins (SvelteKit's own list, kit/src/utils/http.js).
 const FORM_TYPES = [
@@ -63,7 +64,7 @@ export const refuseUnknownActions: Handle = ({ event, resolve }) => {
 	return load().then((actions) => {
 		if (!actions) return resolve(event);
 		const { name, explicit } = actionName(event.url);
-		if ((explicit && name === 'default') || !ownEntry(actions, name)) error(404, 'Not Found');
+		if ((explicit && name === 'default') || !ownEntry(actions, name)) unknownPath();
 		return resolve(event);
 	});
 };

@@ -1,8 +1,8 @@
-import { error } from '@sveltejs/kit';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { rowsOf } from '../db/rows';
 import type { SignedInMember } from '../auth/guards';
+import { unknownPath } from '$lib/server/platform/not-found';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -27,5 +27,5 @@ export async function allInScope(db: Database, member: SignedInMember, ids: read
  * reviewer of some programmes only (a page, or an action's answer).
  */
 export async function requireInScope(db: Database, member: SignedInMember, ids: readonly unknown[]): Promise<void> {
-	if (!(await allInScope(db, member, ids))) error(404, 'Not Found');
+	if (!(await allInScope(db, member, ids))) unknownPath();
 }

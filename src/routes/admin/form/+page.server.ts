@@ -1,6 +1,6 @@
 import { getLocale } from '$lib/paraglide/runtime';
 import { programInLocale } from '$lib/programs/programs';
-import { error, redirect } from '@sveltejs/kit';
+import { redirect } from '@sveltejs/kit';
 import { readForm, refuse } from '$lib/server/platform/forms';
 import { fieldError } from '$lib/server/platform/outcome';
 import { requireWholeAdmin } from '$lib/server/auth/guards';
@@ -17,6 +17,7 @@ import { programBySlug } from '$lib/server/programs/admin';
 import type { Database } from '$lib/server/db/client';
 import { m } from '$lib/paraglide/messages';
 import type { Actions, PageServerLoad } from './$types';
+import { unknownPath } from '$lib/server/platform/not-found';
 
 const text = (value: FormDataEntryValue | null | undefined) => (typeof value === 'string' ? value : '');
 /** A refused read of a draft without the draft itself, which each action answers under its own name. */
@@ -30,7 +31,7 @@ async function programOf(db: Database, url: URL) {
 	const slug = url.searchParams.get('program');
 	if (slug === null) return null;
 	const program = await programBySlug(db, slug);
-	if (!program || program.archivedAt) error(404, 'Not Found');
+	if (!program || program.archivedAt) unknownPath();
 	return program;
 }
 

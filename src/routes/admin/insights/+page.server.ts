@@ -1,5 +1,4 @@
 import { getLocale } from '$lib/paraglide/runtime';
-import { error } from '@sveltejs/kit';
 import { requireAdmin } from '$lib/server/auth/guards';
 import { readInsights } from '$lib/server/insights/insights';
 import { displayNames } from '$lib/server/applications/display-names';
@@ -7,6 +6,7 @@ import { runtime, withDatabase } from '$lib/server/platform/runtime';
 import { parseTableQuery } from '$lib/server/applications/review-table';
 import { filterChoices, programChoices } from '$lib/server/programs/choices';
 import type { PageServerLoad } from './$types';
+import { unknownPath } from '$lib/server/platform/not-found';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
 	const admin = requireAdmin({ locals, url });
@@ -22,7 +22,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 		const programs = scope ? all.filter((p) => scope.includes(p.id)) : all;
 		if (scope) {
 			program ??= programs[0]?.slug;
-			if (!programs.some((p) => p.slug === program)) error(404, 'Not Found');
+			if (!programs.some((p) => p.slug === program)) unknownPath();
 		}
 		const read = await readInsights(db, { program, round });
 		const insights = scope ? { ...read, checkInsPerDay: [] } : read;

@@ -1,4 +1,4 @@
-import { error, redirect } from '@sveltejs/kit';
+import { redirect } from '@sveltejs/kit';
 import { UUID } from '$lib/platform/limits';
 import { requireReviewer } from '$lib/server/auth/guards';
 import { requireInScope } from '$lib/server/team/scope';
@@ -14,15 +14,16 @@ import { asksInput } from '$lib/server/reviews/asks-input';
 import { localHref } from '$lib/i18n/locales';
 import { filesOf } from '$lib/server/files/access';
 import type { Actions, PageServerLoad } from './$types';
+import { unknownPath } from '$lib/server/platform/not-found';
 
 export const load: PageServerLoad = async ({ locals, params, url }) => {
 	const reviewer = requireReviewer({ locals });
 	// An id that is not a UUID, or no application: the same 404 as any unknown path.
-	if (!UUID.test(params.id)) error(404, 'Not Found');
+	if (!UUID.test(params.id)) unknownPath();
 	// Another programme's application: the unknown path to a reviewer of some programmes only (issue 59).
 	await withDatabase((db) => requireInScope(db, reviewer, [params.id]));
 	const detail = await withDatabase((db) => reviewDetail(db, reviewer, params.id));
-	if (!detail) error(404, 'Not Found');
+	if (!detail) unknownPath();
 	// What the applicant held at submission, when their form version had requirements (docs/eligibility.md).
 	const eligibility = await withDatabase((db) => evidenceOf(db, runtime().chain.polygon, detail.application));
 	const voted = url.searchParams.has('voted');
@@ -48,7 +49,7 @@ export const actions: Actions = {
 	// castVote: guard (404 for anyone not a reviewer) → limit → validate → one statement.
 	vote: async ({ locals, request, params, setHeaders }) => {
 		const reviewer = requireReviewer({ locals });
-		if (!UUID.test(params.id)) error(404, 'Not Found');
+		if (!UUID.test(params.id)) unknownPath();
 		await withDatabase((db) => requireInScope(db, reviewer, [params.id]));
 		const form = await readForm(request);
 		const asks = asksInput(form);
@@ -62,7 +63,7 @@ export const actions: Actions = {
 	// declareConflict: guard → validate → one transaction (the declaration, the assignment passed on).
 	conflict: async ({ locals, request, params, setHeaders }) => {
 		const reviewer = requireReviewer({ locals });
-		if (!UUID.test(params.id)) error(404, 'Not Found');
+		if (!UUID.test(params.id)) unknownPath();
 		await withDatabase((db) => requireInScope(db, reviewer, [params.id]));
 		const input = formInput(await readForm(request), CONFLICT_FIELDS);
 		const outcome = await withDatabase((db) => declareConflict(db, runtime().roster, reviewer, params.id, input));

@@ -1,4 +1,4 @@
-import { error, redirect } from '@sveltejs/kit';
+import { redirect } from '@sveltejs/kit';
 import { UUID } from '$lib/platform/limits';
 import { applicationDetail } from '$lib/server/applications/admin-detail';
 import { MOVE_FIELDS, awaitsConfirmation, parseSingleMove } from '$lib/server/applications/move-input';
@@ -18,6 +18,7 @@ import { displayNames } from '$lib/server/applications/display-names';
 import { filesOf } from '$lib/server/files/access';
 import { messagesOf } from '$lib/server/applications/message';
 import type { Actions, PageServerLoad } from './$types';
+import { unknownPath } from '$lib/server/platform/not-found';
 
 /**
  * An admin of this application's programme (issue 59): to anyone else, and to an admin of other
@@ -32,9 +33,9 @@ async function adminFor(event: Parameters<typeof requireAdmin>[0], id: string) {
 export const load: PageServerLoad = async ({ locals, url, params }) => {
 	await adminFor({ locals, url }, params.id);
 	// An id that is not a UUID, or no application: the same 404 as any unknown path.
-	if (!UUID.test(params.id)) error(404, 'Not Found');
+	if (!UUID.test(params.id)) unknownPath();
 	const detail = await withDatabase((db) => applicationDetail(db, params.id));
-	if (!detail) error(404, 'Not Found');
+	if (!detail) unknownPath();
 	const votes = await withDatabase(async (db) => {
 		const read = await applicationVotes(db, params.id);
 		// A vote whose reviewer has left the team (or this programme) stays, marked (issue 59).
@@ -109,7 +110,7 @@ export const actions: Actions = {
 	// A reviewer note: guard → validate → one insert. Admins only; the applicant never sees it.
 	note: async ({ locals, request, url, params, setHeaders }) => {
 		const admin = await adminFor({ locals, url }, params.id);
-		if (!UUID.test(params.id)) error(404, 'Not Found');
+		if (!UUID.test(params.id)) unknownPath();
 		const input = formInput(await readForm(request), NOTE_FIELDS);
 		const outcome = await withDatabase((db) => addNote(db, runtime().outbox, admin, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'note' });
@@ -119,7 +120,7 @@ export const actions: Actions = {
 	// assignReviewer: guard → validate → one transaction (never the applicant nor a conflicted reviewer).
 	assign: async ({ locals, request, url, params, setHeaders }) => {
 		const admin = await adminFor({ locals, url }, params.id);
-		if (!UUID.test(params.id)) error(404, 'Not Found');
+		if (!UUID.test(params.id)) unknownPath();
 		const input = formInput(await readForm(request), ASSIGN_FIELDS);
 		const outcome = await withDatabase((db) => assignReviewer(db, runtime().roster, admin, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'reviewer' });
@@ -129,7 +130,7 @@ export const actions: Actions = {
 	// unassignReviewer: guard → validate → one delete; nobody replaces the reviewer (the admin chose).
 	unassign: async ({ locals, request, url, params, setHeaders }) => {
 		await adminFor({ locals, url }, params.id);
-		if (!UUID.test(params.id)) error(404, 'Not Found');
+		if (!UUID.test(params.id)) unknownPath();
 		const input = formInput(await readForm(request), ASSIGN_FIELDS);
 		const outcome = await withDatabase((db) => unassignReviewer(db, params.id, input));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { values: typedValues(input), field: 'reviewer' });
@@ -139,7 +140,7 @@ export const actions: Actions = {
 	// checkEligibilityAgain: what the applicant holds now beside the evidence at submission; reads the chain, writes nothing.
 	eligibility: async ({ locals, url, params, setHeaders }) => {
 		await adminFor({ locals, url }, params.id);
-		if (!UUID.test(params.id)) error(404, 'Not Found');
+		if (!UUID.test(params.id)) unknownPath();
 		const outcome = await withDatabase((db) => checkEligibilityAgain(db, runtime().chain.polygon, params.id));
 		if (!outcome.ok) return refuse(setHeaders, outcome, { field: 'eligibility' });
 		return { eligibilityNow: outcome.value.now };

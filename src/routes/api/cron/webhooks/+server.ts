@@ -1,4 +1,4 @@
-import { error, json } from '@sveltejs/kit';
+import { json } from '@sveltejs/kit';
 import { bearerMatches } from '$lib/server/auth/bearer';
 import { jsonErrorFrom } from '$lib/server/platform/http';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
@@ -8,6 +8,7 @@ import { releaseDueRounds } from '$lib/server/programs/release';
 import { blobStoreOf } from '$lib/server/files/store';
 import { sweepIfDue } from '$lib/server/files/sweep';
 import type { RequestHandler } from './$types';
+import { unknownPath } from '$lib/server/platform/not-found';
 
 // adapter-vercel: the function's limit, which the run's claim budget stays below.
 export const config = { maxDuration: CRON_MAX_DURATION_SECONDS };
@@ -25,7 +26,7 @@ const NO_STORE = { 'cache-control': 'no-store' };
  */
 export const GET: RequestHandler = async (event) => {
 	const { config, database } = runtime();
-	if (!bearerMatches(event.request.headers.get('authorization'), config.cronSecret)) error(404, 'Not Found');
+	if (!bearerMatches(event.request.headers.get('authorization'), config.cronSecret)) unknownPath();
 	try {
 		// Rounds whose release_at has come are released first, so this run sends their held messages.
 		await withDatabase((db) => releaseDueRounds(db));
