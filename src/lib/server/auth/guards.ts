@@ -2,7 +2,7 @@ import { error, type RequestEvent } from '@sveltejs/kit';
 import type { Role } from '$lib/platform/hidden-sections';
 import { effectiveMember, type TeamGrant } from '../team/roles';
 import { m } from '$lib/paraglide/messages';
-import { unknownPath } from '$lib/server/platform/not-found';
+import { unknownPath } from '../platform/not-found';
 
 /** A role in the team (issue 59): owners (ADMIN_ADDRESSES and the team's) and admins are admins. */
 export type TeamRole = 'owner' | 'admin' | 'reviewer';
