@@ -279,7 +279,8 @@ function collect(stream: Readable): Promise<Buffer> {
 			ended = true;
 			resolve(Buffer.concat(parts));
 		});
-		stream.once('error', reject);
+		// `on`, not `once`: the parser may report a cut-off part on it, and the refusal then ends it with its own error.
+		stream.on('error', reject);
 		stream.once('close', () => {
 			if (!ended) reject(new Error('form part cut off'));
 		});
