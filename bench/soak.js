@@ -22,7 +22,7 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createServerDatabase } from '../tests/helpers/postgres.js';
-import { httpClient, quantile, signIn, startPortal, treeCpuMs } from './harness.js';
+import { backendsCpu, httpClient, quantile, signIn, startPortal, treeCpuMs } from './harness.js';
 
 const { values } = parseArgs({
 	options: {
@@ -48,6 +48,16 @@ const SEQUENTIAL = Number(values.sequential);
 const CPU_REQUESTS = Number(values.cpu);
 const adminUrl =
 	process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+// Reads pg_stat_activity for each side's backends: PostgreSQL's CPU shares the machine with the portal's.
+const observer = postgres(adminUrl, { max: 1, onnotice: () => {} });
+
+/** CPU ms spent by `name`'s backends since `before` (a backendsCpu snapshot): those that lived through. @param {string} name @param {Map<number, number>} before */
+async function backendsCpuSince(name, before) {
+	const after = await backendsCpu(observer, name);
+	let ms = 0;
+	for (const [pid, cpu] of after) ms += cpu - (before.get(pid) ?? 0);
+	return ms;
+}
 
 /** @param {string} url @param {string} dir */
 async function migrateWith(url, dir) {
@@ -125,6 +135,7 @@ async function soak(side, secondsOf = seconds) {
 	};
 	const started = performance.now();
 	const cpuBefore = treeCpuMs(side.portal.pid);
+	const databaseBefore = await backendsCpu(observer, side.database.name);
 	await Promise.all([
 		...side.members.map(async (cookie, m) => {
 			for (let round = 1; performance.now() < deadline; round++) {
@@ -143,11 +154,14 @@ async function soak(side, secondsOf = seconds) {
 	]);
 	const wall = (performance.now() - started) / 1000;
 	const cpuMs = treeCpuMs(side.portal.pid) - cpuBefore;
+	const databaseMs = await backendsCpuSince(side.database.name, databaseBefore);
 	latencies.sort((a, b) => a - b);
 	return {
 		rps: latencies.length / wall,
 		// The server's CPU (user + system) per request: what the machine's other load does not change much.
 		cpuPerRequest: cpuMs / latencies.length,
+		// PostgreSQL's, on the same cores: the machine's cost of a request is both.
+		databaseCpuPerRequest: databaseMs / latencies.length,
 		p50: quantile(latencies, 0.5),
 		p99: quantile(latencies, 0.99),
 		statuses,
@@ -246,8 +260,8 @@ try {
 		const b = theirs[r];
 		if (!a || !b) continue;
 		console.log(
-			`round ${r + 1}: this ${a.rps.toFixed(0)} req/s (${a.cpuPerRequest.toFixed(2)} CPU ms/request; p50 ${a.p50.toFixed(1)}, p99 ${a.p99.toFixed(1)} ms; ${JSON.stringify(a.statuses)}; medians ${JSON.stringify(a.medians)}), ` +
-				`baseline ${b.rps.toFixed(0)} req/s (${b.cpuPerRequest.toFixed(2)} CPU ms/request; p50 ${b.p50.toFixed(1)}, p99 ${b.p99.toFixed(1)} ms; ${JSON.stringify(b.statuses)}; medians ${JSON.stringify(b.medians)}); ratio ${(a.rps / b.rps).toFixed(2)}`
+			`round ${r + 1}: this ${a.rps.toFixed(0)} req/s (${a.cpuPerRequest.toFixed(2)} CPU ms/request, database ${a.databaseCpuPerRequest.toFixed(2)}; p50 ${a.p50.toFixed(1)}, p99 ${a.p99.toFixed(1)} ms; ${JSON.stringify(a.statuses)}; medians ${JSON.stringify(a.medians)}), ` +
+				`baseline ${b.rps.toFixed(0)} req/s (${b.cpuPerRequest.toFixed(2)} CPU ms/request, database ${b.databaseCpuPerRequest.toFixed(2)}; p50 ${b.p50.toFixed(1)}, p99 ${b.p99.toFixed(1)} ms; ${JSON.stringify(b.statuses)}; medians ${JSON.stringify(b.medians)}); ratio ${(a.rps / b.rps).toFixed(2)}`
 		);
 	}
 	if (CPU_REQUESTS > 0)
@@ -266,4 +280,5 @@ try {
 		await side.portal.stop();
 		await side.database.drop();
 	}
+	await observer.end();
 }
