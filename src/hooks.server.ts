@@ -8,7 +8,7 @@ import path from 'node:path';
 import { SchemaNotMigratedError, faultForLog, isDatabaseUnavailable, sqlState } from '$lib/server/db/errors';
 import { bearerMatches } from '$lib/server/auth/bearer';
 import { rolesOf } from '$lib/server/auth/guards';
-import { CALLER_ROLES_PROBE } from '$lib/platform/hidden-sections';
+import { CALLER_ROLES_HEADER, CALLER_ROLES_PROBE } from '$lib/platform/hidden-sections';
 import { apiErrorBodies, refuseCrossSiteForms, refuseUnknownActions } from '$lib/server/platform/request-guards';
 import { routedPath } from '$lib/server/platform/http';
 import { limitBodies } from '$lib/server/platform/body-limit';
@@ -280,7 +280,7 @@ export const handleFetch: HandleFetch = async ({ event, request, fetch }) => {
 	// any other method with the token meets the unknown path (404), as without it, never a 405 that shows the path.
 	const read = event.request.method === 'GET' || event.request.method === 'HEAD';
 	if (!building && read && bearerMatches(authorization, config.metricsToken)) roles.push('operator');
-	return Response.json({ roles });
+	return new Response(null, { status: 204, headers: { [CALLER_ROLES_HEADER]: roles.join(' ') } });
 };
 
 export const handleError: HandleServerError = ({ error, event, status, message }) => {
