@@ -119,6 +119,14 @@ describe.runIf(serverUrl)('applications on the Postgres server, through HTTP', (
 				expect(textOf(page.body)).toMatch(/database is unavailable/i);
 				expect(Date.now() - started).toBeLessThan(8_000);
 			}
+			// However long it stays away: each attempt to reach it is one more failure in a row, and postgres.js
+			// waited longer after each (3^n/100 s, up to 20 s) before the next query could fail.
+			for (let i = 0; i < 10; i++) {
+				const started = Date.now();
+				const page = await postForm(`${server.url}/checkin`, { note: `offline ${i}` }, { cookie });
+				expect(page.status).toBe(503);
+				expect(Date.now() - started, `attempt ${i}`).toBeLessThan(3_000);
+			}
 			// A Spanish page says so in Spanish (issue 61).
 			const es = await getPage(`${server.url}/es/apply`, cookie);
 			expect(es.status).toBe(503);

@@ -57,6 +57,7 @@ export function createDb(
 			max: options.max ?? 10,
 			connect_timeout: options.connectTimeoutSeconds ?? 3,
 			idle_timeout: 30,
+			backoff: reconnectDelaySeconds,
 			onnotice: () => {},
 			connection: { application_name: 'member-portal', statement_timeout: 10_000 }
 		});
@@ -112,6 +113,17 @@ export function createDb(
 		}
 	};
 }
+
+/**
+ * How long postgres.js waits before a connection's next attempt after `retries` failed ones in a row
+ * (the pool's count; a connection that gets in sets it back to 0). Its own delay grows as 3^retries/100 s
+ * up to 20 s, and a query waits it out before it fails: with the server away, the sixth failed attempt
+ * made every request wait seconds for its 503, and a page whose work makes several attempts waited
+ * them one after the other (13-19 s in tests/http/applications-postgres.test.ts on a loaded machine).
+ * The same growth, with its jitter, capped at half a second: a request answers 503 within seconds, and
+ * a pool of 10 connections tries the server at most about 20 times a second while it is away.
+ */
+export const reconnectDelaySeconds = (retries: number) => (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 0.5);
 
 /** Runs `check` once; while it fails, each later call tries again. */
 function memoUntilFailure(check: () => Promise<void>): () => Promise<void> {
