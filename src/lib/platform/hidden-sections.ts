@@ -30,7 +30,7 @@ export const CALLER_ROLES_PROBE = '/__portal_caller_roles__';
 
 /**
  * The probe's answer carries the roles in this header, space-separated, and no body: every request asks,
- * and a body is a stream to make and to read again (issue 60: a tenth of a cheap request's CPU).
+ * and a body is a stream to make and to read again (issue 60: a quarter of a cheap request's CPU).
  */
 export const CALLER_ROLES_HEADER = 'x-portal-caller-roles';
 

@@ -121,7 +121,8 @@ export function createDb(
  * made every request wait seconds for its 503, and a page whose work makes several attempts waited
  * them one after the other (13-19 s in tests/http/applications-postgres.test.ts on a loaded machine).
  * The same growth, with its jitter, capped at half a second: a request answers 503 within seconds, and
- * a pool of 10 connections tries the server at most about 20 times a second while it is away.
+ * while the server is away each of the pool's 10 connections tries it at most every quarter to half second,
+ * and only when a query asks.
  */
 export const reconnectDelaySeconds = (retries: number) => (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 0.5);
 
