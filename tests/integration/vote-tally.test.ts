@@ -4,7 +4,7 @@
 // SQL); sort=score pages keep their order across cursors both ways; on Postgres, votes at the same
 // moment leave a right tally and a score-sorted page or a tab count reads a page's worth of rows.
 import { readFileSync } from 'node:fs';
-import { sql } from 'drizzle-orm';
+import { fillPlaceholders, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseTableQuery, reviewTable } from '../../src/lib/server/applications/review-table';
@@ -291,12 +291,24 @@ describe.runIf(serverUrl)('rows a score-sorted page and its counts read on Postg
 
 	/** EXPLAIN ANALYZE of every statement `work` sends: the plans' top nodes. */
 	async function plansOf(work: () => Promise<unknown>) {
+		type Prepared = { execute: (values?: Record<string, unknown>) => Promise<unknown> };
+		type Query = { sql: string; params: unknown[] };
 		const session = (
-			t.db as unknown as { _: { session: { prepareQuery: (q: { sql: string; params: unknown[] }) => unknown } } }
+			t.db as unknown as { _: { session: { prepareQuery: (q: Query, ...rest: unknown[]) => Prepared } } }
 		)._.session;
-		const spy = vi.spyOn(session, 'prepareQuery');
+		// Each statement as it ran: a statement built once holds placeholders, given their values when it runs.
+		const queries: Query[] = [];
+		const prepareQuery = session.prepareQuery.bind(session);
+		const spy = vi.spyOn(session, 'prepareQuery').mockImplementation((q, ...rest) => {
+			const prepared = prepareQuery(q, ...rest);
+			const execute = prepared.execute.bind(prepared);
+			prepared.execute = (values) => {
+				queries.push({ sql: q.sql, params: fillPlaceholders(q.params, values ?? {}) });
+				return execute(values);
+			};
+			return prepared;
+		});
 		await work();
-		const queries = spy.mock.calls.map(([q]) => q);
 		spy.mockRestore();
 		const plans = [];
 		for (const q of queries) {

@@ -1,9 +1,11 @@
-import { and, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { stagedColumn } from './staged';
 import * as v from 'valibot';
 import { COUNT_CAP } from '$lib/applications/review-query';
 import { ADMIN_PAGE_SIZE, LENGTHS, UUID_SOURCE } from '$lib/platform/limits';
 import { rowsOf } from '../db/rows';
+import { builtOnce } from '../db/prepared';
+import type { PgPreparedQuery, PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import { STATES, type ApplicationStates, type ReviewState } from '$lib/applications/transitions';
 import type { Database } from '../db/client';
 import { applications, programs } from '../db/schema';
@@ -138,30 +140,45 @@ export interface ReviewTable {
 
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, '\\$&')}%`;
 
+/**
+ * A filter's value in the statement: as itself, or, given `values`, as a placeholder of that name whose value
+ * is kept there, for a statement built once per shape (shapedStatement).
+ */
+function bound<T>(values: Record<string, unknown> | undefined, name: string, value: T): T | Placeholder {
+	if (!values) return value;
+	values[name] = value;
+	return sql.placeholder(name);
+}
+
 /** The table's WHERE: every filter, and the review state unless the tabs count across it. */
 export function tableFilter(
 	query: Omit<TableQuery, 'after' | 'before'>,
 	withReview = true,
 	options: TableOptions = { quorum: 2 },
-	common?: CommonWord
+	common?: CommonWord,
+	/** Given, every value is a placeholder kept here by name: the statement's text is then its shape's. */
+	values?: Record<string, unknown>
 ): SQL[] {
 	const where: SQL[] = [];
+	const v = <T>(name: string, value: T) => bound(values, name, value);
 	if (options.programIds)
-		where.push(sql`${applications.programId} = any(${`{${options.programIds.join(',')}}`}::int[])`);
-	// Votes (#27)
-	if (query.votes) where.push(votesFilterSql(query.votes, options.quorum));
-	if (withReview && query.review) where.push(eq(applications.review, query.review));
+		where.push(sql`${applications.programId} = any(${v('programIds', `{${options.programIds.join(',')}}`)}::int[])`);
+	// Votes (#27): `ready` and `needed` compare differently, so each is its own shape.
+	if (query.votes) where.push(votesFilterSql(query.votes, v(`quorum_${query.votes}`, options.quorum)));
+	if (withReview && query.review) where.push(eq(applications.review, v('review', query.review)));
 	// Programmes and rounds (#57): an unknown slug matches nothing (the subquery is null).
 	if (query.program)
 		where.push(
-			sql`${applications.programId} = (select ${programs.id} from ${programs} where ${programs.slug} = ${query.program})`
+			sql`${applications.programId} = (select ${programs.id} from ${programs} where ${programs.slug} = ${v('program', query.program)})`
 		);
-	if (query.round !== undefined) where.push(eq(applications.roundId, query.round));
-	if (query.allowlist) where.push(eq(applications.allowlist, query.allowlist));
-	if (query.distribution) where.push(eq(applications.distribution, query.distribution));
+	if (query.round !== undefined) where.push(eq(applications.roundId, v('round', query.round)));
+	if (query.allowlist) where.push(eq(applications.allowlist, v('allowlist', query.allowlist)));
+	if (query.distribution) where.push(eq(applications.distribution, v('distribution', query.distribution)));
 	// --- Eligibility on chain (#28): the evidence kept at submission; applications without it match neither. ---
 	if (query.eligible)
-		where.push(sql`(${applications.eligibility} ->> 'ok') = ${query.eligible === 'yes' ? 'true' : 'false'}`);
+		where.push(
+			sql`(${applications.eligibility} ->> 'ok') = ${v('eligible', query.eligible === 'yes' ? 'true' : 'false')}`
+		);
 	// --- end eligibility ---
 	if (query.q) {
 		// Each column has a pg_trgm GIN index, the text answers one on answers_search_text (drizzle/0006);
@@ -209,9 +226,13 @@ export async function reviewTable(
 	const common = await commonWordsFor(db, query.q);
 	const { counts, matches } = await countByReview(db, query, options, common);
 	if (matches === '') return { rows: [], next: null, previous: null, counts };
+	// Without a search the statement is built once per shape, its values as placeholders (shapedStatement);
+	// a search is not prepared: its plan depends on how selective the pattern is, which a generic plan cannot know.
+	const values: Record<string, unknown> | undefined = query.q ? undefined : {};
+	const v = <T>(name: string, value: T) => bound(values, name, value);
 	const where =
 		matches === undefined
-			? tableFilter(query, true, options, common)
+			? tableFilter(query, true, options, common, values)
 			: [
 					...tableFilter({ ...query, q: undefined }, true, options),
 					sql`${applications.id} = any(string_to_array(${matches}, ',')::uuid[])`
@@ -224,43 +245,18 @@ export async function reviewTable(
 			? sql`(${scoreKeySql}, ${applications.createdAt}, ${applications.id})`
 			: sql`(${applications.createdAt}, ${applications.id})`;
 		const at = scored
-			? sql`(-(${from.score ?? '0'}::numeric), ${from.at}::timestamptz, ${from.id}::uuid)`
-			: sql`(${from.at}::timestamptz, ${from.id}::uuid)`;
+			? sql`(-(${v('fromScore', from.score ?? '0')}::numeric), ${v('fromAt', from.at)}::timestamptz, ${v('fromId', from.id)}::uuid)`
+			: sql`(${v('fromAt', from.at)}::timestamptz, ${v('fromId', from.id)}::uuid)`;
 		where.push(ascending ? sql`${key} > ${at}` : sql`${key} < ${at}`);
 	}
-	const direction = ascending ? sql`asc` : sql`desc`;
-	const order = [sql`${applications.createdAt} ${direction}`, sql`${applications.id} ${direction}`];
-	if (scored) order.unshift(sql`${scoreKeySql} ${direction}`);
-	const selecting = db
-		.select({
-			id: applications.id,
-			applicantAddress: applications.applicantAddress,
-			displayName: applications.displayName,
-			excerpt: sql<string>`left(${applications.motivation}, ${EXCERPT_LENGTH + 1})`,
-			review: applications.review,
-			// A decision held from its applicant until its round is released (staged.ts).
-			staged: stagedColumn,
-			allowlist: applications.allowlist,
-			distribution: applications.distribution,
-			createdAt: sql<string>`to_char(${applications.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
-			// Kept on the row by triggers (drizzle/0020).
-			notes: applications.notesCount,
-			// Votes (#27): the tally kept on the row (drizzle/0011)
-			votes: tallyColumns,
-			assigned: sql<
-				string[]
-			>`array(select r.reviewer_address from review_assignments as r where r.application_id = "applications"."id" order by r.assigned_at, r.reviewer_address)`,
-			programId: applications.programId,
-			roundId: applications.roundId,
-			scoreKey: scored ? sql<string>`coalesce(${applications.votesMeanScore}, 0)::text` : sql<null>`null`
-		})
-		.from(applications)
-		.where(where.length ? and(...where) : undefined)
-		.orderBy(...order)
-		.limit(pageSize + 1);
-	// Prepared on a Postgres server, one per combination of filters (db/prepared.ts); a search is not: its
-	// plan depends on how selective the pattern is, which a generic plan cannot know.
-	const found = query.q ? await selecting : await selecting.prepare('review_table_rows').execute();
+	const select = (db: Database) => selectRows(db, where, { scored, ascending, limit: pageSize + 1 });
+	const found = values
+		? await shapedStatement(
+				`rows:${Object.keys(values).join(',')}:${scored}:${ascending}:${pageSize}`,
+				'review_table_rows',
+				select
+			)(db, values)
+		: await select(db);
 	const more = found.length > pageSize;
 	const page = found.slice(0, pageSize);
 	if (backwards) page.reverse();
@@ -286,6 +282,65 @@ export async function reviewTable(
 	};
 }
 
+/** The table's page of rows, in its order: the rows' select of reviewTable. */
+function selectRows(
+	db: Database,
+	where: SQL[],
+	{ scored, ascending, limit }: { scored: boolean; ascending: boolean; limit: number }
+) {
+	const direction = ascending ? sql`asc` : sql`desc`;
+	const order = [sql`${applications.createdAt} ${direction}`, sql`${applications.id} ${direction}`];
+	if (scored) order.unshift(sql`${scoreKeySql} ${direction}`);
+	return db
+		.select({
+			id: applications.id,
+			applicantAddress: applications.applicantAddress,
+			displayName: applications.displayName,
+			excerpt: sql<string>`left(${applications.motivation}, ${EXCERPT_LENGTH + 1})`,
+			review: applications.review,
+			// A decision held from its applicant until its round is released (staged.ts).
+			staged: stagedColumn,
+			allowlist: applications.allowlist,
+			distribution: applications.distribution,
+			createdAt: sql<string>`to_char(${applications.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+			// Kept on the row by triggers (drizzle/0020).
+			notes: applications.notesCount,
+			// Votes (#27): the tally kept on the row (drizzle/0011)
+			votes: tallyColumns,
+			assigned: sql<
+				string[]
+			>`array(select r.reviewer_address from review_assignments as r where r.application_id = "applications"."id" order by r.assigned_at, r.reviewer_address)`,
+			programId: applications.programId,
+			roundId: applications.roundId,
+			scoreKey: scored ? sql<string>`coalesce(${applications.votesMeanScore}, 0)::text` : sql<null>`null`
+		})
+		.from(applications)
+		.where(where.length ? and(...where) : undefined)
+		.orderBy(...order)
+		.limit(limit);
+}
+
+/**
+ * Statements built once per shape (which filters, which order; db/prepared.ts builtOnce), run prepared with
+ * the request's values: building the table's select and its counts each time was about a tenth of the
+ * admin page's CPU (bench/README.md "Figures behind the code"). The shapes are few (the filters present,
+ * the order, the page size) and bounded here all the same; past the bound a shape is built each time.
+ */
+const shapes = new Map<string, (db: Database, values: Record<string, unknown>) => Promise<unknown>>();
+const MAX_SHAPES = 512;
+function shapedStatement<Result>(
+	shape: string,
+	name: string,
+	build: (db: Database) => { prepare(name: string): PgPreparedQuery<PreparedQueryConfig & { execute: Result }> }
+): (db: Database, values: Record<string, unknown>) => Promise<Result> {
+	let statement = shapes.get(shape);
+	if (!statement) {
+		statement = builtOnce(name, build);
+		if (shapes.size < MAX_SHAPES) shapes.set(shape, statement);
+	}
+	return statement as (db: Database, values: Record<string, unknown>) => Promise<Result>;
+}
+
 function excerptOf(text: string): string {
 	const chars = [...text.replace(/\s+/g, ' ').trim()];
 	return chars.length > EXCERPT_LENGTH ? `${chars.slice(0, EXCERPT_LENGTH).join('').trimEnd()}…` : chars.join('');
@@ -305,7 +360,9 @@ async function countByReview(
 	options: TableOptions,
 	common?: CommonWord
 ): Promise<{ counts: ReviewTable['counts']; matches?: string }> {
-	const others = tableFilter(query, false, options, common);
+	// Without a search, built once per shape with its values as placeholders (shapedStatement).
+	const values: Record<string, unknown> | undefined = query.q ? undefined : {};
+	const others = tableFilter(query, false, options, common, values);
 	const capped = (review?: ReviewState) => {
 		const where = review ? [...others, eq(applications.review, review)] : others;
 		const filter = where.length ? sql`where ${and(...where)}` : sql``;
@@ -313,12 +370,12 @@ async function countByReview(
 	};
 	const states = STATES.review;
 	let row: Record<string, unknown> | undefined;
-	if (!query.q) {
-		[row] = await db
-			.select({ all: capped(), ...Object.fromEntries(states.map((s) => [s, capped(s)])) })
-			.from(sql`(select 1) as one`)
-			.prepare('review_table_counts')
-			.execute();
+	if (values) {
+		[row] = await shapedStatement(`counts:${Object.keys(values).join(',')}`, 'review_table_counts', (db) =>
+			db
+				.select({ all: capped(), ...Object.fromEntries(states.map((s) => [s, capped(s)])) })
+				.from(sql`(select 1) as one`)
+		)(db, values);
 	} else {
 		const filter = sql`where ${and(...others)}`;
 		const few = sql`(select count(*) from matched) < ${SEARCH_SAMPLE}`;

@@ -1,4 +1,4 @@
-import { eq, gte, lt, sql } from 'drizzle-orm';
+import { eq, gte, lt, sql, type Placeholder } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { applications } from '../db/schema';
 
@@ -39,7 +39,7 @@ export const scoreKeySql = sql`(- coalesce(${applications.votesMeanScore}, 0))`;
  * The review table's `votes` filter: `ready` reached REVIEW_QUORUM current votes (an abstention counts:
  * the reviewer read it), `needed` not yet. `applications_(review_)votes_idx` serve its capped tab counts.
  */
-export const votesFilterSql = (votes: 'ready' | 'needed', quorum: number) =>
+export const votesFilterSql = (votes: 'ready' | 'needed', quorum: number | Placeholder) =>
 	votes === 'ready' ? gte(applications.votesCurrent, quorum) : lt(applications.votesCurrent, quorum);
 
 /** A tally as the columns come back (numeric as text from either driver). */
