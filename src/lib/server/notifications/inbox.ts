@@ -1,6 +1,7 @@
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Database } from '../db/client';
+import { builtOnce } from '../db/prepared';
 import { notifications } from '../db/schema';
 import { validate } from '../platform/forms';
 import type { Outcome } from '../platform/outcome';
@@ -46,18 +47,23 @@ export async function inboxOf(db: Database, address: string): Promise<InboxEntry
 
 /** The member's unread count, for the header. */
 export async function unreadCount(db: Database, address: string): Promise<number> {
-	const [row] = await db
+	const [row] = await unreadStatement(db, { address: address.toLowerCase() });
+	return row?.n ?? 0;
+}
+// Prepared and built once (db/prepared.ts): every signed-in page asks it, and building the select was
+// most of its cost to the portal (bench/README.md "Figures behind the code").
+const unreadStatement = builtOnce('unread_count', (db) =>
+	db
 		.select({ n: count() })
 		.from(notifications)
 		.where(
 			and(
-				eq(notifications.recipientAddress, address.toLowerCase()),
+				eq(notifications.recipientAddress, sql.placeholder('address')),
 				isNull(notifications.readAt),
 				isNull(notifications.heldRoundId)
 			)
-		);
-	return row?.n ?? 0;
-}
+		)
+);
 
 export const READ_FIELDS = ['id'] as const;
 
