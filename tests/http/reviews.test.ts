@@ -227,10 +227,16 @@ describe.each(engines)('reviewers and votes on %s', (engine) => {
 		expect(detail).toContain('quorum reached');
 	});
 
-	it('applicants never see votes, scores, comments or reviewer addresses (/apply and its __data.json)', async () => {
+	it('applicants never see votes, scores, comments, notes or reviewer addresses (/apply and its __data.json)', async () => {
 		const applicant = newAccount();
 		const { id, cookie } = await apply(applicant, 'Private Pat');
 		expect((await vote(0, id, { ...approve, comment: 'PRIVATE-REVIEW-COMMENT' })).status).toBe(303);
+		const noted = await postForm(
+			`${base}/admin/applications/${id}?/note`,
+			{ body: 'PRIVATE-NOTE' },
+			{ cookie: adminCookie }
+		);
+		expect(noted.status).toBe(303);
 		for (const path of ['/apply', '/apply/__data.json']) {
 			const page = await getPage(`${base}${path}`, cookie);
 			expect(page.status).toBe(200);
@@ -239,6 +245,9 @@ describe.each(engines)('reviewers and votes on %s', (engine) => {
 			expect(page.body).not.toMatch(/"(scores|meanScore|votes)"/);
 			// Nor the tally kept on the application's row (votesApprove, …, votesMeanScore: drizzle/0011).
 			expect(page.body).not.toMatch(/votes(Approve|Reject|Abstain|Current|Scored|MeanScore)|votes_/);
+			// Nor the notes, nor how many there are (the count kept on the row: drizzle/0020).
+			expect(page.body).not.toContain('PRIVATE-NOTE');
+			expect(page.body).not.toMatch(/notesCount|notes_count/);
 		}
 	});
 

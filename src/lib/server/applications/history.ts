@@ -4,11 +4,12 @@ import { applicationRevisions, applications, type Application, type ApplicationE
 
 /**
  * An application as its applicant may read it: every column but the tally of the reviewers' votes
- * (#27; applicants never see votes or scores: docs/reviewers-guide.md), which triggers keep on the row (drizzle/0011).
+ * (#27; applicants never see votes or scores: docs/reviewers-guide.md), which triggers keep on the row (drizzle/0011),
+ * and the count of the reviewers' notes (drizzle/0020): notes stay among the reviewers, and so does how many there are.
  */
 export type ApplicantRow = Omit<
 	Application,
-	'votesApprove' | 'votesReject' | 'votesAbstain' | 'votesCurrent' | 'votesScored' | 'votesMeanScore'
+	'votesApprove' | 'votesReject' | 'votesAbstain' | 'votesCurrent' | 'votesScored' | 'votesMeanScore' | 'notesCount'
 >;
 
 const {
@@ -18,6 +19,7 @@ const {
 	votesCurrent: _current,
 	votesScored: _scored,
 	votesMeanScore: _mean,
+	notesCount: _notes,
 	...rest
 } = getTableColumns(applications);
 /** The columns of an ApplicantRow, for a select. */
