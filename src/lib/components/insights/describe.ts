@@ -11,6 +11,7 @@ import { insights_waits_summary } from '$lib/paraglide/messages/insights_waits_s
 import { insights_weekly_none } from '$lib/paraglide/messages/insights_weekly_none.js';
 import { insights_weekly_summary } from '$lib/paraglide/messages/insights_weekly_summary.js';
 import { getLocale } from '$lib/paraglide/runtime';
+import { formatterCache, numberText } from '../layout/format';
 
 // The words of the charts: their labels and text alternatives, written from the same numbers they draw,
 // in the page's locale (docs/translations.md).
@@ -23,10 +24,13 @@ const dateLocale = () => {
 const utcDay = (day: string) => new Date(`${day}T00:00:00Z`);
 
 /** "14 Sep" for a YYYY-MM-DD day (UTC), as the x axes label weeks and days. */
-export const dayLabel = (day: string) =>
-	new Intl.DateTimeFormat(dateLocale(), { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(utcDay(day));
-export const longDay = (day: string) =>
-	new Intl.DateTimeFormat(dateLocale(), { dateStyle: 'medium', timeZone: 'UTC' }).format(utcDay(day));
+const shortDays = formatterCache(
+	(locale) => new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' })
+);
+const longDays = formatterCache((locale) => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }));
+// Each chart labels dozens of days: one formatter per locale (src/lib/components/layout/format.ts).
+export const dayLabel = (day: string) => shortDays(dateLocale()).format(utcDay(day));
+export const longDay = (day: string) => longDays(dateLocale()).format(utcDay(day));
 
 /**
  * Seconds as days, the unit of waiting times: one decimal from a day up; under a day two significant
@@ -39,11 +43,13 @@ export const days = (seconds: number) => {
 };
 
 /** A number in the page's locale ("1,234", "1.234", "1.5"). */
-export const numberText = (value: number) => new Intl.NumberFormat(getLocale()).format(value);
+export { numberText };
 
+const percents = formatterCache(
+	(locale) => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 })
+);
 /** A share as a percentage with at most one decimal ("33.3%"). */
-export const percentText = (share: number) =>
-	new Intl.NumberFormat(getLocale(), { style: 'percent', maximumFractionDigits: 1 }).format(share);
+export const percentText = (share: number) => percents(getLocale()).format(share);
 
 export const shortAddress = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
 

@@ -5,6 +5,7 @@ import { review_waited_days } from '$lib/paraglide/messages/review_waited_days.j
 import { review_waited_hours } from '$lib/paraglide/messages/review_waited_hours.js';
 import { review_waited_minutes } from '$lib/paraglide/messages/review_waited_minutes.js';
 import { getLocale } from '$lib/paraglide/runtime';
+import { formatterCache, numberText } from '../layout/format';
 import type { VoteChoice } from '$lib/reviews/rubric';
 
 // The reviewer's words that code builds: vote choices, counts, means and waits, in the page's locale.
@@ -19,14 +20,14 @@ const VOTE_MESSAGES: Record<VoteChoice, () => string> = {
 export const voteLabel = (choice: string): string =>
 	choice in VOTE_MESSAGES ? VOTE_MESSAGES[choice as VoteChoice]() : choice;
 
-/** A count in the page's locale ("1,234", "1.234"). */
-export const countText = (n: number): string => new Intl.NumberFormat(getLocale()).format(n);
+/** A count in the page's locale ("1,234", "1.234"): every row of the review table shows a few. */
+export const countText = (n: number): string => numberText(n);
 
+const oneDecimal = formatterCache(
+	(locale) => new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 })
+);
 /** A mean score with one decimal ("3.7", "3,7"); "—" without one. */
-export const meanText = (mean: number | null): string =>
-	mean === null
-		? '—'
-		: new Intl.NumberFormat(getLocale(), { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(mean);
+export const meanText = (mean: number | null): string => (mean === null ? '—' : oneDecimal(getLocale()).format(mean));
 
 /** How long since `from`, counted against the server's `now` so both renderings agree: "40 min", "5 h", "12 d". */
 export function waitedText(from: string, now: string): string {
