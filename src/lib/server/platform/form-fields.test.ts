@@ -172,3 +172,30 @@ describe('readForm: a bounded cost before any rate limit', () => {
 		expect((await refusal(post(textNotUtf8, 'multipart/form-data; boundary=x'))).status).toBe(400);
 	});
 });
+
+describe('readForm: a URL-encoded body reads as the Fetch standard reads it', () => {
+	// readForm parses a URL-encoded body itself (URLSearchParams over its UTF-8 text) rather than through a
+	// second Request's formData(): every name and value must come out as that would give them.
+	const bodies = [
+		'displayName=Ada&motivation=Because+I+can&contact=%40ada',
+		'a=1&a=2&b=&=nameless&c',
+		'&&x=%2B%26%3D&y=%zz&z=100%',
+		'\uFEFFfirst=with+a+byte-order+mark',
+		'note=%E2%9C%93+%D8%B9%D8%B1%D8%A8%D9%8A+%E4%B8%AD%E6%96%87&emoji=%F0%9F%98%80',
+		'motivation=line%0D%0Abreak%0Aand%09tab',
+		''
+	];
+	it.each(bodies)('%j', async (body) => {
+		const read = await readForm(urlencoded(body));
+		const expected = await urlencoded(body).formData();
+		expect([...read.entries()]).toEqual([...expected.entries()]);
+	});
+
+	it('with a charset or odd spacing in its Content-Type, the same', async () => {
+		for (const type of ['application/x-www-form-urlencoded; charset=UTF-8', ' Application/X-WWW-Form-URLEncoded '])
+			expect([...(await readForm(post('a=%C3%A9&b=2', type))).entries()]).toEqual([
+				['a', 'é'],
+				['b', '2']
+			]);
+	});
+});
