@@ -21,7 +21,7 @@ export const voteLabel = (choice: string): string =>
 	choice in VOTE_MESSAGES ? VOTE_MESSAGES[choice as VoteChoice]() : choice;
 
 /** A count in the page's locale ("1,234", "1.234"): every row of the review table shows a few. */
-export const countText = (n: number): string => numberText(n);
+export const countText = numberText;
 
 const oneDecimal = formatterCache(
 	(locale) => new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 })

@@ -4,8 +4,7 @@ import * as v from 'valibot';
 import { COUNT_CAP } from '$lib/applications/review-query';
 import { ADMIN_PAGE_SIZE, LENGTHS, UUID_SOURCE } from '$lib/platform/limits';
 import { rowsOf } from '../db/rows';
-import { builtOnce } from '../db/prepared';
-import type { PgPreparedQuery, PreparedQueryConfig } from 'drizzle-orm/pg-core';
+import { shapedStatement } from '../db/prepared';
 import { STATES, type ApplicationStates, type ReviewState } from '$lib/applications/transitions';
 import type { Database } from '../db/client';
 import { applications, programs } from '../db/schema';
@@ -318,27 +317,6 @@ function selectRows(
 		.where(where.length ? and(...where) : undefined)
 		.orderBy(...order)
 		.limit(limit);
-}
-
-/**
- * Statements built once per shape (which filters, which order; db/prepared.ts builtOnce), run prepared with
- * the request's values: building the table's select and its counts each time was about a tenth of the
- * admin page's CPU (bench/README.md "Figures behind the code"). The shapes are few (the filters present,
- * the order, the page size) and bounded here all the same; past the bound a shape is built each time.
- */
-const shapes = new Map<string, (db: Database, values: Record<string, unknown>) => Promise<unknown>>();
-const MAX_SHAPES = 512;
-function shapedStatement<Result>(
-	shape: string,
-	name: string,
-	build: (db: Database) => { prepare(name: string): PgPreparedQuery<PreparedQueryConfig & { execute: Result }> }
-): (db: Database, values: Record<string, unknown>) => Promise<Result> {
-	let statement = shapes.get(shape);
-	if (!statement) {
-		statement = builtOnce(name, build);
-		if (shapes.size < MAX_SHAPES) shapes.set(shape, statement);
-	}
-	return statement as (db: Database, values: Record<string, unknown>) => Promise<Result>;
 }
 
 function excerptOf(text: string): string {

@@ -72,3 +72,27 @@ export function builtOnce<Result>(
 		return query.execute(values) as Promise<Result>;
 	};
 }
+
+/**
+ * Statements built once per shape (builtOnce above), run prepared with
+ * the request's values, for a statement whose text takes a few forms: `shape` names the form (the review table's
+ * filters present, its order and page size: applications/review-table.ts, where building its select and counts
+ * each time was about a tenth of the admin page's CPU, bench/README.md "Figures behind the code"). The shapes
+ * are bounded all the same; past the bound a shape is built each time.
+ */
+const shapes = new Map<string, (db: Database, values: Record<string, unknown>) => Promise<unknown>>();
+const MAX_SHAPES = 512;
+export function shapedStatement<Result>(
+	shape: string,
+	name: string,
+	build: (db: Database) => { prepare(name: string): PgPreparedQuery<PreparedQueryConfig & { execute: Result }> }
+): (db: Database, values: Record<string, unknown>) => Promise<Result> {
+	// Each statement's shapes are its own: the key is its name and the shape.
+	const key = `${name} ${shape}`;
+	let statement = shapes.get(key);
+	if (!statement) {
+		statement = builtOnce(name, build);
+		if (shapes.size < MAX_SHAPES) shapes.set(key, statement);
+	}
+	return statement as (db: Database, values: Record<string, unknown>) => Promise<Result>;
+}

@@ -130,13 +130,13 @@ export async function readForm(request: Request): Promise<FormFields> {
 	}
 }
 
+/** The media type of a Content-Type, lowercase, without its parameters. */
+const mediaOf = (type: string) => type.split(';', 1)[0]!.trim().toLowerCase();
+
 /**
  * Whether the form's text is UTF-8 as a browser sends it: a multipart body's bytes, or a URL-encoded
  * body's bytes once its %XX escapes are read (a stray `%` stays itself, as the parser leaves it). Linear.
  */
-/** The media type of a Content-Type, lowercase, without its parameters. */
-const mediaOf = (type: string) => type.split(';', 1)[0]!.trim().toLowerCase();
-
 function isUtf8Form(body: Buffer, type: string): boolean {
 	const media = mediaOf(type);
 	if (media === 'multipart/form-data') return isUtf8Multipart(body, type);
