@@ -1,12 +1,12 @@
 import { redirect, type RequestEvent } from '@sveltejs/kit';
 import { APPLICATION_FIELDS, formQuestionsFor, submitApplication } from '$lib/server/applications/submit';
 import { applyFormData, applyListData } from '$lib/server/applications/apply-page';
-import { memberRecord } from '$lib/server/applications/record';
+import { memberRecord, standingsAndRecord } from '$lib/server/applications/record';
 import { formInput, refuse, typedValues } from '$lib/server/platform/forms';
 import { requireMember } from '$lib/server/auth/guards';
 import { answersInput, typedAnswers } from '$lib/server/forms/answers';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
-import { applyProgramOf, programBySlug, programStandings } from '$lib/server/programs/rounds';
+import { applyProgramOf, programBySlug } from '$lib/server/programs/rounds';
 import { localHref } from '$lib/i18n/locales';
 import { blobStoreOf } from '$lib/server/files/store';
 import { receiveForm } from '$lib/server/files/receive';
@@ -29,7 +29,7 @@ export async function loadApply({ locals }: Pick<RequestEvent, 'locals'>) {
 	const member = requireMember({ locals });
 	return withDatabase(async (db) => {
 		// The programmes and what the member sent, together: one round trip (issue 60, bench/README.md "Figures behind the code").
-		const [standings, record] = await Promise.all([programStandings(db), memberRecord(db, member.address)]);
+		const { standings, record } = await standingsAndRecord(db, member.address);
 		const open = standings.filter((s) => s.round !== null);
 		if (open.length > 1) return applyListData(member, record, open, zone());
 		return await applyFormData(db, member, record, applyProgramOf(standings), zone(), runtime().chain.polygon);

@@ -1,4 +1,5 @@
-import { asc, eq, getTableColumns, sql, type Column } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, isNull, sql, type Column } from 'drizzle-orm';
+import { builtOnce } from '../db/prepared';
 import type { Database } from '../db/client';
 import {
 	applicationDrafts,
@@ -14,6 +15,14 @@ import {
 import type { Question } from '$lib/forms/questions';
 import type { ProgramTranslations } from '$lib/programs/programs';
 import { placeNamedSql } from '../programs/place';
+import {
+	programColumns,
+	roundsStillToCome,
+	standingsOf,
+	standingsOrder,
+	windowColumns,
+	type ProgramStanding
+} from '../programs/rounds';
 import type { StoredFile } from '../files/access';
 import { applicantColumns, newestFirst, type ApplicationWithHistory } from './history';
 import { eventsBeforeStaged, maskStaged, stagedColumn } from './staged';
@@ -195,6 +204,47 @@ async function draftsOf(db: Database, address: string): Promise<MemberRecord['dr
 export async function memberRecord(db: Database, address: string): Promise<MemberRecord> {
 	const [applications, drafts] = await Promise.all([applicationsWithFacts(db, address), draftsOf(db, address)]);
 	return { applications, drafts };
+}
+
+/**
+ * The programmes as programStandings reads them, each with the member's draft of it beside it (a draft
+ * is one programme's, one per member at most: the join adds no row), built once: `/apply` reads its
+ * programmes and the drafts in one statement rather than two.
+ */
+const standingsWithDrafts = builtOnce('member_standings', (db) =>
+	db
+		.select({
+			program: programColumns,
+			round: windowColumns,
+			draft: { fields: applicationDrafts.fields, updatedAt: applicationDrafts.updatedAt }
+		})
+		.from(programs)
+		.leftJoin(rounds, roundsStillToCome())
+		.leftJoin(
+			applicationDrafts,
+			and(eq(applicationDrafts.programId, programs.id), eq(applicationDrafts.memberAddress, sql.placeholder('address')))
+		)
+		.where(isNull(programs.archivedAt))
+		.orderBy(...standingsOrder)
+);
+
+/**
+ * `/apply`'s reads: the programmes as they stand at `now` and what the member sent, in two statements sent
+ * together (the programmes with the member's drafts, and the applications). The record's drafts are those
+ * of the programmes that are not archived: the only ones a form shows.
+ */
+export async function standingsAndRecord(
+	db: Database,
+	address: string,
+	now = new Date()
+): Promise<{ standings: ProgramStanding[]; record: MemberRecord }> {
+	const [rows, applications] = await Promise.all([
+		standingsWithDrafts(db, { now: now.toISOString(), address: address.toLowerCase() }),
+		applicationsWithFacts(db, address)
+	]);
+	const drafts: MemberRecord['drafts'] = new Map();
+	for (const { program, draft } of rows) if (draft) drafts.set(program.id, draft);
+	return { standings: standingsOf(rows, now), record: { applications, drafts } };
 }
 
 /** The member's applications as they may read them, with their history, without the page's facts: one statement. */

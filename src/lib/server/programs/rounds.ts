@@ -19,7 +19,7 @@ export interface RoundWindow {
 	closesAt: Date | null;
 }
 
-const windowColumns = { id: rounds.id, name: rounds.name, opensAt: rounds.opensAt, closesAt: rounds.closesAt };
+export const windowColumns = { id: rounds.id, name: rounds.name, opensAt: rounds.opensAt, closesAt: rounds.closesAt };
 
 /** `opens_at <= now < closes_at` (or no closes_at): the contract's "open". */
 const openAt = (now: Date) => and(lte(rounds.opensAt, now), or(isNull(rounds.closesAt), gt(rounds.closesAt, now)));
@@ -96,7 +96,7 @@ export interface ProgramStanding {
 }
 
 /** A programme as the applicants' pages and /api/programs read it. */
-const programColumns = {
+export const programColumns = {
 	id: programs.id,
 	slug: programs.slug,
 	name: programs.name,
@@ -104,19 +104,22 @@ const programColumns = {
 	translations: programs.translations
 };
 
+/** Each programme's rounds that are open or still to open at the placeholder `now` (few: rounds end). */
+export const roundsStillToCome = () =>
+	and(eq(rounds.programId, programs.id), or(isNull(rounds.closesAt), gt(rounds.closesAt, sql.placeholder('now'))));
+
+/** The order standingsOf reads the rows in: by programme, each one's rounds soonest first. */
+export const standingsOrder = [asc(programs.id), asc(rounds.opensAt), asc(rounds.id)];
+
 function buildStandings(db: Reader) {
 	return (
 		db
 			.select({ program: programColumns, round: windowColumns })
 			.from(programs)
-			// Each programme's rounds that are open or still to open (few: rounds end), soonest first.
-			.leftJoin(
-				rounds,
-				and(eq(rounds.programId, programs.id), or(isNull(rounds.closesAt), gt(rounds.closesAt, sql.placeholder('now'))))
-			)
+			.leftJoin(rounds, roundsStillToCome())
 			.where(isNull(programs.archivedAt))
-			.orderBy(asc(programs.id), asc(rounds.opensAt), asc(rounds.id))
-			// Prepared on a Postgres server (db/prepared.ts): every /apply load and submission reads it.
+			.orderBy(...standingsOrder)
+			// Prepared on a Postgres server (db/prepared.ts): every submission reads it.
 			.prepare('program_standings')
 	);
 }
@@ -127,13 +130,21 @@ const standingReads = new WeakMap<Reader, ReturnType<typeof buildStandings>>();
 
 /**
  * Every programme that is not archived, oldest first, each with its open and next round: one query (the
- * programmes joined to their rounds that are open or still to open), as every /apply load reads it
- * (issue 60: the page's statements, bench/README.md "Figures behind the code").
+ * programmes joined to their rounds that are open or still to open). `/apply` reads the same with the
+ * member's drafts beside them (applications/record.ts standingsAndRecord; issue 60, bench/README.md
+ * "Figures behind the code").
  */
 export async function programStandings(db: Reader, now = new Date()): Promise<ProgramStanding[]> {
 	let read = standingReads.get(db);
 	if (!read) standingReads.set(db, (read = buildStandings(db)));
-	const rows = await read.execute({ now: now.toISOString() });
+	return standingsOf(await read.execute({ now: now.toISOString() }), now);
+}
+
+/** The standings of rows read as programStandings reads them: each programme's rounds still to come, in standingsOrder. */
+export function standingsOf(
+	rows: readonly { program: ProgramStanding['program']; round: RoundWindow | null }[],
+	now: Date
+): ProgramStanding[] {
 	const standings: ProgramStanding[] = [];
 	let last: ProgramStanding | undefined;
 	for (const { program, round } of rows) {
