@@ -96,6 +96,29 @@ export const walletConnectEnabled = (env) => (env.PUBLIC_WALLETCONNECT_PROJECT_I
  */
 export function servedPolicy(policy, { walletConnect }) {
 	if (walletConnect) return policy;
+	// A page's policy differs from the last page's by its nonce only: the rest is read once (the split and
+	// the filters below were a part of every page's CPU, issue 60), the nonce put back into it.
+	const nonce = NONCE_SOURCE.exec(policy)?.[1];
+	const template = nonce ? policy.replaceAll(nonce, NONCE_MARK) : policy;
+	let served = servedTemplates.get(template);
+	if (served === undefined) {
+		served = withoutWalletConnect(template);
+		if (servedTemplates.size < SERVED_TEMPLATES_MAX) servedTemplates.set(template, served);
+	}
+	return nonce ? served.replaceAll(NONCE_MARK, nonce) : served;
+}
+
+/** A script nonce as SvelteKit writes one into the policy (base64). */
+const NONCE_SOURCE = /'nonce-([A-Za-z0-9+/=]+)'/;
+/** Stands for the nonce in a remembered policy: a character no policy header holds. */
+const NONCE_MARK = '\u0000';
+/** servedPolicy's answers by policy, nonce masked: kit.csp makes a few (a page's, an error page's), never more than this. */
+const SERVED_TEMPLATES_MAX = 32;
+/** @type {Map<string, string>} */
+const servedTemplates = new Map();
+
+/** `policy` without WALLETCONNECT_SOURCES, and without a directive only they made. @param {string} policy */
+function withoutWalletConnect(policy) {
 	return policy
 		.split(';')
 		.map((part) => part.trim())
