@@ -1,5 +1,5 @@
 import { redirect } from '@sveltejs/kit';
-import { CHECKIN_FIELDS, checkin, checkInSummary, recentCheckIns } from '$lib/server/checkins/checkins';
+import { CHECKIN_FIELDS, checkin, checkInPage } from '$lib/server/checkins/checkins';
 import { formInput, readForm, refuse, typedValues } from '$lib/server/platform/forms';
 import { requireMember } from '$lib/server/auth/guards';
 import { runtime, withDatabase } from '$lib/server/platform/runtime';
@@ -8,9 +8,7 @@ import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals }) => {
 	const member = requireMember({ locals });
-	const [checkIns, summary] = await withDatabase((db) =>
-		Promise.all([recentCheckIns(db, member.address), checkInSummary(db, member.address)])
-	);
+	const { checkIns, summary } = await withDatabase((db) => checkInPage(db, member.address));
 	return { address: member.address, checkIns, summary };
 };
 

@@ -1,4 +1,4 @@
-import { desc, eq, sql } from 'drizzle-orm';
+import { desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { LENGTHS } from '$lib/platform/limits';
 import type { Database } from '../db/client';
@@ -8,7 +8,7 @@ import { m } from '$lib/paraglide/messages';
 import { failureOfDatabaseError, memberMissing, rateLimited, type Outcome } from '../platform/outcome';
 import type { SignedInMember } from '../auth/guards';
 import { RATE_LIMITS, consume, consumeCall, consumedAs, type CountedRow } from '../platform/rate-limit';
-import { executePrepared } from '../db/prepared';
+import { builtOnce, executePrepared } from '../db/prepared';
 import { rowsOf } from '../db/rows';
 import type { OutboxTargets } from '../platform/outbox-targets';
 import { checkinCreated, enqueueWebhookEvent, webhooksOn, type Writer } from '../webhooks/events';
@@ -96,19 +96,6 @@ async function limitAndInsert(db: Database, address: string, note: string): Prom
 
 export const RECENT_CHECKINS = 20;
 
-/** The member's latest check-ins, newest first. */
-export async function recentCheckIns(db: Database, address: string, limit = RECENT_CHECKINS): Promise<CheckIn[]> {
-	return (
-		db
-			.select()
-			.from(checkIns)
-			.where(eq(checkIns.memberAddress, address.toLowerCase()))
-			// "desc nulls last" is how the index is ordered; plain desc() would make Postgres sort instead.
-			.orderBy(sql`${checkIns.createdAt} desc nulls last`, desc(checkIns.id))
-			.limit(limit)
-	);
-}
-
 export interface CheckInSummary {
 	total: number;
 	/** Consecutive UTC days with a check-in, ending today (or yesterday, so a streak lasts until the day is over). */
@@ -130,28 +117,52 @@ export function streakOf(days: string[], today: Date): number {
 	return streak;
 }
 
-/** The member's own count and streak, shown on /checkin so a check-in visibly adds up. */
-export async function checkInSummary(db: Database, address: string, now = new Date()): Promise<CheckInSummary> {
-	const member = eq(checkIns.memberAddress, address.toLowerCase());
-	const day = sql<string>`to_char(${checkIns.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
-	const [[counted], days] = await Promise.all([
+/** What /checkin shows: the member's latest check-ins, newest first, and their count and streak. */
+export interface CheckInPage {
+	checkIns: CheckIn[];
+	summary: CheckInSummary;
+}
+
+/** The days with a check-in, distinct, newest first: a streak longer than a year still reads as 366+ days. */
+const dayOf = sql<string>`to_char(${checkIns.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
+
+/**
+ * /checkin's reads in one statement, built once (db/prepared.ts): the latest check-ins, each with the
+ * member's count beside it, and with the newest one the days that make the streak. A member without a
+ * check-in gets no row, which is a count of 0 and no streak. Three statements built on every view before
+ * (issue 60: a check-in refused 429 renders this page).
+ */
+const checkInPageStatement = builtOnce('checkin_page', (db) => {
+	const member = eq(checkIns.memberAddress, sql.placeholder('address'));
+	const days = db
+		.selectDistinct({ day: dayOf.as('day') })
+		.from(checkIns)
+		.where(member)
+		.orderBy(sql`1 desc`)
+		.limit(366);
+	const newest = sql`${checkIns.createdAt} desc nulls last, ${checkIns.id} desc`;
+	return (
 		db
-			.select({ total: sql<number>`count(*)::int` })
-			.from(checkIns)
-			.where(member),
-		// A streak longer than a year still reads as 366+ days; no need to read further back.
-		db
-			.selectDistinct({ day })
+			.select({
+				checkIn: getTableColumns(checkIns),
+				total: sql<number>`(select count(*)::int from ${checkIns} where ${member})`,
+				days: sql<string[] | null>`case when row_number() over (order by ${newest}) = 1
+					then array(select day from (${days}) as d) end`
+			})
 			.from(checkIns)
 			.where(member)
-			.orderBy(sql`1 desc`)
-			.limit(366)
-	]);
+			// "desc nulls last" is how the index is ordered; plain desc() would make Postgres sort instead.
+			.orderBy(sql`${checkIns.createdAt} desc nulls last`, desc(checkIns.id))
+			.limit(RECENT_CHECKINS)
+	);
+});
+
+/** /checkin's check-ins, count and streak at `now`: one statement. */
+export async function checkInPage(db: Database, address: string, now = new Date()): Promise<CheckInPage> {
+	const rows = await checkInPageStatement(db, { address: address.toLowerCase() });
+	const first = rows[0];
 	return {
-		total: counted?.total ?? 0,
-		streakDays: streakOf(
-			days.map((d) => d.day),
-			now
-		)
+		checkIns: rows.map((r) => r.checkIn),
+		summary: { total: first?.total ?? 0, streakDays: streakOf(first?.days ?? [], now) }
 	};
 }
