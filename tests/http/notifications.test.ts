@@ -69,8 +69,14 @@ describe.each(engines)('notifications on %s', (engine) => {
 		expect(got[0]!.topic).toMatch(/^n\d+$/);
 
 		expect(await unread(alice.cookie)).toEqual({ status: 200, body: { unread: 2 } });
+		// The header's count: the home page, drawn without scripts, carries it from the server; a page that
+		// hydrates has the browser ask GET /api/notifications/unread as it mounts, so its server counts nothing.
+		const headerOf = (html: string) => textOf(/<header[\s\S]*?<\/header>/.exec(html)?.[0] ?? '');
+		expect(headerOf((await getPage(`${base}/`, alice.cookie)).body)).toMatch(/Inbox\s+2\s+unread/);
 		const inbox = await getPage(`${base}/inbox`, alice.cookie);
 		expect(inbox.status).toBe(200);
+		expect(headerOf(inbox.body)).toMatch(/Inbox\s+(Sign|0x)/);
+		expect(inbox.body).toMatch(/unread:null/);
 		const text = textOf(inbox.body);
 		expect(text.indexOf('The reviewers ask for more information')).toBeLessThan(
 			text.indexOf('We received your application')
