@@ -99,7 +99,8 @@ export function migratedDataFolder(): Promise<string> {
  * and waits until it listens or exits.
  */
 export async function startServer(
-	options: { env?: Record<string, string | undefined>; entry?: string; port?: number; cwd?: string; uid?: number } = {}
+	options: { env?: Record<string, string | undefined>; entry?: string; port?: number; cwd?: string; uid?: number } = {},
+	attempt = 1
 ): Promise<RunningServer> {
 	const port = options.port ?? (await freePort());
 	const env: Record<string, string | undefined> = { PATH: process.env.PATH, ...baseEnv(port), ...options.env };
@@ -154,6 +155,16 @@ export async function startServer(
 		child.stdout.on('data', check);
 		void exited.then(started);
 	});
+	// freePort's port is free when it answers, not when the server binds it a second or two later: another
+	// worker's freePort may be given it in between (a server that did not start in CI, its retry passing).
+	// A port of our choosing that was taken is chosen again; one the caller named is the caller's failure.
+	if (
+		child.exitCode !== null &&
+		options.port === undefined &&
+		attempt < 3 &&
+		/another process is using it/.test(output)
+	)
+		return startServer(options, attempt + 1);
 
 	return {
 		url: `http://127.0.0.1:${port}`,
