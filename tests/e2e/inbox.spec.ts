@@ -5,7 +5,7 @@ import { MailCatcher } from '../helpers/mail-catcher';
 import { PushService } from '../helpers/push-service';
 import type { RunningServer } from '../helpers/server';
 import { signIn } from '../helpers/siwe';
-import { admin, expect, header, screenshots, startPortal, test } from './fixtures';
+import { admin, expect, header, PHONE, screenshots, startPortal, test } from './fixtures';
 
 // An applicant's inbox in Chromium, by keyboard: the unread count in the header, marking read, and
 // turning on push in this browser. Only PushManager.subscribe is stubbed (it would call Google's
@@ -113,5 +113,14 @@ test('a member reads the inbox by keyboard, sees the count, and turns on push in
 	).toBe(303);
 	await push.until((p) => p.some((x) => x.path === '/e2e/browser'));
 	expect(push.pushed.find((x) => x.path === '/e2e/browser')!.payload.title).toBe('We received your changes');
+
+	// On a phone in Spanish the header's row of links is wider than the screen and scrolls on its own: the
+	// count's visually hidden words stay inside it, and the page itself never scrolls sideways.
+	await page.setViewportSize(PHONE);
+	await page.goto(`${server.url}/es/inbox`);
+	await expect(header(page).locator('.count')).toBeVisible();
+	expect(
+		await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+	).toBeLessThanOrEqual(0);
 	await context.close();
 });
