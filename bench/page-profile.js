@@ -10,8 +10,14 @@
 // falls by half over its first few thousand requests as its code warms; the blocks show it, and the
 // alternation cancels the machine's drift that a single pair of runs cannot (bench/README.md "Per-page A/B").
 //
+// With --post, each request is instead a form POST of `--form` (URL-encoded) to `--path`, as a browser
+// sends one (Origin, Accept: text/html), answered 303; the posts go round members signed in beforehand,
+// at most `--per-member` each (a write's own daily limit: check-ins 20). `--concurrency` (default 4) is
+// how many requests are in flight; 1 times them one at a time, as the soak's sequential medians do.
+//
 //   node bench/page-profile.js [--cwd <checkout>] [--path /apply] [--apply] [--requests 1500] [--admin]
 //   node bench/page-profile.js --baseline <checkout> [--blocks 10] [--requests 500] [--path /apply] [--apply] [--admin]
+//   node bench/page-profile.js --baseline <checkout> --post --path /checkin --form 'note=hello' --concurrency 1
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { drizzle } from 'drizzle-orm/postgres-js';
@@ -29,11 +35,20 @@ const { values } = parseArgs({
 		path: { type: 'string', default: '/apply' },
 		apply: { type: 'boolean', default: false },
 		admin: { type: 'boolean', default: false },
-		requests: { type: 'string' }
+		requests: { type: 'string' },
+		post: { type: 'boolean', default: false },
+		form: { type: 'string', default: 'note=Checking in' },
+		'per-member': { type: 'string', default: '18' },
+		concurrency: { type: 'string', default: '4' }
 	}
 });
 const REQUESTS = Number(values.requests ?? (values.baseline ? 500 : 1500));
 const BLOCKS = Number(values.blocks);
+const CONCURRENCY = Number(values.concurrency);
+const PER_MEMBER = Number(values['per-member']);
+const WARM = 50;
+// Members enough for every post of the run, each under its write's limit.
+const MEMBERS = values.post ? Math.ceil((WARM + REQUESTS * (values.baseline ? BLOCKS : 1)) / PER_MEMBER) : 0;
 const adminUrl =
 	process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -49,9 +64,20 @@ async function prepare(dir) {
 		{ cwd: dir }
 	);
 	const http = httpClient(portal.url, 4);
-	const side = { dir, database, portal, http, cookie: '', cpu: /** @type {number[]} */ ([]) };
+	const side = {
+		dir,
+		database,
+		portal,
+		http,
+		cookie: '',
+		members: /** @type {string[]} */ ([]),
+		posts: 0,
+		cpu: /** @type {number[]} */ ([])
+	};
 	const cookie = await signIn(portal.url, /** @type {any} */ (account));
 	side.cookie = cookie;
+	for (let i = 0; i < MEMBERS; i++)
+		side.members.push(await signIn(portal.url, /** @type {any} */ (privateKeyToAccount(generatePrivateKey()))));
 	if (values.apply) {
 		const r = await http.request('POST', '/apply', {
 			headers: {
@@ -73,18 +99,37 @@ async function prepare(dir) {
 
 /** @typedef {Awaited<ReturnType<typeof prepare>>} Side */
 
-/** `n` GETs of the page, 4 at a time: the server's CPU ms per request. @param {Side} side @param {number} n */
+/** One GET of the page, or with --post one post by the next member in turn. @param {Side} side */
+async function one(side) {
+	if (!values.post) {
+		const r = await side.http.request('GET', /** @type {string} */ (values.path), {
+			headers: { cookie: side.cookie, 'sec-fetch-site': 'same-origin' }
+		});
+		if (r.status < 200 || r.status > 299) throw new Error(`${side.dir}: GET ${values.path}: ${r.status}`);
+		return;
+	}
+	const cookie = side.members[Math.floor(side.posts++ / PER_MEMBER)];
+	if (!cookie) throw new Error(`${side.dir}: more posts than members to make them`);
+	const r = await side.http.request('POST', /** @type {string} */ (values.path), {
+		headers: {
+			cookie,
+			origin: side.portal.url,
+			accept: 'text/html',
+			'sec-fetch-site': 'same-origin',
+			'content-type': 'application/x-www-form-urlencoded'
+		},
+		body: values.form
+	});
+	if (r.status !== 303) throw new Error(`${side.dir}: POST ${values.path}: ${r.status}`);
+}
+
+/** `n` requests, `--concurrency` at a time: the server's CPU ms per request. @param {Side} side @param {number} n */
 async function block(side, n) {
 	const before = treeCpuMs(side.portal.pid);
 	let next = 0;
 	await Promise.all(
-		[0, 1, 2, 3].map(async () => {
-			for (let i = next++; i < n; i = next++) {
-				const r = await side.http.request('GET', /** @type {string} */ (values.path), {
-					headers: { cookie: side.cookie, 'sec-fetch-site': 'same-origin' }
-				});
-				if (r.status < 200 || r.status > 299) throw new Error(`${side.dir}: GET ${values.path}: ${r.status}`);
-			}
+		Array.from({ length: CONCURRENCY }, async () => {
+			for (let i = next++; i < n; i = next++) await one(side);
 		})
 	);
 	return (treeCpuMs(side.portal.pid) - before) / n;
@@ -96,22 +141,23 @@ const median = (/** @type {number[]} */ list) =>
 		0.5
 	);
 
+const what = values.post ? 'POST' : 'GET';
 /** @type {Side[]} */
 const sides = [];
 try {
 	for (const dir of [values.cwd, ...(values.baseline ? [values.baseline] : [])])
 		sides.push(await prepare(path.resolve(/** @type {string} */ (dir))));
-	for (const side of sides) await block(side, 50); // warm
+	for (const side of sides) await block(side, WARM);
 	if (sides.length === 1) {
 		const [side] = /** @type {[Side]} */ (sides);
-		console.log(`${side.dir} GET ${values.path}: ${(await block(side, REQUESTS)).toFixed(2)} CPU ms per request`);
+		console.log(`${side.dir} ${what} ${values.path}: ${(await block(side, REQUESTS)).toFixed(2)} CPU ms per request`);
 	} else {
 		for (let b = 0; b < BLOCKS; b++)
 			for (const side of b % 2 === 0 ? sides : [...sides].reverse()) side.cpu.push(await block(side, REQUESTS));
 		const [mine, theirs] = /** @type {[Side, Side]} */ (sides);
 		for (const side of sides)
 			console.log(
-				`${side.dir} GET ${values.path}: median ${median(side.cpu).toFixed(2)} CPU ms per request; blocks of ${REQUESTS}: ${side.cpu.map((c) => c.toFixed(2)).join(' ')}`
+				`${side.dir} ${what} ${values.path}: median ${median(side.cpu).toFixed(2)} CPU ms per request; blocks of ${REQUESTS}: ${side.cpu.map((c) => c.toFixed(2)).join(' ')}`
 			);
 		console.log(
 			`median of the blocks' ratios, this / baseline: ${median(mine.cpu.map((c, i) => c / (theirs.cpu[i] ?? NaN))).toFixed(2)}`
