@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Handle } from '@sveltejs/kit';
 import { building } from '$app/environment';
+import { getRequestEvent } from '$app/server';
 import { getLocale, overwriteServerAsyncLocalStorage, type Locale } from '$lib/paraglide/runtime';
 import { readRequestLocaleWith, splitLocalePath, textDirection } from '$lib/i18n/locales';
 import { isApiPath, routedPath } from '../platform/http';
@@ -9,9 +9,33 @@ import { runtime } from '../platform/runtime';
 
 type Store = { locale?: Locale; origin?: string; messageCalls?: Set<string> };
 
-const storage = new AsyncLocalStorage<Store>();
-// Paraglide's getLocale() reads the request's locale from here while a page renders on the server.
-overwriteServerAsyncLocalStorage(storage);
+/**
+ * Each request's locale and origin, by its `locals`, read through SvelteKit's own request store
+ * (`getRequestEvent`, itself an AsyncLocalStorage) rather than a second AsyncLocalStorage: Node 20 copies
+ * every enabled storage onto every promise a request creates, and a store of our own was a second copy of
+ * each and a second `run` a request (bench/README.md "Figures behind the code").
+ */
+const stores = new WeakMap<App.Locals, Store>();
+
+/** The store of the request being handled; none outside a request (the delivery worker, start-up). */
+function currentStore(): Store | undefined {
+	let locals: App.Locals;
+	try {
+		({ locals } = getRequestEvent());
+	} catch {
+		return undefined;
+	}
+	return stores.get(locals);
+}
+
+// Paraglide's getLocale() reads the request's locale from here while a page renders on the server; it
+// never runs a store itself (its middleware is not used: localize below sets the locale).
+overwriteServerAsyncLocalStorage({
+	getStore: currentStore,
+	run: () => {
+		throw new Error('localize sets the request locale; Paraglide runs no store of its own here.');
+	}
+});
 // And localHref (src/lib/i18n/locales.ts) through Paraglide's getLocale.
 readRequestLocaleWith(getLocale);
 
@@ -37,11 +61,10 @@ export const localize: Handle = async ({ event, resolve }) => {
 		}
 	}
 	const dir = textDirection(locale);
-	return storage.run({ locale, origin: event.url.origin }, () =>
-		resolve(event, {
-			transformPageChunk: ({ html }) => html.replace('%lang%', locale).replace('%dir%', dir)
-		})
-	);
+	stores.set(event.locals, { locale, origin: event.url.origin });
+	return resolve(event, {
+		transformPageChunk: ({ html }) => html.replace('%lang%', locale).replace('%dir%', dir)
+	});
 };
 
 /**
