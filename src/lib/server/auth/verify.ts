@@ -6,7 +6,7 @@ import { upsertMember } from './members';
 import { memberOf } from './member-of';
 import { SESSION_COOKIE, sessionSetCookie, type SessionData } from './session';
 import { signInPolicy, verifySignIn } from './siwe';
-import { parseBytes } from '../platform/body-limit';
+import { appLimit } from '../platform/body-limit';
 import { faultForLog } from '../db/errors';
 import { signIns } from '../platform/metrics';
 import { REQUEST_ID_HEADER, SIGN_IN_OUTCOMES, logger, recordRequest, requestIdFrom } from '../platform/observability';
@@ -95,11 +95,7 @@ export const signInOutcome = (answer: Pick<VerifyAnswer, 'status' | 'outcome'>) 
 
 /** The body's media type the Node server takes: JSON, as every client sends it. */
 const JSON_TYPE = /^application\/json(?:\s*;\s*charset="?utf-8"?)?$/i;
-const bodyLimit = () =>
-	Math.min(
-		MAX_VERIFY_BODY_BYTES,
-		parseBytes(process.env.PORTAL_BODY_SIZE_LIMIT ?? process.env.BODY_SIZE_LIMIT, 512 * 1024)
-	);
+const bodyLimit = () => Math.min(MAX_VERIFY_BODY_BYTES, appLimit());
 
 /** The protocol of every request the Node server answers itself (it does only with ORIGIN set). */
 let originProtocol: string | undefined;

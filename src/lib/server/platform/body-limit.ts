@@ -27,7 +27,13 @@ export function parseBytes(raw: string | undefined, fallback: number): number {
 	return Number(match[1]) * { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[match[2]!.toUpperCase() as '' | 'K'];
 }
 
-const appLimit = () => parseBytes(process.env.PORTAL_BODY_SIZE_LIMIT ?? process.env.BODY_SIZE_LIMIT, 512 * 1024);
+let appLimitBytes: number | undefined;
+/**
+ * BODY_SIZE_LIMIT in bytes (512K unless set), read once: the environment does not change while the server
+ * runs, and every post asked for it (the form posts here, the sign-ins in auth/verify.ts).
+ */
+export const appLimit = () =>
+	(appLimitBytes ??= parseBytes(process.env.PORTAL_BODY_SIZE_LIMIT ?? process.env.BODY_SIZE_LIMIT, 512 * 1024));
 
 function actionOf(url: URL): string {
 	for (const [key] of url.searchParams) if (key.startsWith('/')) return key.slice(1);
