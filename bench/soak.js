@@ -2,7 +2,7 @@
 // Mixed traffic, A/B: this checkout's build against another checkout's (a `git worktree` of an earlier
 // commit, built there), each on its own migrated database, in alternating rounds (bench/README.md, "Other bench commands").
 //
-//   node bench/soak.js --baseline /tmp/base [--seconds 45] [--rounds 2] [--members 16] [--sequential 40] [--cpu 300]
+//   node bench/soak.js --baseline /tmp/base [--seconds 45] [--rounds 2] [--members 16] [--sequential 40] [--cpu 300] [--restarts 1]
 //
 // Each side: `--members` members sign in through the real endpoints and apply once (POST /apply, the
 // built-in questions), and an admin (ADMIN_ADDRESSES) signs in. A soak round: every member loops
@@ -13,6 +13,12 @@
 // members, so each is a 303) and GET /apply, alternating request by request between the sides. The
 // server's CPU per request (/proc, user + system) is printed for each round and, `--cpu` requests each,
 // for each kind of request alone: the figure the machine's other load changes least.
+//
+// A portal process keeps the code its JIT compiled, and how well it did, for as long as it runs: two runs
+// of the same builds differed by 0.10 in their median ratio, more than the rounds within one run
+// (bench/README.md). `--restarts N` splits the rounds into N groups and starts both portals afresh (same
+// databases and members, a 5-second warm-up round each) before every group after the first, so one run's
+// median is over N pairs of processes.
 import os from 'node:os';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
@@ -31,7 +37,8 @@ const { values } = parseArgs({
 		rounds: { type: 'string', default: '2' },
 		members: { type: 'string', default: '16' },
 		sequential: { type: 'string', default: '40' },
-		cpu: { type: 'string', default: '300' }
+		cpu: { type: 'string', default: '300' },
+		restarts: { type: 'string', default: '1' }
 	}
 });
 if (!values.baseline) throw new Error('--baseline <checkout with a build/> is required');
@@ -46,6 +53,7 @@ const rounds = Number(values.rounds);
 const MEMBERS = Number(values.members);
 const SEQUENTIAL = Number(values.sequential);
 const CPU_REQUESTS = Number(values.cpu);
+const RESTARTS = Math.max(1, Number(values.restarts));
 const adminUrl =
 	process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 // Reads pg_stat_activity for each side's backends: PostgreSQL's CPU shares the machine with the portal's.
@@ -74,22 +82,33 @@ async function prepare(dir) {
 	const database = await createServerDatabase(adminUrl, { prefix: 'portal_soak', migrate: false });
 	await migrateWith(database.url, dir);
 	const admin = privateKeyToAccount(generatePrivateKey());
-	const portal = await startPortal({ DATABASE_URL: database.url, ADMIN_ADDRESSES: admin.address }, { cwd: dir });
-	const client = httpClient(portal.url, MEMBERS + 2);
+	const start = () => startPortal({ DATABASE_URL: database.url, ADMIN_ADDRESSES: admin.address }, { cwd: dir });
+	// Replaced by restart(): a new process on a new port, the same database (and so the same members).
+	const live = {
+		portal: await start(),
+		client: /** @type {ReturnType<typeof httpClient>} */ (/** @type {unknown} */ (null))
+	};
+	live.client = httpClient(live.portal.url, MEMBERS + 2);
+	const restart = async () => {
+		live.client.close();
+		await live.portal.stop();
+		live.portal = await start();
+		live.client = httpClient(live.portal.url, MEMBERS + 2);
+	};
 	/** @param {string} p @param {string} cookie @param {Record<string, string>} form */
 	const post = (p, cookie, form) =>
-		client.request('POST', p, {
+		live.client.request('POST', p, {
 			headers: {
 				cookie,
-				origin: portal.url,
+				origin: live.portal.url,
 				accept: 'text/html',
 				'content-type': 'application/x-www-form-urlencoded'
 			},
 			body: new URLSearchParams(form).toString()
 		});
 	/** @param {string} p @param {string} cookie */
-	const page = (p, cookie) => client.request('GET', p, { headers: { cookie, 'sec-fetch-site': 'same-origin' } });
-	const signed = async () => signIn(portal.url, /** @type {any} */ (privateKeyToAccount(generatePrivateKey())));
+	const page = (p, cookie) => live.client.request('GET', p, { headers: { cookie, 'sec-fetch-site': 'same-origin' } });
+	const signed = async () => signIn(live.portal.url, /** @type {any} */ (privateKeyToAccount(generatePrivateKey())));
 	/** @type {string[]} */
 	const members = [];
 	for (let i = 0; i < MEMBERS; i++) {
@@ -102,14 +121,30 @@ async function prepare(dir) {
 		if (r.status !== 303) throw new Error(`${dir}: POST /apply ${r.status}`);
 		members.push(cookie);
 	}
-	const adminCookie = await signIn(portal.url, /** @type {any} */ (admin));
+	const adminCookie = await signIn(live.portal.url, /** @type {any} */ (admin));
 	const table = await page('/admin?review=pending', adminCookie);
 	if (table.status !== 200) throw new Error(`${dir}: /admin ${table.status}`);
 	// Fresh members for the sequential check-ins (each a 303: the day's 20 are not reached).
 	/** @type {string[]} */
 	const fresh = [];
 	for (let i = 0; i < Math.ceil(SEQUENTIAL / 10) + 1; i++) fresh.push(await signed());
-	return { dir, database, portal, client, post, page, members, adminCookie, fresh };
+	return {
+		dir,
+		database,
+		live,
+		restart,
+		get portal() {
+			return live.portal;
+		},
+		get client() {
+			return live.client;
+		},
+		post,
+		page,
+		members,
+		adminCookie,
+		fresh
+	};
 }
 
 /** @typedef {Awaited<ReturnType<typeof prepare>>} Side */
@@ -190,6 +225,11 @@ try {
 	/** @type {Awaited<ReturnType<typeof soak>>[][]} */
 	const results = [[], []];
 	for (let round = 0; round < rounds; round++) {
+		if (round > 0 && round % Math.ceil(rounds / RESTARTS) === 0)
+			for (const side of prepared) {
+				await side.restart();
+				await soak(side, 5);
+			}
 		const order = round % 2 === 0 ? [0, 1] : [1, 0];
 		for (const i of order) {
 			const side = prepared[i];
@@ -252,7 +292,7 @@ try {
 		.map((l) => l.toFixed(1))
 		.join(' ');
 	console.log(
-		`soak A/B against ${values.baseline}: ${MEMBERS} members + 1 admin, ${rounds} alternating rounds of ${seconds} s, load average ${load}, ${((performance.now() - started) / 1000).toFixed(0)} s`
+		`soak A/B against ${values.baseline}: ${MEMBERS} members + 1 admin, ${rounds} alternating rounds of ${seconds} s over ${RESTARTS} pair(s) of processes, load average ${load}, ${((performance.now() - started) / 1000).toFixed(0)} s`
 	);
 	const [mine = [], theirs = []] = results;
 	for (let r = 0; r < rounds; r++) {
@@ -264,6 +304,16 @@ try {
 				`baseline ${b.rps.toFixed(0)} req/s (${b.cpuPerRequest.toFixed(2)} CPU ms/request, database ${b.databaseCpuPerRequest.toFixed(2)}; p50 ${b.p50.toFixed(1)}, p99 ${b.p99.toFixed(1)} ms; ${JSON.stringify(b.statuses)}; medians ${JSON.stringify(b.medians)}); ratio ${(a.rps / b.rps).toFixed(2)}`
 		);
 	}
+	const ratios = mine
+		.map((a, r) => a.rps / (theirs[r]?.rps ?? NaN))
+		.filter(Number.isFinite)
+		.sort((x, y) => x - y);
+	const cpuOf = (/** @type {typeof mine} */ list) => median(list.map((a) => a.cpuPerRequest));
+	if (ratios.length > 0)
+		console.log(
+			`median of the rounds' ratios ${quantile(ratios, 0.5).toFixed(2)} (quartiles ${quantile(ratios, 0.25).toFixed(2)}-${quantile(ratios, 0.75).toFixed(2)}); ` +
+				`server CPU ms per request, median by round: this ${cpuOf(mine).toFixed(2)}, baseline ${cpuOf(theirs).toFixed(2)}`
+		);
 	if (CPU_REQUESTS > 0)
 		console.log(
 			`server CPU ms per request, ${CPU_REQUESTS} each, 4 at a time: this ${JSON.stringify(cpuByKind[0])}, baseline ${JSON.stringify(cpuByKind[1])}`
@@ -276,8 +326,8 @@ try {
 		);
 } finally {
 	for (const side of prepared) {
-		side.client.close();
-		await side.portal.stop();
+		side.live.client.close();
+		await side.live.portal.stop();
 		await side.database.drop();
 	}
 	await observer.end();
