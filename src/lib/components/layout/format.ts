@@ -40,7 +40,6 @@ export function formatTime(value: Date | string): string {
 	let text = minutesSaid.get(key);
 	if (text === undefined) {
 		text = `${utcDateTime(locale).format(ms)} UTC`;
-		if (!Number.isFinite(ms)) return text;
 		if (minutesSaid.size >= MINUTES_KEPT) minutesSaid.clear();
 		minutesSaid.set(key, text);
 	}
