@@ -18,6 +18,10 @@
 //   node bench/page-profile.js [--cwd <checkout>] [--path /apply] [--apply] [--requests 1500] [--admin]
 //   node bench/page-profile.js --baseline <checkout> [--blocks 10] [--requests 500] [--path /apply] [--apply] [--admin]
 //   node bench/page-profile.js --baseline <checkout> --post --path /checkin --form 'note=hello' --concurrency 1
+//   node bench/page-profile.js --baseline <checkout> --admin --applicants 16 --path '/admin?review=pending'
+//
+// --applicants N: N more members sign in and apply before the requests, as the soak's do (the admin's table
+// then has N rows more).
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { drizzle } from 'drizzle-orm/postgres-js';
@@ -39,7 +43,8 @@ const { values } = parseArgs({
 		post: { type: 'boolean', default: false },
 		form: { type: 'string', default: 'note=Checking in' },
 		'per-member': { type: 'string', default: '18' },
-		concurrency: { type: 'string', default: '4' }
+		concurrency: { type: 'string', default: '4' },
+		applicants: { type: 'string', default: '0' }
 	}
 });
 const REQUESTS = Number(values.requests ?? (values.baseline ? 500 : 1500));
@@ -78,22 +83,26 @@ async function prepare(dir) {
 	side.cookie = cookie;
 	for (let i = 0; i < MEMBERS; i++)
 		side.members.push(await signIn(portal.url, /** @type {any} */ (privateKeyToAccount(generatePrivateKey()))));
-	if (values.apply) {
+	/** @param {string} as @param {number} n */
+	const apply = async (as, n) => {
 		const r = await http.request('POST', '/apply', {
 			headers: {
-				cookie,
+				cookie: as,
 				origin: portal.url,
 				accept: 'text/html',
 				'content-type': 'application/x-www-form-urlencoded'
 			},
 			body: new URLSearchParams({
-				displayName: 'Member',
+				displayName: `Member ${n}`,
 				motivation: 'I would like to join because '.repeat(8),
-				contact: '@member'
+				contact: `@member${n}`
 			}).toString()
 		});
 		if (r.status !== 303) throw new Error(`${dir}: POST /apply ${r.status}`);
-	}
+	};
+	if (values.apply) await apply(cookie, 0);
+	for (let n = 1; n <= Number(values.applicants); n++)
+		await apply(await signIn(portal.url, /** @type {any} */ (privateKeyToAccount(generatePrivateKey()))), n);
 	return side;
 }
 
