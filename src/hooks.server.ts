@@ -38,9 +38,11 @@ import { community } from '$lib/branding/community';
 import { DataFolderHeldError, DataFolderOpenError } from '$lib/server/db/data-folder-lock.js';
 import { shutDown, startFailureInWords } from '$lib/server/db/lifecycle';
 import { startBackups } from '$lib/server/db/backups';
-import { localize } from '$lib/server/i18n/localize';
 import { notFoundAsUnknownPath } from '$lib/server/platform/not-found';
-import { accentStyle } from '$lib/server/branding/accent-style';
+import { localize, localeOfRequest } from '$lib/server/i18n/localize';
+import { pageTemplate } from '$lib/server/platform/page-template';
+import { accentStyleSheet } from '$lib/server/branding/accent-style';
+import { textDirection } from '$lib/i18n/locales';
 import { draftAnswers204 } from '$lib/server/applications/drafts';
 import { blobStoreOf } from '$lib/server/files/store';
 import { startFileSweep } from '$lib/server/files/sweep';
@@ -244,6 +246,19 @@ const deliverAfterVercelResponse: Handle = ({ event, resolve }) => {
 	})();
 };
 
+/**
+ * src/app.html's placeholders: `<html lang dir>` in the request's locale (i18n/localize.ts, which runs
+ * before any page renders), and a saved accent's style sheet in the head (branding/accent-style.ts).
+ */
+const fillPageTemplate = pageTemplate(async (event) => {
+	const locale = localeOfRequest(event.locals);
+	return [
+		['%lang%', locale],
+		['%dir%', textDirection(locale)],
+		['%portal.accent%', await accentStyleSheet()]
+	];
+});
+
 // The request guards of src/lib/server/platform/request-guards.ts come first: they refuse before anything reads the body.
 // chain() rather than SvelteKit's sequence(): the same order, without a tracing span per handle.
 export const handle = chain(
@@ -255,7 +270,7 @@ export const handle = chain(
 	limitBodies,
 	readSession,
 	localize,
-	accentStyle,
+	fillPageTemplate,
 	refuseUnknownActions,
 	draftAnswers204,
 	noStoreAuth,

@@ -17,7 +17,7 @@ const HOME_ROUTE = '/';
 // The community's name, description, links, accent and logo in the page's locale, as /admin/settings saved
 // them (issue 59): every page reads them here, so a save shows on the next request. A change of locale
 // reloads the page (the switcher's links), which runs this again.
-// (A saved accent's style sheet is written into the head by the server: src/lib/server/branding/accent-style.ts.)
+// (A saved accent's style sheet is written into the head by the server: src/lib/server/branding/accent-style.ts, filled in by src/hooks.server.ts.)
 // The header's words come with them, in the page's locale only (src/lib/i18n/texts.ts), and the offer of
 // the browser's preferred language when it is another (src/lib/server/i18n/offer.ts).
 // Who is signed in (GET /api/auth/me's answer) comes too: the header is drawn signed in from the first paint.

@@ -1,8 +1,8 @@
 import type { Handle } from '@sveltejs/kit';
 import { building } from '$app/environment';
 import { getRequestEvent } from '$app/server';
-import { getLocale, overwriteServerAsyncLocalStorage, type Locale } from '$lib/paraglide/runtime';
-import { readRequestLocaleWith, splitLocalePath, textDirection } from '$lib/i18n/locales';
+import { baseLocale, getLocale, overwriteServerAsyncLocalStorage, type Locale } from '$lib/paraglide/runtime';
+import { readRequestLocaleWith, splitLocalePath } from '$lib/i18n/locales';
 import { isApiPath, routedPath } from '../platform/http';
 import { recordMemberLocale } from '../auth/members';
 import { runtime } from '../platform/runtime';
@@ -41,9 +41,10 @@ readRequestLocaleWith(getLocale);
 
 /**
  * The page's locale comes from its path (src/lib/i18n/locales.ts): messages render in it, `<html>` gets
- * its `lang` and `dir`, and a signed-in member's visit records it for their notifications (before a form
- * post writes any: submitting from /ar/apply is answered in Arabic). The API is
- * not localized (its `message`s are English, docs/decisions/0043-translations-by-url-prefix.md).
+ * its `lang` and `dir` (`localeOfRequest`, which src/hooks.server.ts fills the template with), and a
+ * signed-in member's visit records it for their notifications (before a form post writes any: submitting
+ * from /ar/apply is answered in Arabic). The API is not localized (its `message`s are English,
+ * docs/decisions/0043-translations-by-url-prefix.md).
  */
 export const localize: Handle = async ({ event, resolve }) => {
 	if (isApiPath(event.url.pathname)) return resolve(event);
@@ -60,12 +61,12 @@ export const localize: Handle = async ({ event, resolve }) => {
 			// The page answers a database fault itself; a locale not recorded is not one.
 		}
 	}
-	const dir = textDirection(locale);
 	stores.set(event.locals, { locale, origin: event.url.origin });
-	return resolve(event, {
-		transformPageChunk: ({ html }) => html.replace('%lang%', locale).replace('%dir%', dir)
-	});
+	return resolve(event);
 };
+
+/** The locale `localize` found for this request (its `locals`); the base locale where it found none (the API). */
+export const localeOfRequest = (locals: App.Locals): Locale => stores.get(locals)?.locale ?? baseLocale;
 
 /**
  * Whether the member made this request from the portal itself or by hand: Sec-Fetch-Site `same-origin`

@@ -1,0 +1,35 @@
+import type { Handle, RequestEvent } from '@sveltejs/kit';
+
+/** A placeholder of src/app.html and what it says on this page. */
+export type Placeholder = readonly [mark: string, value: string];
+
+/**
+ * Fills src/app.html's own placeholders on every page, all together: each is the first of its kind in
+ * the page, in the template's `<html>` and head, before any of the page's own text (src/hooks.server.ts
+ * says which, and with what).
+ *
+ * Together rather than one replace each: a replace leaves the page a rope of three strings, which the
+ * next placeholder's search copied whole into one string again, so three placeholders made three copies
+ * of the page and SvelteKit's ETag a fourth; filled together, the page is copied once for the search and
+ * once for the ETag (bench/README.md "Figures behind the code").
+ */
+export function pageTemplate(placeholders: (event: RequestEvent) => Promise<Placeholder[]>): Handle {
+	return ({ event, resolve }) =>
+		resolve(event, { transformPageChunk: async ({ html }) => fillFirst(html, await placeholders(event)) });
+}
+
+/** `html` with the first of each mark that it holds replaced by its value (taken as it is: no `$` patterns). */
+export function fillFirst(html: string, placeholders: readonly Placeholder[]): string {
+	const found = placeholders
+		.map(([mark, value]) => ({ at: html.indexOf(mark), mark, value }))
+		.filter(({ at }) => at !== -1)
+		.sort((a, b) => a.at - b.at);
+	let filled = '';
+	let from = 0;
+	for (const { at, mark, value } of found) {
+		if (at < from) continue; // overlapping the mark before it (`%lang%dir%`): that one was filled
+		filled += html.slice(from, at) + value;
+		from = at + mark.length;
+	}
+	return filled + html.slice(from);
+}
