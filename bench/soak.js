@@ -84,11 +84,8 @@ async function prepare(dir) {
 	const admin = privateKeyToAccount(generatePrivateKey());
 	const start = () => startPortal({ DATABASE_URL: database.url, ADMIN_ADDRESSES: admin.address }, { cwd: dir });
 	// Replaced by restart(): a new process on a new port, the same database (and so the same members).
-	const live = {
-		portal: await start(),
-		client: /** @type {ReturnType<typeof httpClient>} */ (/** @type {unknown} */ (null))
-	};
-	live.client = httpClient(live.portal.url, MEMBERS + 2);
+	const first = await start();
+	const live = { portal: first, client: httpClient(first.url, MEMBERS + 2) };
 	const restart = async () => {
 		live.client.close();
 		await live.portal.stop();
