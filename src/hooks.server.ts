@@ -8,7 +8,7 @@ import path from 'node:path';
 import { SchemaNotMigratedError, faultForLog, isDatabaseUnavailable, sqlState } from '$lib/server/db/errors';
 import { bearerMatches } from '$lib/server/auth/bearer';
 import { rolesOf } from '$lib/server/auth/guards';
-import { CALLER_ROLES_HEADER, CALLER_ROLES_PROBE } from '$lib/platform/hidden-sections';
+import { CALLER_ROLES_HEADER, callerRolesProbe } from '$lib/platform/hidden-sections';
 import { apiErrorBodies, refuseCrossSiteForms, refuseUnknownActions } from '$lib/server/platform/request-guards';
 import { routedPath } from '$lib/server/platform/http';
 import { limitBodies } from '$lib/server/platform/body-limit';
@@ -282,9 +282,8 @@ export const handle = chain(
  * session cookie, without making any request; every other fetch goes out as asked.
  */
 export const handleFetch: HandleFetch = async ({ event, request, fetch }) => {
-	// The probe as reroute asks it (a path on this origin, which SvelteKit's fetch resolves): compared as
-	// the string it is, without parsing a URL on every request.
-	if (request.url !== event.url.origin + CALLER_ROLES_PROBE) return fetch(request);
+	// The probe is the one Request object reroute passes (SvelteKit's fetch hands it on as it is).
+	if (request !== callerRolesProbe()) return fetch(request);
 	const member = building ? null : (await sessionOf(event)).member;
 	const { config } = runtime();
 	const authorization = event.request.headers.get('authorization');

@@ -1,6 +1,6 @@
 import type { Reroute } from '@sveltejs/kit';
 import { browser, building } from '$app/environment';
-import { CALLER_ROLES_HEADER, CALLER_ROLES_PROBE, UNMATCHED_PATH, hiddenSection } from '$lib/platform/hidden-sections';
+import { CALLER_ROLES_HEADER, UNMATCHED_PATH, callerRolesProbe, hiddenSection } from '$lib/platform/hidden-sections';
 import { splitLocalePath } from '$lib/i18n/locales';
 
 /**
@@ -40,7 +40,7 @@ export const reroute: Reroute = async ({ url, fetch }) => {
 /** The caller's roles, as handleFetch reads them from the session; none when anything goes wrong. */
 async function callerRoles(fetch: typeof globalThis.fetch): Promise<string[]> {
 	try {
-		const roles = (await fetch(CALLER_ROLES_PROBE)).headers.get(CALLER_ROLES_HEADER);
+		const roles = (await fetch(callerRolesProbe())).headers.get(CALLER_ROLES_HEADER);
 		return roles ? roles.split(' ') : [];
 	} catch {
 		return [];

@@ -22,11 +22,16 @@ export const HIDDEN_SECTIONS: readonly { prefix: string; roles: readonly Role[] 
 /** Matches no route. */
 export const UNMATCHED_PATH = '/__no_such_route__/';
 
+let probe: Request | undefined;
 /**
  * What reroute asks with the request's own `fetch` to learn the caller's roles; `handleFetch`
- * (src/hooks.server.ts) answers it from the session cookie without making any request.
+ * (src/hooks.server.ts) recognises this very object and answers it from the session cookie without making
+ * any request. One Request for the process, made the first time it is asked for: SvelteKit's fetch takes a
+ * Request as it is, where a path was a new URL and a new Request on every request (issue 60). No other
+ * request is this object, whatever its address; and its address is one no network resolves, so were it
+ * ever sent, it would fail and reroute would read no roles.
  */
-export const CALLER_ROLES_PROBE = '/__portal_caller_roles__';
+export const callerRolesProbe = (): Request => (probe ??= new Request('http://portal.invalid/__portal_caller_roles__'));
 
 /**
  * The probe's answer carries the roles in this header, space-separated, and no body: every request asks,
