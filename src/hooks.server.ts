@@ -248,7 +248,8 @@ const deliverAfterVercelResponse: Handle = ({ event, resolve }) => {
 
 /**
  * src/app.html's placeholders: `<html lang dir>` in the request's locale (i18n/localize.ts, which runs
- * before any page renders), and a saved accent's style sheet in the head (branding/accent-style.ts).
+ * before any page renders), and a saved accent's style sheet in the head (branding/accent-style.ts); the
+ * page's Link header names its scripts only (platform/page-template.ts).
  */
 const fillPageTemplate = pageTemplate(async (event) => {
 	const locale = localeOfRequest(event.locals);

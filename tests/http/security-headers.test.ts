@@ -101,6 +101,21 @@ describe('security headers', { timeout: 120_000 }, () => {
 		}
 	});
 
+	it("a page's Link header preloads the scripts it will load, each one served, and no stylesheet its head links itself", async () => {
+		const page = await fetch(`${portal.url}/apply`, { headers: { cookie: memberCookie } });
+		const html = await page.text();
+		const entries = (page.headers.get('link') ?? '').split(/,\s*/).filter(Boolean);
+		const scripts = entries.map((e) => /^<([^>]+)>; rel="modulepreload"/.exec(e)?.[1]);
+		expect(scripts.length).toBeGreaterThan(0);
+		expect(scripts.every((s) => s !== undefined)).toBe(true);
+		// The hydration script imports the page's entry files: every one of them is among the preloads.
+		for (const [, entry] of html.matchAll(/import\("([^"]+\.js)"\)/g)) expect(scripts).toContain(entry);
+		const stylesheets = [...html.matchAll(/<link href="([^"]+\.css)" rel="stylesheet">/g)].map(([, href]) => href);
+		expect(stylesheets.length).toBeGreaterThan(0);
+		for (const file of [...scripts, ...stylesheets])
+			expect((await fetch(`${portal.url}${file}`)).status, file).toBe(200);
+	});
+
 	it.skipIf(!NGINX_BIN)("nginx's own answers (400, 429) carry a closed policy and the same headers", async () => {
 		const refused = await fetch(`${proxy!.url}/api%2Fauth/nonce`);
 		expect(refused.status).toBe(400);

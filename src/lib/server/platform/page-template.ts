@@ -1,4 +1,4 @@
-import type { Handle, RequestEvent } from '@sveltejs/kit';
+import type { Handle, RequestEvent, ResolveOptions } from '@sveltejs/kit';
 
 /** A placeholder of src/app.html and what it says on this page. */
 export type Placeholder = readonly [mark: string, value: string];
@@ -15,8 +15,20 @@ export type Placeholder = readonly [mark: string, value: string];
  */
 export function pageTemplate(placeholders: (event: RequestEvent) => Promise<Placeholder[]>): Handle {
 	return ({ event, resolve }) =>
-		resolve(event, { transformPageChunk: async ({ html }) => fillFirst(html, await placeholders(event)) });
+		resolve(event, {
+			transformPageChunk: async ({ html }) => fillFirst(html, await placeholders(event)),
+			preload: scriptsOnly
+		});
 }
+
+/**
+ * What a page's `Link` header asks the browser to fetch early: its scripts, which the page names nowhere
+ * else (SvelteKit's `modulepreload` strategy lists them only there), and not its stylesheets, which the
+ * template's head links at the top of the same answer (SvelteKit's default preloads both). The header
+ * was 42 entries and 3 kB on /apply, sent and read with every page (bench/README.md "Figures behind the
+ * code").
+ */
+export const scriptsOnly: NonNullable<ResolveOptions['preload']> = ({ type }) => type === 'js';
 
 /** `html` with the first of each mark that it holds replaced by its value (taken as it is: no `$` patterns). */
 export function fillFirst(html: string, placeholders: readonly Placeholder[]): string {
