@@ -215,7 +215,11 @@ export async function startPortal(env, { profile = true, args = PORTAL_ARGS, cwd
  * @param {string} base
  */
 export function httpClient(base, connections = 32) {
-	const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+	// A connection idle for 4 s is closed here, before the portal's KEEP_ALIVE_TIMEOUT (5 s) closes it there:
+	// Node 20's client does not heed the server's Keep-Alive hint, and a request sent on a connection the
+	// server is closing at that moment is cut ("socket hang up"). The soak's 5 s rounds left one side's
+	// connections idle for about that long, and a soak ended that way (bench/README.md, nineteenth session).
+	const agent = new http.Agent({ keepAlive: true, maxSockets: connections, timeout: 4000 });
 	/**
 	 * @param {string} method
 	 * @param {string} p
