@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cursorText, parseTableQuery } from './review-table';
+import { EXCERPT_LENGTH, cursorText, excerptOf, parseTableQuery } from './review-table';
 
 const query = (search: string) => parseTableQuery(new URLSearchParams(search));
 const id = '0b6f3c1e-8a1d-4c5e-9f0a-2b3c4d5e6f70';
@@ -78,5 +78,26 @@ describe('what a hostile query string cannot get through to the database', () =>
 		expect(query('q=%00%01%1f%7f%c2%80').q).toBeUndefined();
 		expect(query('q=ab%00')).toMatchObject({ q: undefined, shortSearch: true });
 		expect(query('q=Ada%0aLovelace').q).toBe('AdaLovelace');
+	});
+});
+
+describe("a row's excerpt of the motivation", () => {
+	it('is the text with its whitespace as single spaces when it is short enough', () => {
+		expect(excerptOf('  I build\n\nbridges\tand   tools  ')).toBe('I build bridges and tools');
+		const exact = 'a'.repeat(EXCERPT_LENGTH);
+		expect(excerptOf(exact)).toBe(exact);
+	});
+
+	it(`is cut after ${EXCERPT_LENGTH} characters with an ellipsis, no space before it`, () => {
+		expect(excerptOf('a'.repeat(EXCERPT_LENGTH + 1))).toBe(`${'a'.repeat(EXCERPT_LENGTH)}…`);
+		expect(excerptOf(`${'a'.repeat(EXCERPT_LENGTH - 1)} b`)).toBe(`${'a'.repeat(EXCERPT_LENGTH - 1)}…`);
+	});
+
+	it('counts characters, not UTF-16 units: an emoji or a CJK character outside the BMP is never cut in half', () => {
+		const emoji = '😀'.repeat(EXCERPT_LENGTH + 1);
+		expect(excerptOf(emoji)).toBe(`${'😀'.repeat(EXCERPT_LENGTH)}…`);
+		expect(excerptOf('😀'.repeat(EXCERPT_LENGTH))).toBe('😀'.repeat(EXCERPT_LENGTH));
+		const mixed = `${'x'.repeat(EXCERPT_LENGTH - 1)}𠀀tail`;
+		expect(excerptOf(mixed)).toBe(`${'x'.repeat(EXCERPT_LENGTH - 1)}𠀀…`);
 	});
 });
