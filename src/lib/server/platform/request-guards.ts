@@ -37,11 +37,22 @@ export const refuseCrossSiteForms: Handle = ({ event, resolve }) => {
 	return text(message, { status: 403 });
 };
 
-// Each page's form actions, by route id, loaded only when a form is posted.
+type Actions = Record<string, unknown> | undefined;
+
+/**
+ * Each page's form actions, by route id, loaded when a form is first posted to it; the loaded promise is
+ * kept, so later posts do not ask the module loader again (an `import()` of a loaded module is a
+ * resolution of a few microseconds, on every post).
+ */
 const ACTIONS = Object.fromEntries(
-	Object.entries(
-		import.meta.glob<Record<string, unknown> | undefined>('/src/routes/**/+page.server.ts', { import: 'actions' })
-	).map(([file, load]) => [file.replace(/^\/src\/routes/, '').replace(/\/\+page\.server\.ts$/, '') || '/', load])
+	Object.entries(import.meta.glob<Actions>('/src/routes/**/+page.server.ts', { import: 'actions' })).map(
+		([file, load]) => {
+			let loaded: Promise<Actions> | undefined;
+			// A module that failed to load stays failed in the loader's own cache too: the same answer either way.
+			const once = () => (loaded ??= load());
+			return [file.replace(/^\/src\/routes/, '').replace(/\/\+page\.server\.ts$/, '') || '/', once];
+		}
+	)
 );
 
 /** The action a POST names, read as SvelteKit reads it: the first query key starting with `/`. */
