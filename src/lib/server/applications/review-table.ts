@@ -323,7 +323,7 @@ function selectRows(
  * A row's excerpt of the motivation (the database sends its first EXCERPT_LENGTH + 1 characters): its
  * whitespace as single spaces, cut after EXCERPT_LENGTH characters (code points: an emoji is never cut in
  * half) with an ellipsis. Counted in place rather than spread into an array of characters per row, which
- * was the most of the table's own work after the render (bench/README.md "Figures behind the code").
+ * was about 1 % of the admin page's CPU (bench/README.md "Figures behind the code").
  */
 export function excerptOf(text: string): string {
 	const flat = text.replace(/\s+/g, ' ').trim();
