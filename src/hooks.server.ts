@@ -40,7 +40,7 @@ import { shutDown, startFailureInWords } from '$lib/server/db/lifecycle';
 import { startBackups } from '$lib/server/db/backups';
 import { notFoundAsUnknownPath } from '$lib/server/platform/not-found';
 import { localize, localeOfRequest } from '$lib/server/i18n/localize';
-import { pageTemplate } from '$lib/server/platform/page-template';
+import { pageTemplate, scriptsOnly } from '$lib/server/platform/page-template';
 import { accentStyleSheet } from '$lib/server/branding/accent-style';
 import { textDirection } from '$lib/i18n/locales';
 import { draftAnswers204 } from '$lib/server/applications/drafts';
@@ -251,14 +251,17 @@ const deliverAfterVercelResponse: Handle = ({ event, resolve }) => {
  * before any page renders), and a saved accent's style sheet in the head (branding/accent-style.ts); the
  * page's Link header names its scripts only (platform/page-template.ts).
  */
-const fillPageTemplate = pageTemplate(async (event) => {
-	const locale = localeOfRequest(event.locals);
-	return [
-		['%lang%', locale],
-		['%dir%', textDirection(locale)],
-		['%portal.accent%', await accentStyleSheet()]
-	];
-});
+const fillPageTemplate = pageTemplate(
+	async (event) => {
+		const locale = localeOfRequest(event.locals);
+		return [
+			['%lang%', locale],
+			['%dir%', textDirection(locale)],
+			['%portal.accent%', await accentStyleSheet()]
+		];
+	},
+	{ preload: scriptsOnly }
+);
 
 // The request guards of src/lib/server/platform/request-guards.ts come first: they refuse before anything reads the body.
 // chain() rather than SvelteKit's sequence(): the same order, without a tracing span per handle.

@@ -11,13 +11,17 @@ export type Placeholder = readonly [mark: string, value: string];
  * Together rather than one replace each: a replace leaves the page a rope of three strings, which the
  * next placeholder's search copied whole into one string again, so three placeholders made three copies
  * of the page and SvelteKit's ETag a fourth; filled together, the page is copied once for the search and
- * once for the ETag (bench/README.md "Figures behind the code").
+ * once for the ETag (bench/README.md "Figures behind the code"). `options` are the page's other resolve
+ * options (what its Link header names: `scriptsOnly`).
  */
-export function pageTemplate(placeholders: (event: RequestEvent) => Promise<Placeholder[]>): Handle {
+export function pageTemplate(
+	placeholders: (event: RequestEvent) => Promise<Placeholder[]>,
+	options: Omit<ResolveOptions, 'transformPageChunk'> = {}
+): Handle {
 	return ({ event, resolve }) =>
 		resolve(event, {
-			transformPageChunk: async ({ html }) => fillFirst(html, await placeholders(event)),
-			preload: scriptsOnly
+			...options,
+			transformPageChunk: async ({ html }) => fillFirst(html, await placeholders(event))
 		});
 }
 
