@@ -79,6 +79,21 @@ describe.each(engines)('admin review on %s', (engine) => {
 		);
 	});
 
+	it("a row shows the motivation's first 100 characters, its spaces single, and an ellipsis wherever it goes on", async () => {
+		const cookie = await signIn(base, admin);
+		const long = newAccount();
+		await apply(long, 'Excerpt Long', `Line one\n\n   line two ${'🌱'.repeat(120)}`);
+		const row = /<bdi>(Line one[^<]*)<\/bdi>/.exec(
+			(await getPage(`${base}/admin?q=${long.address}`, cookie)).body
+		)![1]!;
+		expect(row).toMatch(/^Line one line two (🌱)+…$/);
+		expect([...row].length).toBeLessThanOrEqual(101);
+		expect(row).not.toContain('\uFFFD');
+		const short = newAccount();
+		await apply(short, 'Excerpt Short', 'Short  and\nwhole');
+		expect((await getPage(`${base}/admin?q=${short.address}`, cookie)).body).toContain('<bdi>Short and whole</bdi>');
+	});
+
 	it('the page of one application: a move keeps the admin there with the result and the next waiting', async () => {
 		const [ada, ben] = [newAccount(), newAccount()];
 		await apply(ada, 'Ada', 'Engines');

@@ -93,6 +93,12 @@ describe("a row's excerpt of the motivation", () => {
 		expect(excerptOf(`${'a'.repeat(EXCERPT_LENGTH - 1)} b`)).toBe(`${'a'.repeat(EXCERPT_LENGTH - 1)}…`);
 	});
 
+	it('ends with an ellipsis when the motivation goes on past what the database sent, however short its spaces made it', () => {
+		const sent = `Line one\n\n   line two ${'x'.repeat(EXCERPT_LENGTH + 1 - 22)}`;
+		expect(excerptOf(sent, false)).toBe(`Line one line two ${'x'.repeat(EXCERPT_LENGTH + 1 - 22)}`);
+		expect(excerptOf(sent, true)).toBe(`Line one line two ${'x'.repeat(EXCERPT_LENGTH + 1 - 22)}…`);
+	});
+
 	it('counts characters, not UTF-16 units: an emoji or a CJK character outside the BMP is never cut in half', () => {
 		const emoji = '😀'.repeat(EXCERPT_LENGTH + 1);
 		expect(excerptOf(emoji)).toBe(`${'😀'.repeat(EXCERPT_LENGTH)}…`);

@@ -260,10 +260,10 @@ export async function reviewTable(
 	const page = found.slice(0, pageSize);
 	if (backwards) page.reverse();
 	// `staged` only where true: the page carries 50 rows, and nearly every one is not.
-	const rows = page.map(({ scoreKey: _s, staged, ...r }) => ({
+	const rows = page.map(({ scoreKey: _s, staged, longer, ...r }) => ({
 		...r,
 		...(staged ? { staged: true as const } : {}),
-		excerpt: excerptOf(r.excerpt),
+		excerpt: excerptOf(r.excerpt, longer),
 		votes: tallyOf(r.votes)
 	}));
 	// Votes (#27): under sort=score a cursor carries the row's score key.
@@ -296,6 +296,9 @@ function selectRows(
 			applicantAddress: applications.applicantAddress,
 			displayName: applications.displayName,
 			excerpt: sql<string>`left(${applications.motivation}, ${EXCERPT_LENGTH + 1})`,
+			// Whether the motivation goes on past what was sent: its whitespace made single spaces, what was
+			// sent may be under EXCERPT_LENGTH characters and still not be all of it.
+			longer: sql<boolean>`char_length(${applications.motivation}) > ${EXCERPT_LENGTH + 1}`,
 			review: applications.review,
 			// A decision held from its applicant until its round is released (staged.ts).
 			staged: stagedColumn,
@@ -320,16 +323,17 @@ function selectRows(
 }
 
 /**
- * A row's excerpt of the motivation (the database sends its first EXCERPT_LENGTH + 1 characters): its
- * whitespace as single spaces, cut after EXCERPT_LENGTH characters (code points: an emoji is never cut in
- * half) with an ellipsis. Counted in place rather than spread into an array of characters per row, which
- * was about 1 % of the admin page's CPU (bench/README.md "Figures behind the code").
+ * A row's excerpt of the motivation (the database sends its first EXCERPT_LENGTH + 1 characters, and
+ * whether there is more, `longer`): its whitespace as single spaces, cut after EXCERPT_LENGTH characters
+ * (code points: an emoji is never cut in half), with an ellipsis wherever the motivation goes on. Counted in
+ * place rather than spread into an array of characters per row, which was about 1 % of the admin page's CPU
+ * (bench/README.md "Figures behind the code").
  */
-export function excerptOf(text: string): string {
+export function excerptOf(text: string, longer = false): string {
 	const flat = text.replace(/\s+/g, ' ').trim();
 	let end = 0;
 	for (let n = 0; n < EXCERPT_LENGTH && end < flat.length; n++) end += flat.codePointAt(end)! > 0xffff ? 2 : 1;
-	return end < flat.length ? `${flat.slice(0, end).trimEnd()}…` : flat;
+	return end < flat.length || longer ? `${flat.slice(0, end).trimEnd()}…` : flat;
 }
 
 /**
