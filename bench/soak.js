@@ -18,7 +18,7 @@
 // of the same builds differed by 0.10 in their median ratio, more than the rounds within one run
 // (bench/README.md). `--restarts N` splits the rounds into N groups and starts both portals afresh (same
 // databases and members, a 5-second warm-up round each) before every group after the first, so one run's
-// median is over N pairs of processes.
+// median is over N pairs of processes, and each pair's own median is printed beside it.
 import os from 'node:os';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
@@ -301,16 +301,21 @@ try {
 				`baseline ${b.rps.toFixed(0)} req/s (${b.cpuPerRequest.toFixed(2)} CPU ms/request, database ${b.databaseCpuPerRequest.toFixed(2)}; p50 ${b.p50.toFixed(1)}, p99 ${b.p99.toFixed(1)} ms; ${JSON.stringify(b.statuses)}; medians ${JSON.stringify(b.medians)}); ratio ${(a.rps / b.rps).toFixed(2)}`
 		);
 	}
-	const ratios = mine
-		.map((a, r) => a.rps / (theirs[r]?.rps ?? NaN))
-		.filter(Number.isFinite)
-		.sort((x, y) => x - y);
+	const roundRatios = mine.map((a, r) => a.rps / (theirs[r]?.rps ?? NaN));
+	const ratios = roundRatios.filter(Number.isFinite).sort((x, y) => x - y);
+	// Each pair of processes keeps what its JIT made of the code for its rounds: its own median says whether
+	// one pair carried the run (the groups are the rounds between restarts, as the loop above makes them).
+	const perGroup = Math.ceil(rounds / RESTARTS);
+	const byPair = Array.from({ length: Math.ceil(rounds / perGroup) }, (_, g) =>
+		median(roundRatios.slice(g * perGroup, (g + 1) * perGroup).filter(Number.isFinite))
+	);
 	const cpuOf = (/** @type {typeof mine} */ list) => median(list.map((a) => a.cpuPerRequest));
 	if (ratios.length > 0)
 		console.log(
 			`median of the rounds' ratios ${quantile(ratios, 0.5).toFixed(2)} (quartiles ${quantile(ratios, 0.25).toFixed(2)}-${quantile(ratios, 0.75).toFixed(2)}); ` +
 				`server CPU ms per request, median by round: this ${cpuOf(mine).toFixed(2)}, baseline ${cpuOf(theirs).toFixed(2)}`
 		);
+	if (RESTARTS > 1) console.log(`median ratio by pair of processes: ${byPair.map((m) => m.toFixed(2)).join(', ')}`);
 	if (CPU_REQUESTS > 0)
 		console.log(
 			`server CPU ms per request, ${CPU_REQUESTS} each, 4 at a time: this ${JSON.stringify(cpuByKind[0])}, baseline ${JSON.stringify(cpuByKind[1])}`
