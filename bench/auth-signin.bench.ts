@@ -50,7 +50,7 @@ describe('sign-in', () => {
 	);
 
 	bench(
-		'libsecp256k1 recoverSigner (tiny-secp256k1 WebAssembly, EIP-191 hash and address included)',
+		'libsecp256k1 recoverSigner (the native addon where it loads, decision 0056; EIP-191 hash and address included)',
 		async () => {
 			if ((await recoverSigner({ message, signature })) !== account.address.toLowerCase()) throw new Error('refused');
 		},

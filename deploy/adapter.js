@@ -110,8 +110,9 @@ export function addVercelCrons(configPath) {
 /**
  * Files a package reads beside itself at run time that Vercel's file tracer (nft) cannot see: it
  * follows `new URL(literal, import.meta.url)` but not tiny-secp256k1's `new URL(name, import.meta.url)`
- * with a variable, so its WebAssembly would be missing and sign-in would fall back to viem
- * (docs/decisions/0035-signature-recovery-in-libsecp256k1.md). Paths are relative to the package.
+ * with a variable, so its WebAssembly would be missing and sign-in, where libsecp256k1's native addon
+ * does not load either, would fall back to viem (docs/decisions/0035-signature-recovery-in-libsecp256k1.md,
+ * 0056). Paths are relative to the package.
  */
 export const UNTRACED_FILES = [{ name: 'tiny-secp256k1', entry: 'lib/index.js', files: ['lib/secp256k1.wasm'] }];
 

@@ -12,6 +12,7 @@ import {
 	utimesSync,
 	writeFileSync
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -60,6 +61,32 @@ describe('the Vercel build output', () => {
 		expect(
 			lib.isPoint(Buffer.from(`02${'79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798'}`, 'hex'))
 		).toBe(true);
+	});
+
+	it('carries secp256k1 with its prebuilt binary in every function that has it, and it recovers there', () => {
+		// The native build of libsecp256k1 goes first (decision 0056); Vercel's file tracer follows node-gyp-build
+		// to the binary of the platform it builds on, which is the one its functions run on (linux-x64, glibc).
+		const functions = readdirSync(path.join(dir, 'functions'), { recursive: true, withFileTypes: true })
+			.filter((e) => e.isDirectory() && e.name.endsWith('.func'))
+			.map((e) => path.join(e.parentPath, e.name))
+			.filter((fn) => existsSync(path.join(fn, 'node_modules', 'secp256k1', 'bindings.js')));
+		expect(functions.length).toBeGreaterThan(0);
+		for (const fn of functions)
+			expect(
+				existsSync(path.join(fn, 'node_modules', 'secp256k1', 'prebuilds', 'linux-x64', 'secp256k1.glibc.node')),
+				fn
+			).toBe(true);
+		const addon = createRequire(path.join(functions[0]!, 'index.js'))('secp256k1/bindings.js') as {
+			ecdsaSign(hash: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
+			ecdsaRecover(signature: Uint8Array, recid: number, hash: Uint8Array, compressed: boolean): Uint8Array;
+			publicKeyCreate(key: Uint8Array, compressed: boolean): Uint8Array;
+		};
+		const key = Buffer.alloc(32, 7);
+		const hash = Buffer.alloc(32, 9);
+		const { signature, recid } = addon.ecdsaSign(hash, key);
+		expect(Buffer.from(addon.ecdsaRecover(signature, recid, hash, false))).toEqual(
+			Buffer.from(addon.publicKeyCreate(key, false))
+		);
 	});
 
 	it('refuses the embedded database with a clear message: a function has no lasting disk', async () => {

@@ -1,11 +1,18 @@
-// The recovery through libsecp256k1 answers exactly what viem's recoverMessageAddress answers: the
-// signer for every honest signature, and the same address or the same refusal for anything else.
+// The recovery through libsecp256k1, in both its builds (the native addon and the WebAssembly), answers
+// exactly what viem's recoverMessageAddress answers: the signer for every honest signature, and the same
+// address or the same refusal for anything else.
 import fc from 'fast-check';
 import { numberToHex, recoverMessageAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { logger } from '$lib/server/platform/observability';
-import { createSignerRecovery, recoverSigner } from './recover';
+import {
+	createSignerRecovery,
+	loadSecp256k1,
+	nativeSecp256k1,
+	recoverSigner as portalRecovery,
+	wasmSecp256k1
+} from './recover';
 
 /** The order of secp256k1's group. */
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -42,10 +49,21 @@ const address = account.address.toLowerCase();
 const message = 'Sign in to the member portal.\nNonce: abc';
 const honest = await account.signMessage({ message });
 
-describe('recoverSigner (libsecp256k1)', () => {
-	afterEach(() => vi.restoreAllMocks());
+// Where secp256k1 ships a prebuilt binary that CI runs on; elsewhere the native rows are skipped, not failed.
+const NATIVE_PLATFORM = process.platform === 'linux' && process.arch === 'x64';
 
-	it('recovers the signer, as viem does, for random keys and messages', async () => {
+describe.each([
+	['its native addon', nativeSecp256k1, NATIVE_PLATFORM],
+	['tiny-secp256k1 (WebAssembly)', wasmSecp256k1, true]
+] as const)('recoverSigner through libsecp256k1, %s', (_, load, runs) => {
+	const recoverSigner = createSignerRecovery(load);
+	const test = it.runIf(runs);
+	// The build itself must load: createSignerRecovery would otherwise answer through viem, and pass.
+	beforeAll(async () => {
+		if (runs) expect(typeof (await load()).recover).toBe('function');
+	});
+
+	test('recovers the signer, as viem does, for random keys and messages', async () => {
 		await fc.assert(
 			fc.asyncProperty(key, text, async (privateKey, m) => {
 				const signer = privateKeyToAccount(privateKey);
@@ -58,7 +76,7 @@ describe('recoverSigner (libsecp256k1)', () => {
 		);
 	});
 
-	it('answers as viem does for any 65 bytes over any message (another address, or none)', async () => {
+	test('answers as viem does for any 65 bytes over any message (another address, or none)', async () => {
 		const v = fc.oneof(fc.constantFrom(0, 1, 27, 28), fc.integer({ min: 0, max: 255 }));
 		const scalar = fc.oneof(
 			fc.bigInt(0n, 2n ** 256n - 1n),
@@ -74,7 +92,7 @@ describe('recoverSigner (libsecp256k1)', () => {
 		);
 	});
 
-	it('takes v as 27/28 or 0/1 and refuses every other v, as viem does', async () => {
+	test('takes v as 27/28 or 0/1 and refuses every other v, as viem does', async () => {
 		const { r, s, v } = split(honest);
 		expect([27, 28]).toContain(v);
 		for (const [recovery, expected] of [
@@ -98,7 +116,7 @@ describe('recoverSigner (libsecp256k1)', () => {
 		}
 	});
 
-	it('accepts a high s (n − s with the other v) as viem does', async () => {
+	test('accepts a high s (n − s with the other v) as viem does', async () => {
 		const { r, s, v } = split(honest);
 		const high = rsv(r, N - s, v === 27 ? 28 : 27);
 		expect(N - s > N / 2n || s > N / 2n).toBe(true);
@@ -106,7 +124,7 @@ describe('recoverSigner (libsecp256k1)', () => {
 		expect(await viem(message, high)).toBe(address);
 	});
 
-	it('refuses r or s of 0 or at least n, and an r that is no point, as viem does', async () => {
+	test('refuses r or s of 0 or at least n, and an r that is no point, as viem does', async () => {
 		const { r, s, v } = split(honest);
 		const cases: [string, Hex][] = [
 			['r = 0', rsv(0n, s, v)],
@@ -133,7 +151,7 @@ describe('recoverSigner (libsecp256k1)', () => {
 		expect(answers.some((a) => a !== null)).toBe(true);
 	});
 
-	it('answers any other shape as viem does: wrong lengths, odd hex, upper-case hex', async () => {
+	test('answers any other shape as viem does: wrong lengths, odd hex, upper-case hex', async () => {
 		const body = honest.slice(2);
 		const shapes: Hex[] = [
 			'0x',
@@ -150,10 +168,31 @@ describe('recoverSigner (libsecp256k1)', () => {
 		}
 		expect(await recoverSigner({ message, signature: `0x${body.toUpperCase()}` })).toBe(address);
 	});
+});
 
-	it('falls back to viem when the WebAssembly cannot be loaded, and says so once', async () => {
+describe('the recovery the portal uses', () => {
+	afterEach(() => vi.restoreAllMocks());
+
+	it.runIf(NATIVE_PLATFORM)('is the native addon where its binary loads', async () => {
+		const loaded = await loadSecp256k1();
+		expect(loaded).not.toBe(await wasmSecp256k1());
+		expect(await portalRecovery({ message, signature: honest })).toBe(address);
+	});
+
+	it('is the WebAssembly where the native addon does not load', async () => {
+		const loaded = await loadSecp256k1(() => Promise.reject(new Error('no prebuilt binary')));
+		expect(loaded).toBe(await wasmSecp256k1());
+		expect(await createSignerRecovery(() => Promise.resolve(loaded))({ message, signature: honest })).toBe(address);
+	});
+
+	it('falls back to viem when neither build of libsecp256k1 loads, and says so once', async () => {
 		const warn = vi.spyOn(logger, 'warn').mockImplementation(() => {});
-		const recover = createSignerRecovery(() => Promise.reject(new Error('no WebAssembly here')));
+		const recover = createSignerRecovery(() =>
+			loadSecp256k1(
+				() => Promise.reject(new Error('no prebuilt binary')),
+				() => Promise.reject(new Error('no WebAssembly here'))
+			)
+		);
 		expect(await recover({ message, signature: honest })).toBe(address);
 		expect(await recover({ message, signature: rsv(1n, 0n, 27) })).toBeNull();
 		expect(await recover({ message: `${message}.`, signature: honest })).not.toBe(address);

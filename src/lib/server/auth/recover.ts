@@ -1,7 +1,7 @@
 import { bytesToHex, hashMessage, keccak256, recoverMessageAddress, type Hex } from 'viem';
 import { logger } from '../platform/observability';
 
-/** libsecp256k1's public-key recovery as tiny-secp256k1 exposes it (only what is used here). */
+/** libsecp256k1's public-key recovery as tiny-secp256k1 exposes it (only what is used here); null or a throw: none. */
 export interface Secp256k1 {
 	recover(hash: Uint8Array, signature: Uint8Array, recoveryId: 0 | 1, compressed: false): Uint8Array | null;
 }
@@ -14,8 +14,8 @@ const RSV = /^0x[0-9a-fA-F]{130}$/;
 
 /**
  * Recovers the signer of a personal message (EIP-191 version 0x45, hashed by viem's `hashMessage`)
- * with libsecp256k1 compiled to WebAssembly (`tiny-secp256k1`, loaded on first use), with what
- * viem's `recoverMessageAddress` accepts and nothing more (docs/decisions/0035-signature-recovery-in-libsecp256k1.md):
+ * with libsecp256k1 (`load`, called on first use: loadSecp256k1 below), with what viem's
+ * `recoverMessageAddress` accepts and nothing more (docs/decisions/0035-signature-recovery-in-libsecp256k1.md):
  *
  * - v is 27 or 28, or 0 or 1; any other v recovers nothing;
  * - r and s are each in 1 … n−1; a high s is accepted (viem does not refuse one either);
@@ -24,14 +24,14 @@ const RSV = /^0x[0-9a-fA-F]{130}$/;
  * - any other shape (not 65 bytes, odd-length hex, not hex) is handed to viem as it stands, so its
  *   verdict is viem's by construction.
  *
- * If the WebAssembly cannot be loaded, every call goes to viem, said once on stderr.
+ * If libsecp256k1 cannot be loaded at all, every call goes to viem, said once on stderr.
  */
 export function createSignerRecovery(load: () => Promise<Secp256k1>): RecoverSigner {
 	let backend: Promise<Secp256k1 | null> | undefined;
 	const secp256k1 = () =>
 		(backend ??= load().catch((err: unknown) => {
 			logger.warn(
-				`sign-in: libsecp256k1 (tiny-secp256k1) could not be loaded; signatures are recovered by viem instead, six to eight times slower: ${err instanceof Error ? err.message : String(err)}`
+				`sign-in: libsecp256k1 (neither its native addon nor tiny-secp256k1's WebAssembly) could not be loaded; signatures are recovered by viem instead, six to twenty times slower: ${err instanceof Error ? err.message : String(err)}`
 			);
 			return null;
 		}));
@@ -46,7 +46,7 @@ export function createSignerRecovery(load: () => Promise<Secp256k1>): RecoverSig
 			// An uncompressed key is 0x04 ‖ x ‖ y; the address is the last 20 bytes of keccak256(x ‖ y).
 			return publicKey ? bytesToHex(keccak256(publicKey.subarray(1), 'bytes').subarray(12)) : null;
 		} catch {
-			// tiny-secp256k1 throws for r or s of 0 or at least n, where viem throws too.
+			// Both builds throw for r or s of 0 or at least n, where viem throws too.
 			return null;
 		}
 	};
@@ -68,5 +68,25 @@ function toRecoveryId(v: number): 0 | 1 | null {
 	return null;
 }
 
-/** The portal's recovery: libsecp256k1 through tiny-secp256k1's WebAssembly build, viem if that fails to load. */
-export const recoverSigner: RecoverSigner = createSignerRecovery(() => import('tiny-secp256k1'));
+/**
+ * libsecp256k1 as a native addon: the prebuilt binary `secp256k1` ships for linux-x64 (glibc and musl),
+ * darwin-arm64 and win32-x64, loaded without the package's own fallback to `elliptic` (its `bindings`
+ * entry throws where no binary loads). About 0.09 ms a recovery against the WebAssembly's 0.5
+ * (docs/decisions/0056-native-signature-recovery.md).
+ */
+export async function nativeSecp256k1(): Promise<Secp256k1> {
+	const { default: addon } = await import('secp256k1/bindings.js');
+	return {
+		recover: (hash, signature, recoveryId, compressed) => addon.ecdsaRecover(signature, recoveryId, hash, compressed)
+	};
+}
+
+/** libsecp256k1 compiled to WebAssembly (`tiny-secp256k1`): wherever WebAssembly runs. */
+export const wasmSecp256k1 = (): Promise<Secp256k1> => import('tiny-secp256k1');
+
+/** The native addon where its binary loads, else the WebAssembly; both are libsecp256k1, so they answer alike. */
+export const loadSecp256k1 = (native = nativeSecp256k1, wasm = wasmSecp256k1): Promise<Secp256k1> =>
+	native().catch(() => wasm());
+
+/** The portal's recovery: libsecp256k1 (loadSecp256k1), viem if neither of its builds loads. */
+export const recoverSigner: RecoverSigner = createSignerRecovery(() => loadSecp256k1());
