@@ -31,7 +31,7 @@ export function createSignerRecovery(load: () => Promise<Secp256k1>): RecoverSig
 	const secp256k1 = () =>
 		(backend ??= load().catch((err: unknown) => {
 			logger.warn(
-				`sign-in: libsecp256k1 (neither its native addon nor tiny-secp256k1's WebAssembly) could not be loaded; signatures are recovered by viem instead, six to twenty times slower: ${err instanceof Error ? err.message : String(err)}`
+				`sign-in: libsecp256k1 (neither its native addon nor tiny-secp256k1's WebAssembly) could not be loaded; signatures are recovered by viem's JavaScript instead, several times slower than the WebAssembly and some thirty times slower than the addon: ${err instanceof Error ? err.message : String(err)}`
 			);
 			return null;
 		}));
